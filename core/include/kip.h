@@ -1,0 +1,93 @@
+/*
+** kip.h — public API of libkipcore, the native core of kipnexus.
+**
+** A kip_nexus is one open knowledge graph (one SQLite file). Requests are
+** KIP envelopes (RC11 §6.1) given as JSON text; responses are JSON text
+** (RC11 §6.2). Errors that prevent a nexus from opening are reported through
+** a kip_error. The API is plain C so it can be called from the Lua binding,
+** LuaJIT's FFI and any C program.
+*/
+#ifndef KIP_H
+#define KIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KIP_VERSION "0.1.0"
+#define KIP_PROTOCOL "KIP v1.0-RC11"
+
+/* KIP standard error codes (RC11 Appendix 4) plus kipnexus additions. */
+typedef enum kip_code {
+  KIP_OK = 0,
+  KIP_E_SYNTAX = 1001,          /* InvalidSyntax */
+  KIP_E_IDENTIFIER = 1002,      /* InvalidIdentifier */
+  KIP_E_TYPE = 2001,            /* TypeMismatch (undefined type/predicate) */
+  KIP_E_CONSTRAINT = 2002,      /* ConstraintViolation */
+  KIP_E_VALUE_TYPE = 2003,      /* InvalidValueType */
+  KIP_E_REFERENCE = 3001,       /* ReferenceError */
+  KIP_E_NOT_FOUND = 3002,       /* NotFound */
+  KIP_E_DUPLICATE = 3003,       /* DuplicateExists */
+  KIP_E_IMMUTABLE = 3004,       /* ImmutableTarget */
+  KIP_E_VERSION = 3005,         /* VersionConflict */
+  KIP_E_TIMEOUT = 4001,         /* ExecutionTimeout */
+  KIP_E_RESOURCE = 4002,        /* ResourceExhausted */
+  KIP_E_INTERNAL = 4003,        /* InternalError */
+  KIP_E_DENIED = 4004           /* PermissionDenied (kipnexus: readonly, policy) */
+} kip_code;
+
+typedef struct kip_error {
+  int code;            /* a kip_code; 0 when there is no error */
+  int line, column;    /* 1-based source position for syntax errors, else 0 */
+  char message[768];   /* names the culprit */
+  char hint[512];      /* how to repair it */
+} kip_error;
+
+/* The symbolic name of a code ("InvalidSyntax", ...). */
+const char *kip_code_name(int code);
+
+typedef struct kip_nexus kip_nexus;
+
+typedef struct kip_open_options {
+  const char *capsule_dir;  /* bootstrap capsules directory; NULL = embedded set */
+  int busy_timeout_ms;      /* writers wait this long for the lock; 0 = 30000 */
+  int synchronous_full;     /* 1 = PRAGMA synchronous=FULL; default NORMAL */
+  int readonly;             /* open the file read-only (no bootstrap, no writes) */
+} kip_open_options;
+
+/* Open (creating and bootstrapping if new) the nexus at path. Returns 0 or a
+** kip_code; on failure *out is NULL and err describes why. */
+int kip_open(const char *path, const kip_open_options *opt, kip_nexus **out, kip_error *err);
+void kip_close(kip_nexus *nx);
+
+typedef struct kip_call_options {
+  int readonly;             /* execute_kip_readonly: KML is rejected */
+  int deadline_ms;          /* per-request wall-time budget; 0 = default (30000) */
+  int64_t max_rows;         /* materialization cap; 0 = default */
+  int max_hops;             /* hop cap for path ranges; 0 = default (10) */
+} kip_call_options;
+
+/* Execute one request envelope given as JSON text. Always returns a malloc'd
+** NUL-terminated response JSON object (never NULL except on out-of-memory);
+** free it with kip_free. */
+char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_call_options *opt);
+
+/* Parse a command (no execution) and return its AST as JSON text, or an
+** {"error":{...}} object. params may be NULL or a JSON object text. */
+char *kip_parse_json(const char *command, size_t len, const char *params_json);
+
+/* Render SQL and SQLite's query plan for a KQL command (kip explain). */
+char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const char *params_json);
+
+void kip_free(void *p);
+
+/* The SQLite handle behind a nexus (for the binding's backup/maintenance). */
+struct sqlite3 *kip_nexus_db(kip_nexus *nx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

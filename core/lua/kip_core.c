@@ -1,0 +1,262 @@
+/*
+** kip_core.c — the Lua binding of libkipcore (module "kip.core"), built
+** once for Lua 5.4 and once for LuaJIT from this single source.
+**
+**   core.open(path [, {capsule_dir=, busy_timeout_ms=, synchronous_full=, readonly=}])
+**       -> nexus | nil, message, code
+**   nexus:call_json(request_text [, {readonly=, deadline_ms=, max_rows=, max_hops=}]) -> response_text
+**   nexus:close()        (also __gc / __close; idempotent)
+**   core.parse(command [, params_json]) -> json text
+**   core.explain(nexus, command [, params_json]) -> json text
+**   core.json_decode(text) -> value    (exact 64-bit integers on Lua 5.4)
+**   core.json_encode(value [, pretty]) -> text
+**   core.array_mt        metatable marking decoded arrays (so [] stays [])
+**   core.null            sentinel for JSON null inside arrays/objects
+*/
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kip.h"
+#include "kip_compat.h"
+
+#define NEXUS_MT "kip.Nexus"
+
+typedef struct lnexus {
+  kip_nexus *nx;
+} lnexus;
+
+static lnexus *check_nexus(lua_State *L, int i) {
+  lnexus *n = luaL_checkudata(L, i, NEXUS_MT);
+  if (!n->nx) luaL_error(L, "attempt to use a closed nexus");
+  return n;
+}
+
+static int opt_int(lua_State *L, int t, const char *k, int def) {
+  if (lua_type(L, t) != LUA_TTABLE) return def;
+  lua_getfield(L, t, k);
+  int v = lua_isnumber(L, -1) ? (int)lua_tonumber(L, -1) : lua_toboolean(L, -1) ? 1 : def;
+  lua_pop(L, 1);
+  return v;
+}
+
+static int l_open(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  kip_open_options o;
+  memset(&o, 0, sizeof o);
+  if (lua_type(L, 2) == LUA_TTABLE) {
+    lua_getfield(L, 2, "capsule_dir");
+    o.capsule_dir = lua_tostring(L, -1); /* kept alive by the options table */
+    lua_pop(L, 1);
+    o.busy_timeout_ms = opt_int(L, 2, "busy_timeout_ms", 0);
+    o.synchronous_full = opt_int(L, 2, "synchronous_full", 0);
+    o.readonly = opt_int(L, 2, "readonly", 0);
+  }
+  lnexus *n = lua_newuserdata(L, sizeof *n); /* safe closed state first */
+  n->nx = NULL;
+  luaL_getmetatable(L, NEXUS_MT);
+  lua_setmetatable(L, -2);
+  kip_error err;
+  if (kip_open(path, &o, &n->nx, &err)) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s (hint: %s)", err.message, err.hint);
+    lua_pushinteger(L, err.code);
+    return 3;
+  }
+  return 1;
+}
+
+static int l_close(lua_State *L) {
+  lnexus *n = luaL_checkudata(L, 1, NEXUS_MT);
+  if (n->nx) kip_close(n->nx);
+  n->nx = NULL;
+  return 0;
+}
+
+static int l_tostring(lua_State *L) {
+  lnexus *n = luaL_checkudata(L, 1, NEXUS_MT);
+  if (n->nx) lua_pushfstring(L, "kip.Nexus (%p)", (void *)n->nx);
+  else lua_pushliteral(L, "kip.Nexus (closed)");
+  return 1;
+}
+
+static int l_call_json(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  size_t len;
+  const char *req = luaL_checklstring(L, 2, &len);
+  kip_call_options o;
+  memset(&o, 0, sizeof o);
+  o.readonly = opt_int(L, 3, "readonly", 0);
+  o.deadline_ms = opt_int(L, 3, "deadline_ms", 0);
+  o.max_rows = opt_int(L, 3, "max_rows", 0);
+  o.max_hops = opt_int(L, 3, "max_hops", 0);
+  char *resp = kip_call_json(n->nx, req, len, &o);
+  if (!resp) return luaL_error(L, "out of memory");
+  lua_pushstring(L, resp);
+  kip_free(resp);
+  return 1;
+}
+
+static int l_parse(lua_State *L) {
+  size_t len;
+  const char *cmd = luaL_checklstring(L, 1, &len);
+  char *r = kip_parse_json(cmd, len, luaL_optstring(L, 2, NULL));
+  lua_pushstring(L, r ? r : "null");
+  kip_free(r);
+  return 1;
+}
+
+static int l_explain(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  size_t len;
+  const char *cmd = luaL_checklstring(L, 2, &len);
+  char *r = kip_explain_json(n->nx, cmd, len, luaL_optstring(L, 3, NULL));
+  lua_pushstring(L, r ? r : "null");
+  kip_free(r);
+  return 1;
+}
+
+/* ------------------------------------------------------------------ JSON */
+#define ARRAY_MT "kip.array"
+
+static void push_json(lua_State *L, json_t *v, int depth) {
+  luaL_checkstack(L, 4, "JSON too deep");
+  if (depth > 200) luaL_error(L, "JSON nesting too deep");
+  switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+      const char *k;
+      json_t *x;
+      lua_createtable(L, 0, (int)json_object_size(v));
+      json_object_foreach(v, k, x) {
+        push_json(L, x, depth + 1);
+        lua_setfield(L, -2, k);
+      }
+      break;
+    }
+    case JSON_ARRAY: {
+      lua_createtable(L, (int)json_array_size(v), 0);
+      for (size_t i = 0; i < json_array_size(v); i++) {
+        push_json(L, json_array_get(v, i), depth + 1);
+        lua_rawseti(L, -2, (int)i + 1);
+      }
+      luaL_getmetatable(L, ARRAY_MT);
+      lua_setmetatable(L, -2);
+      break;
+    }
+    case JSON_STRING: lua_pushlstring(L, json_string_value(v), json_string_length(v)); break;
+    case JSON_INTEGER: kip_pushint(L, (long long)json_integer_value(v)); break;
+    case JSON_REAL: lua_pushnumber(L, json_real_value(v)); break;
+    case JSON_TRUE: lua_pushboolean(L, 1); break;
+    case JSON_FALSE: lua_pushboolean(L, 0); break;
+    case JSON_NULL: lua_pushlightuserdata(L, NULL); break;
+  }
+}
+
+static int l_json_decode(lua_State *L) {
+  size_t len;
+  const char *s = luaL_checklstring(L, 1, &len);
+  json_error_t e;
+  json_t *v = json_loadb(s, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+  if (!v) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "invalid JSON at line %d column %d: %s", e.line, e.column, e.text);
+    return 2;
+  }
+  push_json(L, v, 0);
+  json_decref(v);
+  return 1;
+}
+
+static json_t *to_json(lua_State *L, int i, int depth) {
+  if (depth > 200) luaL_error(L, "value nesting too deep to encode");
+  i = lua_absindex(L, i);
+  switch (lua_type(L, i)) {
+    case LUA_TNIL: return json_null();
+    case LUA_TLIGHTUSERDATA: return json_null();
+    case LUA_TBOOLEAN: return json_boolean(lua_toboolean(L, i));
+    case LUA_TNUMBER: {
+      long long x;
+      if (kip_isinteger(L, i, &x)) return json_integer(x);
+      return json_real(lua_tonumber(L, i));
+    }
+    case LUA_TSTRING: {
+      size_t n;
+      const char *s = lua_tolstring(L, i, &n);
+      return json_stringn(s, n);
+    }
+    case LUA_TTABLE: {
+      int is_array = 0;
+      if (lua_getmetatable(L, i)) {
+        luaL_getmetatable(L, ARRAY_MT);
+        is_array = lua_rawequal(L, -1, -2);
+        lua_pop(L, 2);
+      }
+      size_t n = kip_rawlen(L, i);
+      if (n > 0) is_array = 1;
+      if (is_array) {
+        json_t *a = json_array();
+        for (size_t k = 1; k <= n; k++) {
+          lua_rawgeti(L, i, (int)k);
+          json_array_append_new(a, to_json(L, -1, depth + 1));
+          lua_pop(L, 1);
+        }
+        return a;
+      }
+      json_t *o = json_object();
+      lua_pushnil(L);
+      while (lua_next(L, i)) {
+        if (lua_type(L, -2) == LUA_TSTRING) json_object_set_new(o, lua_tostring(L, -2), to_json(L, -1, depth + 1));
+        lua_pop(L, 1);
+      }
+      return o;
+    }
+    default: luaL_error(L, "cannot encode a %s as JSON", luaL_typename(L, i));
+  }
+  return NULL;
+}
+
+static int l_json_encode(lua_State *L) {
+  luaL_checkany(L, 1);
+  json_t *v = to_json(L, 1, 0);
+  size_t flags = JSON_ENCODE_ANY | JSON_COMPACT;
+  if (lua_toboolean(L, 2)) flags = JSON_ENCODE_ANY | JSON_INDENT(2);
+  char *s = json_dumps(v, flags);
+  json_decref(v);
+  if (!s) return luaL_error(L, "cannot encode value");
+  lua_pushstring(L, s);
+  free(s);
+  return 1;
+}
+
+static const luaL_Reg nexus_methods[] = {{"call_json", l_call_json}, {"close", l_close}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"open", l_open},           {"parse", l_parse},
+                                 {"explain", l_explain},     {"json_decode", l_json_decode},
+                                 {"json_encode", l_json_encode}, {NULL, NULL}};
+
+int luaopen_kip_core(lua_State *L);
+int luaopen_kip_core(lua_State *L) {
+  if (luaL_newmetatable(L, NEXUS_MT)) {
+    lua_newtable(L);
+    kip_setfuncs(L, nexus_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, l_close);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, l_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, l_tostring);
+    lua_setfield(L, -2, "__tostring");
+  }
+  lua_pop(L, 1);
+  luaL_newmetatable(L, ARRAY_MT);
+  lua_pushliteral(L, "array");
+  lua_setfield(L, -2, "__name");
+  lua_pop(L, 1);
+  luaL_newlib(L, funcs);
+  luaL_getmetatable(L, ARRAY_MT);
+  lua_setfield(L, -2, "array_mt");
+  lua_pushlightuserdata(L, NULL);
+  lua_setfield(L, -2, "null");
+  lua_pushstring(L, KIP_VERSION);
+  lua_setfield(L, -2, "version");
+  return 1;
+}

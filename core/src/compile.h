@@ -1,0 +1,65 @@
+/*
+** compile.h — the KQL compiler (compile_kql.c): WHERE patterns to one SQL
+** statement over the element table.
+*/
+#ifndef KIP_COMPILE_H
+#define KIP_COMPILE_H
+#include "store.h"
+
+enum { VK_ELEM = 1, VK_PRED };
+
+typedef struct cvar {
+  const char *name;
+  int kind;        /* VK_ELEM (expr = element id) or VK_PRED (expr = predicate name) */
+  char *expr;      /* SQL expression */
+  char *row;       /* alias of the joined element row, or NULL */
+  int nullable;    /* may be NULL (OPTIONAL / UNION) */
+} cvar;
+
+typedef struct frame {
+  struct frame *outer; /* correlated scope (NOT EXISTS), or NULL */
+  cvar *vars;
+  int nvars, capvars;
+  kip_buf from, where;
+  int nfrom;
+  ast_expr **filters;  /* FILTERs deferred to the end of the segment */
+  int nfilters, capfilters;
+} frame;
+
+typedef struct kql {
+  kip_nexus *nx;
+  kip_arena *a;
+  kip_error *err;
+  int alias;
+  json_t *binds;       /* bound parameter values (kv encoding), ?1.. */
+  const char **needs_row;
+  int nneeds, capneeds;
+  int failed;
+} kql;
+
+void kql_init(kql *C, kip_nexus *nx, kip_arena *a, kip_error *err);
+void kql_free(kql *C);
+void frame_init(frame *F, frame *outer);
+void frame_free(frame *F);
+/* record variables used with fields/whole objects (need an element row) */
+void kql_note_expr(kql *C, const ast_expr *e);
+void kql_note_group(kql *C, const ast_group *g);
+/* compile a WHERE group into F (top level) */
+int kql_group(kql *C, frame *F, const ast_group *g);
+cvar *kql_lookup(frame *F, const char *name);
+/* SQL text of an expression as a KIP value (kv) / as a 0-1 boolean */
+char *kql_kv(kql *C, frame *F, const ast_expr *e);
+char *kql_bool(kql *C, frame *F, const ast_expr *e);
+/* ensure a row alias for an element variable */
+char *kql_row(kql *C, frame *F, cvar *v);
+char *kql_strf(kql *C, const char *fmt, ...) KIP_PRINTF(2, 3);
+char *kql_quote(kql *C, const char *s);
+/* bind all values of C->binds to a prepared statement starting at ?1 */
+void kql_bind_all(kql *C, sqlite3_stmt *st);
+/* compile a statement's WHERE and select DISTINCT ids of the target var */
+int kql_target_sql(kql *C, const ast_group *where, const char *target, kip_pos tpos, int64_t limit, kip_buf *sql,
+                   int with_kind);
+
+int kip_register_hops(kip_nexus *nx);
+
+#endif

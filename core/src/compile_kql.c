@@ -1,0 +1,705 @@
+/*
+** compile_kql.c — compiles KQL WHERE patterns (RC11 §3.4) to one SQL
+** statement over the `element` table, executed by SQLite:
+**   concept / proposition clause -> a table alias with equality predicates;
+**   shared variables -> join conditions; predicate variables -> the
+**   predicate column; hop ranges -> the kip_hops table-valued function (a
+**   bounded BFS in C, hops.c); OPTIONAL -> LEFT JOIN of a subquery; NOT ->
+**   NOT EXISTS (correlated, private inner variables); UNION -> a compound
+**   SELECT padded with NULL; FILTER -> WHERE using the SQL functions of
+**   sqlfunc.c. FILTERs apply at the end of their segment (the items between
+**   UNIONs); NOT sees only the variables bound before it.
+** docs/query-compiler.md documents the mapping with worked examples.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+
+#define CFAIL(C) ((C)->failed || (C)->err->code)
+
+void kql_init(kql *C, kip_nexus *nx, kip_arena *a, kip_error *err) {
+  memset(C, 0, sizeof *C);
+  C->nx = nx;
+  C->a = a;
+  C->err = err;
+  C->binds = json_array();
+}
+
+void kql_free(kql *C) {
+  json_decref(C->binds);
+  free(C->needs_row);
+}
+
+void frame_init(frame *F, frame *outer) {
+  memset(F, 0, sizeof *F);
+  F->outer = outer;
+  kip_buf_init(&F->from);
+  kip_buf_init(&F->where);
+}
+
+void frame_free(frame *F) {
+  kip_buf_free(&F->from);
+  kip_buf_free(&F->where);
+  free(F->vars);
+  free(F->filters);
+}
+
+char *kql_strf(kql *C, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char tmp[512];
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0) n = 0;
+  if ((size_t)n < sizeof tmp) return kip_strndup(C->a, tmp, (size_t)n);
+  char *p = kip_alloc(C->a, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return p;
+}
+
+char *kql_quote(kql *C, const char *s) {
+  kip_buf b;
+  kip_buf_init(&b);
+  kip_buf_addc(&b, '\'');
+  for (const char *p = s; *p; p++) {
+    if (*p == '\'') kip_buf_addc(&b, '\'');
+    kip_buf_addc(&b, *p);
+  }
+  kip_buf_addc(&b, '\'');
+  char *r = kip_strndup(C->a, b.p, b.len);
+  kip_buf_free(&b);
+  return r;
+}
+
+static char *fresh(kql *C, const char *prefix) { return kql_strf(C, "%s%d", prefix, ++C->alias); }
+
+static char *bind(kql *C, const json_t *v) {
+  json_array_append(C->binds, (json_t *)v);
+  return kql_strf(C, "?%zu", json_array_size(C->binds));
+}
+
+void kql_bind_all(kql *C, sqlite3_stmt *st) {
+  size_t i;
+  json_t *v;
+  json_array_foreach(C->binds, i, v) {
+    int k = (int)i + 1;
+    switch (json_typeof(v)) {
+      case JSON_STRING: sqlite3_bind_text(st, k, json_string_value(v), (int)json_string_length(v), SQLITE_TRANSIENT); break;
+      case JSON_INTEGER: sqlite3_bind_int64(st, k, json_integer_value(v)); break;
+      case JSON_REAL: sqlite3_bind_double(st, k, json_real_value(v)); break;
+      case JSON_NULL: sqlite3_bind_null(st, k); break;
+      default: {
+        char *s = kip_json_dump(v);
+        sqlite3_bind_blob(st, k, s, (int)strlen(s), free);
+      }
+    }
+  }
+}
+
+static int fail_at(kql *C, kip_pos pos, int code, const char *hint, const char *fmt, ...) KIP_PRINTF(5, 6);
+static int fail_at(kql *C, kip_pos pos, int code, const char *hint, const char *fmt, ...) {
+  if (C->failed) return C->err->code;
+  C->failed = 1;
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return kip_err_at(C->err, code, pos.line, pos.col, hint, "%s", msg);
+}
+
+/* ---------------------------------------------------------- needs_row */
+static int needs_row(kql *C, const char *name) {
+  for (int i = 0; i < C->nneeds; i++)
+    if (!strcmp(C->needs_row[i], name)) return 1;
+  return 0;
+}
+
+static void note_row(kql *C, const char *name) {
+  if (needs_row(C, name)) return;
+  if (C->nneeds == C->capneeds) {
+    C->capneeds = C->capneeds ? C->capneeds * 2 : 8;
+    C->needs_row = realloc(C->needs_row, (size_t)C->capneeds * sizeof *C->needs_row);
+    if (!C->needs_row) abort();
+  }
+  C->needs_row[C->nneeds++] = name;
+}
+
+void kql_note_expr(kql *C, const ast_expr *e) {
+  if (!e) return;
+  if (e->kind == E_PATH) note_row(C, e->var);
+  for (int i = 0; i < e->nargs; i++) kql_note_expr(C, e->args[i]);
+}
+
+void kql_note_group(kql *C, const ast_group *g) {
+  for (int i = 0; g && i < g->n; i++) {
+    const ast_where *w = g->items[i];
+    if (w->kind == W_FILTER) kql_note_expr(C, w->filter);
+    else if (w->group) kql_note_group(C, w->group);
+  }
+}
+
+/* ------------------------------------------------------------- frames */
+static void add_from(frame *F, const char *item) {
+  if (F->nfrom++) kip_buf_adds(&F->from, ", ");
+  kip_buf_adds(&F->from, item);
+}
+
+static void add_join(frame *F, const char *join) {
+  /* a LEFT JOIN needs something on its left */
+  if (F->nfrom == 0) {
+    kip_buf_adds(&F->from, "(SELECT 1) one");
+    F->nfrom = 1;
+  }
+  kip_buf_addc(&F->from, ' ');
+  kip_buf_adds(&F->from, join);
+}
+
+static void add_where(frame *F, const char *cond) {
+  if (F->where.len) kip_buf_adds(&F->where, " AND ");
+  kip_buf_adds(&F->where, cond);
+}
+
+cvar *kql_lookup(frame *F, const char *name) {
+  for (frame *f = F; f; f = f->outer)
+    for (int i = f->nvars - 1; i >= 0; i--)
+      if (!strcmp(f->vars[i].name, name)) return &f->vars[i];
+  return NULL;
+}
+
+static cvar *local_lookup(frame *F, const char *name) {
+  for (int i = F->nvars - 1; i >= 0; i--)
+    if (!strcmp(F->vars[i].name, name)) return &F->vars[i];
+  return NULL;
+}
+
+static int owns(frame *F, cvar *v) { return v >= F->vars && v < F->vars + F->nvars; }
+
+static cvar *bind_var(frame *F, const char *name, int kind, char *expr, char *row, int nullable) {
+  if (F->nvars == F->capvars) {
+    F->capvars = F->capvars ? F->capvars * 2 : 8;
+    F->vars = realloc(F->vars, (size_t)F->capvars * sizeof *F->vars);
+    if (!F->vars) abort();
+  }
+  cvar *v = &F->vars[F->nvars++];
+  v->name = name;
+  v->kind = kind;
+  v->expr = expr;
+  v->row = row;
+  v->nullable = nullable;
+  return v;
+}
+
+char *kql_row(kql *C, frame *F, cvar *v) {
+  if (v->row && owns(F, v)) return v->row;
+  if (v->row && !owns(F, v)) return v->row; /* outer row alias is visible in a correlated subquery */
+  char *r = fresh(C, "t");
+  if (owns(F, v) && v->nullable) {
+    add_join(F, kql_strf(C, "LEFT JOIN element %s ON %s.id = %s", r, r, v->expr));
+  } else {
+    add_from(F, kql_strf(C, "element %s", r));
+    add_where(F, kql_strf(C, "%s.id = %s", r, v->expr));
+  }
+  if (owns(F, v)) v->row = r;
+  else bind_var(F, v->name, v->kind, v->expr, r, v->nullable); /* local shadow with a row */
+  return r;
+}
+
+/* --------------------------------------------------------------- schema */
+static int check_defined(kql *C, const char *meta, const char *name, kip_pos pos) {
+  int d = kip_store_is_defined(C->nx, meta, name, C->err);
+  if (d < 0) {
+    C->failed = 1;
+    return C->err->code;
+  }
+  if (d) return 0;
+  int concept = !strcmp(meta, "$ConceptType");
+  return fail_at(C, pos, KIP_E_TYPE,
+                 concept ? "Check the type name with DESCRIBE CONCEPT TYPES (names are case-sensitive)."
+                         : "Check the predicate with DESCRIBE PROPOSITION TYPES (names are case-sensitive).",
+                 "%s '%s' is not defined", concept ? "concept type" : "predicate", name);
+}
+
+/* ------------------------------------------------------------ clauses */
+static char *compile_prop(kql *C, frame *F, const ast_prop *pr);
+
+static char *id_condition(kql *C, const char *r, const json_t *idv, int want_prop) {
+  int64_t id;
+  int p;
+  if (!kip_parse_id(json_string_value(idv), &id, &p) || p != want_prop) return kql_strf(C, "0");
+  return kql_strf(C, "%s.id = %lld AND %s.%s IS NOT NULL", r, (long long)id, r, want_prop ? "subject" : "type");
+}
+
+static char *compile_concept(kql *C, frame *F, const ast_concept *cc) {
+  if (cc->type && check_defined(C, "$ConceptType", json_string_value(cc->type), cc->pos)) return NULL;
+  char *r;
+  cvar *v = cc->var ? kql_lookup(F, cc->var) : NULL;
+  if (v) {
+    if (v->kind != VK_ELEM) {
+      fail_at(C, cc->pos, KIP_E_SYNTAX, NULL, "?%s is a predicate variable, not a concept", cc->var);
+      return NULL;
+    }
+    r = kql_row(C, F, v);
+    if (v->nullable) add_where(F, kql_strf(C, "%s IS NOT NULL", v->expr));
+  } else {
+    r = fresh(C, "t");
+    add_from(F, kql_strf(C, "element %s", r));
+    if (cc->var) bind_var(F, cc->var, VK_ELEM, kql_strf(C, "%s.id", r), r, 0);
+  }
+  if (cc->id) add_where(F, id_condition(C, r, cc->id, 0));
+  if (cc->type) add_where(F, kql_strf(C, "%s.type = %s", r, bind(C, cc->type)));
+  else add_where(F, kql_strf(C, "%s.type IS NOT NULL", r));
+  if (cc->name) add_where(F, kql_strf(C, "%s.name = %s", r, bind(C, cc->name)));
+  return r;
+}
+
+/* join an endpoint to the SQL expression col (e.g. "t3.subject") */
+static int endpoint_join(kql *C, frame *F, const ast_endpoint *ep, const char *col) {
+  if (ep->kind == EP_VAR) {
+    cvar *v = kql_lookup(F, ep->var);
+    if (v) {
+      if (v->kind != VK_ELEM)
+        return fail_at(C, ep->pos, KIP_E_SYNTAX, NULL, "?%s is a predicate variable and cannot be an endpoint", ep->var);
+      add_where(F, kql_strf(C, "%s = %s", col, v->expr));
+      return 0;
+    }
+    v = bind_var(F, ep->var, VK_ELEM, kql_strf(C, "%s", col), NULL, 0);
+    if (needs_row(C, ep->var)) kql_row(C, F, v);
+    return 0;
+  }
+  char *a = ep->kind == EP_CONCEPT ? compile_concept(C, F, ep->concept) : compile_prop(C, F, ep->prop);
+  if (!a) return C->err->code;
+  add_where(F, kql_strf(C, "%s = %s.id", col, a));
+  return 0;
+}
+
+static char *compile_hops(kql *C, frame *F, const ast_prop *pr) {
+  const ast_pred *pd = &pr->pred;
+  if (pr->var)
+    return fail_at(C, pr->pos, KIP_E_SYNTAX, "Bind links of single hops only: ?l (?a, \"p\", ?b).",
+                   "link variable ?%s cannot bind a multi-hop path", pr->var), (char *)NULL;
+  if (check_defined(C, "$PropositionType", pd->names[0], pd->pos)) return NULL;
+  if (pd->max > C->nx->max_hops || pd->min > C->nx->max_hops) {
+    fail_at(C, pd->pos, KIP_E_RESOURCE, "Lower the upper bound of the hop range.",
+            "hop range {%d,%d} exceeds the hop cap of %d", pd->min, pd->max, C->nx->max_hops);
+    return NULL;
+  }
+  const ast_endpoint *s = &pr->subject, *o = &pr->object;
+  int s_anchor = s->kind != EP_VAR || kql_lookup(F, s->var);
+  int o_anchor = o->kind != EP_VAR || kql_lookup(F, o->var);
+  int forward = s_anchor || !o_anchor;
+  const ast_endpoint *from = forward ? s : o, *to = forward ? o : s;
+  char *start;
+  if (from->kind == EP_VAR) {
+    cvar *v = kql_lookup(F, from->var);
+    if (!v) { /* nothing anchors the path: start from every element */
+      char *r = fresh(C, "t");
+      add_from(F, kql_strf(C, "element %s", r));
+      v = bind_var(F, from->var, VK_ELEM, kql_strf(C, "%s.id", r), r, 0);
+    }
+    if (v->kind != VK_ELEM) {
+      fail_at(C, from->pos, KIP_E_SYNTAX, NULL, "?%s is a predicate variable and cannot be an endpoint", from->var);
+      return NULL;
+    }
+    start = v->expr;
+  } else {
+    char *a = from->kind == EP_CONCEPT ? compile_concept(C, F, from->concept) : compile_prop(C, F, from->prop);
+    if (!a) return NULL;
+    start = kql_strf(C, "%s.id", a);
+  }
+  char *h = fresh(C, "h");
+  json_t *pv = json_string(pd->names[0]);
+  char *pb = bind(C, pv);
+  json_decref(pv);
+  add_from(F, kql_strf(C, "kip_hops(%s, %s, %d, %d, %d) %s", start, pb, pd->min, pd->max, forward ? 0 : 1, h));
+  if (endpoint_join(C, F, to, kql_strf(C, "%s.node", h))) return NULL;
+  return h;
+}
+
+static char *compile_prop(kql *C, frame *F, const ast_prop *pr) {
+  const ast_pred *pd = &pr->pred;
+  if (!pr->id && pd->kind == PRED_HOPS && !(pd->min == 1 && pd->max == 1)) return compile_hops(C, F, pr);
+  char *r;
+  cvar *v = pr->var ? kql_lookup(F, pr->var) : NULL;
+  if (v) {
+    if (v->kind != VK_ELEM) {
+      fail_at(C, pr->pos, KIP_E_SYNTAX, NULL, "?%s is a predicate variable, not a link", pr->var);
+      return NULL;
+    }
+    r = kql_row(C, F, v);
+    if (v->nullable) add_where(F, kql_strf(C, "%s IS NOT NULL", v->expr));
+  } else {
+    r = fresh(C, "t");
+    add_from(F, kql_strf(C, "element %s", r));
+    if (pr->var) bind_var(F, pr->var, VK_ELEM, kql_strf(C, "%s.id", r), r, 0);
+  }
+  if (pr->id) {
+    add_where(F, id_condition(C, r, pr->id, 1));
+    return r;
+  }
+  if (pd->kind == PRED_VAR) {
+    cvar *p = kql_lookup(F, pd->var);
+    if (p) {
+      if (p->kind != VK_PRED) {
+        fail_at(C, pd->pos, KIP_E_SYNTAX, NULL, "?%s is bound to an element, not a predicate", pd->var);
+        return NULL;
+      }
+      add_where(F, kql_strf(C, "%s.predicate = %s", r, p->expr));
+    } else {
+      add_where(F, kql_strf(C, "%s.predicate IS NOT NULL", r));
+      bind_var(F, pd->var, VK_PRED, kql_strf(C, "%s.predicate", r), NULL, 0);
+    }
+  } else {
+    kip_buf b;
+    kip_buf_init(&b);
+    for (int i = 0; i < pd->nnames; i++) {
+      if (check_defined(C, "$PropositionType", pd->names[i], pd->pos)) {
+        kip_buf_free(&b);
+        return NULL;
+      }
+      json_t *pv = json_string(pd->names[i]);
+      if (i) kip_buf_adds(&b, ", ");
+      kip_buf_adds(&b, bind(C, pv));
+      json_decref(pv);
+    }
+    add_where(F, pd->nnames == 1 ? kql_strf(C, "%s.predicate = %s", r, b.p) : kql_strf(C, "%s.predicate IN (%s)", r, b.p));
+    kip_buf_free(&b);
+  }
+  if (endpoint_join(C, F, &pr->subject, kql_strf(C, "%s.subject", r))) return NULL;
+  if (endpoint_join(C, F, &pr->object, kql_strf(C, "%s.object", r))) return NULL;
+  return r;
+}
+
+/* ---------------------------------------------------------- expressions */
+static const int kc_of[] = {0, 0, 0, 1, 2, 3, 4, 5, 6}; /* OP_* -> kip_cmp op */
+
+static char *path_kv(kql *C, frame *F, cvar *v, const ast_expr *e) {
+  if (v->kind != VK_ELEM) {
+    fail_at(C, e->pos, KIP_E_SYNTAX, "A predicate variable holds the predicate name; use it without a dot path.",
+            "?%s is a predicate variable and has no fields", e->var);
+    return NULL;
+  }
+  char *r = kql_row(C, F, v);
+  switch (e->field) {
+    case F_ID: return kql_strf(C, "(CASE WHEN %s.type IS NULL THEN 'P:' ELSE 'C:' END || %s.id)", r, r);
+    case F_TYPE: return kql_strf(C, "%s.type", r);
+    case F_NAME: return kql_strf(C, "%s.name", r);
+    case F_PREDICATE: return kql_strf(C, "%s.predicate", r);
+    case F_SUBJECT:
+    case F_OBJECT:
+      return kql_strf(C, "(SELECT CASE WHEN z.type IS NULL THEN 'P:' ELSE 'C:' END || z.id FROM element z WHERE z.id = %s.%s)",
+                      r, e->field == F_SUBJECT ? "subject" : "object");
+    case F_ATTRS:
+      if (!e->key) return kql_strf(C, "CAST(%s.attributes AS BLOB)", r);
+      return kql_strf(C, "kip_attr(%s.attributes, %s)", r, kql_quote(C, e->key));
+    case F_META:
+      if (!e->key) return kql_strf(C, "CAST(%s.metadata AS BLOB)", r);
+      if (!strcmp(e->key, "_version")) return kql_strf(C, "%s.version", r);
+      if (!strcmp(e->key, "_updated_at")) return kql_strf(C, "%s.updated_at", r);
+      if (!strcmp(e->key, "_score")) return kql_strf(C, "NULL");
+      return kql_strf(C, "kip_attr(%s.metadata, %s)", r, kql_quote(C, e->key));
+  }
+  return NULL;
+}
+
+char *kql_kv(kql *C, frame *F, const ast_expr *e) {
+  if (CFAIL(C)) return NULL;
+  switch (e->kind) {
+    case E_LIT: return bind(C, e->lit);
+    case E_VAR:
+    case E_PATH: {
+      cvar *v = kql_lookup(F, e->var);
+      if (!v) {
+        fail_at(C, e->pos, KIP_E_REFERENCE, "Bind the variable in a WHERE pattern before using it.",
+                "variable ?%s is not bound in this scope", e->var);
+        return NULL;
+      }
+      if (e->kind == E_VAR) return v->expr;
+      return path_kv(C, F, v, e);
+    }
+    case E_AGG:
+      fail_at(C, e->pos, KIP_E_SYNTAX, "Aggregates belong in FIND (and ORDER BY).", "aggregate not allowed here");
+      return NULL;
+    default: return kql_bool(C, F, e);
+  }
+}
+
+static int is_text_field(const ast_expr *e, cvar *v) {
+  if (e->kind == E_VAR) return v && v->kind == VK_PRED;
+  return e->kind == E_PATH && (e->field == F_NAME || e->field == F_TYPE || e->field == F_PREDICATE);
+}
+
+char *kql_bool(kql *C, frame *F, const ast_expr *e) {
+  if (CFAIL(C)) return NULL;
+  switch (e->kind) {
+    case E_BIN: {
+      if (e->op == OP_AND || e->op == OP_OR) {
+        char *a = kql_bool(C, F, e->args[0]), *b = kql_bool(C, F, e->args[1]);
+        if (!a || !b) return NULL;
+        return kql_strf(C, "(%s %s %s)", a, e->op == OP_AND ? "AND" : "OR", b);
+      }
+      const ast_expr *l = e->args[0], *r = e->args[1];
+      char *a = kql_kv(C, F, l), *b = kql_kv(C, F, r);
+      if (!a || !b) return NULL;
+      /* indexable form for text columns against string literals */
+      if ((e->op == OP_EQ || e->op == OP_NE)) {
+        cvar *lv = (l->kind == E_VAR || l->kind == E_PATH) ? kql_lookup(F, l->var) : NULL;
+        cvar *rv = (r->kind == E_VAR || r->kind == E_PATH) ? kql_lookup(F, r->var) : NULL;
+        if ((is_text_field(l, lv) && r->kind == E_LIT && json_is_string(r->lit)) ||
+            (is_text_field(r, rv) && l->kind == E_LIT && json_is_string(l->lit)))
+          return kql_strf(C, "(%s %s %s)", a, e->op == OP_EQ ? "IS" : "IS NOT", b);
+      }
+      return kql_strf(C, "kip_cmp(%s, %s, %d)", a, b, kc_of[e->op]);
+    }
+    case E_NOT: {
+      char *a = kql_bool(C, F, e->args[0]);
+      return a ? kql_strf(C, "(NOT %s)", a) : NULL;
+    }
+    case E_FUNC: {
+      if (e->op == FN_IS_NULL || e->op == FN_IS_NOT_NULL) {
+        char *a = kql_kv(C, F, e->args[0]);
+        return a ? kql_strf(C, "(%s IS %sNULL)", a, e->op == FN_IS_NULL ? "" : "NOT ") : NULL;
+      }
+      if (e->op == FN_IN) {
+        const ast_expr *list = e->args[1];
+        if (list->kind != E_LIT || !json_is_array(list->lit)) {
+          fail_at(C, list->pos, KIP_E_SYNTAX, "IN(?x.attr, [\"a\", \"b\"])", "IN needs an array as its second argument");
+          return NULL;
+        }
+        char *a = kql_kv(C, F, e->args[0]);
+        if (!a) return NULL;
+        if (json_array_size(list->lit) == 0) return kql_strf(C, "0");
+        kip_buf b;
+        kip_buf_init(&b);
+        kip_buf_addc(&b, '(');
+        size_t i;
+        json_t *x;
+        json_array_foreach(list->lit, i, x) {
+          if (i) kip_buf_adds(&b, " OR ");
+          kip_buf_printf(&b, "kip_cmp(%s, %s, 1)", a, bind(C, x));
+        }
+        kip_buf_addc(&b, ')');
+        char *s = kip_strndup(C->a, b.p, b.len);
+        kip_buf_free(&b);
+        return s;
+      }
+      static const char *fname[] = {[FN_CONTAINS] = "kip_contains", [FN_STARTS_WITH] = "kip_starts",
+                                    [FN_ENDS_WITH] = "kip_ends", [FN_REGEX] = "kip_regex"};
+      if (e->op >= FN_CONTAINS && e->op <= FN_REGEX) {
+        char *a = kql_kv(C, F, e->args[0]), *b = kql_kv(C, F, e->args[1]);
+        return a && b ? kql_strf(C, "%s(%s, %s)", fname[e->op], a, b) : NULL;
+      }
+      fail_at(C, e->pos, KIP_E_SYNTAX, "Update expressions are valid only in UPDATE ... SET.",
+              "function not allowed in FILTER");
+      return NULL;
+    }
+    default: {
+      char *a = kql_kv(C, F, e);
+      json_t *t = json_true();
+      char *b = bind(C, t);
+      json_decref(t);
+      return a ? kql_strf(C, "kip_cmp(%s, %s, 1)", a, b) : NULL;
+    }
+  }
+}
+
+/* -------------------------------------------------------------- groups */
+static int compile_items(kql *C, frame *F, const ast_group *g);
+
+static void flush_filters(kql *C, frame *F) {
+  for (int i = 0; i < F->nfilters && !CFAIL(C); i++) {
+    char *s = kql_bool(C, F, F->filters[i]);
+    if (s) add_where(F, s);
+  }
+  F->nfilters = 0;
+}
+
+static char *frame_select(kql *C, frame *F, const char **names, int n, int *kinds) {
+  kip_buf b;
+  kip_buf_init(&b);
+  kip_buf_adds(&b, "SELECT ");
+  for (int i = 0; i < n; i++) {
+    cvar *v = local_lookup(F, names[i]);
+    if (i) kip_buf_adds(&b, ", ");
+    if (v) {
+      kip_buf_adds(&b, v->expr);
+      if (kinds) kinds[i] = v->kind;
+    } else {
+      kip_buf_adds(&b, "NULL");
+    }
+    kip_buf_printf(&b, " AS v_%s", names[i]);
+  }
+  if (n == 0) kip_buf_adds(&b, "1 AS one");
+  if (F->nfrom) {
+    kip_buf_adds(&b, " FROM ");
+    kip_buf_add(&b, F->from.p, F->from.len);
+  }
+  if (F->where.len) {
+    kip_buf_adds(&b, " WHERE ");
+    kip_buf_add(&b, F->where.p, F->where.len);
+  }
+  char *s = kip_strndup(C->a, b.p, b.len);
+  kip_buf_free(&b);
+  return s;
+}
+
+static int compile_optional(kql *C, frame *F, const ast_where *w) {
+  frame I;
+  frame_init(&I, NULL);
+  int rc = compile_items(C, &I, w->group);
+  if (!rc && I.nvars) {
+    const char **names = malloc((size_t)I.nvars * sizeof *names);
+    int n = 0;
+    for (int i = 0; i < I.nvars; i++) {
+      int dup = 0;
+      for (int j = 0; j < n; j++) dup |= !strcmp(names[j], I.vars[i].name);
+      if (!dup) names[n++] = I.vars[i].name;
+    }
+    char *sel = frame_select(C, &I, names, n, NULL);
+    char *o = fresh(C, "o");
+    kip_buf on;
+    kip_buf_init(&on);
+    for (int i = 0; i < n; i++) {
+      cvar *outer = kql_lookup(F, names[i]);
+      if (!outer) continue;
+      if (on.len) kip_buf_adds(&on, " AND ");
+      kip_buf_printf(&on, "%s.v_%s = %s", o, names[i], outer->expr);
+    }
+    add_join(F, kql_strf(C, "LEFT JOIN (%s) %s ON %s", sel, o, on.len ? on.p : "1"));
+    kip_buf_free(&on);
+    for (int i = 0; i < n; i++) {
+      if (kql_lookup(F, names[i])) continue;
+      cvar *iv = local_lookup(&I, names[i]);
+      cvar *v = bind_var(F, names[i], iv->kind, kql_strf(C, "%s.v_%s", o, names[i]), NULL, 1);
+      if (v->kind == VK_ELEM && needs_row(C, names[i])) kql_row(C, F, v);
+    }
+    free(names);
+  }
+  frame_free(&I);
+  return rc;
+}
+
+static int compile_not(kql *C, frame *F, const ast_where *w) {
+  frame I;
+  frame_init(&I, F);
+  int rc = compile_items(C, &I, w->group);
+  if (!rc) {
+    char *sel = frame_select(C, &I, NULL, 0, NULL);
+    add_where(F, kql_strf(C, "NOT EXISTS (%s)", sel));
+  }
+  frame_free(&I);
+  return rc;
+}
+
+static int compile_union(kql *C, frame *F, const ast_where *w) {
+  flush_filters(C, F);
+  if (CFAIL(C)) return C->err->code;
+  frame B;
+  frame_init(&B, NULL);
+  int rc = compile_items(C, &B, w->group);
+  if (rc) {
+    frame_free(&B);
+    return rc;
+  }
+  int left_empty = F->nfrom == 0 && F->nvars == 0;
+  /* union of variable names, in order */
+  int cap = F->nvars + B.nvars + 1, n = 0;
+  const char **names = malloc((size_t)cap * sizeof *names);
+  int *kinds = calloc((size_t)cap, sizeof *kinds);
+  int *bk = calloc((size_t)cap, sizeof *bk);
+  for (int s = 0; s < 2; s++) {
+    frame *src = s ? &B : F;
+    for (int i = 0; i < src->nvars; i++) {
+      int dup = 0;
+      for (int j = 0; j < n; j++) dup |= !strcmp(names[j], src->vars[i].name);
+      if (!dup) names[n++] = src->vars[i].name;
+    }
+  }
+  char *right = frame_select(C, &B, names, n, bk);
+  char *left = left_empty ? NULL : frame_select(C, F, names, n, kinds);
+  for (int i = 0; i < n; i++) {
+    if (!kinds[i]) kinds[i] = bk[i];
+    else if (bk[i] && bk[i] != kinds[i])
+      rc = fail_at(C, w->pos, KIP_E_SYNTAX, NULL,
+                   "?%s is a predicate variable in one UNION branch and an element in the other", names[i]);
+  }
+  char *u = fresh(C, "u");
+  char *src = left ? kql_strf(C, "(%s UNION %s) %s", left, right, u) : kql_strf(C, "(%s) %s", right, u);
+  /* reset F to the derived table */
+  kip_buf_free(&F->from);
+  kip_buf_free(&F->where);
+  F->nfrom = 0;
+  F->nvars = 0;
+  add_from(F, src);
+  for (int i = 0; !rc && i < n; i++) {
+    cvar *v = bind_var(F, names[i], kinds[i], kql_strf(C, "%s.v_%s", u, names[i]), NULL, 1);
+    if (v->kind == VK_ELEM && needs_row(C, names[i])) kql_row(C, F, v);
+  }
+  free(names);
+  free(kinds);
+  free(bk);
+  frame_free(&B);
+  return rc ? rc : (CFAIL(C) ? C->err->code : 0);
+}
+
+static int compile_items(kql *C, frame *F, const ast_group *g) {
+  for (int i = 0; g && i < g->n && !CFAIL(C); i++) {
+    const ast_where *w = g->items[i];
+    switch (w->kind) {
+      case W_CONCEPT: compile_concept(C, F, w->concept); break;
+      case W_PROP: compile_prop(C, F, w->prop); break;
+      case W_FILTER:
+        if (F->nfilters == F->capfilters) {
+          F->capfilters = F->capfilters ? F->capfilters * 2 : 4;
+          F->filters = realloc(F->filters, (size_t)F->capfilters * sizeof *F->filters);
+          if (!F->filters) abort();
+        }
+        F->filters[F->nfilters++] = w->filter;
+        break;
+      case W_OPTIONAL: compile_optional(C, F, w); break;
+      case W_NOT: compile_not(C, F, w); break;
+      case W_UNION: compile_union(C, F, w); break;
+    }
+  }
+  if (!CFAIL(C)) flush_filters(C, F);
+  return CFAIL(C) ? (C->err->code ? C->err->code : KIP_E_INTERNAL) : 0;
+}
+
+int kql_group(kql *C, frame *F, const ast_group *g) {
+  kql_note_group(C, g);
+  return compile_items(C, F, g);
+}
+
+/* ------------------------------------------------- target selection */
+int kql_target_sql(kql *C, const ast_group *where, const char *target, kip_pos tpos, int64_t limit, kip_buf *sql,
+                   int with_kind) {
+  frame F;
+  frame_init(&F, NULL);
+  if (with_kind) note_row(C, target);
+  int rc = kql_group(C, &F, where);
+  if (!rc) {
+    cvar *v = kql_lookup(&F, target);
+    if (!v) rc = fail_at(C, tpos, KIP_E_REFERENCE, "Bind the target variable in the WHERE pattern.",
+                         "target variable ?%s is not bound in WHERE", target);
+    else if (v->kind != VK_ELEM)
+      rc = fail_at(C, tpos, KIP_E_SYNTAX, NULL, "?%s is a predicate variable, not an element", target);
+    else {
+      kip_buf_printf(sql, "SELECT DISTINCT %s", v->expr);
+      if (with_kind) kip_buf_printf(sql, ", %s.type IS NULL", kql_row(C, &F, v));
+      kip_buf_adds(sql, " FROM ");
+      kip_buf_add(sql, F.from.p ? F.from.p : "(SELECT 1)", F.from.p ? F.from.len : 10);
+      kip_buf_printf(sql, " WHERE %s IS NOT NULL", v->expr);
+      if (F.where.len) {
+        kip_buf_adds(sql, " AND ");
+        kip_buf_add(sql, F.where.p, F.where.len);
+      }
+      if (limit >= 0) kip_buf_printf(sql, " LIMIT %lld", (long long)limit);
+    }
+  }
+  frame_free(&F);
+  return rc;
+}

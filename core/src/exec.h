@@ -1,0 +1,36 @@
+/*
+** exec.h — statement executors of libkipcore. Each writes the statement's
+** RC11 §6.2.2 result as JSON into `out` and returns 0, or returns a kip_code
+** with err filled. KML executors run inside the caller's transaction.
+*/
+#ifndef KIP_EXEC_H
+#define KIP_EXEC_H
+#include "store.h"
+
+typedef struct kip_ctx {
+  kip_nexus *nx;
+  kip_error *err;
+  int dry_run;
+  kip_buf *out;          /* result JSON */
+  char *next_cursor;     /* malloc'd when more results remain */
+} kip_ctx;
+
+int kip_exec_upsert(kip_ctx *c, const ast_command *cmd);
+int kip_exec_find(kip_ctx *c, const ast_stmt *s);
+int kip_exec_update(kip_ctx *c, const ast_stmt *s);
+int kip_exec_merge(kip_ctx *c, const ast_stmt *s);
+int kip_exec_delete(kip_ctx *c, const ast_stmt *s);
+int kip_exec_describe(kip_ctx *c, const ast_stmt *s);
+int kip_exec_search(kip_ctx *c, const ast_stmt *s);
+int kip_exec_export(kip_ctx *c, const ast_stmt *s);
+
+/* exec_upsert.c helpers shared with other executors */
+int kip_check_reserved(const json_t *meta, kip_pos pos, kip_error *err);
+int kip_check_protected_change(kip_nexus *nx, const kip_elem *e, const json_t *new_attrs, kip_error *err);
+
+/* bootstrap.c */
+int kip_bootstrap(kip_nexus *nx, const char *capsule_dir, kip_error *err);
+/* apply a capsule text as a privileged command inside the current transaction */
+int kip_apply_capsule(kip_nexus *nx, const char *name, const char *text, size_t len, kip_error *err);
+
+#endif

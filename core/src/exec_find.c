@@ -1,0 +1,618 @@
+/*
+** exec_find.c — executes KQL FIND (RC11 §3, §6.2.2). Builds the final SQL
+** around the compiled WHERE frame: solution dedup over the projected
+** variables (GROUP BY their identities), implicit grouping for aggregates
+** (over the deduplicated solutions), ORDER BY with nulls last, LIMIT +
+** opaque CURSOR bound to the query fingerprint, a row cap (KIP_4002), and
+** renders the columnar result from the rows.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "exec.h"
+
+enum { R_ELEM = 1, R_ID, R_TEXT, R_JSON, R_META, R_KV };
+
+typedef struct proj {
+  int render;
+  int col, ncols;  /* first result column and count */
+  int agg;         /* E_AGG */
+} proj;
+
+static const char *agg_sql[] = {"", "COUNT", "kip_sum", "kip_avg", "min", "max"};
+
+/* render columns of a projection into sel (comma-separated), returns count */
+static int render_cols(kql *C, frame *F, const ast_expr *e, kip_buf *sel, int *render) {
+  cvar *v = kql_lookup(F, e->var);
+  if (!v) {
+    kip_err_at(C->err, KIP_E_REFERENCE, e->pos.line, e->pos.col, "Bind the variable in the WHERE pattern.",
+               "variable ?%s is not bound in WHERE", e->var);
+    C->failed = 1;
+    return -1;
+  }
+  if (v->kind == VK_PRED) {
+    if (e->kind == E_PATH) {
+      kip_err_at(C->err, KIP_E_SYNTAX, e->pos.line, e->pos.col, NULL, "?%s is a predicate variable and has no fields",
+                 e->var);
+      C->failed = 1;
+      return -1;
+    }
+    *render = R_TEXT;
+    kip_buf_adds(sel, v->expr);
+    return 1;
+  }
+  char *r = kql_row(C, F, v);
+  if (e->kind == E_VAR) {
+    *render = R_ELEM;
+    kip_buf_printf(sel,
+                   "%s.id, %s.type, %s.name, %s.subject, %s.predicate, %s.object, %s.attributes, %s.metadata, "
+                   "%s.version, %s.updated_at, (SELECT z.type IS NULL FROM element z WHERE z.id = %s.subject), "
+                   "(SELECT z.type IS NULL FROM element z WHERE z.id = %s.object)",
+                   r, r, r, r, r, r, r, r, r, r, r, r);
+    return 12;
+  }
+  switch (e->field) {
+    case F_ID: *render = R_ID; kip_buf_printf(sel, "%s.id, %s.type IS NULL", r, r); return 2;
+    case F_TYPE: *render = R_TEXT; kip_buf_printf(sel, "%s.type", r); return 1;
+    case F_NAME: *render = R_TEXT; kip_buf_printf(sel, "%s.name", r); return 1;
+    case F_PREDICATE: *render = R_TEXT; kip_buf_printf(sel, "%s.predicate", r); return 1;
+    case F_SUBJECT:
+    case F_OBJECT:
+      *render = R_TEXT;
+      kip_buf_adds(sel, kql_kv(C, F, e));
+      return 1;
+    case F_ATTRS:
+      *render = R_JSON;
+      if (e->key) kip_buf_printf(sel, "kip_attrj(%s.attributes, %s)", r, kql_quote(C, e->key));
+      else kip_buf_printf(sel, "%s.attributes", r);
+      return 1;
+    case F_META:
+      if (!e->key) {
+        *render = R_META;
+        kip_buf_printf(sel, "%s.metadata, %s.version, %s.updated_at", r, r, r);
+        return 3;
+      }
+      if (!strcmp(e->key, "_version")) { *render = R_KV; kip_buf_printf(sel, "%s.version", r); return 1; }
+      if (!strcmp(e->key, "_updated_at")) { *render = R_TEXT; kip_buf_printf(sel, "%s.updated_at", r); return 1; }
+      *render = R_JSON;
+      if (!strcmp(e->key, "_score")) kip_buf_adds(sel, "NULL");
+      else kip_buf_printf(sel, "kip_attrj(%s.metadata, %s)", r, kql_quote(C, e->key));
+      return 1;
+  }
+  return -1;
+}
+
+static void write_id(kip_buf *b, int64_t id, int is_prop) {
+  char s[32];
+  kip_format_id(s, sizeof s, id, is_prop);
+  kip_buf_json_str(b, s, strlen(s));
+}
+
+static void write_text(kip_buf *b, sqlite3_stmt *st, int i) {
+  if (sqlite3_column_type(st, i) == SQLITE_NULL) kip_buf_adds(b, "null");
+  else kip_buf_json_str(b, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+}
+
+static void write_raw(kip_buf *b, sqlite3_stmt *st, int i) {
+  if (sqlite3_column_type(st, i) == SQLITE_NULL) kip_buf_adds(b, "null");
+  else kip_buf_add(b, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+}
+
+static void write_kv(kip_buf *b, sqlite3_stmt *st, int i) {
+  switch (sqlite3_column_type(st, i)) {
+    case SQLITE_NULL: kip_buf_adds(b, "null"); break;
+    case SQLITE_INTEGER: kip_buf_printf(b, "%lld", (long long)sqlite3_column_int64(st, i)); break;
+    case SQLITE_FLOAT: {
+      json_t *r = json_real(sqlite3_column_double(st, i));
+      kip_json_write(b, r);
+      json_decref(r);
+      break;
+    }
+    case SQLITE_TEXT: write_text(b, st, i); break;
+    default: kip_buf_add(b, sqlite3_column_blob(st, i), (size_t)sqlite3_column_bytes(st, i));
+  }
+}
+
+/* metadata text + _version + _updated_at */
+void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at);
+void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at) {
+  while (n && meta[n - 1] != '}') n--;
+  if (n < 2) {
+    meta = "{}";
+    n = 2;
+  }
+  kip_buf_add(b, meta, n - 1);
+  int empty = 1;
+  for (size_t i = 1; i + 1 < n; i++)
+    if (meta[i] != ' ') {
+      empty = 0;
+      break;
+    }
+  kip_buf_printf(b, "%s\"_version\":%lld,\"_updated_at\":", empty ? "" : ",", (long long)version);
+  kip_buf_json_str(b, updated_at ? updated_at : "", updated_at ? strlen(updated_at) : 0);
+  kip_buf_addc(b, '}');
+}
+
+/* write the element object from 12 columns starting at c */
+void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c);
+void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c) {
+  if (sqlite3_column_type(st, c) == SQLITE_NULL) {
+    kip_buf_adds(b, "null");
+    return;
+  }
+  int64_t id = sqlite3_column_int64(st, c);
+  int is_prop = sqlite3_column_type(st, c + 1) == SQLITE_NULL;
+  kip_buf_adds(b, "{\"id\":");
+  write_id(b, id, is_prop);
+  if (!is_prop) {
+    kip_buf_adds(b, ",\"type\":");
+    write_text(b, st, c + 1);
+    kip_buf_adds(b, ",\"name\":");
+    write_text(b, st, c + 2);
+  } else {
+    kip_buf_adds(b, ",\"subject\":");
+    write_id(b, sqlite3_column_int64(st, c + 3), sqlite3_column_int(st, c + 10));
+    kip_buf_adds(b, ",\"predicate\":");
+    write_text(b, st, c + 4);
+    kip_buf_adds(b, ",\"object\":");
+    write_id(b, sqlite3_column_int64(st, c + 5), sqlite3_column_int(st, c + 11));
+  }
+  kip_buf_adds(b, ",\"attributes\":");
+  write_raw(b, st, c + 6);
+  kip_buf_adds(b, ",\"metadata\":");
+  kip_write_metadata(b, (const char *)sqlite3_column_text(st, c + 7), (size_t)sqlite3_column_bytes(st, c + 7),
+                     sqlite3_column_int64(st, c + 8), (const char *)sqlite3_column_text(st, c + 9));
+  kip_buf_addc(b, '}');
+}
+
+static void render(kip_buf *b, sqlite3_stmt *st, const proj *p) {
+  int c = p->col;
+  switch (p->render) {
+    case R_ELEM: kip_write_element(b, st, c); break;
+    case R_ID:
+      if (sqlite3_column_type(st, c) == SQLITE_NULL) kip_buf_adds(b, "null");
+      else write_id(b, sqlite3_column_int64(st, c), sqlite3_column_int(st, c + 1));
+      break;
+    case R_TEXT: write_text(b, st, c); break;
+    case R_JSON: write_raw(b, st, c); break;
+    case R_META:
+      if (sqlite3_column_type(st, c) == SQLITE_NULL) kip_buf_adds(b, "null");
+      else
+        kip_write_metadata(b, (const char *)sqlite3_column_text(st, c), (size_t)sqlite3_column_bytes(st, c),
+                           sqlite3_column_int64(st, c + 1), (const char *)sqlite3_column_text(st, c + 2));
+      break;
+    case R_KV: write_kv(b, st, c); break;
+  }
+}
+
+/* ----------------------------------------------------------- cursors */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ULL;
+  return h;
+}
+
+static uint64_t fingerprint(const char *sql, const json_t *binds) {
+  uint64_t h = fnv(1469598103934665603ULL, sql, strlen(sql));
+  char *b = kip_json_dump(binds);
+  h = fnv(h, b, strlen(b));
+  free(b);
+  return h;
+}
+
+char *kip_cursor_make(uint64_t fp, int64_t offset);
+char *kip_cursor_make(uint64_t fp, int64_t offset) {
+  char buf[64];
+  uint32_t check = (uint32_t)(fnv(fp, &offset, sizeof offset) >> 7);
+  snprintf(buf, sizeof buf, "k1.%llx.%016llx.%08x", (unsigned long long)offset, (unsigned long long)fp, check);
+  return strdup(buf);
+}
+
+int kip_cursor_parse(const json_t *cur, uint64_t fp, int64_t *offset, kip_error *err);
+int kip_cursor_parse(const json_t *cur, uint64_t fp, int64_t *offset, kip_error *err) {
+  *offset = 0;
+  if (!cur) return 0;
+  const char *s = json_string_value(cur);
+  unsigned long long off, f;
+  unsigned check;
+  char tail;
+  if (sscanf(s, "k1.%llx.%16llx.%8x%c", &off, &f, &check, &tail) != 3 || off > (unsigned long long)INT64_MAX ||
+      (uint32_t)(fnv(f, &(int64_t){(int64_t)off}, sizeof(int64_t)) >> 7) != check)
+    return kip_err(err, KIP_E_SYNTAX, "Pass the next_cursor value of a previous response unchanged.",
+                   "malformed CURSOR token \"%.60s\"", s);
+  if (f != fp)
+    return kip_err(err, KIP_E_SYNTAX, "A cursor only continues the query that produced it (same text and parameters).",
+                   "CURSOR token belongs to a different query");
+  *offset = (int64_t)off;
+  return 0;
+}
+
+/* ------------------------------------------------------------ FIND */
+static int same_expr(const ast_expr *a, const ast_expr *b) {
+  if (a->kind != b->kind || a->op != b->op || a->field != b->field || a->distinct != b->distinct) return 0;
+  if ((a->var || b->var) && (!a->var || !b->var || strcmp(a->var, b->var))) return 0;
+  if ((a->key || b->key) && (!a->key || !b->key || strcmp(a->key, b->key))) return 0;
+  if (a->nargs != b->nargs) return 0;
+  for (int i = 0; i < a->nargs; i++)
+    if (!same_expr(a->args[i], b->args[i])) return 0;
+  return 1;
+}
+
+static void collect_vars(const ast_expr *e, const char **vars, int *n, int cap) {
+  if (e->kind == E_VAR || e->kind == E_PATH) {
+    for (int i = 0; i < *n; i++)
+      if (!strcmp(vars[i], e->var)) return;
+    if (*n < cap) vars[(*n)++] = e->var;
+  }
+  for (int i = 0; i < e->nargs; i++) collect_vars(e->args[i], vars, n, cap);
+}
+
+static int refs_only(const ast_expr *e, const char **vars, int n) {
+  if (e->kind == E_VAR || e->kind == E_PATH) {
+    for (int i = 0; i < n; i++)
+      if (!strcmp(vars[i], e->var)) return 1;
+    return 0;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (!refs_only(e->args[i], vars, n)) return 0;
+  return 1;
+}
+
+int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int *aggregated_out);
+int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int *aggregated_out) {
+  frame F;
+  frame_init(&F, NULL);
+  for (int i = 0; i < f->nproj; i++) {
+    kql_note_expr(C, f->proj[i]);
+    if (f->proj[i]->kind == E_VAR) { /* whole objects need rows */
+      ast_expr fake = *f->proj[i];
+      fake.kind = E_PATH;
+      kql_note_expr(C, &fake);
+    }
+  }
+  for (int i = 0; i < f->norder; i++) kql_note_expr(C, f->order[i].expr);
+  int rc = kql_group(C, &F, f->where);
+  proj *P = calloc((size_t)f->nproj, sizeof *P);
+  int aggregated = 0;
+  for (int i = 0; i < f->nproj; i++) aggregated |= f->proj[i]->kind == E_AGG;
+  const char *vars[256];
+  int nv = 0;
+  for (int i = 0; i < f->nproj; i++) collect_vars(f->proj[i], vars, &nv, 256);
+  kip_buf sel, keys, order, inner;
+  kip_buf_init(&sel);
+  kip_buf_init(&keys);
+  kip_buf_init(&order);
+  kip_buf_init(&inner);
+  int col = 0;
+  for (int i = 0; !rc && i < nv; i++) {
+    cvar *v = kql_lookup(&F, vars[i]);
+    if (!v) {
+      const ast_expr *where = NULL;
+      for (int j = 0; j < f->nproj && !where; j++) where = f->proj[j];
+      rc = kip_err_at(C->err, KIP_E_REFERENCE, where->pos.line, where->pos.col,
+                      "Bind every FIND variable in the WHERE pattern.", "variable ?%s is not bound in WHERE", vars[i]);
+      break;
+    }
+    if (i) kip_buf_adds(&keys, ", ");
+    kip_buf_adds(&keys, v->expr);
+  }
+  if (!rc && !aggregated) {
+    for (int i = 0; i < f->nproj && !rc; i++) {
+      if (col) kip_buf_adds(&sel, ", ");
+      P[i].col = col;
+      P[i].ncols = render_cols(C, &F, f->proj[i], &sel, &P[i].render);
+      if (P[i].ncols < 0) rc = C->err->code;
+      col += P[i].ncols;
+    }
+    for (int i = 0; i < f->norder && !rc; i++) {
+      const ast_expr *e = f->order[i].expr;
+      if (e->kind == E_AGG) {
+        rc = kip_err_at(C->err, KIP_E_SYNTAX, e->pos.line, e->pos.col, NULL,
+                        "ORDER BY an aggregate requires that aggregate in FIND");
+        break;
+      }
+      char *kv = kql_kv(C, &F, e);
+      if (!kv) {
+        rc = C->err->code;
+        break;
+      }
+      int own = refs_only(e, vars, nv);
+      kip_buf_printf(&sel, ", %s(%s) AS ok%d", own ? "" : (f->order[i].desc ? "max" : "min"), kv, i);
+      if (i) kip_buf_adds(&order, ", ");
+      kip_buf_printf(&order, "ok%d IS NULL, ok%d%s", i, i, f->order[i].desc ? " DESC" : "");
+    }
+    if (!rc) {
+      kip_buf_adds(sql, "SELECT ");
+      kip_buf_add(sql, sel.p, sel.len);
+      if (F.nfrom) {
+        kip_buf_adds(sql, " FROM ");
+        kip_buf_add(sql, F.from.p, F.from.len);
+      }
+      if (F.where.len) {
+        kip_buf_adds(sql, " WHERE ");
+        kip_buf_add(sql, F.where.p, F.where.len);
+      }
+      if (keys.len) {
+        kip_buf_adds(sql, " GROUP BY ");
+        kip_buf_add(sql, keys.p, keys.len);
+      }
+      if (order.len) {
+        kip_buf_adds(sql, " ORDER BY ");
+        kip_buf_add(sql, order.p, order.len);
+      }
+    }
+  } else if (!rc) {
+    /* inner: distinct solutions with group values and aggregate arguments */
+    kip_buf outer_sel, groups;
+    kip_buf_init(&outer_sel);
+    kip_buf_init(&groups);
+    int ic = 0;
+    for (int i = 0; i < f->nproj && !rc; i++) {
+      const ast_expr *e = f->proj[i];
+      if (e->kind == E_AGG) {
+        char *arg = kql_kv(C, &F, e->args[0]);
+        if (!arg) {
+          rc = C->err->code;
+          break;
+        }
+        kip_buf_printf(&inner, "%s%s AS a%d", ic++ ? ", " : "", arg, i);
+        P[i].render = R_KV;
+        P[i].ncols = 1;
+        P[i].agg = e->op;
+        P[i].col = col++;
+        kip_buf_printf(&outer_sel, "%s%s(%sa%d)", P[i].col ? ", " : "", agg_sql[e->op], e->distinct ? "DISTINCT " : "", i);
+      } else {
+        kip_buf tmp;
+        kip_buf_init(&tmp);
+        P[i].ncols = render_cols(C, &F, e, &tmp, &P[i].render);
+        if (P[i].ncols < 0) {
+          kip_buf_free(&tmp);
+          rc = C->err->code;
+          break;
+        }
+        /* split the render columns into aliased inner columns */
+        P[i].col = col;
+        char *cols = tmp.p;
+        int depth = 0, k = 0;
+        char *start = cols;
+        for (char *p = cols;; p++) {
+          if (*p == '(') depth++;
+          else if (*p == ')') depth--;
+          if ((*p == ',' && depth == 0) || *p == 0) {
+            kip_buf_printf(&inner, "%s%.*s AS p%d_%d", ic++ ? ", " : "", (int)(p - start), start, i, k);
+            kip_buf_printf(&outer_sel, "%sp%d_%d", col ? ", " : "", i, k);
+            kip_buf_printf(&groups, "%sp%d_%d", groups.len ? ", " : "", i, k);
+            col++;
+            k++;
+            if (*p == 0) break;
+            start = p + 1;
+            while (*start == ' ') start++;
+          }
+        }
+        kip_buf_free(&tmp);
+      }
+    }
+    for (int i = 0; i < f->norder && !rc; i++) {
+      const ast_expr *e = f->order[i].expr;
+      int found = -1;
+      for (int j = 0; j < f->nproj && found < 0; j++)
+        if (same_expr(e, f->proj[j])) found = j;
+      if (found >= 0 && P[found].render != R_ELEM) {
+        if (P[found].agg)
+          kip_buf_printf(&outer_sel, ", %s(%sa%d) AS ok%d", agg_sql[P[found].agg], f->proj[found]->distinct ? "DISTINCT " : "",
+                         found, i);
+        else
+          kip_buf_printf(&outer_sel, ", p%d_0 AS ok%d", found, i);
+      } else if (e->kind == E_AGG) {
+        rc = kip_err_at(C->err, KIP_E_SYNTAX, e->pos.line, e->pos.col, NULL,
+                        "ORDER BY an aggregate requires the same aggregate in FIND");
+        break;
+      } else {
+        char *kv = kql_kv(C, &F, e);
+        if (!kv) {
+          rc = C->err->code;
+          break;
+        }
+        kip_buf_printf(&inner, "%s%s AS o%d", ic++ ? ", " : "", kv, i);
+        kip_buf_printf(&outer_sel, ", %s(o%d) AS ok%d", f->order[i].desc ? "max" : "min", i, i);
+      }
+      if (i) kip_buf_adds(&order, ", ");
+      kip_buf_printf(&order, "ok%d IS NULL, ok%d%s", i, i, f->order[i].desc ? " DESC" : "");
+    }
+    if (!rc) {
+      kip_buf_adds(sql, "SELECT ");
+      kip_buf_add(sql, outer_sel.p, outer_sel.len);
+      kip_buf_adds(sql, " FROM (SELECT ");
+      kip_buf_add(sql, inner.p ? inner.p : "1", inner.p ? inner.len : 1);
+      if (F.nfrom) {
+        kip_buf_adds(sql, " FROM ");
+        kip_buf_add(sql, F.from.p, F.from.len);
+      }
+      if (F.where.len) {
+        kip_buf_adds(sql, " WHERE ");
+        kip_buf_add(sql, F.where.p, F.where.len);
+      }
+      if (keys.len) {
+        kip_buf_adds(sql, " GROUP BY ");
+        kip_buf_add(sql, keys.p, keys.len);
+      }
+      kip_buf_adds(sql, ")");
+      if (groups.len) {
+        kip_buf_adds(sql, " GROUP BY ");
+        kip_buf_add(sql, groups.p, groups.len);
+      }
+      if (order.len) {
+        kip_buf_adds(sql, " ORDER BY ");
+        kip_buf_add(sql, order.p, order.len);
+      }
+      aggregated = groups.len ? 1 : 2; /* 2 = single group (scalars) */
+    }
+    kip_buf_free(&outer_sel);
+    kip_buf_free(&groups);
+  }
+  kip_buf_free(&sel);
+  kip_buf_free(&keys);
+  kip_buf_free(&order);
+  kip_buf_free(&inner);
+  frame_free(&F);
+  *projs_out = P;
+  *aggregated_out = aggregated;
+  return rc;
+}
+
+int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
+  const ast_find *f = &s->u.find;
+  kip_arena a;
+  kip_arena_init(&a);
+  kql C;
+  kql_init(&C, c->nx, &a, c->err);
+  kip_buf sql;
+  kip_buf_init(&sql);
+  proj *P = NULL;
+  int aggregated = 0;
+  int rc = kip_find_sql(&C, f, &sql, &P, &aggregated);
+  uint64_t fp = 0;
+  int64_t offset = 0;
+  if (!rc) {
+    fp = fingerprint(sql.p, C.binds);
+    rc = kip_cursor_parse(f->cursor, fp, &offset, c->err);
+  }
+  int64_t limit = f->limit;
+  int64_t cap = c->nx->max_rows;
+  if (!rc && aggregated != 2) {
+    int64_t fetch = limit >= 0 && limit < cap ? limit + 1 : cap + 1;
+    kip_buf_printf(&sql, " LIMIT %lld OFFSET %lld", (long long)fetch, (long long)offset);
+  }
+  sqlite3_stmt *st = NULL;
+  if (!rc) {
+    int prc = sqlite3_prepare_v2(c->nx->db, sql.p, (int)sql.len, &st, NULL);
+    if (prc != SQLITE_OK) rc = kip_store_error(c->nx, prc, c->err, "preparing the query");
+  }
+  if (!rc && c->dry_run) {
+    kip_buf_adds(c->out, "{\"dry_run\":true,\"valid\":true}");
+  } else if (!rc) {
+    kql_bind_all(&C, st);
+    kip_buf *cols = calloc((size_t)f->nproj, sizeof *cols);
+    int64_t n = 0;
+    int more = 0, src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+      if (aggregated != 2 && ((limit >= 0 && n == limit) || n == cap)) {
+        more = 1;
+        break;
+      }
+      for (int i = 0; i < f->nproj; i++) {
+        kip_buf_addc(&cols[i], n ? ',' : '[');
+        render(&cols[i], st, &P[i]);
+      }
+      n++;
+    }
+    if (src != SQLITE_ROW && src != SQLITE_DONE) rc = kip_store_error(c->nx, src, c->err, "running the query");
+    else if (more && (limit < 0 || limit > cap))
+      rc = kip_err(c->err, KIP_E_RESOURCE, "Add LIMIT (and page with CURSOR) or narrow the pattern.",
+                   "the query matches more than %lld solutions (materialization cap)", (long long)cap);
+    if (!rc) {
+      if (aggregated == 2) {
+        /* scalars: one row */
+        if (f->nproj > 1) kip_buf_addc(c->out, '[');
+        for (int i = 0; i < f->nproj; i++) {
+          if (i) kip_buf_addc(c->out, ',');
+          if (cols[i].len) kip_buf_add(c->out, cols[i].p + 1, cols[i].len - 1);
+          else kip_buf_adds(c->out, "null");
+        }
+        if (f->nproj > 1) kip_buf_addc(c->out, ']');
+      } else {
+        if (f->nproj > 1) kip_buf_addc(c->out, '[');
+        for (int i = 0; i < f->nproj; i++) {
+          if (i) kip_buf_addc(c->out, ',');
+          if (cols[i].len) {
+            kip_buf_add(c->out, cols[i].p, cols[i].len);
+            kip_buf_addc(c->out, ']');
+          } else {
+            kip_buf_adds(c->out, "[]");
+          }
+        }
+        if (f->nproj > 1) kip_buf_addc(c->out, ']');
+        if (more) c->next_cursor = kip_cursor_make(fp, offset + n);
+      }
+    }
+    for (int i = 0; i < f->nproj; i++) kip_buf_free(&cols[i]);
+    free(cols);
+  }
+  sqlite3_finalize(st);
+  free(P);
+  kip_buf_free(&sql);
+  kql_free(&C);
+  kip_arena_free(&a);
+  return rc;
+}
+
+/* kip explain: the SQL of a FIND (or the target selection of a bulk
+** statement) and SQLite's query plan for it. */
+char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const char *params_json) {
+  kip_error err;
+  kip_err_clear(&err);
+  kip_buf out, sql;
+  kip_buf_init(&out);
+  kip_buf_init(&sql);
+  kip_arena a;
+  kip_arena_init(&a);
+  json_t *params = params_json && *params_json ? kip_json_parse(params_json, strlen(params_json), &err) : NULL;
+  kql C;
+  kql_init(&C, nx, &a, &err);
+  ast_command *cmd = err.code ? NULL : kip_parse(&a, command, len, params, &err);
+  if (cmd) {
+    const ast_stmt *s = cmd->stmts[0];
+    proj *P = NULL;
+    int agg;
+    switch (s->kind) {
+      case S_FIND: kip_find_sql(&C, &s->u.find, &sql, &P, &agg); break;
+      case S_UPDATE: kql_target_sql(&C, s->u.update.where, s->u.update.target, s->u.update.target_pos, s->u.update.limit, &sql, 0); break;
+      case S_DELETE: kql_target_sql(&C, s->u.del.where, s->u.del.target, s->u.del.target_pos, -1, &sql, 1); break;
+      case S_EXPORT: kql_target_sql(&C, s->u.exp.where, s->u.exp.target, s->u.exp.target_pos, -1, &sql, 1); break;
+      default: kip_err(&err, KIP_E_SYNTAX, "Explain FIND, UPDATE, DELETE or EXPORT.", "nothing to explain for %s",
+                       kip_stmt_kind_name(s->kind));
+    }
+    free(P);
+  }
+  if (!err.code) {
+    kip_buf_adds(&out, "{\"result\":{\"sql\":");
+    kip_buf_json_str(&out, sql.p, sql.len);
+    kip_buf_adds(&out, ",\"parameters\":");
+    kip_json_write(&out, C.binds);
+    kip_buf_adds(&out, ",\"plan\":[");
+    kip_buf q;
+    kip_buf_init(&q);
+    kip_buf_adds(&q, "EXPLAIN QUERY PLAN ");
+    kip_buf_add(&q, sql.p, sql.len);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(nx->db, q.p, (int)q.len, &st, NULL) == SQLITE_OK) {
+      kql_bind_all(&C, st);
+      int first = 1;
+      while (sqlite3_step(st) == SQLITE_ROW) {
+        if (!first) kip_buf_addc(&out, ',');
+        first = 0;
+        kip_buf_printf(&out, "{\"id\":%d,\"parent\":%d,\"detail\":", sqlite3_column_int(st, 0), sqlite3_column_int(st, 1));
+        write_text(&out, st, 3);
+        kip_buf_addc(&out, '}');
+      }
+      sqlite3_finalize(st);
+    } else {
+      kip_store_error(nx, sqlite3_errcode(nx->db), &err, "explaining the query");
+    }
+    kip_buf_free(&q);
+    kip_buf_adds(&out, "]}}");
+  }
+  if (err.code) {
+    kip_buf_free(&out);
+    kip_buf_adds(&out, "{\"error\":");
+    kip_json_write_error(&out, &err);
+    kip_buf_addc(&out, '}');
+  }
+  json_decref(params);
+  kql_free(&C);
+  kip_arena_free(&a);
+  kip_buf_free(&sql);
+  return kip_buf_detach(&out);
+}

@@ -1,0 +1,355 @@
+/*
+** exec_upsert.c — executes UPSERT statements (RC11 §4.1, §2.10–2.11):
+** blocks in order, local handles (define before use), match-or-create by
+** {type, name}, match-only {id:} / (id:), embedded and structural endpoint
+** references, SET ATTRIBUTES shallow merge, additive SET PROPOSITIONS with
+** per-item metadata, metadata precedence (inner over outer, explicit null
+** wins), schema define-before-use (KIP_2001), reserved "_" keys (KIP_2002),
+** EXPECT VERSION (KIP_3005) and the protected core (KIP_3004). Unchanged
+** writes are no-ops (no _version bump), which makes re-runs idempotent.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+/* ------------------------------------------------------- handle table */
+typedef struct hentry {
+  const char *name;
+  int64_t id;
+  int is_prop;
+} hentry;
+
+typedef struct htab {
+  hentry *e;
+  size_t cap, n;
+} htab;
+
+static size_t hhash(const char *s) {
+  size_t h = 1469598103934665603ULL;
+  while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+  return h;
+}
+
+static hentry *hfind(htab *t, const char *name) {
+  if (!t->cap) return NULL;
+  for (size_t i = hhash(name) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+    if (!t->e[i].name) return NULL;
+    if (!strcmp(t->e[i].name, name)) return &t->e[i];
+  }
+}
+
+static void hput(htab *t, const char *name, int64_t id, int is_prop) {
+  if ((t->n + 1) * 2 > t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    hentry *e = calloc(cap, sizeof *e);
+    if (!e) abort();
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->e[i].name) {
+        size_t j = hhash(t->e[i].name) & (cap - 1);
+        while (e[j].name) j = (j + 1) & (cap - 1);
+        e[j] = t->e[i];
+      }
+    free(t->e);
+    t->e = e;
+    t->cap = cap;
+  }
+  size_t i = hhash(name) & (t->cap - 1);
+  while (t->e[i].name && strcmp(t->e[i].name, name)) i = (i + 1) & (t->cap - 1);
+  if (!t->e[i].name) t->n++;
+  t->e[i].name = name;
+  t->e[i].id = id;
+  t->e[i].is_prop = is_prop;
+}
+
+/* ------------------------------------------------------------- checks */
+int kip_check_reserved(const json_t *meta, kip_pos pos, kip_error *err) {
+  const char *k;
+  json_t *v;
+  if (!meta) return 0;
+  json_object_foreach((json_t *)meta, k, v) {
+    if (k[0] == '_')
+      return kip_err_at(err, KIP_E_CONSTRAINT, pos.line, pos.col,
+                        "Never write _-prefixed metadata: _version, _updated_at, _score and _merged_from are engine-maintained.",
+                        "metadata key '%s' is reserved (engine-maintained)", k);
+  }
+  return 0;
+}
+
+int kip_check_protected_change(kip_nexus *nx, const kip_elem *e, const json_t *new_attrs, kip_error *err) {
+  if (nx->privileged || e->is_prop) return 0;
+  int prot = kip_protection(e->type, e->name);
+  if (prot == PROT_CORE && !json_equal(e->attrs, (json_t *)new_attrs))
+    return kip_err(err, KIP_E_IMMUTABLE, NULL, "{type: \"%s\", name: \"%s\"} is protected core; its attributes cannot change",
+                   e->type, e->name);
+  if (prot == PROT_ACTOR) {
+    json_t *a = json_object_get(e->attrs, "core_directives");
+    json_t *b = json_object_get(new_attrs, "core_directives");
+    if (!(a == NULL && b == NULL) && !(a && b && json_equal(a, b)))
+      return kip_err(err, KIP_E_IMMUTABLE,
+                     "Ordinary attributes of $self/$system may evolve; core_directives may not.",
+                     "core_directives of {type: \"Person\", name: \"%s\"} are protected", e->name);
+  }
+  return 0;
+}
+
+static int walk_reserved(const ast_upsert *u, kip_error *err) {
+  if (kip_check_reserved(u->meta, u->n ? u->blocks[0]->pos : (kip_pos){0, 0}, err)) return err->code;
+  for (int i = 0; i < u->n; i++) {
+    const ast_block *b = u->blocks[i];
+    if (kip_check_reserved(b->meta, b->pos, err)) return err->code;
+    for (int j = 0; j < b->nprops; j++)
+      if (kip_check_reserved(b->props[j].meta, b->props[j].pos, err)) return err->code;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------- resolution */
+typedef struct upsert_state {
+  kip_ctx *c;
+  htab handles;
+  json_t *concept_ids, *prop_ids; /* id arrays for the response */
+} upsert_state;
+
+static int check_defined(upsert_state *U, const char *meta, const char *name, kip_pos pos) {
+  int d = kip_store_is_defined(U->c->nx, meta, name, U->c->err);
+  if (d < 0) return U->c->err->code;
+  if (d) return 0;
+  int concept = !strcmp(meta, "$ConceptType");
+  return kip_err_at(U->c->err, KIP_E_TYPE, pos.line, pos.col,
+                    concept ? "Define it first: UPSERT { CONCEPT ?t { {type: \"$ConceptType\", name: \"...\"} } }, or check the case (DESCRIBE CONCEPT TYPES)."
+                            : "Define it first: UPSERT { CONCEPT ?p { {type: \"$PropositionType\", name: \"...\"} } }, or check the case (DESCRIBE PROPOSITION TYPES).",
+                    "%s '%s' is not defined", concept ? "concept type" : "predicate", name);
+}
+
+static int resolve_endpoint(upsert_state *U, const ast_endpoint *ep, int64_t *id, int *is_prop);
+
+static int lookup_by_id(upsert_state *U, const json_t *idv, int want_prop, kip_pos pos, int64_t *id) {
+  const char *s = json_string_value(idv);
+  int64_t v;
+  int p;
+  kip_elem e;
+  if (kip_parse_id(s, &v, &p) && p == want_prop) {
+    int rc = kip_store_get(U->c->nx, v, &e, U->c->err);
+    if (rc == 0) {
+      int ok = e.is_prop == want_prop;
+      kip_elem_clear(&e);
+      if (ok) {
+        *id = v;
+        return 0;
+      }
+    } else if (rc != KIP_E_NOT_FOUND) {
+      return rc;
+    }
+  }
+  return kip_err_at(U->c->err, KIP_E_NOT_FOUND, pos.line, pos.col, NULL, "no %s with id \"%s\"",
+                    want_prop ? "proposition" : "concept", s);
+}
+
+static int resolve_concept(upsert_state *U, const ast_concept *cc, int64_t *id) {
+  if (cc->id) return lookup_by_id(U, cc->id, 0, cc->pos, id);
+  const char *type = json_string_value(cc->type), *name = json_string_value(cc->name);
+  int rc = check_defined(U, "$ConceptType", type, cc->pos);
+  if (rc) return rc;
+  rc = kip_store_find_concept(U->c->nx, type, name, id, U->c->err);
+  if (rc == KIP_E_NOT_FOUND)
+    return kip_err_at(U->c->err, KIP_E_NOT_FOUND, cc->pos.line, cc->pos.col,
+                      "Referenced targets must already exist: create it in an earlier CONCEPT block or command.",
+                      "concept {type: \"%s\", name: \"%s\"} does not exist", type, name);
+  return rc;
+}
+
+static int resolve_prop(upsert_state *U, const ast_prop *pr, int64_t *id) {
+  if (pr->id) return lookup_by_id(U, pr->id, 1, pr->pos, id);
+  int64_t s, o;
+  int sp, op, rc;
+  if ((rc = resolve_endpoint(U, &pr->subject, &s, &sp))) return rc;
+  if ((rc = resolve_endpoint(U, &pr->object, &o, &op))) return rc;
+  const char *pred = pr->pred.names[0];
+  if ((rc = check_defined(U, "$PropositionType", pred, pr->pred.pos))) return rc;
+  rc = kip_store_find_prop(U->c->nx, s, pred, o, id, U->c->err);
+  if (rc == KIP_E_NOT_FOUND)
+    return kip_err_at(U->c->err, KIP_E_NOT_FOUND, pr->pos.line, pr->pos.col,
+                      "A referenced proposition must already exist; create it with a PROPOSITION block first.",
+                      "proposition (%s, \"%s\", %s) does not exist", pr->subject.kind == EP_VAR ? pr->subject.var : "...",
+                      pred, pr->object.kind == EP_VAR ? pr->object.var : "...");
+  return rc;
+}
+
+static int resolve_endpoint(upsert_state *U, const ast_endpoint *ep, int64_t *id, int *is_prop) {
+  switch (ep->kind) {
+    case EP_VAR: {
+      hentry *h = hfind(&U->handles, ep->var);
+      if (!h)
+        return kip_err_at(U->c->err, KIP_E_REFERENCE, ep->pos.line, ep->pos.col,
+                          "Define the handle in an earlier CONCEPT or PROPOSITION block of the same UPSERT.",
+                          "handle ?%s is not defined before this use", ep->var);
+      *id = h->id;
+      *is_prop = h->is_prop;
+      return 0;
+    }
+    case EP_CONCEPT: *is_prop = 0; return resolve_concept(U, ep->concept, id);
+    case EP_PROP: *is_prop = 1; return resolve_prop(U, ep->prop, id);
+  }
+  return kip_err(U->c->err, KIP_E_INTERNAL, NULL, "bad endpoint");
+}
+
+/* ---------------------------------------------------------- writing */
+/* Create or merge an element. For new ones `create` does the insert. */
+static int merge_existing(upsert_state *U, int64_t id, const json_t *attrs, const json_t *meta, int has_expect,
+                          int64_t expect, kip_pos epos) {
+  kip_elem e;
+  int rc = kip_store_get(U->c->nx, id, &e, U->c->err);
+  if (rc) return rc == KIP_E_NOT_FOUND ? kip_err(U->c->err, KIP_E_INTERNAL, NULL, "element vanished") : rc;
+  if (has_expect && e.version != expect) {
+    char idb[32];
+    kip_format_id(idb, sizeof idb, id, e.is_prop);
+    if (expect == 0)
+      rc = kip_err_at(U->c->err, KIP_E_VERSION, epos.line, epos.col, NULL,
+                      "EXPECT VERSION 0 (create-only) but %s already exists (_version %lld)", idb,
+                      (long long)e.version);
+    else
+      rc = kip_err_at(U->c->err, KIP_E_VERSION, epos.line, epos.col, NULL,
+                      "EXPECT VERSION %lld but %s has _version %lld; the whole UPSERT was aborted",
+                      (long long)expect, idb, (long long)e.version);
+    kip_elem_clear(&e);
+    return rc;
+  }
+  json_t *na = kip_json_merge(e.attrs, attrs);
+  json_t *nm = kip_json_merge(e.meta, meta);
+  rc = kip_check_protected_change(U->c->nx, &e, na, U->c->err);
+  if (!rc && (!json_equal(na, e.attrs) || !json_equal(nm, e.meta)))
+    rc = kip_store_update(U->c->nx, id, na, nm, U->c->err);
+  json_decref(na);
+  json_decref(nm);
+  kip_elem_clear(&e);
+  return rc;
+}
+
+static int upsert_link(upsert_state *U, int64_t s, const char *pred, int64_t o, const json_t *attrs,
+                       const json_t *meta, int has_expect, int64_t expect, kip_pos pos, kip_pos epos, int64_t *out) {
+  int64_t id;
+  int rc = kip_store_find_prop(U->c->nx, s, pred, o, &id, U->c->err);
+  if (rc == KIP_E_NOT_FOUND) {
+    if (has_expect && expect != 0)
+      return kip_err_at(U->c->err, KIP_E_VERSION, epos.line, epos.col, NULL,
+                        "EXPECT VERSION %lld but the proposition does not exist", (long long)expect);
+    rc = kip_store_insert_prop(U->c->nx, s, pred, o, attrs, meta, &id, U->c->err);
+  } else if (rc == 0) {
+    rc = merge_existing(U, id, attrs, meta, has_expect, expect, epos);
+  }
+  (void)pos;
+  if (!rc && out) *out = id;
+  return rc;
+}
+
+static int exec_concept_block(upsert_state *U, const ast_block *b, const json_t *stmt_meta) {
+  kip_ctx *c = U->c;
+  const ast_concept *cc = b->concept;
+  json_t *meta = kip_json_merge(stmt_meta, b->meta);
+  int64_t id = 0;
+  int rc = 0;
+  if (cc->id) {
+    rc = lookup_by_id(U, cc->id, 0, cc->pos, &id);
+    if (!rc) rc = merge_existing(U, id, b->attrs, meta, b->has_expect, b->expect, b->expect_pos);
+  } else {
+    const char *type = json_string_value(cc->type), *name = json_string_value(cc->name);
+    /* the prime mover defines itself */
+    if (!(strcmp(type, "$ConceptType") == 0 && strcmp(name, "$ConceptType") == 0))
+      rc = check_defined(U, "$ConceptType", type, cc->pos);
+    if (!rc) rc = kip_store_find_concept(c->nx, type, name, &id, c->err);
+    if (rc == KIP_E_NOT_FOUND) {
+      if (b->has_expect && b->expect != 0)
+        rc = kip_err_at(c->err, KIP_E_VERSION, b->expect_pos.line, b->expect_pos.col, NULL,
+                        "EXPECT VERSION %lld but {type: \"%s\", name: \"%s\"} does not exist", (long long)b->expect, type,
+                        name);
+      else
+        rc = kip_store_insert_concept(c->nx, type, name, b->attrs, meta, &id, c->err);
+    } else if (rc == 0) {
+      rc = merge_existing(U, id, b->attrs, meta, b->has_expect, b->expect, b->expect_pos);
+    }
+  }
+  if (!rc) {
+    if (b->handle) hput(&U->handles, b->handle, id, 0);
+    for (int i = 0; !rc && i < b->nprops; i++) {
+      const ast_setprop *sp = &b->props[i];
+      const char *pred = json_string_value(sp->pred);
+      int64_t target;
+      int tprop;
+      rc = check_defined(U, "$PropositionType", pred, sp->pos);
+      if (!rc) rc = resolve_endpoint(U, &sp->target, &target, &tprop);
+      if (!rc) {
+        json_t *im = kip_json_merge(meta, sp->meta);
+        rc = upsert_link(U, id, pred, target, NULL, im, 0, 0, sp->pos, sp->pos, NULL);
+        json_decref(im);
+      }
+    }
+  }
+  if (!rc) {
+    char idb[32];
+    kip_format_id(idb, sizeof idb, id, 0);
+    json_array_append_new(U->concept_ids, json_string(idb));
+  }
+  json_decref(meta);
+  return rc;
+}
+
+static int exec_prop_block(upsert_state *U, const ast_block *b, const json_t *stmt_meta) {
+  const ast_prop *pr = b->prop;
+  json_t *meta = kip_json_merge(stmt_meta, b->meta);
+  int64_t id = 0;
+  int rc;
+  if (pr->id) {
+    rc = lookup_by_id(U, pr->id, 1, pr->pos, &id);
+    if (!rc) rc = merge_existing(U, id, b->attrs, meta, b->has_expect, b->expect, b->expect_pos);
+  } else {
+    int64_t s, o;
+    int sp, op;
+    const char *pred = pr->pred.names[0];
+    rc = resolve_endpoint(U, &pr->subject, &s, &sp);
+    if (!rc) rc = resolve_endpoint(U, &pr->object, &o, &op);
+    if (!rc) rc = check_defined(U, "$PropositionType", pred, pr->pred.pos);
+    if (!rc) rc = upsert_link(U, s, pred, o, b->attrs, meta, b->has_expect, b->expect, pr->pos, b->expect_pos, &id);
+  }
+  if (!rc) {
+    if (b->handle) hput(&U->handles, b->handle, id, 1);
+    char idb[32];
+    kip_format_id(idb, sizeof idb, id, 1);
+    json_array_append_new(U->prop_ids, json_string(idb));
+  }
+  json_decref(meta);
+  return rc;
+}
+
+int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
+  upsert_state U;
+  memset(&U, 0, sizeof U);
+  U.c = c;
+  U.concept_ids = json_array();
+  U.prop_ids = json_array();
+  int rc = 0;
+  for (int i = 0; !rc && i < cmd->n; i++) {
+    const ast_upsert *u = &cmd->stmts[i]->u.upsert;
+    if ((rc = walk_reserved(u, c->err))) break;
+    U.handles.n = 0;
+    if (U.handles.cap) memset(U.handles.e, 0, U.handles.cap * sizeof *U.handles.e);
+    for (int j = 0; !rc && j < u->n; j++) {
+      const ast_block *b = u->blocks[j];
+      rc = b->kind == B_CONCEPT ? exec_concept_block(&U, b, u->meta) : exec_prop_block(&U, b, u->meta);
+    }
+  }
+  if (!rc) {
+    kip_buf_printf(c->out, "{\"blocks\":%d,\"upsert_concept_nodes\":", cmd->n);
+    if (c->dry_run) kip_buf_adds(c->out, "[],\"upsert_proposition_links\":[]}");
+    else {
+      kip_json_write(c->out, U.concept_ids);
+      kip_buf_adds(c->out, ",\"upsert_proposition_links\":");
+      kip_json_write(c->out, U.prop_ids);
+      kip_buf_addc(c->out, '}');
+    }
+  }
+  free(U.handles.e);
+  json_decref(U.concept_ids);
+  json_decref(U.prop_ids);
+  return rc;
+}

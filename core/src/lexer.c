@@ -1,0 +1,363 @@
+/*
+** lexer.c — the KIP tokenizer. Turns command text into a token array with
+** 1-based line/column positions. Handles // comments, JSON strings with all
+** escapes (\uXXXX incl. surrogate pairs), exact 64-bit integers, reals,
+** ?variables, and reports malformed input as KIP_1001 / KIP_1002.
+*/
+#include "lexer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lexer {
+  kip_arena *a;
+  const char *s, *end, *p;
+  int line;
+  const char *line_start;
+  kip_error *err;
+} lexer;
+
+static int isid0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int isid(int c) { return isid0(c) || (c >= '0' && c <= '9'); }
+static int isdig(int c) { return c >= '0' && c <= '9'; }
+
+static int col_of(lexer *L, const char *p) {
+  /* column counts UTF-8 code points, 1-based */
+  int col = 1;
+  for (const char *q = L->line_start; q < p; q++)
+    if (((unsigned char)*q & 0xC0) != 0x80) col++;
+  return col;
+}
+
+static int lex_error(lexer *L, const char *at, int code, const char *hint, const char *msg) {
+  kip_err_at(L->err, code, L->line, col_of(L, at), hint, "%s", msg);
+  return -1;
+}
+
+static int hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+static void put_utf8(kip_buf *b, unsigned cp) {
+  char u[4];
+  int n;
+  if (cp < 0x80) { u[0] = (char)cp; n = 1; }
+  else if (cp < 0x800) { u[0] = (char)(0xC0 | (cp >> 6)); u[1] = (char)(0x80 | (cp & 0x3F)); n = 2; }
+  else if (cp < 0x10000) {
+    u[0] = (char)(0xE0 | (cp >> 12)); u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    u[2] = (char)(0x80 | (cp & 0x3F)); n = 3;
+  } else {
+    u[0] = (char)(0xF0 | (cp >> 18)); u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[3] = (char)(0x80 | (cp & 0x3F)); n = 4;
+  }
+  kip_buf_add(b, u, (size_t)n);
+}
+
+static int read_u4(lexer *L, const char *p, unsigned *out) {
+  if (L->end - p < 4) return 0;
+  unsigned v = 0;
+  for (int i = 0; i < 4; i++) {
+    int h = hexval((unsigned char)p[i]);
+    if (h < 0) return 0;
+    v = v * 16 + (unsigned)h;
+  }
+  *out = v;
+  return 1;
+}
+
+/* Decode a string starting at the opening quote; sets *tok fields. */
+static int lex_string(lexer *L, kip_tok *t) {
+  const char *start = L->p;
+  const char *p = L->p + 1;
+  kip_buf b;
+  kip_buf_init(&b);
+  for (;;) {
+    if (p >= L->end) {
+      kip_buf_free(&b);
+      L->p = start;
+      return lex_error(L, start, KIP_E_SYNTAX, "Close the string with a double quote (\").",
+                       "unterminated string literal");
+    }
+    unsigned char c = (unsigned char)*p;
+    if (c == '"') break;
+    if (c == '\n') { /* raw newlines are tolerated inside strings */
+      kip_buf_addc(&b, '\n');
+      p++;
+      L->line++;
+      L->line_start = p;
+      continue;
+    }
+    if (c != '\\') {
+      const char *q = p;
+      while (q < L->end && *q != '"' && *q != '\\' && *q != '\n') q++;
+      kip_buf_add(&b, p, (size_t)(q - p));
+      p = q;
+      continue;
+    }
+    if (p + 1 >= L->end) continue; /* reported as unterminated */
+    char e = p[1];
+    p += 2;
+    switch (e) {
+      case '"': kip_buf_addc(&b, '"'); break;
+      case '\\': kip_buf_addc(&b, '\\'); break;
+      case '/': kip_buf_addc(&b, '/'); break;
+      case 'b': kip_buf_addc(&b, '\b'); break;
+      case 'f': kip_buf_addc(&b, '\f'); break;
+      case 'n': kip_buf_addc(&b, '\n'); break;
+      case 'r': kip_buf_addc(&b, '\r'); break;
+      case 't': kip_buf_addc(&b, '\t'); break;
+      case 'u': {
+        unsigned cp;
+        if (!read_u4(L, p, &cp)) {
+          kip_buf_free(&b);
+          return lex_error(L, p - 2, KIP_E_SYNTAX, "Write \\u followed by exactly four hex digits.",
+                           "invalid \\u escape in string literal");
+        }
+        p += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          unsigned lo;
+          if (p + 1 < L->end && p[0] == '\\' && p[1] == 'u' && read_u4(L, p + 2, &lo) &&
+              lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            p += 6;
+          } else {
+            cp = 0xFFFD; /* lone surrogate */
+          }
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          cp = 0xFFFD;
+        }
+        put_utf8(&b, cp);
+        break;
+      }
+      default: {
+        kip_buf_free(&b);
+        char msg[64];
+        snprintf(msg, sizeof msg, "invalid escape '\\%c' in string literal", (e >= 32 && e < 127) ? e : '?');
+        return lex_error(L, p - 2, KIP_E_SYNTAX,
+                         "Valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX.", msg);
+      }
+    }
+  }
+  if (b.oom) {
+    kip_buf_free(&b);
+    return lex_error(L, start, KIP_E_RESOURCE, NULL, "out of memory");
+  }
+  t->kind = T_STRING;
+  t->str = kip_strndup(L->a, b.p ? b.p : "", b.len);
+  t->slen = b.len;
+  kip_buf_free(&b);
+  L->p = p + 1;
+  return 0;
+}
+
+static int lex_number(lexer *L, kip_tok *t) {
+  const char *p = L->p;
+  const char *start = p;
+  int is_real = 0;
+  if (*p == '-' || *p == '+') p++;
+  if (p >= L->end || !isdig((unsigned char)*p))
+    return lex_error(L, start, KIP_E_SYNTAX, NULL, "a sign must be followed by digits");
+  while (p < L->end && isdig((unsigned char)*p)) p++;
+  if (p < L->end && *p == '.' && p + 1 < L->end && isdig((unsigned char)p[1])) {
+    is_real = 1;
+    p++;
+    while (p < L->end && isdig((unsigned char)*p)) p++;
+  }
+  if (p < L->end && (*p == 'e' || *p == 'E')) {
+    const char *q = p + 1;
+    if (q < L->end && (*q == '+' || *q == '-')) q++;
+    if (q < L->end && isdig((unsigned char)*q)) {
+      is_real = 1;
+      p = q;
+      while (p < L->end && isdig((unsigned char)*p)) p++;
+    }
+  }
+  if (p < L->end && isid((unsigned char)*p)) {
+    /* 2fa, 9g: an identifier that starts with a digit */
+    while (p < L->end && isid((unsigned char)*p)) p++;
+    t->kind = T_BADIDENT;
+    t->str = kip_strndup(L->a, start, (size_t)(p - start));
+    t->slen = (size_t)(p - start);
+    L->p = p;
+    return 0;
+  }
+  char tmp[400];
+  size_t n = (size_t)(p - start);
+  if (n >= sizeof tmp) return lex_error(L, start, KIP_E_SYNTAX, NULL, "numeric literal too long");
+  memcpy(tmp, start, n);
+  tmp[n] = 0;
+  if (is_real) {
+    t->kind = T_REAL;
+    t->rval = strtod(tmp, NULL);
+  } else {
+    errno = 0;
+    long long v = strtoll(tmp, NULL, 10);
+    if (errno == ERANGE)
+      return lex_error(L, start, KIP_E_SYNTAX,
+                       "Integers must fit in 64 bits; write larger numbers as reals (1e20) or strings.",
+                       "integer literal out of 64-bit range");
+    t->kind = T_INT;
+    t->ival = v;
+    t->rval = (double)v;
+  }
+  L->p = p;
+  return 0;
+}
+
+kip_tok *kip_lex(kip_arena *a, const char *text, size_t len, size_t *ntok, kip_error *err) {
+  lexer L = {a, text, text + len, text, 1, text, err};
+  size_t cap = 64, n = 0;
+  kip_tok *toks = malloc(cap * sizeof *toks);
+  if (!toks) abort();
+  int adjacent = 0;
+  for (;;) {
+    /* skip whitespace and comments */
+    while (L.p < L.end) {
+      char c = *L.p;
+      if (c == '\n') {
+        L.line++;
+        L.p++;
+        L.line_start = L.p;
+        adjacent = 0;
+      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        L.p++;
+        adjacent = 0;
+      } else if (c == '/' && L.p + 1 < L.end && L.p[1] == '/') {
+        while (L.p < L.end && *L.p != '\n') L.p++;
+        adjacent = 0;
+      } else if ((unsigned char)c == 0xEF && L.end - L.p >= 3 && (unsigned char)L.p[1] == 0xBB &&
+                 (unsigned char)L.p[2] == 0xBF) {
+        L.p += 3; /* BOM */
+      } else {
+        break;
+      }
+    }
+    if (n + 1 >= cap) {
+      cap *= 2;
+      kip_tok *nt = realloc(toks, cap * sizeof *toks);
+      if (!nt) abort();
+      toks = nt;
+    }
+    kip_tok *t = &toks[n];
+    memset(t, 0, sizeof *t);
+    t->pos.line = L.line;
+    t->pos.col = col_of(&L, L.p);
+    t->start = L.p;
+    t->adjacent = adjacent;
+    adjacent = 1;
+    if (L.p >= L.end) {
+      t->kind = T_EOF;
+      n++;
+      break;
+    }
+    unsigned char c = (unsigned char)*L.p;
+    int rc = 0;
+    if (isid0(c)) {
+      const char *q = L.p;
+      while (q < L.end && isid((unsigned char)*q)) q++;
+      t->kind = T_IDENT;
+      t->str = kip_strndup(a, L.p, (size_t)(q - L.p));
+      t->slen = (size_t)(q - L.p);
+      L.p = q;
+    } else if (c == '?') {
+      const char *q = L.p + 1;
+      if (q < L.end && isid0((unsigned char)*q)) {
+        const char *r = q;
+        while (r < L.end && isid((unsigned char)*r)) r++;
+        t->kind = T_VAR;
+        t->str = kip_strndup(a, q, (size_t)(r - q));
+        t->slen = (size_t)(r - q);
+        L.p = r;
+      } else if (q < L.end && isdig((unsigned char)*q)) {
+        const char *r = q;
+        while (r < L.end && isid((unsigned char)*r)) r++;
+        char msg[160];
+        snprintf(msg, sizeof msg, "invalid variable name '?%.*s': it starts with a digit",
+                 (int)((r - q) > 60 ? 60 : (r - q)), q);
+        rc = lex_error(&L, L.p, KIP_E_IDENTIFIER,
+                       "Variable names are ? followed by [a-zA-Z_][a-zA-Z0-9_]*, e.g. ?drug.", msg);
+      } else {
+        rc = lex_error(&L, L.p, KIP_E_SYNTAX, "Variables are written ?name, e.g. ?drug.",
+                       "'?' must be followed by a variable name");
+      }
+    } else if (c == '"') {
+      rc = lex_string(&L, t);
+    } else if (isdig(c) || ((c == '-' || c == '+') && L.p + 1 < L.end && isdig((unsigned char)L.p[1]))) {
+      rc = lex_number(&L, t);
+    } else {
+      const char *p = L.p;
+      int two = L.end - p >= 2;
+      int k = -1, w = 1;
+      switch (c) {
+        case '{': k = T_LBRACE; break;
+        case '}': k = T_RBRACE; break;
+        case '(': k = T_LPAREN; break;
+        case ')': k = T_RPAREN; break;
+        case '[': k = T_LBRACK; break;
+        case ']': k = T_RBRACK; break;
+        case ',': k = T_COMMA; break;
+        case ':': k = T_COLON; break;
+        case '.': k = T_DOT; break;
+        case '|':
+          if (two && p[1] == '|') { k = T_OR; w = 2; } else k = T_PIPE;
+          break;
+        case '&':
+          if (two && p[1] == '&') { k = T_AND; w = 2; }
+          break;
+        case '!':
+          if (two && p[1] == '=') { k = T_NE; w = 2; } else k = T_BANG;
+          break;
+        case '=':
+          if (two && p[1] == '=') { k = T_EQ; w = 2; }
+          break;
+        case '<':
+          if (two && p[1] == '=') { k = T_LE; w = 2; } else k = T_LT;
+          break;
+        case '>':
+          if (two && p[1] == '=') { k = T_GE; w = 2; } else k = T_GT;
+          break;
+        default: break;
+      }
+      if (k < 0) {
+        char msg[96];
+        const char *hint = NULL;
+        if (c == '\'') hint = "Strings are written with double quotes: \"text\".";
+        else if (c == '=') hint = "Use == to compare; object fields use key: value.";
+        else if (c == '&') hint = "Logical AND is written &&.";
+        if (c >= 32 && c < 127)
+          snprintf(msg, sizeof msg, "unexpected character '%c'", c);
+        else
+          snprintf(msg, sizeof msg, "unexpected byte 0x%02X", c);
+        rc = lex_error(&L, p, KIP_E_SYNTAX, hint, msg);
+      } else {
+        t->kind = k;
+        L.p += w;
+      }
+    }
+    if (rc < 0) {
+      free(toks);
+      return NULL;
+    }
+    t->len = (size_t)(L.p - t->start);
+    n++;
+  }
+  kip_tok *out = kip_alloc(a, n * sizeof *out);
+  memcpy(out, toks, n * sizeof *out);
+  free(toks);
+  *ntok = n;
+  return out;
+}
+
+void kip_tok_describe(const kip_tok *t, char *out, size_t n) {
+  switch (t->kind) {
+    case T_EOF: snprintf(out, n, "end of input"); break;
+    case T_STRING: snprintf(out, n, "string \"%.40s%s\"", t->str, t->slen > 40 ? "..." : ""); break;
+    case T_VAR: snprintf(out, n, "variable '?%.60s'", t->str); break;
+    default: snprintf(out, n, "'%.*s'", (int)(t->len > 60 ? 60 : t->len), t->start); break;
+  }
+}

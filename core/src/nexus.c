@@ -1,0 +1,72 @@
+/*
+** nexus.c — the public kip_nexus object: open (store + bootstrap), close,
+** and the parse entry point of kip.h.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+int kip_open(const char *path, const kip_open_options *opt, kip_nexus **out, kip_error *err) {
+  kip_error tmp;
+  if (!err) err = &tmp;
+  kip_err_clear(err);
+  *out = NULL;
+  if (!path || !*path) return kip_err(err, KIP_E_INTERNAL, "Pass a database file path.", "no database path given");
+  kip_nexus *nx = calloc(1, sizeof *nx);
+  if (!nx) return kip_err(err, KIP_E_RESOURCE, NULL, "out of memory");
+  nx->max_hops = KIP_DEFAULT_MAX_HOPS;
+  nx->max_rows = KIP_DEFAULT_MAX_ROWS;
+  int rc = kip_store_open(nx, path, opt, err);
+  if (!rc) rc = kip_bootstrap(nx, opt ? opt->capsule_dir : NULL, err);
+  if (rc) {
+    kip_store_close(nx);
+    free(nx);
+    return rc;
+  }
+  *out = nx;
+  return 0;
+}
+
+void kip_close(kip_nexus *nx) {
+  if (!nx) return;
+  if (nx->tx_depth) {
+    nx->tx_depth = 1;
+    kip_tx_rollback(nx);
+  }
+  kip_store_close(nx);
+  free(nx);
+}
+
+struct sqlite3 *kip_nexus_db(kip_nexus *nx) { return nx ? nx->db : NULL; }
+
+char *kip_parse_json(const char *command, size_t len, const char *params_json) {
+  kip_error err;
+  kip_err_clear(&err);
+  kip_buf b;
+  kip_buf_init(&b);
+  json_t *params = NULL;
+  if (params_json && *params_json) {
+    params = kip_json_parse(params_json, strlen(params_json), &err);
+    if (params && !json_is_object(params))
+      kip_err(&err, KIP_E_SYNTAX, NULL, "parameters must be a JSON object");
+  }
+  if (!err.code) {
+    kip_arena a;
+    kip_arena_init(&a);
+    ast_command *cmd = kip_parse(&a, command, len, params, &err);
+    if (cmd) {
+      kip_buf_adds(&b, "{\"result\":");
+      kip_ast_write(&b, cmd);
+      kip_buf_addc(&b, '}');
+    }
+    kip_arena_free(&a);
+  }
+  if (err.code) {
+    kip_buf_adds(&b, "{\"error\":");
+    kip_json_write_error(&b, &err);
+    kip_buf_addc(&b, '}');
+  }
+  json_decref(params);
+  return kip_buf_detach(&b);
+}

@@ -1,0 +1,229 @@
+/*
+** request.c — the request envelope of execute_kip / execute_kip_readonly
+** (RC11 §6): validates the request object (exactly one of command/commands,
+** known fields only, limits), merges shared and per-command parameters,
+** runs each command (KML in its own transaction), applies batch semantics
+** (syntax, KQL and META errors inline; the first KML execution error stops
+** the batch), dry_run (everything runs inside a transaction that is rolled
+** back; UPSERT id arrays are empty) and readonly (KML refused, KIP_4004).
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+static void write_error_response(kip_buf *b, const kip_error *e) {
+  kip_buf_adds(b, "{\"error\":");
+  kip_json_write_error(b, e);
+  kip_buf_addc(b, '}');
+}
+
+static int dispatch(kip_ctx *c, const ast_command *cmd) {
+  const ast_stmt *s = cmd->stmts[0];
+  switch (s->kind) {
+    case S_UPSERT: return kip_exec_upsert(c, cmd);
+    case S_FIND: return kip_exec_find(c, s);
+    case S_UPDATE: return kip_exec_update(c, s);
+    case S_MERGE: return kip_exec_merge(c, s);
+    case S_DELETE: return kip_exec_delete(c, s);
+    case S_DESCRIBE: return kip_exec_describe(c, s);
+    case S_SEARCH: return kip_exec_search(c, s);
+    case S_EXPORT: return kip_exec_export(c, s);
+  }
+  return kip_err(c->err, KIP_E_INTERNAL, NULL, "unknown statement");
+}
+
+/* Run one command; append its response object to out. Returns 1 when it was
+** a KML command that failed during execution (the batch must stop). */
+static int run_command(kip_nexus *nx, const char *text, size_t len, const json_t *params, int readonly,
+                       int dry_run, const kip_call_options *opt, kip_buf *out) {
+  kip_error err;
+  kip_err_clear(&err);
+  if (len > KIP_MAX_COMMAND_BYTES) {
+    kip_err(&err, KIP_E_RESOURCE, "Split the command (e.g. a large capsule) into several commands.",
+            "command is %zu bytes; the limit is %d", len, KIP_MAX_COMMAND_BYTES);
+    write_error_response(out, &err);
+    return 0;
+  }
+  kip_arena a;
+  kip_arena_init(&a);
+  int stop = 0;
+  ast_command *cmd = kip_parse(&a, text, len, params, &err);
+  if (cmd && readonly && cmd->is_kml) {
+    kip_err(&err, KIP_E_DENIED, "Use execute_kip (not execute_kip_readonly) to change the graph.",
+            "%s is not allowed on the read-only interface", kip_stmt_kind_name(cmd->stmts[0]->kind));
+    cmd = NULL;
+  }
+  if (cmd) {
+    kip_buf res;
+    kip_buf_init(&res);
+    kip_ctx c = {nx, &err, dry_run, &res, NULL};
+    int deadline = opt && opt->deadline_ms > 0 ? opt->deadline_ms : KIP_DEFAULT_DEADLINE_MS;
+    nx->timed_out = 0;
+    nx->regex_error = 0;
+    nx->max_rows = opt && opt->max_rows > 0 ? opt->max_rows : KIP_DEFAULT_MAX_ROWS;
+    nx->max_hops = opt && opt->max_hops > 0 ? opt->max_hops : KIP_DEFAULT_MAX_HOPS;
+    nx->deadline_us = kip_now_us() + (int64_t)deadline * 1000;
+    int rc;
+    if (cmd->is_kml) {
+      kip_stamp_now(nx);
+      rc = kip_tx_begin(nx, &err);
+      if (!rc) {
+        rc = dispatch(&c, cmd);
+        if (rc) kip_tx_rollback(nx);
+        else rc = kip_tx_commit(nx, &err);
+      }
+      stop = rc != 0;
+    } else {
+      rc = dispatch(&c, cmd);
+    }
+    nx->deadline_us = 0;
+    if (rc) {
+      write_error_response(out, &err);
+    } else {
+      kip_buf_adds(out, "{\"result\":");
+      kip_buf_add(out, res.p ? res.p : "null", res.p ? res.len : 4);
+      if (c.next_cursor) {
+        kip_buf_adds(out, ",\"next_cursor\":");
+        kip_buf_json_str(out, c.next_cursor, strlen(c.next_cursor));
+      }
+      kip_buf_addc(out, '}');
+    }
+    free(c.next_cursor);
+    kip_buf_free(&res);
+  } else {
+    write_error_response(out, &err);
+  }
+  kip_arena_free(&a);
+  return stop;
+}
+
+static int bad_request(kip_buf *out, const char *hint, const char *msg) {
+  kip_error e;
+  kip_err(&e, KIP_E_SYNTAX, hint, "invalid request: %s", msg);
+  write_error_response(out, &e);
+  return 0;
+}
+
+static json_t *merged_params(const json_t *shared, const json_t *own) {
+  if (!own) return shared ? json_incref((json_t *)shared) : NULL;
+  return kip_json_merge(shared, own);
+}
+
+char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_call_options *opt) {
+  kip_buf out;
+  kip_buf_init(&out);
+  kip_error err;
+  kip_err_clear(&err);
+  int readonly = opt && opt->readonly;
+  json_t *req = kip_json_parse(request, len, &err);
+  if (!req) {
+    write_error_response(&out, &err);
+    return kip_buf_detach(&out);
+  }
+  const char *k;
+  json_t *v;
+  json_t *command = NULL, *commands = NULL, *params = NULL;
+  int dry_run = 0;
+  if (!json_is_object(req)) {
+    bad_request(&out, "Send {\"command\": \"...\"} or {\"commands\": [...]}.", "the request must be a JSON object");
+    goto done;
+  }
+  json_object_foreach(req, k, v) {
+    if (!strcmp(k, "command")) command = v;
+    else if (!strcmp(k, "commands")) commands = v;
+    else if (!strcmp(k, "parameters")) params = v;
+    else if (!strcmp(k, "dry_run")) {
+      if (!json_is_boolean(v)) {
+        bad_request(&out, NULL, "\"dry_run\" must be a boolean");
+        goto done;
+      }
+      dry_run = json_is_true(v);
+    } else {
+      char msg[300];
+      snprintf(msg, sizeof msg, "unknown field \"%.200s\"", k);
+      bad_request(&out, "Allowed fields: command, commands, parameters, dry_run.", msg);
+      goto done;
+    }
+  }
+  if ((command != NULL) == (commands != NULL)) {
+    bad_request(&out, "Provide \"command\" (a string) or \"commands\" (an array), not both.",
+                "exactly one of \"command\" or \"commands\" must be given");
+    goto done;
+  }
+  if (params && !json_is_object(params) && !json_is_null(params)) {
+    bad_request(&out, NULL, "\"parameters\" must be an object");
+    goto done;
+  }
+  if (params && json_is_null(params)) params = NULL;
+  if (command && !json_is_string(command)) {
+    bad_request(&out, NULL, "\"command\" must be a string");
+    goto done;
+  }
+  if (commands) {
+    if (!json_is_array(commands)) {
+      bad_request(&out, NULL, "\"commands\" must be an array");
+      goto done;
+    }
+    if (json_array_size(commands) > KIP_MAX_BATCH) {
+      kip_err(&err, KIP_E_RESOURCE, "Split the batch into several requests.", "batch has %zu commands; the limit is %d",
+              json_array_size(commands), KIP_MAX_BATCH);
+      write_error_response(&out, &err);
+      goto done;
+    }
+    size_t i;
+    json_t *item;
+    json_array_foreach(commands, i, item) {
+      if (json_is_string(item)) continue;
+      if (!json_is_object(item) || !json_is_string(json_object_get(item, "command"))) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "commands[%zu] must be a string or {\"command\": \"...\", \"parameters\": {...}}", i);
+        bad_request(&out, NULL, msg);
+        goto done;
+      }
+      json_object_foreach(item, k, v) {
+        if (strcmp(k, "command") && strcmp(k, "parameters")) {
+          char msg[300];
+          snprintf(msg, sizeof msg, "unknown field \"%.200s\" in commands[%zu]", k, i);
+          bad_request(&out, "Batch items take command and parameters only.", msg);
+          goto done;
+        }
+        if (!strcmp(k, "parameters") && !json_is_object(v) && !json_is_null(v)) {
+          char msg[120];
+          snprintf(msg, sizeof msg, "commands[%zu].parameters must be an object", i);
+          bad_request(&out, NULL, msg);
+          goto done;
+        }
+      }
+    }
+  }
+  if (dry_run && !readonly) {
+    if (kip_tx_begin(nx, &err)) {
+      write_error_response(&out, &err);
+      goto done;
+    }
+  }
+  if (command) {
+    run_command(nx, json_string_value(command), json_string_length(command), params, readonly, dry_run, opt, &out);
+  } else {
+    kip_buf_adds(&out, "{\"result\":[");
+    size_t i;
+    json_t *item;
+    json_array_foreach(commands, i, item) {
+      if (i) kip_buf_addc(&out, ',');
+      json_t *text = json_is_string(item) ? item : json_object_get(item, "command");
+      json_t *own = json_is_object(item) ? json_object_get(item, "parameters") : NULL;
+      if (own && json_is_null(own)) own = NULL;
+      json_t *p = merged_params(params, own);
+      int stop = run_command(nx, json_string_value(text), json_string_length(text), p, readonly, dry_run, opt, &out);
+      json_decref(p);
+      if (stop) break;
+    }
+    kip_buf_adds(&out, "]}");
+  }
+  if (dry_run && !readonly) kip_tx_rollback(nx);
+done:
+  json_decref(req);
+  char *s = kip_buf_detach(&out);
+  return s ? s : strdup("{\"error\":{\"code\":\"KIP_4002\",\"name\":\"ResourceExhausted\",\"message\":\"out of memory\",\"hint\":\"\"}}");
+}

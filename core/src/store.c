@@ -1,0 +1,417 @@
+/*
+** store.c — the graph store on SQLite: opening a nexus file (WAL, busy
+** timeout, foreign keys), the versioned schema and its forward migrations,
+** persistent prepared statements, nested transactions (BEGIN IMMEDIATE /
+** SAVEPOINT), and element CRUD with engine-maintained _version/_updated_at.
+**
+** Concepts and propositions live in one table `element` so that they share
+** one id space (higher-order propositions are plain references) and ids are
+** never reused (AUTOINCREMENT). Concept rows carry type+name, proposition
+** rows carry subject+predicate+object; a CHECK keeps the two shapes apart.
+*/
+#include "store.h"
+#include "compile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int64_t kip_now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void kip_stamp_now(kip_nexus *nx) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  gmtime_r(&ts.tv_sec, &tm);
+  strftime(nx->now, sizeof nx->now, "%Y-%m-%dT%H:%M:%S", &tm);
+  size_t n = strlen(nx->now);
+  snprintf(nx->now + n, sizeof nx->now - n, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
+}
+
+/* --------------------------------------------------------------- schema */
+#define SCHEMA_V1 \
+    "CREATE TABLE element(\n" \
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,\n" \
+    "  type TEXT,\n" \
+    "  name TEXT,\n" \
+    "  subject INTEGER REFERENCES element(id),\n" \
+    "  predicate TEXT,\n" \
+    "  object INTEGER REFERENCES element(id),\n" \
+    "  attributes TEXT NOT NULL DEFAULT '{}',\n" \
+    "  metadata TEXT NOT NULL DEFAULT '{}',\n" \
+    "  version INTEGER NOT NULL DEFAULT 1,\n" \
+    "  updated_at TEXT NOT NULL,\n" \
+    "  CHECK ((type IS NOT NULL AND name IS NOT NULL AND subject IS NULL AND predicate IS NULL AND object IS NULL)\n" \
+    "      OR (type IS NULL AND name IS NULL AND subject IS NOT NULL AND predicate IS NOT NULL AND object IS NOT NULL))\n" \
+    ");\n" \
+    "CREATE UNIQUE INDEX element_concept ON element(type, name) WHERE type IS NOT NULL;\n" \
+    "CREATE INDEX element_name ON element(name) WHERE name IS NOT NULL;\n" \
+    "CREATE UNIQUE INDEX element_spo ON element(subject, predicate, object) WHERE subject IS NOT NULL;\n" \
+    "CREATE INDEX element_ops ON element(object, predicate, subject) WHERE object IS NOT NULL;\n" \
+    "CREATE INDEX element_pred ON element(predicate, subject, object) WHERE predicate IS NOT NULL;\n" \
+    "CREATE TABLE kip_capsule(name TEXT PRIMARY KEY, hash TEXT NOT NULL, applied_at TEXT NOT NULL);\n" \
+    "CREATE TABLE kip_info(key TEXT PRIMARY KEY, value TEXT);\n"
+
+/* migrations[i] brings user_version i to i+1 */
+static const char *const migrations[] = {SCHEMA_V1};
+
+static int exec_sql(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
+  char *msg = NULL;
+  int rc = sqlite3_exec(nx->db, sql, NULL, NULL, &msg);
+  if (rc != SQLITE_OK) {
+    kip_store_error(nx, rc, err, what);
+    if (msg && rc != SQLITE_BUSY && rc != SQLITE_INTERRUPT)
+      snprintf(err->message, sizeof err->message, "%s: %s", what, msg);
+    sqlite3_free(msg);
+    return err->code;
+  }
+  return 0;
+}
+
+static int user_version(kip_nexus *nx, int *v) {
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(nx->db, "PRAGMA user_version", -1, &st, NULL);
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(st);
+  *v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+static int migrate(kip_nexus *nx, int *created, kip_error *err) {
+  int v = 0;
+  int rc = user_version(nx, &v);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the schema version");
+  if (v == KIP_SCHEMA_VERSION) return 0;
+  if (v > KIP_SCHEMA_VERSION)
+    return kip_err(err, KIP_E_INTERNAL, "Upgrade kipnexus to open this file.",
+                   "database schema version %d is newer than this build supports (%d)", v, KIP_SCHEMA_VERSION);
+  if (nx->readonly_file)
+    return kip_err(err, KIP_E_INTERNAL, "Open it once read-write to initialise it.",
+                   "database is not initialised and was opened read-only");
+  if ((rc = kip_tx_begin(nx, err))) return rc;
+  rc = user_version(nx, &v); /* another process may have won the race */
+  if (rc != SQLITE_OK) {
+    kip_tx_rollback(nx);
+    return kip_store_error(nx, rc, err, "reading the schema version");
+  }
+  *created = v == 0;
+  for (; v < KIP_SCHEMA_VERSION; v++) {
+    if (exec_sql(nx, migrations[v], err, "migrating the schema")) {
+      kip_tx_rollback(nx);
+      return err->code;
+    }
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
+    if (exec_sql(nx, sql, err, "migrating the schema")) {
+      kip_tx_rollback(nx);
+      return err->code;
+    }
+  }
+  return kip_tx_commit(nx, err);
+}
+
+static const char *stmt_sql[ST_COUNT] = {
+    [ST_GET] = "SELECT id, type, name, subject, predicate, object, attributes, metadata, version FROM element WHERE id=?1",
+    [ST_FIND_CONCEPT] = "SELECT id FROM element WHERE type=?1 AND name=?2",
+    [ST_FIND_PROP] = "SELECT id FROM element WHERE subject=?1 AND predicate=?2 AND object=?3",
+    [ST_INSERT_CONCEPT] =
+        "INSERT INTO element(type, name, attributes, metadata, version, updated_at) VALUES(?1,?2,?3,?4,1,?5)",
+    [ST_INSERT_PROP] = "INSERT INTO element(subject, predicate, object, attributes, metadata, version, updated_at) "
+                       "VALUES(?1,?2,?3,?4,?5,1,?6)",
+    [ST_UPDATE] = "UPDATE element SET attributes=?2, metadata=?3, version=version+1, updated_at=?4 WHERE id=?1",
+    [ST_DELETE] = "DELETE FROM element WHERE id=?1",
+    [ST_IS_DEFINED] = "SELECT 1 FROM element WHERE type=?1 AND name=?2",
+};
+
+static int progress_handler(void *ud) {
+  kip_nexus *nx = ud;
+  if (nx->deadline_us && kip_now_us() > nx->deadline_us) {
+    nx->timed_out = 1;
+    return 1;
+  }
+  return 0;
+}
+
+int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, kip_error *err) {
+  int flags = SQLITE_OPEN_NOMUTEX | (opt && opt->readonly ? SQLITE_OPEN_READONLY
+                                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  nx->readonly_file = opt && opt->readonly;
+  int rc = sqlite3_open_v2(path, &nx->db, flags, NULL);
+  if (rc != SQLITE_OK) {
+    kip_err(err, KIP_E_INTERNAL, "Check that the path exists and is writable.", "cannot open database '%s': %s",
+            path, nx->db ? sqlite3_errmsg(nx->db) : sqlite3_errstr(rc));
+    return err->code;
+  }
+  sqlite3_extended_result_codes(nx->db, 1);
+  sqlite3_busy_timeout(nx->db, opt && opt->busy_timeout_ms > 0 ? opt->busy_timeout_ms : 30000);
+  sqlite3_progress_handler(nx->db, 2000, progress_handler, nx);
+  if (!nx->readonly_file) {
+    if (exec_sql(nx, "PRAGMA journal_mode=WAL", err, "enabling WAL")) return err->code;
+  }
+  char sql[128];
+  snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000",
+           opt && opt->synchronous_full ? "FULL" : "NORMAL");
+  if (exec_sql(nx, sql, err, "configuring the connection")) return err->code;
+  if (kip_register_sql_functions(nx) || kip_register_hops(nx)) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
+  int created = 0;
+  if ((rc = migrate(nx, &created, err))) return rc;
+  for (int i = 0; i < ST_COUNT; i++) {
+    rc = sqlite3_prepare_v3(nx->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &nx->stmts[i], NULL);
+    if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "preparing statements");
+  }
+  return 0;
+}
+
+void kip_store_close(kip_nexus *nx) {
+  for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(nx->stmts[i]);
+  kip_free_sql_state(nx);
+  if (nx->db) sqlite3_close_v2(nx->db);
+  nx->db = NULL;
+}
+
+int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
+  int prim = rc & 0xff;
+  if (prim == SQLITE_INTERRUPT || nx->timed_out)
+    return kip_err(err, KIP_E_TIMEOUT, NULL, "execution exceeded the time budget while %s", what);
+  if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
+    return kip_err(err, KIP_E_TIMEOUT, "Another writer holds the database; retry shortly.",
+                   "database is busy while %s", what);
+  if (prim == SQLITE_NOMEM || prim == SQLITE_FULL || prim == SQLITE_TOOBIG)
+    return kip_err(err, KIP_E_RESOURCE, NULL, "resource exhausted while %s: %s", what, sqlite3_errstr(rc));
+  if (prim == SQLITE_READONLY)
+    return kip_err(err, KIP_E_DENIED, "Open the nexus read-write to change it.",
+                   "database is read-only while %s", what);
+  const char *m = nx->db ? sqlite3_errmsg(nx->db) : "";
+  if (!strncmp(m, "KIP_4002: ", 10))
+    return kip_err(err, KIP_E_RESOURCE, "Lower the hop range or anchor the path closer to its target.", "%s", m + 10);
+  if (nx->regex_error)
+    return kip_err(err, KIP_E_SYNTAX, "Check the REGEX pattern (PCRE2 syntax).", "%s", nx->regex_msg);
+  return kip_err(err, KIP_E_INTERNAL, NULL, "database error while %s: %s", what,
+                 nx->db ? sqlite3_errmsg(nx->db) : sqlite3_errstr(rc));
+}
+
+/* ---------------------------------------------------------- transactions */
+int kip_tx_begin(kip_nexus *nx, kip_error *err) {
+  char sql[48];
+  if (nx->tx_depth == 0) snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
+  else snprintf(sql, sizeof sql, "SAVEPOINT kip_sp%d", nx->tx_depth);
+  if (exec_sql(nx, sql, err, "starting a transaction")) return err->code;
+  nx->tx_depth++;
+  return 0;
+}
+
+int kip_tx_commit(kip_nexus *nx, kip_error *err) {
+  char sql[48];
+  if (nx->tx_depth == 1) snprintf(sql, sizeof sql, "COMMIT");
+  else snprintf(sql, sizeof sql, "RELEASE kip_sp%d", nx->tx_depth - 1);
+  if (exec_sql(nx, sql, err, "committing")) {
+    kip_tx_rollback(nx);
+    return err->code;
+  }
+  nx->tx_depth--;
+  return 0;
+}
+
+void kip_tx_rollback(kip_nexus *nx) {
+  if (nx->tx_depth == 0) return;
+  char sql[96];
+  if (nx->tx_depth == 1) snprintf(sql, sizeof sql, "ROLLBACK");
+  else snprintf(sql, sizeof sql, "ROLLBACK TO kip_sp%d; RELEASE kip_sp%d", nx->tx_depth - 1, nx->tx_depth - 1);
+  int64_t saved = nx->deadline_us;
+  nx->deadline_us = 0; /* a rollback must never be interrupted */
+  sqlite3_exec(nx->db, sql, NULL, NULL, NULL);
+  nx->deadline_us = saved;
+  nx->tx_depth--;
+}
+
+/* -------------------------------------------------------------- elements */
+void kip_elem_clear(kip_elem *e) {
+  free(e->type);
+  free(e->name);
+  free(e->predicate);
+  json_decref(e->attrs);
+  json_decref(e->meta);
+  memset(e, 0, sizeof *e);
+}
+
+static char *col_dup(sqlite3_stmt *st, int i) {
+  const unsigned char *s = sqlite3_column_text(st, i);
+  if (!s) return NULL;
+  size_t n = (size_t)sqlite3_column_bytes(st, i);
+  char *p = malloc(n + 1);
+  if (!p) return NULL;
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+static json_t *col_json(sqlite3_stmt *st, int i) {
+  const char *s = (const char *)sqlite3_column_text(st, i);
+  json_t *v = s ? json_loadb(s, (size_t)sqlite3_column_bytes(st, i), 0, NULL) : NULL;
+  return v && json_is_object(v) ? v : (json_decref(v), json_object());
+}
+
+int kip_store_get(kip_nexus *nx, int64_t id, kip_elem *out, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_GET];
+  memset(out, 0, sizeof *out);
+  sqlite3_bind_int64(st, 1, id);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    out->id = id;
+    out->is_prop = sqlite3_column_type(st, 1) == SQLITE_NULL;
+    out->type = col_dup(st, 1);
+    out->name = col_dup(st, 2);
+    out->subject = sqlite3_column_int64(st, 3);
+    out->predicate = col_dup(st, 4);
+    out->object = sqlite3_column_int64(st, 5);
+    out->attrs = col_json(st, 6);
+    out->meta = col_json(st, 7);
+    out->version = sqlite3_column_int64(st, 8);
+    sqlite3_reset(st);
+    return 0;
+  }
+  sqlite3_reset(st);
+  if (rc == SQLITE_DONE) return KIP_E_NOT_FOUND;
+  return kip_store_error(nx, rc, err, "reading an element");
+}
+
+static int step_id(kip_nexus *nx, sqlite3_stmt *st, int64_t *id, kip_error *err, const char *what) {
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    *id = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return 0;
+  }
+  sqlite3_reset(st);
+  *id = 0;
+  if (rc == SQLITE_DONE) return KIP_E_NOT_FOUND;
+  return kip_store_error(nx, rc, err, what);
+}
+
+int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, int64_t *id, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_FIND_CONCEPT];
+  sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+  int rc = step_id(nx, st, id, err, "looking up a concept");
+  sqlite3_clear_bindings(st);
+  return rc;
+}
+
+int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t *id, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_FIND_PROP];
+  sqlite3_bind_int64(st, 1, s);
+  sqlite3_bind_text(st, 2, p, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 3, o);
+  int rc = step_id(nx, st, id, err, "looking up a proposition");
+  sqlite3_clear_bindings(st);
+  return rc;
+}
+
+int kip_store_is_defined(kip_nexus *nx, const char *meta, const char *name, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_IS_DEFINED];
+  int64_t one;
+  sqlite3_bind_text(st, 1, meta, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+  int rc = step_id(nx, st, &one, err, "checking the schema");
+  sqlite3_clear_bindings(st);
+  if (rc == 0) return 1;
+  if (rc == KIP_E_NOT_FOUND) return 0;
+  return -1;
+}
+
+static int step_write(kip_nexus *nx, sqlite3_stmt *st, kip_error *err, const char *what) {
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  if (rc == SQLITE_DONE) return 0;
+  return kip_store_error(nx, rc, err, what);
+}
+
+static int bind_json(sqlite3_stmt *st, int i, const json_t *v) {
+  char *s = kip_json_dump(v ? v : json_object());
+  if (!s) return SQLITE_NOMEM;
+  return sqlite3_bind_text(st, i, s, -1, free);
+}
+
+int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,
+                             const json_t *meta, int64_t *id, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_INSERT_CONCEPT];
+  json_t *empty = json_object();
+  sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+  bind_json(st, 3, attrs ? attrs : empty);
+  bind_json(st, 4, meta ? meta : empty);
+  sqlite3_bind_text(st, 5, nx->now, -1, SQLITE_STATIC);
+  json_decref(empty);
+  int rc = step_write(nx, st, err, "creating a concept");
+  if (!rc) *id = sqlite3_last_insert_rowid(nx->db);
+  return rc;
+}
+
+int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, const json_t *attrs,
+                          const json_t *meta, int64_t *id, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_INSERT_PROP];
+  json_t *empty = json_object();
+  sqlite3_bind_int64(st, 1, s);
+  sqlite3_bind_text(st, 2, p, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 3, o);
+  bind_json(st, 4, attrs ? attrs : empty);
+  bind_json(st, 5, meta ? meta : empty);
+  sqlite3_bind_text(st, 6, nx->now, -1, SQLITE_STATIC);
+  json_decref(empty);
+  int rc = step_write(nx, st, err, "creating a proposition");
+  if (!rc) *id = sqlite3_last_insert_rowid(nx->db);
+  return rc;
+}
+
+int kip_store_update(kip_nexus *nx, int64_t id, const json_t *attrs, const json_t *meta, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_UPDATE];
+  sqlite3_bind_int64(st, 1, id);
+  bind_json(st, 2, attrs);
+  bind_json(st, 3, meta);
+  sqlite3_bind_text(st, 4, nx->now, -1, SQLITE_STATIC);
+  return step_write(nx, st, err, "updating an element");
+}
+
+int kip_store_delete(kip_nexus *nx, int64_t id, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_DELETE];
+  sqlite3_bind_int64(st, 1, id);
+  return step_write(nx, st, err, "deleting an element");
+}
+
+/* ------------------------------------------------------------------- ids */
+void kip_format_id(char *out, size_t n, int64_t id, int is_prop) {
+  snprintf(out, n, "%c:%lld", is_prop ? 'P' : 'C', (long long)id);
+}
+
+int kip_parse_id(const char *s, int64_t *id, int *is_prop) {
+  if (!s || (s[0] != 'C' && s[0] != 'P') || s[1] != ':' || s[2] < '1' || s[2] > '9') return 0;
+  int64_t v = 0;
+  for (const char *p = s + 2; *p; p++) {
+    if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10) return 0;
+    v = v * 10 + (*p - '0');
+  }
+  *id = v;
+  *is_prop = s[0] == 'P';
+  return 1;
+}
+
+/* ------------------------------------------------------- protected core */
+int kip_protection(const char *type, const char *name) {
+  if (!type || !name) return PROT_NONE;
+  if (!strcmp(type, "$ConceptType") &&
+      (!strcmp(name, "$ConceptType") || !strcmp(name, "$PropositionType") || !strcmp(name, "Domain")))
+    return PROT_CORE;
+  if (!strcmp(type, "$PropositionType") && !strcmp(name, "belongs_to_domain")) return PROT_CORE;
+  if (!strcmp(type, "Domain") && (!strcmp(name, "CoreSchema") || !strcmp(name, "Unsorted") ||
+                                  !strcmp(name, "Archived") || !strcmp(name, "System")))
+    return PROT_CORE;
+  if (!strcmp(type, "Person") && (!strcmp(name, "$self") || !strcmp(name, "$system"))) return PROT_ACTOR;
+  return PROT_NONE;
+}

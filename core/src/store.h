@@ -1,0 +1,84 @@
+/*
+** store.h — the SQLite-backed graph store (see store.c) and the nexus object.
+*/
+#ifndef KIP_STORE_H
+#define KIP_STORE_H
+#include <sqlite3.h>
+#include "kipint.h"
+
+#define KIP_SCHEMA_VERSION 1
+
+enum {
+  ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
+  ST_DELETE, ST_IS_DEFINED, ST_COUNT
+};
+
+struct kip_nexus {
+  sqlite3 *db;
+  sqlite3_stmt *stmts[ST_COUNT]; /* persistent prepared statements */
+  int tx_depth;                  /* 0 = autocommit; 1 = BEGIN; >1 = savepoints */
+  char now[64];                  /* ISO-8601 timestamp of the current command */
+  int privileged;                /* bootstrap: protected-core writes allowed */
+  int readonly_file;             /* opened read-only */
+  int64_t deadline_us;           /* monotonic deadline of the running request; 0 = none */
+  int timed_out;                 /* set by the progress handler */
+  int64_t max_rows;              /* materialization cap of the running request */
+  int max_hops;                  /* hop cap of the running request */
+  int regex_error;               /* set when REGEX got an invalid pattern */
+  char regex_msg[512];
+  struct kip_regex_cache *regex; /* compiled PCRE2 patterns (sqlfunc.c) */
+};
+
+/* one element (concept or proposition) loaded from the store */
+typedef struct kip_elem {
+  int64_t id;
+  int is_prop;
+  char *type, *name, *predicate; /* malloc'd (NULL where not applicable) */
+  int64_t subject, object;
+  json_t *attrs, *meta;          /* parsed, owned */
+  int64_t version;
+} kip_elem;
+
+void kip_elem_clear(kip_elem *e);
+
+int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, kip_error *err);
+void kip_store_close(kip_nexus *nx);
+
+/* map an SQLite failure to a kip_error (busy, interrupt, constraint, ...) */
+int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what);
+
+int kip_tx_begin(kip_nexus *nx, kip_error *err);
+int kip_tx_commit(kip_nexus *nx, kip_error *err);
+void kip_tx_rollback(kip_nexus *nx);
+void kip_stamp_now(kip_nexus *nx);
+
+int kip_store_get(kip_nexus *nx, int64_t id, kip_elem *out, kip_error *err); /* 0 / KIP_E_NOT_FOUND */
+int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, int64_t *id, kip_error *err);
+int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t *id, kip_error *err);
+int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,
+                             const json_t *meta, int64_t *id, kip_error *err);
+int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, const json_t *attrs,
+                          const json_t *meta, int64_t *id, kip_error *err);
+/* write new attributes/metadata; bumps _version and _updated_at */
+int kip_store_update(kip_nexus *nx, int64_t id, const json_t *attrs, const json_t *meta, kip_error *err);
+int kip_store_delete(kip_nexus *nx, int64_t id, kip_error *err);
+/* 1 when {type: meta, name: name} exists ("$ConceptType"/"$PropositionType") */
+int kip_store_is_defined(kip_nexus *nx, const char *meta, const char *name, kip_error *err);
+
+/* public ids: "C:<n>" / "P:<n>" */
+void kip_format_id(char *out, size_t n, int64_t id, int is_prop);
+/* parse a public id; returns 1 and sets id/is_prop, 0 if malformed */
+int kip_parse_id(const char *s, int64_t *id, int *is_prop);
+
+/* the protected core (RC11 §4.2.4, KIP_3004) */
+enum { PROT_NONE = 0, PROT_CORE = 1, PROT_ACTOR = 2 };
+int kip_protection(const char *type, const char *name);
+
+/* sqlfunc.c: register KIP value semantics as SQL functions */
+int kip_register_sql_functions(kip_nexus *nx);
+void kip_free_sql_state(kip_nexus *nx);
+
+/* monotonic clock in microseconds */
+int64_t kip_now_us(void);
+
+#endif

@@ -1,0 +1,238 @@
+/*
+** util.c — small infrastructure of libkipcore: the arena allocator that owns
+** AST nodes, the growable byte buffer used to build SQL and JSON text, and the
+** kip_error constructors (code table with names and default hints).
+*/
+#include "kipint.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ errors */
+static const struct {
+  int code;
+  const char *name;
+  const char *hint;
+} code_table[] = {
+    {KIP_E_SYNTAX, "InvalidSyntax",
+     "Check parenthesis matching, keyword spelling, and statement structure. Ensure JSON data format is valid."},
+    {KIP_E_IDENTIFIER, "InvalidIdentifier", "Identifiers must match regex [a-zA-Z_][a-zA-Z0-9_]*."},
+    {KIP_E_TYPE, "TypeMismatch",
+     "Execute DESCRIBE CONCEPT TYPES / DESCRIBE PROPOSITION TYPES to confirm names; they are case-sensitive."},
+    {KIP_E_CONSTRAINT, "ConstraintViolation",
+     "Never write _-prefixed metadata: it is engine-maintained."},
+    {KIP_E_VALUE_TYPE, "InvalidValueType", "Correct the JSON value type."},
+    {KIP_E_REFERENCE, "ReferenceError",
+     "Define a handle or variable before referencing it."},
+    {KIP_E_NOT_FOUND, "NotFound",
+     "The target may have been deleted or never created. Use SEARCH or FIND to confirm it exists."},
+    {KIP_E_DUPLICATE, "DuplicateExists", "Narrow the WHERE pattern until each variable matches one node."},
+    {KIP_E_IMMUTABLE, "ImmutableTarget",
+     "Operation prohibited: meta-types, core domains, the Domain type, belongs_to_domain and the identity and core_directives of $self/$system are protected."},
+    {KIP_E_VERSION, "VersionConflict",
+     "Re-read the element to get its fresh _version, re-apply your change, and retry."},
+    {KIP_E_TIMEOUT, "ExecutionTimeout", "Optimize the query: lower LIMIT, reduce hops, UNION branches or regexes."},
+    {KIP_E_RESOURCE, "ResourceExhausted", "Use LIMIT with CURSOR pagination, or narrow the pattern."},
+    {KIP_E_INTERNAL, "InternalError", "Retry later; report it if it persists."},
+    {KIP_E_DENIED, "PermissionDenied", "This caller may not perform the operation."},
+};
+
+const char *kip_code_name(int code) {
+  for (size_t i = 0; i < sizeof code_table / sizeof code_table[0]; i++)
+    if (code_table[i].code == code) return code_table[i].name;
+  return "UnknownError";
+}
+
+static const char *default_hint(int code) {
+  for (size_t i = 0; i < sizeof code_table / sizeof code_table[0]; i++)
+    if (code_table[i].code == code) return code_table[i].hint;
+  return "";
+}
+
+void kip_err_clear(kip_error *e) {
+  if (!e) return;
+  e->code = 0;
+  e->line = e->column = 0;
+  e->message[0] = e->hint[0] = 0;
+}
+
+static int verr(kip_error *e, int code, int line, int col, const char *hint, const char *fmt,
+                va_list ap) {
+  if (!e) return code;
+  e->code = code;
+  e->line = line;
+  e->column = col;
+  vsnprintf(e->message, sizeof e->message, fmt, ap);
+  snprintf(e->hint, sizeof e->hint, "%s", hint ? hint : default_hint(code));
+  return code;
+}
+
+int kip_err(kip_error *e, int code, const char *hint, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  verr(e, code, 0, 0, hint, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int kip_err_at(kip_error *e, int code, int line, int col, const char *hint, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  verr(e, code, line, col, hint, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+/* ------------------------------------------------------------------- arena */
+struct arena_chunk {
+  struct arena_chunk *next;
+  size_t used, cap;
+  max_align_t data[]; /* payload */
+};
+
+void kip_arena_init(kip_arena *a) { memset(a, 0, sizeof *a); }
+
+void kip_arena_free(kip_arena *a) {
+  struct arena_chunk *c = a->head;
+  while (c) {
+    struct arena_chunk *n = c->next;
+    free(c);
+    c = n;
+  }
+  for (size_t i = 0; i < a->nrefs; i++) json_decref(a->refs[i]);
+  free(a->refs);
+  memset(a, 0, sizeof *a);
+}
+
+void *kip_alloc(kip_arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  struct arena_chunk *c = a->head;
+  if (!c || c->cap - c->used < n) {
+    size_t cap = n > 16384 ? n : 16384;
+    c = malloc(sizeof *c + cap);
+    if (!c) abort(); /* out of memory in the parser: nothing sane to do */
+    c->next = a->head;
+    c->used = 0;
+    c->cap = cap;
+    a->head = c;
+  }
+  void *p = (char *)c->data + c->used;
+  c->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *kip_strndup(kip_arena *a, const char *s, size_t n) {
+  char *p = kip_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+json_t *kip_arena_own(kip_arena *a, json_t *v) {
+  if (!v) return NULL;
+  if (a->nrefs == a->caprefs) {
+    size_t cap = a->caprefs ? a->caprefs * 2 : 16;
+    json_t **r = realloc(a->refs, cap * sizeof *r);
+    if (!r) abort();
+    a->refs = r;
+    a->caprefs = cap;
+  }
+  a->refs[a->nrefs++] = v;
+  return v;
+}
+
+/* ------------------------------------------------------------------ buffer */
+void kip_buf_init(kip_buf *b) { memset(b, 0, sizeof *b); }
+void kip_buf_free(kip_buf *b) {
+  free(b->p);
+  memset(b, 0, sizeof *b);
+}
+
+static int buf_reserve(kip_buf *b, size_t extra) {
+  if (b->oom) return 0;
+  if (b->len + extra + 1 <= b->cap) return 1;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->len + extra + 1) cap *= 2;
+  char *p = realloc(b->p, cap);
+  if (!p) {
+    b->oom = 1;
+    return 0;
+  }
+  b->p = p;
+  b->cap = cap;
+  return 1;
+}
+
+void kip_buf_add(kip_buf *b, const char *s, size_t n) {
+  if (!buf_reserve(b, n)) return;
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = 0;
+}
+void kip_buf_adds(kip_buf *b, const char *s) { kip_buf_add(b, s, strlen(s)); }
+void kip_buf_addc(kip_buf *b, char c) { kip_buf_add(b, &c, 1); }
+
+void kip_buf_printf(kip_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char tmp[256];
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof tmp) {
+    kip_buf_add(b, tmp, (size_t)n);
+    return;
+  }
+  if (!buf_reserve(b, (size_t)n)) return;
+  va_start(ap, fmt);
+  vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+void kip_buf_json_str(kip_buf *b, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  kip_buf_addc(b, '"');
+  size_t run = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    kip_buf_add(b, s + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': kip_buf_add(b, "\\\"", 2); break;
+      case '\\': kip_buf_add(b, "\\\\", 2); break;
+      case '\n': kip_buf_add(b, "\\n", 2); break;
+      case '\r': kip_buf_add(b, "\\r", 2); break;
+      case '\t': kip_buf_add(b, "\\t", 2); break;
+      case '\b': kip_buf_add(b, "\\b", 2); break;
+      case '\f': kip_buf_add(b, "\\f", 2); break;
+      default: {
+        char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        kip_buf_add(b, u, 6);
+      }
+    }
+  }
+  kip_buf_add(b, s + run, n - run);
+  kip_buf_addc(b, '"');
+}
+
+char *kip_buf_detach(kip_buf *b) {
+  if (b->oom) {
+    kip_buf_free(b);
+    return NULL;
+  }
+  if (!b->p) {
+    char *p = malloc(1);
+    if (p) *p = 0;
+    return p;
+  }
+  char *p = b->p;
+  memset(b, 0, sizeof *b);
+  return p;
+}
+
+void kip_free(void *p) { free(p); }

@@ -1,0 +1,252 @@
+-- kip command-line interface. Run through the `kip` executable.
+local kip = require "kip"
+local core = kip.core
+
+local VERSION = kip.version
+local args = { ... }
+
+local function stderr(...) io.stderr:write(string.format(...), "\n") end
+local function die(fmt, ...) stderr("kip: " .. fmt, ...) os.exit(2) end
+
+local HELP = {
+  main = [[
+kip — a governed memory brain for LLM agents (KIP v1.0-RC11)
+
+usage: kip [--db PATH] <command> [options]
+
+commands:
+  call [--readonly] [FILE|-]     request JSON in, response JSON out (one line)
+  exec [--readonly] [--json] [-p name=value]... 'KIP COMMAND'
+                                 run one command, human-readable output
+  import FILE.kip...             apply capsules (one transaction per file)
+  parse 'KIP COMMAND'            print the AST as JSON
+  explain 'KQL'                  print the generated SQL and SQLite's plan
+  run SCRIPT.lua [args...]       run a Lua script with `kip` preloaded
+  version                        print the version
+
+options:
+  --db PATH    the nexus file (default: $KIP_DB, else $XDG_DATA_HOME/kip/nexus.db)
+  -h, --help   help (also `kip <command> --help`)
+]],
+  call = [[
+usage: kip [--db PATH] call [--readonly] [FILE|-]
+
+Reads one execute_kip request object ({"command": ...} or {"commands": [...]},
+optional "parameters" and "dry_run") from FILE or stdin and prints the
+response object on one line. --readonly is execute_kip_readonly. Exits 0
+whenever a response was produced (KIP errors are part of the response).
+]],
+  exec = [[
+usage: kip [--db PATH] exec [--readonly] [--json] [--dry-run] [-p name=value]... 'COMMAND'
+
+Runs one KIP command. -p binds a :name placeholder; the value is parsed as
+JSON when it is valid JSON (numbers, true, [..]) and is a string otherwise.
+--json prints the raw response. Exit status 1 when the command failed.
+]],
+  import = [[
+usage: kip [--db PATH] import FILE.kip...
+
+Applies capsule files (UPSERT statements). Each file is one command and one
+transaction: it applies completely or not at all. Re-importing is idempotent.
+]],
+  parse = "usage: kip parse 'COMMAND' [--params JSON]\n\nPrints the AST of a command as JSON (no database needed).\n",
+  explain = "usage: kip [--db PATH] explain 'KQL' [-p name=value]...\n\nPrints the SQL the compiler generates and SQLite's query plan.\n",
+  run = "usage: kip [--db PATH] run SCRIPT.lua [args...]\n\nRuns a Lua 5.4 script; `kip` is preloaded and KIP_DB holds the --db path.\n",
+}
+
+local function default_db()
+  local env = os.getenv("KIP_DB")
+  if env and env ~= "" then return env end
+  local base = os.getenv("XDG_DATA_HOME")
+  if not base or base == "" then base = (os.getenv("HOME") or ".") .. "/.local/share" end
+  local dir = base .. "/kip"
+  os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'")
+  return dir .. "/nexus.db"
+end
+
+-- global options
+local db_path
+local i = 1
+while args[i] do
+  local a = args[i]
+  if a == "--db" then
+    db_path = args[i + 1] or die("--db needs a path")
+    i = i + 2
+  elseif a:match("^%-%-db=") then
+    db_path = a:sub(6)
+    i = i + 1
+  elseif a == "-h" or a == "--help" then
+    io.write(HELP.main)
+    return 0
+  elseif a == "--version" then
+    print("kip " .. VERSION)
+    return 0
+  else
+    break
+  end
+end
+local cmd = args[i]
+local rest = {}
+for j = i + 1, #args do rest[#rest + 1] = args[j] end
+
+if not cmd then
+  io.write(HELP.main)
+  return 0
+end
+for _, a in ipairs(rest) do
+  if (a == "-h" or a == "--help") and HELP[cmd] then
+    io.write(HELP[cmd])
+    return 0
+  end
+end
+
+local function open_nexus()
+  local nx, err = kip.open { path = db_path or default_db() }
+  if not nx then die("cannot open nexus: %s", err) end
+  return nx
+end
+
+local function read_all(path)
+  local f, err
+  if path == nil or path == "-" then f = io.stdin else f, err = io.open(path, "rb") end
+  if not f then die("cannot read %s: %s", path, err) end
+  local s = f:read("a")
+  if f ~= io.stdin then f:close() end
+  return s
+end
+
+local function parse_param(spec, params)
+  local k, v = spec:match("^([%a_][%w_]*)=(.*)$")
+  if not k then die("bad parameter '%s' (expected name=value)", spec) end
+  local decoded = core.json_decode(v)
+  if decoded == nil then decoded = v end
+  params[k] = decoded
+end
+
+local function print_error(e)
+  local where = e.line and string.format(" (line %d, column %d)", e.line, e.column) or ""
+  stderr("%s %s%s: %s", e.code or "?", e.name or "", where, e.message or "")
+  if e.hint and e.hint ~= "" then stderr("  hint: %s", e.hint) end
+end
+
+local commands = {}
+
+function commands.version() print("kip " .. VERSION) return 0 end
+
+function commands.call()
+  local readonly, file = false, nil
+  for _, a in ipairs(rest) do
+    if a == "--readonly" then readonly = true
+    elseif a:sub(1, 1) == "-" and a ~= "-" then die("call: unknown option %s", a)
+    else file = a end
+  end
+  local req = read_all(file)
+  local nx = open_nexus()
+  io.write(nx:call_json(req, { readonly = readonly }), "\n")
+  nx:close()
+  return 0
+end
+
+function commands.exec()
+  local readonly, json, dry, params, text = false, false, false, {}, nil
+  local j = 1
+  while rest[j] do
+    local a = rest[j]
+    if a == "--readonly" then readonly = true
+    elseif a == "--json" then json = true
+    elseif a == "--dry-run" then dry = true
+    elseif a == "-p" then parse_param(rest[j + 1] or die("-p needs name=value"), params) j = j + 1
+    elseif a:sub(1, 1) == "-" and #a > 1 then die("exec: unknown option %s", a)
+    else text = a end
+    j = j + 1
+  end
+  if not text then die("exec needs a command (see kip exec --help)") end
+  local nx = open_nexus()
+  local req = { command = text }
+  if next(params) then req.parameters = params end
+  if dry then req.dry_run = true end
+  local out = nx:call_json(core.json_encode(req), { readonly = readonly })
+  nx:close()
+  if json then io.write(out, "\n") return 0 end
+  local resp = core.json_decode(out)
+  if resp.error then print_error(resp.error) return 1 end
+  io.write(core.json_encode(resp.result, true), "\n")
+  if resp.next_cursor then io.write("next_cursor: ", resp.next_cursor, "\n") end
+  return 0
+end
+
+function commands.import()
+  if #rest == 0 then die("import needs at least one .kip file") end
+  local nx = open_nexus()
+  local failed = 0
+  for _, file in ipairs(rest) do
+    local text = read_all(file)
+    local resp = core.json_decode(nx:call_json(core.json_encode({ command = text })))
+    if resp.error then
+      failed = failed + 1
+      local e = resp.error
+      stderr("%s:%s: %s %s", file, e.line or "?", e.code, e.message)
+      if e.hint then stderr("  hint: %s", e.hint) end
+    else
+      local r = resp.result
+      stderr("%s: %d statements, %d concept blocks, %d proposition blocks", file, r.blocks,
+        #r.upsert_concept_nodes, #r.upsert_proposition_links)
+    end
+  end
+  nx:close()
+  return failed > 0 and 1 or 0
+end
+
+function commands.parse()
+  local text, params
+  local j = 1
+  while rest[j] do
+    if rest[j] == "--params" then params = rest[j + 1] j = j + 1 else text = rest[j] end
+    j = j + 1
+  end
+  if not text then die("parse needs a command") end
+  local out = core.parse(text, params)
+  local r = core.json_decode(out)
+  if r.error then print_error(r.error) io.write(out, "\n") return 1 end
+  io.write(core.json_encode(r.result, true), "\n")
+  return 0
+end
+
+function commands.explain()
+  local text, params = nil, {}
+  local j = 1
+  while rest[j] do
+    if rest[j] == "-p" then parse_param(rest[j + 1] or die("-p needs name=value"), params) j = j + 1
+    else text = rest[j] end
+    j = j + 1
+  end
+  if not text then die("explain needs a KQL command") end
+  local nx = open_nexus()
+  local r, err = nx:explain(text, next(params) and params or nil)
+  nx:close()
+  if not r then print_error(err) return 1 end
+  io.write(r.sql, "\n\nparameters: ", core.json_encode(r.parameters), "\n\nplan:\n")
+  for _, p in ipairs(r.plan) do io.write("  ", p.detail, "\n") end
+  return 0
+end
+
+function commands.run()
+  local script = rest[1] or die("run needs a script")
+  local chunk, err = loadfile(script)
+  if not chunk then die("%s", err) end
+  if db_path then KIP_DB = db_path end
+  local sargs = {}
+  for j = 2, #rest do sargs[#sargs + 1] = rest[j] end
+  arg = { [0] = script, table.unpack(sargs) }
+  local ok, res = xpcall(chunk, debug.traceback, table.unpack(sargs))
+  if not ok then stderr("%s", res) return 1 end
+  return math.type(res) == "integer" and res or 0
+end
+
+local fn = commands[cmd]
+if not fn then
+  stderr("kip: unknown command '%s'", cmd)
+  io.stderr:write(HELP.main)
+  return 2
+end
+return fn()

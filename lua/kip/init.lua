@@ -1,0 +1,106 @@
+-- kip — the Lua host module of kipnexus.
+--
+--   local kip = require "kip"
+--   local nx = assert(kip.open{ path = "memory.db" })
+--   local resp = nx:execute('FIND(?t.name) WHERE { ?t {type: "$ConceptType"} }')
+--   print(resp.result[1])
+--   nx:close()
+--
+-- Works under lua5.4, LuaJIT/OpenResty and inside the `kip` executable.
+local core = require "kip.core"
+
+local M = { core = core, version = core.version, null = core.null, array_mt = core.array_mt }
+
+-- directory of this file: <home>/lua/kip/
+local function here()
+  local src = debug.getinfo(1, "S").source
+  return (src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$")) or "."
+end
+
+local function exists(path)
+  local f = io.open(path, "r")
+  if f then f:close() return true end
+  return false
+end
+
+-- The kipnexus home (holding lua/, policies/, capsules/).
+function M.home()
+  if KIP_HOME then return KIP_HOME end
+  return (here():gsub("/lua/kip$", ""))
+end
+
+local function default_capsule_dir()
+  local d = M.home() .. "/capsules/bootstrap"
+  if exists(d .. "/MANIFEST") then return d end
+  return nil -- the copies embedded in the core
+end
+
+local Nexus = {}
+Nexus.__index = Nexus
+
+--- Open a nexus. opts: path (required), capsule_dir, readonly (file opened
+--- read-only), busy_timeout_ms, synchronous_full, call (default call options:
+--- readonly, deadline_ms, max_rows, max_hops).
+--- Returns the Nexus, or nil, message, code.
+function M.open(opts)
+  if type(opts) == "string" then opts = { path = opts } end
+  assert(type(opts) == "table" and type(opts.path) == "string", "kip.open{path=...} needs a path")
+  local o = {
+    capsule_dir = opts.capsule_dir or default_capsule_dir(),
+    readonly = opts.readonly_file or false,
+    busy_timeout_ms = opts.busy_timeout_ms,
+    synchronous_full = opts.synchronous_full,
+  }
+  local h, err, code = core.open(opts.path, o)
+  if not h then return nil, err, code end
+  return setmetatable({ handle = h, path = opts.path, defaults = opts.call or {} }, Nexus)
+end
+
+local function call_opts(self, extra)
+  local o = {}
+  for k, v in pairs(self.defaults) do o[k] = v end
+  for k, v in pairs(extra or {}) do o[k] = v end
+  return o
+end
+
+--- JSON in, JSON out (the fast path for servers).
+function Nexus:call_json(text, opts)
+  return self.handle:call_json(text, call_opts(self, opts))
+end
+
+--- Request table in, response table out (ids and counters stay exact).
+function Nexus:call(request, opts)
+  local text = core.json_encode(request)
+  return core.json_decode(self.handle:call_json(text, call_opts(self, opts)))
+end
+
+--- Execute one command with optional parameters.
+function Nexus:execute(command, params, opts)
+  local req = { command = command }
+  if params and next(params) ~= nil then req.parameters = params end
+  return self:call(req, opts)
+end
+
+--- Parse a command; returns the AST table or nil, error table.
+function Nexus:parse(command, params)
+  return M.parse(command, params)
+end
+
+function M.parse(command, params)
+  local r = core.json_decode(core.parse(command, params and core.json_encode(params) or nil))
+  if r.error then return nil, r.error end
+  return r.result
+end
+
+function Nexus:explain(command, params)
+  local r = core.json_decode(core.explain(self.handle, command, params and core.json_encode(params) or nil))
+  if r.error then return nil, r.error end
+  return r.result
+end
+
+function Nexus:close() self.handle:close() end
+Nexus.__close = Nexus.close
+Nexus.__gc = Nexus.close
+function Nexus:__tostring() return "kip.Nexus(" .. self.path .. ")" end
+
+return M
