@@ -10,9 +10,7 @@
                       "%s is not implemented yet", what);                                              \
   }
 
-PENDING(kip_exec_update, "UPDATE")
 PENDING(kip_exec_merge, "MERGE")
-PENDING(kip_exec_delete, "DELETE")
 PENDING(kip_exec_describe, "DESCRIBE")
 PENDING(kip_exec_search, "SEARCH")
 PENDING(kip_exec_export, "EXPORT")

@@ -1,0 +1,34 @@
+# Test registration: C unit tests, busted specs (Lua 5.4 and LuaJIT),
+# end-to-end CLI tests and the protocol conformance suite.
+add_executable(test_core core/tests/test_core.c)
+target_include_directories(test_core PRIVATE core/include core/src)
+target_compile_options(test_core PRIVATE ${KIP_WARNINGS})
+target_link_libraries(test_core PRIVATE kipcore)
+add_test(NAME unit_core COMMAND test_core)
+
+find_program(BUSTED busted)
+set(KIP_LUA_PATH "${CMAKE_SOURCE_DIR}/lua/?.lua\;${CMAKE_SOURCE_DIR}/lua/?/init.lua\;\;")
+if(BUSTED)
+  add_test(NAME spec_lua54 COMMAND ${BUSTED} --lua=lua5.4 -o utfTerminal ${CMAKE_SOURCE_DIR}/spec)
+  set_tests_properties(spec_lua54 PROPERTIES ENVIRONMENT
+    "LUA_PATH_5_4=${KIP_LUA_PATH};LUA_CPATH_5_4=${CMAKE_BINARY_DIR}/lua54/?.so\;\;")
+  if(LUAJIT_FOUND)
+    add_test(NAME spec_luajit COMMAND ${BUSTED} --lua=luajit -o utfTerminal ${CMAKE_SOURCE_DIR}/spec)
+    set_tests_properties(spec_luajit PROPERTIES ENVIRONMENT
+      "LUA_PATH=${KIP_LUA_PATH};LUA_CPATH=${CMAKE_BINARY_DIR}/luajit/?.so\;\;")
+  endif()
+endif()
+
+add_test(NAME e2e_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_cli.sh ${CMAKE_BINARY_DIR})
+
+# conformance: one test per case file (../shared beside the checkout)
+set(KIP_CONFORMANCE_DIR "${CMAKE_SOURCE_DIR}/../shared/conformance" CACHE PATH "KIP conformance suite")
+find_program(PYTHON3 python3)
+if(PYTHON3 AND EXISTS "${KIP_CONFORMANCE_DIR}/run_conformance.py")
+  file(GLOB KIP_CASE_FILES "${KIP_CONFORMANCE_DIR}/cases/*.json")
+  foreach(f IN LISTS KIP_CASE_FILES)
+    get_filename_component(n ${f} NAME_WE)
+    add_test(NAME conformance_${n} COMMAND ${PYTHON3} ${KIP_CONFORMANCE_DIR}/run_conformance.py
+             --bin ${CMAKE_BINARY_DIR}/kip ${f})
+  endforeach()
+endif()

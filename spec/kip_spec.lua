@@ -1,0 +1,88 @@
+-- busted specs for the Lua binding and host module (run under Lua 5.4 and LuaJIT).
+local kip = require "kip"
+local core = kip.core
+
+local function tmpdb()
+  local p = os.tmpname()
+  os.remove(p)
+  return p .. ".db"
+end
+
+local function cleanup(p)
+  for _, s in ipairs { "", "-wal", "-shm" } do os.remove(p .. s) end
+end
+
+describe("kip.core", function()
+  it("has a version", function()
+    assert.is_string(core.version)
+  end)
+
+  it("round-trips JSON with exact integers and empty arrays", function()
+    local v = core.json_decode('{"a":[],"b":9007199254740993,"c":0.25,"d":null}')
+    assert.equal(0, #v.a)
+    assert.equal('[]', core.json_encode(v.a))
+    if math.type then assert.equal(9007199254740993, v.b) end
+    assert.equal(0.25, v.c)
+    assert.equal(kip.null, v.d)
+  end)
+
+  it("parses commands into an AST and reports syntax errors with positions", function()
+    local ast = assert(kip.parse('FIND(?e.name) WHERE { ?e {type: "Person"} } LIMIT 3'))
+    assert.equal("FIND", ast.statements[1].statement)
+    assert.equal(3, ast.statements[1].limit)
+    local _, err = kip.parse('FIND(?e.name WHERE { ?e {type: "Person"} }')
+    assert.equal("KIP_1001", err.code)
+    assert.equal(1, err.line)
+    assert.truthy(err.column > 1)
+    local _, err2 = kip.parse('FIND(?1e) WHERE { ?1e {type: "Person"} }')
+    assert.equal("KIP_1002", err2.code)
+  end)
+end)
+
+describe("kip.open", function()
+  local path, nx
+  before_each(function()
+    path = tmpdb()
+    nx = assert(kip.open { path = path })
+  end)
+  after_each(function()
+    nx:close()
+    cleanup(path)
+  end)
+
+  it("bootstraps the Genesis schema", function()
+    local r = nx:execute('FIND(?d.name) WHERE { ?d {type: "Domain"} } ORDER BY ?d.name')
+    assert.same({ "Archived", "CoreSchema", "System", "Unsorted" }, r.result)
+  end)
+
+  it("upserts, queries with parameters and keeps ids exact", function()
+    local r = nx:execute([[
+      UPSERT { CONCEPT ?p { {type: "Person", name: :name} SET ATTRIBUTES { person_class: "Human", age: :age } } }
+      WITH METADATA { source: "spec", author: "busted" }]], { name = "Alice", age = 41 })
+    assert.is_nil(r.error)
+    assert.equal(1, r.result.blocks)
+    assert.matches("^C:%d+$", r.result.upsert_concept_nodes[1])
+    local q = nx:execute('FIND(?p.attributes.age, ?p.metadata._version) WHERE { ?p {type: "Person", name: :n} }', { n = "Alice" })
+    assert.same({ { 41 }, { 1 } }, q.result)
+  end)
+
+  it("rejects KML on the readonly interface and keeps the graph unchanged", function()
+    local r = nx:call({ command = 'UPSERT { CONCEPT ?p { {type: "Person", name: "Bob"} } }' }, { readonly = true })
+    assert.equal("KIP_4004", r.error.code)
+    local q = nx:execute('FIND(?p) WHERE { ?p {type: "Person", name: "Bob"} }')
+    assert.equal(0, #q.result)
+  end)
+
+  it("protects the core", function()
+    local r = nx:execute('UPSERT { CONCEPT ?s { {type: "Person", name: "$self"} SET ATTRIBUTES { core_directives: [] } } }')
+    assert.equal("KIP_3004", r.error.code)
+  end)
+
+  it("refuses to use a closed nexus", function()
+    local p2 = tmpdb()
+    local n2 = assert(kip.open { path = p2 })
+    n2:close()
+    assert.has_error(function() n2:call_json('{"command":"DESCRIBE PRIMER"}') end)
+    cleanup(p2)
+  end)
+end)
