@@ -11,6 +11,4 @@
   }
 
 PENDING(kip_exec_merge, "MERGE")
-PENDING(kip_exec_describe, "DESCRIBE")
-PENDING(kip_exec_search, "SEARCH")
 PENDING(kip_exec_export, "EXPORT")
