@@ -7,6 +7,9 @@ target_link_libraries(test_core PRIVATE kipcore)
 add_test(NAME unit_core COMMAND test_core)
 
 find_program(BUSTED busted)
+if(KIP_SANITIZE)
+  set(BUSTED "") # an ASan-instrumented kip/core.so cannot load into a plain interpreter
+endif()
 set(KIP_LUA_PATH "${CMAKE_SOURCE_DIR}/lua/?.lua\;${CMAKE_SOURCE_DIR}/lua/?/init.lua\;\;")
 if(BUSTED)
   add_test(NAME spec_lua54 COMMAND ${BUSTED} --lua=lua5.4 -o utfTerminal ${CMAKE_SOURCE_DIR}/spec)
@@ -20,6 +23,28 @@ if(BUSTED)
 endif()
 
 add_test(NAME e2e_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_cli.sh ${CMAKE_BINARY_DIR})
+
+# valgrind leak check of every kip process the CLI tests start
+find_program(VALGRIND valgrind)
+if(VALGRIND AND NOT KIP_SANITIZE)
+  add_test(NAME valgrind_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_cli.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(valgrind_cli PROPERTIES ENVIRONMENT "KIP_VALGRIND=1")
+endif()
+
+# bounded fuzzing (sanitizer tree built with -DKIP_FUZZ=ON)
+set(KIP_FUZZ_SECONDS 30 CACHE STRING "Seconds each fuzz target runs under ctest")
+if(KIP_FUZZ)
+  foreach(t fuzz_parser fuzz_exec)
+    add_test(NAME ${t} COMMAND ${CMAKE_SOURCE_DIR}/tests/fuzz.sh $<TARGET_FILE:${t}> ${KIP_FUZZ_SECONDS})
+  endforeach()
+endif()
+
+# the whole suite of an ASan/UBSan tree (scripts/test builds it beside this one)
+set(KIP_SANITIZER_BUILD "" CACHE PATH "Build tree configured with -DKIP_SANITIZE=ON, run as one test")
+if(KIP_SANITIZER_BUILD)
+  add_test(NAME sanitizers COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${KIP_SANITIZER_BUILD}
+           --output-on-failure -j4)
+endif()
 
 # conformance: one test per case file (../shared beside the checkout)
 set(KIP_CONFORMANCE_DIR "${CMAKE_SOURCE_DIR}/../shared/conformance" CACHE PATH "KIP conformance suite")
@@ -39,3 +64,10 @@ if(PYTHON3 AND EXISTS "${KIP_CONFORMANCE_DIR}/run_conformance.py")
     endif()
   endforeach()
 endif()
+
+# start the long runners first
+foreach(t valgrind_cli sanitizers fuzz_parser fuzz_exec)
+  if(TEST ${t})
+    set_tests_properties(${t} PROPERTIES COST 1000)
+  endif()
+endforeach()

@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
 # End-to-end tests of the kip CLI (registered in ctest). Usage: e2e_cli.sh BUILD_DIR
+# With KIP_VALGRIND=1 every kip process runs under valgrind's leak checker and
+# the test fails when any process reports an error or a definite/indirect leak.
 set -u
-KIP="$1/kip"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+KIP=("$1/kip")
+if [ "${KIP_VALGRIND:-0}" = 1 ]; then
+  KIP=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect
+       --show-leak-kinds=definite,indirect --log-file="$T/vg.%p" "$1/kip")
+fi
 fails=0; passes=0
 check() { # name, expected substring, actual
   if [[ "$3" == *"$2"* ]]; then passes=$((passes+1)); else fails=$((fails+1)); echo "FAIL $1: expected [$2] in [$3]"; fi
 }
 DB="$T/n.db"
-out=$(echo '{"command":"FIND(?t.name) WHERE { ?t {type: \"$ConceptType\", name: \"Person\"} }"}' | "$KIP" --db "$DB" call)
+out=$(echo '{"command":"FIND(?t.name) WHERE { ?t {type: \"$ConceptType\", name: \"Person\"} }"}' | "${KIP[@]}" --db "$DB" call)
 check call_find '{"result":["Person"]}' "$out"
-out=$(echo 'not json' | "$KIP" --db "$DB" call); rc=$?
+out=$(echo 'not json' | "${KIP[@]}" --db "$DB" call); rc=$?
 check call_bad_json '"KIP_1001"' "$out"; check call_exit0 0 "$rc"
-out=$(echo '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"Zed\"} } }"}' | "$KIP" --db "$DB" call --readonly)
+out=$(echo '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"Zed\"} } }"}' | "${KIP[@]}" --db "$DB" call --readonly)
 check call_readonly '"KIP_4004"' "$out"
-out=$("$KIP" --db "$DB" exec -p n='"Ann"' 'UPSERT { CONCEPT ?p { {type: "Person", name: :n} SET ATTRIBUTES { person_class: "Human" } } }')
+out=$("${KIP[@]}" --db "$DB" exec -p n='"Ann"' 'UPSERT { CONCEPT ?p { {type: "Person", name: :n} SET ATTRIBUTES { person_class: "Human" } } }')
 check exec_upsert '"blocks": 1' "$out"
-out=$("$KIP" --db "$DB" exec 'FIND(?p.attributes.person_class) WHERE { ?p {type: "Person", name: "Ann"} }')
+out=$("${KIP[@]}" --db "$DB" exec 'FIND(?p.attributes.person_class) WHERE { ?p {type: "Person", name: "Ann"} }')
 check exec_find '"Human"' "$out"
-out=$("$KIP" --db "$DB" exec 'FIND(?p WHERE {' 2>&1); rc=$?
+out=$("${KIP[@]}" --db "$DB" exec 'FIND(?p WHERE {' 2>&1); rc=$?
 check exec_syntax 'KIP_1001' "$out"; check exec_syntax_rc 1 "$rc"
 cat > "$T/c.kip" <<'KIP'
 UPSERT {
@@ -27,13 +33,18 @@ UPSERT {
   CONCEPT ?h { {type: "Tool", name: "Hammer"} }
 }
 KIP
-out=$("$KIP" --db "$DB" import "$T/c.kip" 2>&1); check import_ok '1 statements' "$out"
-out=$("$KIP" --db "$DB" import "$T/c.kip" 2>&1); check import_idempotent '1 statements' "$out"
-out=$("$KIP" parse 'FIND(?x) WHERE { ?x {type: "Tool"} }'); check parse '"statement": "FIND"' "$out"
-out=$("$KIP" --db "$DB" explain 'FIND(?x.name) WHERE { ?x {type: "Tool"} }'); check explain 'SELECT' "$out"
-out=$("$KIP" --help); check help 'usage: kip' "$out"
-out=$("$KIP" call --help); check call_help 'execute_kip' "$out"
-out=$("$KIP" frobnicate 2>&1); rc=$?; check unknown_cmd 'unknown command' "$out"; check unknown_rc 2 "$rc"
-echo 'return 7' > "$T/s.lua"; "$KIP" --db "$DB" run "$T/s.lua"; check run_status 7 "$?"
+out=$("${KIP[@]}" --db "$DB" import "$T/c.kip" 2>&1); check import_ok '1 statements' "$out"
+out=$("${KIP[@]}" --db "$DB" import "$T/c.kip" 2>&1); check import_idempotent '1 statements' "$out"
+out=$("${KIP[@]}" parse 'FIND(?x) WHERE { ?x {type: "Tool"} }'); check parse '"statement": "FIND"' "$out"
+out=$("${KIP[@]}" --db "$DB" explain 'FIND(?x.name) WHERE { ?x {type: "Tool"} }'); check explain 'SELECT' "$out"
+out=$("${KIP[@]}" --help); check help 'usage: kip' "$out"
+out=$("${KIP[@]}" call --help); check call_help 'execute_kip' "$out"
+out=$("${KIP[@]}" frobnicate 2>&1); rc=$?; check unknown_cmd 'unknown command' "$out"; check unknown_rc 2 "$rc"
+echo 'return 7' > "$T/s.lua"; "${KIP[@]}" --db "$DB" run "$T/s.lua"; check run_status 7 "$?"
+if [ "${KIP_VALGRIND:-0}" = 1 ]; then
+  for f in "$T"/vg.*; do
+    if [ -s "$f" ]; then fails=$((fails+1)); echo "FAIL valgrind: $f"; cat "$f"; fi
+  done
+fi
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

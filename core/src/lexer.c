@@ -99,7 +99,10 @@ static int lex_string(lexer *L, kip_tok *t) {
       p = q;
       continue;
     }
-    if (p + 1 >= L->end) continue; /* reported as unterminated */
+    if (p + 1 >= L->end) { /* a trailing backslash: unterminated */
+      p = L->end;
+      continue;
+    }
     char e = p[1];
     p += 2;
     switch (e) {
@@ -209,8 +212,40 @@ static int lex_number(lexer *L, kip_tok *t) {
   return 0;
 }
 
+/* Length of the valid UTF-8 prefix of [p, end) (RFC 3629: no overlongs,
+** no surrogates, nothing above U+10FFFF). */
+static size_t utf8_valid_prefix(const unsigned char *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = s[i];
+    size_t k;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c < 0x80) { i++; continue; }
+    if (c >= 0xC2 && c <= 0xDF) k = 1;
+    else if (c >= 0xE0 && c <= 0xEF) { k = 2; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+    else if (c >= 0xF0 && c <= 0xF4) { k = 3; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+    else return i;
+    if (i + k >= n) return i;
+    if (s[i + 1] < lo || s[i + 1] > hi) return i;
+    for (size_t j = 2; j <= k; j++)
+      if ((s[i + j] & 0xC0) != 0x80) return i;
+    i += k + 1;
+  }
+  return n;
+}
+
 kip_tok *kip_lex(kip_arena *a, const char *text, size_t len, size_t *ntok, kip_error *err) {
   lexer L = {a, text, text + len, text, 1, text, err};
+  size_t valid = utf8_valid_prefix((const unsigned char *)text, len);
+  if (valid < len) {
+    for (const char *q = text; q < text + valid; q++)
+      if (*q == '\n') { L.line++; L.line_start = q + 1; }
+    char msg[96];
+    snprintf(msg, sizeof msg, "command text is not valid UTF-8 (byte 0x%02X)", (unsigned char)text[valid]);
+    lex_error(&L, text + valid, KIP_E_SYNTAX, "Send the command as UTF-8 text.", msg);
+    *ntok = 0;
+    return NULL;
+  }
   size_t cap = 64, n = 0;
   kip_tok *toks = malloc(cap * sizeof *toks);
   if (!toks) abort();

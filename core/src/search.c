@@ -126,7 +126,7 @@ int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
     free(hits);
     return kip_store_error(c->nx, rc, c->err, "searching");
   }
-  qsort(hits, n, sizeof *hits, by_score);
+  if (n) qsort(hits, n, sizeof *hits, by_score);
   size_t limit = q->limit >= 0 ? (size_t)q->limit : 10;
   if (n > limit) n = limit;
   rc = sqlite3_prepare_v2(c->nx->db,

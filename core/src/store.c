@@ -122,8 +122,8 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_FIND_PROP] = "SELECT id FROM element WHERE subject=?1 AND predicate=?2 AND object=?3",
     [ST_INSERT_CONCEPT] =
         "INSERT INTO element(type, name, attributes, metadata, version, updated_at) VALUES(?1,?2,?3,?4,1,?5)",
-    [ST_INSERT_PROP] = "INSERT INTO element(subject, predicate, object, attributes, metadata, version, updated_at) "
-                       "VALUES(?1,?2,?3,?4,?5,1,?6)",
+    [ST_INSERT_PROP] = ("INSERT INTO element(subject, predicate, object, attributes, metadata, version, updated_at) "
+                        "VALUES(?1,?2,?3,?4,?5,1,?6)"),
     [ST_UPDATE] = "UPDATE element SET attributes=?2, metadata=?3, version=version+1, updated_at=?4 WHERE id=?1",
     [ST_DELETE] = "DELETE FROM element WHERE id=?1",
     [ST_IS_DEFINED] = "SELECT 1 FROM element WHERE type=?1 AND name=?2",
