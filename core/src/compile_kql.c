@@ -697,6 +697,7 @@ int kql_target_sql(kql *C, const ast_group *where, const char *target, kip_pos t
         kip_buf_adds(sql, " AND ");
         kip_buf_add(sql, F.where.p, F.where.len);
       }
+      kip_buf_adds(sql, " ORDER BY 1");
       if (limit >= 0) kip_buf_printf(sql, " LIMIT %lld", (long long)limit);
     }
   }

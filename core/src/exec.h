@@ -24,6 +24,24 @@ int kip_exec_describe(kip_ctx *c, const ast_stmt *s);
 int kip_exec_search(kip_ctx *c, const ast_stmt *s);
 int kip_exec_export(kip_ctx *c, const ast_stmt *s);
 
+/* exec_kml.c: the distinct ids ?target binds in a WHERE pattern, in id order
+** (limit < 0: all), capped by the request's materialization budget. */
+int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, kip_pos tpos, int64_t limit,
+                       int64_t **ids, size_t *n);
+
+/* exec_find.c: rendering and cursors shared by FIND, DESCRIBE, SEARCH, EXPORT */
+/* the element object from 12 columns starting at c (id, type, name, subject,
+** predicate, object, attributes, metadata, version, updated_at, subject is
+** a proposition, object is a proposition) */
+void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c);
+/* metadata text + _version + _updated_at */
+void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at);
+/* fingerprint of a compiled query (SQL text + bound values) for cursors */
+uint64_t kip_query_fingerprint(const char *sql, const json_t *binds);
+/* opaque "k1.<offset>.<fingerprint>.<check>" tokens bound to one query */
+char *kip_cursor_make(uint64_t fp, int64_t offset);
+int kip_cursor_parse(const json_t *cur, uint64_t fp, int64_t *offset, kip_error *err);
+
 /* exec_upsert.c helpers shared with other executors */
 int kip_check_reserved(const json_t *meta, kip_pos pos, kip_error *err);
 int kip_check_protected_change(kip_nexus *nx, const kip_elem *e, const json_t *new_attrs, kip_error *err);

@@ -116,7 +116,6 @@ static void write_kv(kip_buf *b, sqlite3_stmt *st, int i) {
 }
 
 /* metadata text + _version + _updated_at */
-void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at);
 void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at) {
   while (n && meta[n - 1] != '}') n--;
   if (n < 2) {
@@ -136,7 +135,6 @@ void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version,
 }
 
 /* write the element object from 12 columns starting at c */
-void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c);
 void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c) {
   if (sqlite3_column_type(st, c) == SQLITE_NULL) {
     kip_buf_adds(b, "null");
@@ -194,7 +192,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
-static uint64_t fingerprint(const char *sql, const json_t *binds) {
+uint64_t kip_query_fingerprint(const char *sql, const json_t *binds) {
   uint64_t h = fnv(1469598103934665603ULL, sql, strlen(sql));
   char *b = kip_json_dump(binds);
   h = fnv(h, b, strlen(b));
@@ -202,7 +200,6 @@ static uint64_t fingerprint(const char *sql, const json_t *binds) {
   return h;
 }
 
-char *kip_cursor_make(uint64_t fp, int64_t offset);
 char *kip_cursor_make(uint64_t fp, int64_t offset) {
   char buf[64];
   uint32_t check = (uint32_t)(fnv(fp, &offset, sizeof offset) >> 7);
@@ -210,7 +207,6 @@ char *kip_cursor_make(uint64_t fp, int64_t offset) {
   return strdup(buf);
 }
 
-int kip_cursor_parse(const json_t *cur, uint64_t fp, int64_t *offset, kip_error *err);
 int kip_cursor_parse(const json_t *cur, uint64_t fp, int64_t *offset, kip_error *err) {
   *offset = 0;
   if (!cur) return 0;
@@ -476,7 +472,7 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
   uint64_t fp = 0;
   int64_t offset = 0;
   if (!rc) {
-    fp = fingerprint(sql.p, C.binds);
+    fp = kip_query_fingerprint(sql.p, C.binds);
     rc = kip_cursor_parse(f->cursor, fp, &offset, c->err);
   }
   int64_t limit = f->limit;

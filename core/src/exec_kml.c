@@ -12,8 +12,7 @@
 #include "compile.h"
 #include "exec.h"
 
-/* select target ids (and kinds) of a WHERE pattern */
-static int select_targets(kip_ctx *c, const ast_group *where, const char *target, kip_pos tpos, int64_t limit,
+int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, kip_pos tpos, int64_t limit,
                           int64_t **ids, size_t *n) {
   kip_arena a;
   kip_arena_init(&a);
@@ -136,7 +135,7 @@ int kip_exec_update(kip_ctx *c, const ast_stmt *s) {
                         "metadata key '%s' is reserved (engine-maintained)", u->meta[i].key);
   int64_t *ids;
   size_t n;
-  int rc = select_targets(c, u->where, u->target, u->target_pos, u->limit, &ids, &n);
+  int rc = kip_select_targets(c, u->where, u->target, u->target_pos, u->limit, &ids, &n);
   int64_t updated = 0;
   for (size_t i = 0; !rc && i < n; i++) {
     kip_elem el;
@@ -199,7 +198,7 @@ int kip_exec_delete(kip_ctx *c, const ast_stmt *s) {
                           "metadata key '%s' is reserved (engine-maintained) and cannot be deleted", d->keys[i]);
   int64_t *ids;
   size_t n;
-  int rc = select_targets(c, d->where, d->target, d->target_pos, -1, &ids, &n);
+  int rc = kip_select_targets(c, d->where, d->target, d->target_pos, -1, &ids, &n);
   int64_t uc = 0, up = 0, dc = 0, dp = 0;
   if (!rc && (d->what == DEL_ATTRIBUTES || d->what == DEL_METADATA)) {
     for (size_t i = 0; !rc && i < n; i++) {

@@ -10,9 +10,6 @@
 
 #include "exec.h"
 
-void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c);
-char *kip_cursor_make(uint64_t fp, int64_t offset);
-int kip_cursor_parse(const json_t *cur, uint64_t fp, int64_t *offset, kip_error *err);
 
 #define ELEM_COLS                                                                                            \
   "e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, e.metadata, e.version, e.updated_at, " \

@@ -15,7 +15,6 @@
 
 #include "exec.h"
 
-void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c);
 void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at);
 
 static char *lower(const char *s) {

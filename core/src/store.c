@@ -127,6 +127,9 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_UPDATE] = "UPDATE element SET attributes=?2, metadata=?3, version=version+1, updated_at=?4 WHERE id=?1",
     [ST_DELETE] = "DELETE FROM element WHERE id=?1",
     [ST_IS_DEFINED] = "SELECT 1 FROM element WHERE type=?1 AND name=?2",
+    [ST_REPOINT] = "UPDATE element SET subject=?2, object=?3, version=version+1, updated_at=?4 WHERE id=?1",
+    [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
+                          "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
 };
 
 static int progress_handler(void *ud) {
@@ -334,7 +337,7 @@ static int step_write(kip_nexus *nx, sqlite3_stmt *st, kip_error *err, const cha
 }
 
 static int bind_json(sqlite3_stmt *st, int i, const json_t *v) {
-  char *s = kip_json_dump(v ? v : json_object());
+  char *s = v ? kip_json_dump(v) : strdup("{}");
   if (!s) return SQLITE_NOMEM;
   return sqlite3_bind_text(st, i, s, -1, free);
 }
@@ -383,6 +386,21 @@ int kip_store_delete(kip_nexus *nx, int64_t id, kip_error *err) {
   sqlite3_stmt *st = nx->stmts[ST_DELETE];
   sqlite3_bind_int64(st, 1, id);
   return step_write(nx, st, err, "deleting an element");
+}
+
+int kip_store_repoint(kip_nexus *nx, int64_t id, int64_t subject, int64_t object, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_REPOINT];
+  sqlite3_bind_int64(st, 1, id);
+  sqlite3_bind_int64(st, 2, subject);
+  sqlite3_bind_int64(st, 3, object);
+  sqlite3_bind_text(st, 4, nx->now, -1, SQLITE_STATIC);
+  return step_write(nx, st, err, "repointing a proposition");
+}
+
+int kip_store_next_referrer(kip_nexus *nx, int64_t id, int64_t *referrer, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_NEXT_REFERRER];
+  sqlite3_bind_int64(st, 1, id);
+  return step_id(nx, st, referrer, err, "finding references");
 }
 
 /* ------------------------------------------------------------------- ids */

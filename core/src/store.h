@@ -10,7 +10,7 @@
 
 enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
-  ST_DELETE, ST_IS_DEFINED, ST_COUNT
+  ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_COUNT
 };
 
 struct kip_nexus {
@@ -62,6 +62,10 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
 /* write new attributes/metadata; bumps _version and _updated_at */
 int kip_store_update(kip_nexus *nx, int64_t id, const json_t *attrs, const json_t *meta, kip_error *err);
 int kip_store_delete(kip_nexus *nx, int64_t id, kip_error *err);
+/* give a proposition new endpoints; bumps _version and _updated_at */
+int kip_store_repoint(kip_nexus *nx, int64_t id, int64_t subject, int64_t object, kip_error *err);
+/* the lowest-id proposition having `id` as subject or object (KIP_E_NOT_FOUND if none) */
+int kip_store_next_referrer(kip_nexus *nx, int64_t id, int64_t *referrer, kip_error *err);
 /* 1 when {type: meta, name: name} exists ("$ConceptType"/"$PropositionType") */
 int kip_store_is_defined(kip_nexus *nx, const char *meta, const char *name, kip_error *err);
 
