@@ -53,7 +53,7 @@ int kip_apply_capsule(kip_nexus *nx, const char *name, const char *text, size_t 
   if (!rc) {
     kip_buf out;
     kip_buf_init(&out);
-    kip_ctx c = {nx, err, 0, &out, NULL};
+    kip_ctx c = {nx, err, 0, &out, NULL, {0}};
     int saved = nx->privileged;
     nx->privileged = 1;
     rc = kip_exec_upsert(&c, cmd);

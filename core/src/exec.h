@@ -13,7 +13,12 @@ typedef struct kip_ctx {
   int dry_run;
   kip_buf *out;          /* result JSON */
   char *next_cursor;     /* malloc'd when more results remain */
+  kip_buf warnings;      /* comma-separated JSON strings for the response's "warnings" */
 } kip_ctx;
+
+/* add a human-readable warning to the response (kipnexus extension: a
+** "warnings" array next to "result" that clients may ignore) */
+void kip_warn(kip_ctx *c, const char *fmt, ...) KIP_PRINTF(2, 3);
 
 int kip_exec_upsert(kip_ctx *c, const ast_command *cmd);
 int kip_exec_find(kip_ctx *c, const ast_stmt *s);
@@ -34,8 +39,11 @@ int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, k
 ** predicate, object, attributes, metadata, version, updated_at, subject is
 ** a proposition, object is a proposition) */
 void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c);
-/* metadata text + _version + _updated_at */
-void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at);
+/* the same with the transient metadata._score of SEARCH results */
+void kip_write_scored_element(kip_buf *b, sqlite3_stmt *st, int c, const double *score);
+/* metadata text + _version + _updated_at (+ _score when score is not NULL) */
+void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at,
+                        const double *score);
 /* fingerprint of a compiled query (SQL text + bound values) for cursors */
 uint64_t kip_query_fingerprint(const char *sql, const json_t *binds);
 /* opaque "k1.<offset>.<fingerprint>.<check>" tokens bound to one query */

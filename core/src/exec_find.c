@@ -115,8 +115,9 @@ static void write_kv(kip_buf *b, sqlite3_stmt *st, int i) {
   }
 }
 
-/* metadata text + _version + _updated_at */
-void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at) {
+/* metadata text + _version + _updated_at (+ the transient _score of SEARCH) */
+void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at,
+                        const double *score) {
   while (n && meta[n - 1] != '}') n--;
   if (n < 2) {
     meta = "{}";
@@ -131,11 +132,18 @@ void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version,
     }
   kip_buf_printf(b, "%s\"_version\":%lld,\"_updated_at\":", empty ? "" : ",", (long long)version);
   kip_buf_json_str(b, updated_at ? updated_at : "", updated_at ? strlen(updated_at) : 0);
+  if (score) {
+    json_t *v = json_real(*score);
+    kip_buf_adds(b, ",\"_score\":");
+    kip_json_write(b, v);
+    json_decref(v);
+  }
   kip_buf_addc(b, '}');
 }
 
-/* write the element object from 12 columns starting at c */
-void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c) {
+void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c) { kip_write_scored_element(b, st, c, NULL); }
+
+void kip_write_scored_element(kip_buf *b, sqlite3_stmt *st, int c, const double *score) {
   if (sqlite3_column_type(st, c) == SQLITE_NULL) {
     kip_buf_adds(b, "null");
     return;
@@ -161,7 +169,7 @@ void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c) {
   write_raw(b, st, c + 6);
   kip_buf_adds(b, ",\"metadata\":");
   kip_write_metadata(b, (const char *)sqlite3_column_text(st, c + 7), (size_t)sqlite3_column_bytes(st, c + 7),
-                     sqlite3_column_int64(st, c + 8), (const char *)sqlite3_column_text(st, c + 9));
+                     sqlite3_column_int64(st, c + 8), (const char *)sqlite3_column_text(st, c + 9), score);
   kip_buf_addc(b, '}');
 }
 
@@ -179,7 +187,7 @@ static void render(kip_buf *b, sqlite3_stmt *st, const proj *p) {
       if (sqlite3_column_type(st, c) == SQLITE_NULL) kip_buf_adds(b, "null");
       else
         kip_write_metadata(b, (const char *)sqlite3_column_text(st, c), (size_t)sqlite3_column_bytes(st, c),
-                           sqlite3_column_int64(st, c + 1), (const char *)sqlite3_column_text(st, c + 2));
+                           sqlite3_column_int64(st, c + 1), (const char *)sqlite3_column_text(st, c + 2), NULL);
       break;
     case R_KV: write_kv(b, st, c); break;
   }

@@ -7,6 +7,8 @@
 ** the batch), dry_run (everything runs inside a transaction that is rolled
 ** back; UPSERT id arrays are empty) and readonly (KML refused, KIP_4004).
 */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +59,7 @@ static int run_command(kip_nexus *nx, const char *text, size_t len, const json_t
   if (cmd) {
     kip_buf res;
     kip_buf_init(&res);
-    kip_ctx c = {nx, &err, dry_run, &res, NULL};
+    kip_ctx c = {nx, &err, dry_run, &res, NULL, {0}};
     int deadline = opt && opt->deadline_ms > 0 ? opt->deadline_ms : KIP_DEFAULT_DEADLINE_MS;
     nx->timed_out = 0;
     nx->regex_error = 0;
@@ -87,15 +89,31 @@ static int run_command(kip_nexus *nx, const char *text, size_t len, const json_t
         kip_buf_adds(out, ",\"next_cursor\":");
         kip_buf_json_str(out, c.next_cursor, strlen(c.next_cursor));
       }
+      if (c.warnings.len) {
+        kip_buf_adds(out, ",\"warnings\":[");
+        kip_buf_add(out, c.warnings.p, c.warnings.len);
+        kip_buf_addc(out, ']');
+      }
       kip_buf_addc(out, '}');
     }
     free(c.next_cursor);
+    kip_buf_free(&c.warnings);
     kip_buf_free(&res);
   } else {
     write_error_response(out, &err);
   }
   kip_arena_free(&a);
   return stop;
+}
+
+void kip_warn(kip_ctx *c, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (c->warnings.len) kip_buf_addc(&c->warnings, ',');
+  kip_buf_json_str(&c->warnings, msg, strlen(msg));
 }
 
 static int bad_request(kip_buf *out, const char *hint, const char *msg) {

@@ -1,13 +1,16 @@
 /*
 ** search.c — SEARCH CONCEPT | PROPOSITION (RC11 §5.2), keyword mode.
-** Grounding fields: concept name, attributes.aliases, attributes.description
-** and other top-level string attributes; for propositions the predicate
-** name, its $PropositionType description and the endpoint names. Scores are
-** in [0,1] (exact name 1.0 > exact alias > whole-term containment > token
-** overlap), returned in descending order with the transient metadata._score.
-** "semantic" and "hybrid" degrade to keyword (no embedding model here).
-** This build scans candidate rows (narrowed by WITH TYPE); an FTS5 index is
-** the planned replacement for large graphs.
+**
+** Candidates come from the two FTS5 indexes maintained by triggers (store.c
+** schema v2): the word index (every term token as a prefix, OR-ed, ranked
+** by bm25 with name > aliases > body) and the trigram index (the whole term
+** as a substring — partial words and scripts without spaces). Terms shorter
+** than three characters that the word index cannot answer fall back to a
+** bounded scan. Each candidate is then scored in [0,1] on its actual
+** grounding fields — exact name 1.0 > exact alias > whole-term containment >
+** token overlap — so exact name matches always rank first, and results are
+** returned in descending score with the transient metadata._score.
+** MODE "semantic" / "hybrid" degrade to keyword and say so in "warnings".
 */
 #include <ctype.h>
 #include <stdlib.h>
@@ -15,161 +18,288 @@
 
 #include "exec.h"
 
-void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at);
+#define SEARCH_DEFAULT_LIMIT 10
+#define MAX_TOKENS 32
+#define WORD_MATCH_FLOOR 0.5     /* the word index matched (folded diacritics, prefixes) */
+#define TRIGRAM_MATCH_FLOOR 0.2  /* the trigram index matched (non-ASCII case folding) */
+
+typedef struct term {
+  char *lower;             /* the whole term, ASCII-lowercased */
+  char *buf;               /* token storage */
+  char *toks[MAX_TOKENS];
+  int ntok;
+} term;
 
 static char *lower(const char *s) {
   size_t n = strlen(s);
   char *r = malloc(n + 1);
+  if (!r) abort();
   for (size_t i = 0; i <= n; i++) r[i] = (char)tolower((unsigned char)s[i]);
   return r;
 }
 
-/* score one text field against the term */
-static double field_score(const char *text, const char *term, char **toks, int ntok, double exact, double contains) {
-  if (!text || !*text) return 0;
-  char *t = lower(text);
-  double s = 0;
-  if (!strcmp(t, term)) s = exact;
-  else if (strstr(t, term)) s = contains * (0.6 + 0.4 * (double)strlen(term) / (double)strlen(t));
-  else if (ntok > 1) {
-    int hit = 0;
-    for (int i = 0; i < ntok; i++) hit += strstr(t, toks[i]) != NULL;
-    s = contains * 0.5 * hit / ntok;
-  }
-  free(t);
-  return s;
+static void term_init(term *t, const char *text) {
+  t->lower = lower(text);
+  t->buf = strdup(t->lower);
+  if (!t->buf) abort();
+  t->ntok = 0;
+  char *save = NULL;
+  for (char *p = strtok_r(t->buf, " \t\n,;", &save); p && t->ntok < MAX_TOKENS; p = strtok_r(NULL, " \t\n,;", &save))
+    t->toks[t->ntok++] = p;
 }
 
+static void term_free(term *t) {
+  free(t->lower);
+  free(t->buf);
+}
+
+/* a token is worth querying when it has a letter, digit or non-ASCII byte */
+static int indexable(const char *s) {
+  for (; *s; s++)
+    if (isalnum((unsigned char)*s) || (unsigned char)*s >= 0x80) return 1;
+  return 0;
+}
+
+/* FTS5 query strings: "tok1"* OR "tok2"* (word) and "whole term" (trigram) */
+static void quote_fts(kip_buf *b, const char *s) {
+  kip_buf_addc(b, '"');
+  for (; *s; s++) {
+    if (*s == '"') kip_buf_addc(b, '"');
+    kip_buf_addc(b, *s);
+  }
+  kip_buf_addc(b, '"');
+}
+
+static size_t utf8_chars(const char *s) {
+  size_t n = 0;
+  for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+  return n;
+}
+
+/* ------------------------------------------------------------- scoring */
+/* 1 when the match at p..p+n starts and ends on word boundaries, else 0.5 */
+static double boundary_factor(const char *s, const char *p, size_t n) {
+  int before = p == s || !isalnum((unsigned char)p[-1]);
+  int after = !isalnum((unsigned char)p[n]);
+  return before && after ? 1.0 : 0.5;
+}
+
+static double field_score(const char *text, const term *t, double exact, double contains) {
+  if (!text || !*text) return 0;
+  char *s = lower(text);
+  double r = 0;
+  const char *p;
+  if (!strcmp(s, t->lower)) r = exact;
+  else if ((p = strstr(s, t->lower)))
+    r = contains * boundary_factor(s, p, strlen(t->lower)) *
+        (0.6 + 0.4 * (double)strlen(t->lower) / (double)strlen(s));
+  else if (t->ntok > 1) {
+    int hit = 0;
+    for (int i = 0; i < t->ntok; i++) hit += strstr(s, t->toks[i]) != NULL;
+    r = contains * 0.5 * hit / t->ntok;
+  }
+  free(s);
+  return r;
+}
+
+/* concept row: id, name, attributes */
+static double score_concept(sqlite3_stmt *st, const term *t) {
+  double score = field_score((const char *)sqlite3_column_text(st, 1), t, 1.0, 0.8);
+  json_t *attrs = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
+  const char *k;
+  json_t *v;
+  json_object_foreach(attrs, k, v) {
+    double f = 0;
+    if (!strcmp(k, "aliases") && json_is_array(v)) {
+      size_t i;
+      json_t *a;
+      json_array_foreach(v, i, a) if (json_is_string(a)) {
+        double x = field_score(json_string_value(a), t, 0.95, 0.75);
+        if (x > f) f = x;
+      }
+    } else if (json_is_string(v)) {
+      f = field_score(json_string_value(v), t, 0.6, !strcmp(k, "description") ? 0.5 : 0.4);
+    }
+    if (f > score) score = f;
+  }
+  json_decref(attrs);
+  return score;
+}
+
+/* proposition row: id, predicate, predicate description, subject name, object name */
+static double score_proposition(sqlite3_stmt *st, const term *t) {
+  double score = field_score((const char *)sqlite3_column_text(st, 1), t, 1.0, 0.8);
+  json_t *d = sqlite3_column_type(st, 2) == SQLITE_NULL
+                  ? NULL
+                  : json_loads((const char *)sqlite3_column_text(st, 2), JSON_DECODE_ANY, NULL);
+  double f = d && json_is_string(d) ? field_score(json_string_value(d), t, 0.6, 0.5) : 0;
+  json_decref(d);
+  if (f > score) score = f;
+  for (int col = 3; col <= 4; col++) {
+    f = field_score((const char *)sqlite3_column_text(st, col), t, 0.7, 0.5);
+    if (f > score) score = f;
+  }
+  return score;
+}
+
+/* ------------------------------------------------------------- candidates */
 typedef struct hit {
   int64_t id;
   double score;
 } hit;
+
+typedef struct hits {
+  hit *v;
+  size_t n, cap;
+} hits;
+
+#define CONCEPT_COLS "SELECT e.id, e.name, e.attributes FROM "
+#define CONCEPT_WHERE "e.type IS NOT NULL AND (?2 IS NULL OR e.type = ?2)"
+#define PROP_COLS                                                                              \
+  "SELECT e.id, e.predicate, kip_attrj(p.attributes, 'description'), s.name, o.name FROM "
+#define PROP_JOINS                                                                             \
+  " LEFT JOIN element p ON p.type = '$PropositionType' AND p.name = e.predicate"               \
+  " LEFT JOIN element s ON s.id = e.subject LEFT JOIN element o ON o.id = e.object"
+#define PROP_WHERE "e.predicate IS NOT NULL AND (?2 IS NULL OR e.predicate = ?2)"
+
+/* run one candidate query (?1 match/needle, ?2 type, ?3 cap) and score its
+** rows; `floor` is the score of an index match the byte-level scorer cannot
+** see (folded diacritics, non-ASCII case) */
+static int collect(kip_ctx *c, const ast_search *q, const char *sql, const char *arg, const term *t, int64_t cap,
+                   double floor, hits *h) {
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(c->nx->db, sql, -1, &st, NULL);
+  if (rc != SQLITE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+  if (q->type) sqlite3_bind_text(st, 2, json_string_value(q->type), -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 3, cap);
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    double score = q->propositions ? score_proposition(st, t) : score_concept(st, t);
+    if (score < floor) score = floor;
+    if (score <= 0 || (q->has_threshold && score < q->threshold)) continue;
+    if (h->n == h->cap) {
+      h->cap = h->cap ? h->cap * 2 : 64;
+      h->v = realloc(h->v, h->cap * sizeof *h->v);
+      if (!h->v) abort();
+    }
+    h->v[h->n].id = sqlite3_column_int64(st, 0);
+    h->v[h->n].score = score > 1 ? 1 : score;
+    h->n++;
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
+}
+
+static int fts_query(kip_ctx *c, const ast_search *q, const char *table, const char *match, const term *t,
+                     int64_t cap, double floor, hits *h) {
+  kip_buf sql;
+  kip_buf_init(&sql);
+  kip_buf_printf(&sql, "%s%s f JOIN element e ON e.id = f.rowid%s WHERE %s MATCH ?1 AND %s "
+                       "ORDER BY bm25(%s, 10.0, 8.0, 1.0) LIMIT ?3",
+                 q->propositions ? PROP_COLS : CONCEPT_COLS, table, q->propositions ? PROP_JOINS : "", table,
+                 q->propositions ? PROP_WHERE : CONCEPT_WHERE, table);
+  int rc = collect(c, q, sql.p, match, t, cap, floor, h);
+  kip_buf_free(&sql);
+  return rc;
+}
+
+static int by_id(const void *a, const void *b) {
+  const hit *x = a, *y = b;
+  return (x->id > y->id) - (x->id < y->id);
+}
 
 static int by_score(const void *a, const void *b) {
   const hit *x = a, *y = b;
   return x->score < y->score ? 1 : x->score > y->score ? -1 : (x->id > y->id) - (x->id < y->id);
 }
 
+static int find_candidates(kip_ctx *c, const ast_search *q, const term *t, int64_t cap, hits *h) {
+  kip_buf word;
+  kip_buf_init(&word);
+  for (int i = 0; i < t->ntok; i++) {
+    if (!indexable(t->toks[i])) continue;
+    if (word.len) kip_buf_adds(&word, " OR ");
+    quote_fts(&word, t->toks[i]);
+    kip_buf_addc(&word, '*');
+  }
+  int rc = 0;
+  if (word.len) rc = fts_query(c, q, "search_word", word.p, t, cap, WORD_MATCH_FLOOR, h);
+  kip_buf_free(&word);
+  size_t chars = utf8_chars(t->lower);
+  if (!rc && chars >= 3) {
+    kip_buf tri;
+    kip_buf_init(&tri);
+    quote_fts(&tri, t->lower);
+    rc = fts_query(c, q, "search_trigram", tri.p, t, cap, TRIGRAM_MATCH_FLOOR, h);
+    kip_buf_free(&tri);
+  } else if (!rc && chars > 0 && h->n == 0) {
+    /* too short for trigrams: a bounded scan */
+    const char *sql = q->propositions
+                          ? PROP_COLS "element e" PROP_JOINS " WHERE " PROP_WHERE
+                                      " AND instr(lower(e.predicate), ?1) LIMIT ?3"
+                          : CONCEPT_COLS "element e WHERE " CONCEPT_WHERE
+                                         " AND (instr(lower(e.name), ?1) OR instr(lower(e.attributes), ?1)) LIMIT ?3";
+    rc = collect(c, q, sql, t->lower, t, cap, 0, h);
+  }
+  if (rc || !h->n) return rc;
+  /* the same element may come from both indexes */
+  qsort(h->v, h->n, sizeof *h->v, by_id);
+  size_t w = 0;
+  for (size_t i = 0; i < h->n; i++) {
+    if (w && h->v[w - 1].id == h->v[i].id) {
+      if (h->v[i].score > h->v[w - 1].score) h->v[w - 1].score = h->v[i].score;
+    } else {
+      h->v[w++] = h->v[i];
+    }
+  }
+  h->n = w;
+  qsort(h->v, h->n, sizeof *h->v, by_score);
+  return 0;
+}
+
 int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
   const ast_search *q = &s->u.search;
-  char *term = lower(json_string_value(q->term));
-  char *tokbuf = strdup(term);
-  char *toks[32];
-  int ntok = 0;
-  for (char *p = strtok(tokbuf, " \t,;"); p && ntok < 32; p = strtok(NULL, " \t,;")) toks[ntok++] = p;
-  const char *type = q->type ? json_string_value(q->type) : NULL;
-  const char *sql =
-      q->propositions
-          ? "SELECT e.id, e.predicate, kip_attrj(p.attributes, 'description'), s.name, o.name, e.attributes "
-            "FROM element e LEFT JOIN element p ON p.type = '$PropositionType' AND p.name = e.predicate "
-            "LEFT JOIN element s ON s.id = e.subject LEFT JOIN element o ON o.id = e.object "
-            "WHERE e.predicate IS NOT NULL AND (?1 IS NULL OR e.predicate = ?1)"
-          : "SELECT e.id, e.name, e.attributes FROM element e WHERE e.type IS NOT NULL AND (?1 IS NULL OR e.type = ?1)";
+  if (q->mode && strcmp(json_string_value(q->mode), "keyword"))
+    kip_warn(c, "MODE \"%s\" is not available in this build (no embedding model); keyword search was used",
+             json_string_value(q->mode));
+  int64_t limit = q->limit >= 0 ? q->limit : SEARCH_DEFAULT_LIMIT;
+  int64_t cap = limit * 10 < 100 ? 100 : limit * 10;
+  if (cap > c->nx->max_rows) cap = c->nx->max_rows;
+  term t;
+  term_init(&t, json_string_value(q->term));
+  hits h = {NULL, 0, 0};
+  int rc = find_candidates(c, q, &t, cap, &h);
+  term_free(&t);
+  if (rc) {
+    free(h.v);
+    return rc;
+  }
+  size_t n = h.n < (size_t)limit ? h.n : (size_t)limit;
   sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(c->nx->db, sql, -1, &st, NULL);
-  if (rc != SQLITE_OK) {
-    free(term);
-    free(tokbuf);
-    return kip_store_error(c->nx, rc, c->err, "searching");
-  }
-  if (type) sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
-  hit *hits = NULL;
-  size_t n = 0, cap = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    double score = 0;
-    if (!q->propositions) {
-      score = field_score((const char *)sqlite3_column_text(st, 1), term, toks, ntok, 1.0, 0.8);
-      json_t *attrs = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
-      const char *k;
-      json_t *v;
-      json_object_foreach(attrs, k, v) {
-        double f = 0;
-        if (!strcmp(k, "aliases") && json_is_array(v)) {
-          size_t i;
-          json_t *a;
-          json_array_foreach(v, i, a) if (json_is_string(a)) {
-            double x = field_score(json_string_value(a), term, toks, ntok, 0.95, 0.75);
-            if (x > f) f = x;
-          }
-        } else if (json_is_string(v)) {
-          f = field_score(json_string_value(v), term, toks, ntok, 0.6, !strcmp(k, "description") ? 0.5 : 0.4);
-        }
-        if (f > score) score = f;
-      }
-      json_decref(attrs);
-    } else {
-      score = field_score((const char *)sqlite3_column_text(st, 1), term, toks, ntok, 1.0, 0.8);
-      json_t *d = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL
-                                                            : json_loads((const char *)sqlite3_column_text(st, 2), JSON_DECODE_ANY, NULL);
-      double f = d && json_is_string(d) ? field_score(json_string_value(d), term, toks, ntok, 0.6, 0.5) : 0;
-      json_decref(d);
-      if (f > score) score = f;
-      for (int col = 3; col <= 4; col++) {
-        f = field_score((const char *)sqlite3_column_text(st, col), term, toks, ntok, 0.7, 0.5);
-        if (f > score) score = f;
-      }
-    }
-    if (score <= 0 || (q->has_threshold && score < q->threshold)) continue;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 64;
-      hits = realloc(hits, cap * sizeof *hits);
-    }
-    hits[n].id = sqlite3_column_int64(st, 0);
-    hits[n].score = score > 1 ? 1 : score;
-    n++;
-  }
-  sqlite3_finalize(st);
-  free(term);
-  free(tokbuf);
-  if (rc != SQLITE_DONE) {
-    free(hits);
-    return kip_store_error(c->nx, rc, c->err, "searching");
-  }
-  if (n) qsort(hits, n, sizeof *hits, by_score);
-  size_t limit = q->limit >= 0 ? (size_t)q->limit : 10;
-  if (n > limit) n = limit;
-  rc = sqlite3_prepare_v2(c->nx->db,
-                          "SELECT e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, '{}', 0, '', "
-                          "(SELECT z.type IS NULL FROM element z WHERE z.id = e.subject), "
-                          "(SELECT z.type IS NULL FROM element z WHERE z.id = e.object), e.metadata, e.version, e.updated_at "
-                          "FROM element e WHERE e.id = ?1",
-                          -1, &st, NULL);
-  if (rc != SQLITE_OK) {
-    free(hits);
-    return kip_store_error(c->nx, rc, c->err, "searching");
+  int prc = sqlite3_prepare_v2(c->nx->db,
+                               "SELECT e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, "
+                               "e.metadata, e.version, e.updated_at, "
+                               "(SELECT z.type IS NULL FROM element z WHERE z.id = e.subject), "
+                               "(SELECT z.type IS NULL FROM element z WHERE z.id = e.object) "
+                               "FROM element e WHERE e.id = ?1",
+                               -1, &st, NULL);
+  if (prc != SQLITE_OK) {
+    free(h.v);
+    return kip_store_error(c->nx, prc, c->err, "searching");
   }
   kip_buf_addc(c->out, '[');
+  int first = 1;
   for (size_t i = 0; i < n; i++) {
-    sqlite3_bind_int64(st, 1, hits[i].id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-      sqlite3_reset(st);
-      continue;
+    sqlite3_bind_int64(st, 1, h.v[i].id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      if (!first) kip_buf_addc(c->out, ',');
+      first = 0;
+      kip_write_scored_element(c->out, st, 0, &h.v[i].score);
     }
-    kip_buf el;
-    kip_buf_init(&el);
-    kip_write_element(&el, st, 0);
-    /* replace the placeholder metadata with the real one plus _score */
-    char *m = strstr(el.p, ",\"metadata\":{");
-    if (i) kip_buf_addc(c->out, ',');
-    kip_buf_add(c->out, el.p, (size_t)(m - el.p));
-    kip_buf_adds(c->out, ",\"metadata\":");
-    kip_buf meta;
-    kip_buf_init(&meta);
-    kip_write_metadata(&meta, (const char *)sqlite3_column_text(st, 12), (size_t)sqlite3_column_bytes(st, 12),
-                       sqlite3_column_int64(st, 13), (const char *)sqlite3_column_text(st, 14));
-    meta.len--; /* drop '}' */
-    kip_buf_add(c->out, meta.p, meta.len);
-    json_t *sc = json_real(hits[i].score);
-    kip_buf_adds(c->out, ",\"_score\":");
-    kip_json_write(c->out, sc);
-    json_decref(sc);
-    kip_buf_adds(c->out, "}}");
-    kip_buf_free(&meta);
-    kip_buf_free(&el);
     sqlite3_reset(st);
   }
   kip_buf_addc(c->out, ']');
   sqlite3_finalize(st);
-  free(hits);
+  free(h.v);
   return 0;
 }

@@ -57,8 +57,37 @@ void kip_stamp_now(kip_nexus *nx) {
     "CREATE TABLE kip_capsule(name TEXT PRIMARY KEY, hash TEXT NOT NULL, applied_at TEXT NOT NULL);\n" \
     "CREATE TABLE kip_info(key TEXT PRIMARY KEY, value TEXT);\n"
 
+/* v2: the SEARCH index. Two FTS5 tables over the same three fields — a
+** word index (unicode61, diacritics folded, prefix queries) and a trigram
+** index (substrings; scripts without spaces) — kept in sync by triggers, so
+** every write updates them in its own transaction. Fields: name (concept
+** name or predicate), aliases, body (every other string in attributes, and
+** for propositions the endpoint names). Built-in JSON functions only, so the
+** file stays writable by a plain sqlite3 shell. */
+#define SEARCH_FIELDS(row) \
+    "coalesce(" row ".name, " row ".predicate), " \
+    "(SELECT group_concat(value, char(10)) FROM json_each(" row ".attributes, '$.aliases') WHERE type = 'text'), " \
+    "coalesce((SELECT group_concat(value, char(10)) FROM json_tree(" row ".attributes) " \
+    "  WHERE type = 'text' AND fullkey <> '$.aliases' AND fullkey NOT LIKE '$.aliases[%'), '') " \
+    "|| coalesce(char(10) || (SELECT name FROM element WHERE id = " row ".subject), '') " \
+    "|| coalesce(char(10) || (SELECT name FROM element WHERE id = " row ".object), '')"
+#define SEARCH_INSERT(table, row) \
+    "INSERT INTO " table "(rowid, name, aliases, body) SELECT " row ".id, " SEARCH_FIELDS(row) ";"
+#define SCHEMA_V2 \
+    "CREATE VIRTUAL TABLE search_word USING fts5(name, aliases, body, tokenize = 'unicode61 remove_diacritics 2');\n" \
+    "CREATE VIRTUAL TABLE search_trigram USING fts5(name, aliases, body, tokenize = 'trigram');\n" \
+    "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN " \
+    SEARCH_INSERT("search_word", "new") SEARCH_INSERT("search_trigram", "new") " END;\n" \
+    "CREATE TRIGGER element_search_update AFTER UPDATE OF attributes, subject, object ON element BEGIN " \
+    "DELETE FROM search_word WHERE rowid = old.id; DELETE FROM search_trigram WHERE rowid = old.id; " \
+    SEARCH_INSERT("search_word", "new") SEARCH_INSERT("search_trigram", "new") " END;\n" \
+    "CREATE TRIGGER element_search_delete AFTER DELETE ON element BEGIN " \
+    "DELETE FROM search_word WHERE rowid = old.id; DELETE FROM search_trigram WHERE rowid = old.id; END;\n" \
+    "INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, " SEARCH_FIELDS("e") " FROM element e;\n" \
+    "INSERT INTO search_trigram(rowid, name, aliases, body) SELECT e.id, " SEARCH_FIELDS("e") " FROM element e;\n"
+
 /* migrations[i] brings user_version i to i+1 */
-static const char *const migrations[] = {SCHEMA_V1};
+static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2};
 
 static int exec_sql(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
   char *msg = NULL;

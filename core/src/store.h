@@ -6,7 +6,7 @@
 #include <sqlite3.h>
 #include "kipint.h"
 
-#define KIP_SCHEMA_VERSION 1
+#define KIP_SCHEMA_VERSION 2
 
 enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,

@@ -172,6 +172,7 @@ function commands.exec()
   if resp.error then print_error(resp.error) return 1 end
   io.write(core.json_encode(resp.result, true), "\n")
   if resp.next_cursor then io.write("next_cursor: ", resp.next_cursor, "\n") end
+  for _, w in ipairs(resp.warnings or {}) do io.stderr:write("warning: ", w, "\n") end
   return 0
 end
 

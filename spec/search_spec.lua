@@ -1,0 +1,86 @@
+-- busted specs for keyword SEARCH on the FTS5 indexes (RC11 §5.2).
+local kip = require "kip"
+
+local function tmpdb()
+  local p = os.tmpname()
+  os.remove(p)
+  return p .. ".db"
+end
+
+local function names(r)
+  local out = {}
+  for i, e in ipairs(r.result) do out[i] = e.name or e.predicate end
+  return out
+end
+
+describe("SEARCH", function()
+  local path, nx
+  before_each(function()
+    path = tmpdb()
+    nx = assert(kip.open { path = path })
+    local r = nx:execute [[
+UPSERT {
+  CONCEPT ?t { {type: "$ConceptType", name: "Topic"} }
+  CONCEPT ?a { {type: "Topic", name: "Ledger"} SET ATTRIBUTES { description: "double-entry bookkeeping" } }
+  CONCEPT ?b { {type: "Topic", name: "Ledger archive"} }
+  CONCEPT ?c { {type: "Topic", name: "General ledger"} SET ATTRIBUTES { aliases: ["GL"] } }
+  CONCEPT ?d { {type: "Topic", name: "Café crème"} }
+  CONCEPT ?e { {type: "Person", name: "北京大学的张伟"} SET ATTRIBUTES { aliases: ["小张"] } }
+}]]
+    assert.is_nil(r.error)
+  end)
+  after_each(function()
+    nx:close()
+    for _, s in ipairs { "", "-wal", "-shm" } do os.remove(path .. s) end
+  end)
+
+  it("ranks the exact name first with scores in [0,1], descending", function()
+    local r = nx:execute('SEARCH CONCEPT "ledger"')
+    assert.equal("Ledger", r.result[1].name)
+    assert.equal(1, r.result[1].metadata._score)
+    local prev = 1
+    for _, e in ipairs(r.result) do
+      assert.is_true(e.metadata._score <= prev and e.metadata._score > 0)
+      prev = e.metadata._score
+    end
+  end)
+
+  it("finds prefixes, words inside descriptions and folded diacritics", function()
+    assert.equal("Ledger", names(nx:execute('SEARCH CONCEPT "ledg" LIMIT 1'))[1])
+    assert.equal("Ledger", names(nx:execute('SEARCH CONCEPT "bookkeeping" LIMIT 1'))[1])
+    assert.equal("Café crème", names(nx:execute('SEARCH CONCEPT "creme" LIMIT 1'))[1])
+  end)
+
+  it("works for text without spaces (trigram index) and short aliases", function()
+    assert.equal("北京大学的张伟", names(nx:execute('SEARCH CONCEPT "北京大学"'))[1])
+    assert.equal("北京大学的张伟", names(nx:execute('SEARCH CONCEPT "小张"'))[1])
+    assert.equal("General ledger", names(nx:execute('SEARCH CONCEPT "GL"'))[1])
+  end)
+
+  it("keeps the index in step with every write, in the same transaction", function()
+    nx:execute('UPDATE ?x SET ATTRIBUTES { aliases: ["Hauptbuch"] } WHERE { ?x {type: "Topic", name: "Ledger"} }')
+    assert.equal("Ledger", names(nx:execute('SEARCH CONCEPT "Hauptbuch"'))[1])
+    local dry = nx:call { command = 'UPSERT { CONCEPT ?x { {type: "Topic", name: "Zeppelin"} } }', dry_run = true }
+    assert.is_nil(dry.error)
+    assert.same({}, nx:execute('SEARCH CONCEPT "Zeppelin"').result)
+    nx:execute('DELETE CONCEPT ?x DETACH WHERE { ?x {type: "Topic", name: "Ledger"} }')
+    for _, n in ipairs(names(nx:execute('SEARCH CONCEPT "Hauptbuch"'))) do assert.not_equal("Ledger", n) end
+  end)
+
+  it("searches propositions by predicate and endpoint names", function()
+    nx:execute [[
+UPSERT {
+  CONCEPT ?p { {type: "$PropositionType", name: "related_to"} }
+  PROPOSITION ?l { ({type: "Topic", name: "Ledger"}, "related_to", {type: "Topic", name: "General ledger"}) }
+}]]
+    local r = nx:execute('SEARCH PROPOSITION "related"')
+    assert.equal("related_to", r.result[1].predicate)
+    assert.is_string(r.result[1].subject)
+  end)
+
+  it("says when a semantic mode degraded to keyword", function()
+    local r = nx:execute('SEARCH CONCEPT "ledger" MODE "semantic"')
+    assert.is_nil(r.error)
+    assert.matches("keyword", r.warnings[1])
+  end)
+end)
