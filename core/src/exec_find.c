@@ -466,6 +466,65 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
   return rc;
 }
 
+/* ---------------------------------------- unconstrained exploration guard */
+static int binds_var(const ast_where *w, const char *v) {
+  if (w->kind == W_CONCEPT) return w->concept->var && !strcmp(w->concept->var, v);
+  if (w->kind != W_PROP) return 0;
+  const ast_prop *p = w->prop;
+  return (p->var && !strcmp(p->var, v)) || (p->subject.kind == EP_VAR && !strcmp(p->subject.var, v)) ||
+         (p->object.kind == EP_VAR && !strcmp(p->object.var, v));
+}
+
+static int constrained_elsewhere(const ast_group *g, const ast_where *self, const char *v) {
+  for (int i = 0; i < g->n; i++)
+    if (g->items[i] != self && binds_var(g->items[i], v)) return 1;
+  return 0;
+}
+
+/* the first (?s, ?p, ?o) clause whose endpoints and binding variable no
+** sibling clause constrains (top level and UNION branches, which have their
+** own scope), or NULL */
+static const ast_prop *unconstrained_exploration(const ast_group *g) {
+  for (int i = 0; i < g->n; i++) {
+    const ast_where *w = g->items[i];
+    if (w->kind == W_UNION) {
+      const ast_prop *p = unconstrained_exploration(w->group);
+      if (p) return p;
+    }
+    if (w->kind != W_PROP) continue;
+    const ast_prop *p = w->prop;
+    if (p->id || p->pred.kind != PRED_VAR || p->subject.kind != EP_VAR || p->object.kind != EP_VAR) continue;
+    if (constrained_elsewhere(g, w, p->subject.var) || constrained_elsewhere(g, w, p->object.var) ||
+        (p->var && constrained_elsewhere(g, w, p->var)))
+      continue;
+    return p;
+  }
+  return NULL;
+}
+
+/* RC11 §3.4.2: a fully unconstrained (?s, ?p, ?o) without LIMIT is refused
+** once the graph holds more than KIP_EXPLORATION_THRESHOLD propositions */
+static int check_bounded_exploration(kip_ctx *c, const ast_find *f, int aggregated) {
+  if (f->limit >= 0 || aggregated == 2) return 0;
+  const ast_prop *p = unconstrained_exploration(f->where);
+  if (!p) return 0;
+  sqlite3_stmt *st;
+  int prc = sqlite3_prepare_v2(c->nx->db,
+                               "SELECT count(*) FROM (SELECT 1 FROM element WHERE predicate IS NOT NULL LIMIT ?1)",
+                               -1, &st, NULL);
+  if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "counting propositions");
+  sqlite3_bind_int64(st, 1, KIP_EXPLORATION_THRESHOLD + 1);
+  int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_finalize(st);
+  if (n <= KIP_EXPLORATION_THRESHOLD) return 0;
+  return kip_err_at(c->err, KIP_E_RESOURCE, p->pos.line, p->pos.col,
+                    "Constrain an endpoint (by id, {type, name} or a variable bound by another clause) or add LIMIT "
+                    "(with CURSOR to page).",
+                    "unconstrained exploration (?%s, ?%s, ?%s) over more than %d propositions needs a LIMIT",
+                    p->subject.var, p->pred.var, p->object.var,
+                    KIP_EXPLORATION_THRESHOLD);
+}
+
 int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
   const ast_find *f = &s->u.find;
   kip_arena a;
@@ -477,6 +536,7 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
   proj *P = NULL;
   int aggregated = 0;
   int rc = kip_find_sql(&C, f, &sql, &P, &aggregated);
+  if (!rc) rc = check_bounded_exploration(c, f, aggregated);
   uint64_t fp = 0;
   int64_t offset = 0;
   if (!rc) {

@@ -19,6 +19,9 @@
 #define KIP_DEFAULT_MAX_HOPS 10
 #define KIP_DEFAULT_MAX_ROWS 100000
 #define KIP_DEFAULT_DEADLINE_MS 30000
+/* FIND with an unconstrained (?s, ?p, ?o) and no LIMIT is refused (KIP_4002)
+** above this many propositions */
+#define KIP_EXPLORATION_THRESHOLD 10000
 
 #if defined(__GNUC__)
 #define KIP_PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -1,11 +1,14 @@
 /*
 ** test_core.c — C unit tests of libkipcore: lexer, parser (positions, error
-** codes, placeholders, limits), request envelope, store and UPSERT.
+** codes, placeholders, limits), request envelope, store, UPSERT, the
+** unconstrained-exploration guard, row caps and query plans.
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "kipint.h"
 #include "lexer.h"
@@ -100,6 +103,29 @@ static char *call(kip_nexus *nx, const char *req, int readonly) {
   return kip_call_json(nx, req, strlen(req), &o);
 }
 
+/* call and check that the response contains `needle` (or equals it with exact) */
+#define EXPECT(nx, req, ro, needle) expect_at(__LINE__, nx, req, ro, needle, 0)
+#define EXPECT_EXACT(nx, req, ro, needle) expect_at(__LINE__, nx, req, ro, needle, 1)
+static void expect_at(int line, kip_nexus *nx, const char *req, int ro, const char *needle, int exact) {
+  char *r = call(nx, req, ro);
+  int ok = r && (exact ? !strcmp(r, needle) : strstr(r, needle) != NULL);
+  if (ok) passed++;
+  else {
+    failed++;
+    printf("FAIL %s:%d: expected %s[%s] in %s\n", __FILE__, line, exact ? "exactly " : "", needle, r ? r : "(null)");
+  }
+  free(r);
+}
+
+static void remove_db(const char *path) {
+  char side[600];
+  snprintf(side, sizeof side, "%s-wal", path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", path);
+  unlink(side);
+  unlink(path);
+}
+
 static void test_nexus(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
   int fd = mkstemp(path);
@@ -110,54 +136,101 @@ static void test_nexus(void) {
   int rc = kip_open(path, NULL, &nx, &e);
   CHECK(rc == 0, "open: %s", e.message);
   if (rc) return;
-  char *r = call(nx, "{\"command\":\"FIND(?d.name) WHERE { ?d {type: \\\"Domain\\\", name: \\\"CoreSchema\\\"} }\"}", 0);
-  CHECK(!strcmp(r, "{\"result\":[\"CoreSchema\"]}"), "genesis: %s", r);
-  free(r);
-  r = call(nx, "{\"command\":\"x\",\"commands\":[]}", 0);
-  CHECK(strstr(r, "KIP_1001") != NULL, "command and commands: %s", r);
-  free(r);
-  r = call(nx, "{\"command\":\"DESCRIBE PRIMER\",\"bogus\":1}", 0);
-  CHECK(strstr(r, "unknown field") != NULL, "unknown field: %s", r);
-  free(r);
-  r = call(nx, "{\"commands\":[\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"A\\\"} } }\","
-               "\"UPSERT { CONCEPT ?p { {type: \\\"Robot\\\", name: \\\"B\\\"} } }\",\"FIND(?p) WHERE {}\"]}", 0);
+  EXPECT_EXACT(nx, "{\"command\":\"FIND(?d.name) WHERE { ?d {type: \\\"Domain\\\", name: \\\"CoreSchema\\\"} }\"}", 0,
+               "{\"result\":[\"CoreSchema\"]}");
+  EXPECT(nx, "{\"command\":\"x\",\"commands\":[]}", 0, "KIP_1001");
+  EXPECT(nx, "{\"command\":\"DESCRIBE PRIMER\",\"bogus\":1}", 0, "unknown field");
+  char *r = call(nx, "{\"commands\":[\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"A\\\"} } }\","
+                     "\"UPSERT { CONCEPT ?p { {type: \\\"Robot\\\", name: \\\"B\\\"} } }\",\"FIND(?p) WHERE {}\"]}", 0);
   CHECK(strstr(r, "\"upsert_concept_nodes\":[\"C:") && strstr(r, "KIP_2001") && !strstr(r, "FIND"),
         "batch stop on KML error: %s", r);
   free(r);
-  r = call(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"A\\\"} EXPECT VERSION 5 } }\"}", 0);
-  CHECK(strstr(r, "KIP_3005") != NULL, "version conflict: %s", r);
-  free(r);
-  r = call(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"C\\\"} } }\",\"dry_run\":true}", 0);
-  CHECK(strstr(r, "\"upsert_concept_nodes\":[]") != NULL, "dry run: %s", r);
-  free(r);
-  r = call(nx, "{\"command\":\"FIND(?p) WHERE { ?p {type: \\\"Person\\\", name: \\\"C\\\"} }\"}", 0);
-  CHECK(!strcmp(r, "{\"result\":[]}"), "dry run wrote nothing: %s", r);
-  free(r);
-  r = call(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"C\\\"} } }\"}", 1);
-  CHECK(strstr(r, "KIP_4004") != NULL, "readonly: %s", r);
-  free(r);
+  EXPECT(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"A\\\"} EXPECT VERSION 5 } }\"}", 0,
+         "KIP_3005");
+  EXPECT(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"C\\\"} } }\",\"dry_run\":true}", 0,
+         "\"upsert_concept_nodes\":[]");
+  EXPECT_EXACT(nx, "{\"command\":\"FIND(?p) WHERE { ?p {type: \\\"Person\\\", name: \\\"C\\\"} }\"}", 0,
+               "{\"result\":[]}");
+  EXPECT(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"C\\\"} } }\"}", 1, "KIP_4004");
   kip_close(nx);
   /* reopen: hashes recorded, nothing re-applied, data kept */
   rc = kip_open(path, NULL, &nx, &e);
   CHECK(rc == 0, "reopen: %s", e.message);
   if (!rc) {
-    r = call(nx, "{\"command\":\"FIND(COUNT(?p)) WHERE { ?p {type: \\\"Person\\\", name: \\\"A\\\"} }\"}", 0);
-    CHECK(!strcmp(r, "{\"result\":1}"), "persisted: %s", r);
-    free(r);
+    EXPECT_EXACT(nx, "{\"command\":\"FIND(COUNT(?p)) WHERE { ?p {type: \\\"Person\\\", name: \\\"A\\\"} }\"}", 0,
+                 "{\"result\":1}");
     kip_close(nx);
   }
-  char side[600];
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
-  unlink(path);
+  remove_db(path);
+}
+
+/* the unconstrained-exploration guard (RC11 §3.4.2) and row budgets */
+static void test_limits(void) {
+  kip_nexus *nx;
+  kip_error e;
+  if (kip_open(":memory:", NULL, &nx, &e)) {
+    CHECK(0, "open: %s", e.message);
+    return;
+  }
+  /* a chain of 10002 people: 10001 "prefers" links, written with plain SQL */
+  int rc = sqlite3_exec(kip_nexus_db(nx),
+                        "INSERT INTO element(type, name, updated_at) "
+                        "  WITH RECURSIVE n(i) AS (VALUES(1) UNION ALL SELECT i + 1 FROM n WHERE i < 10002) "
+                        "  SELECT 'Person', 'p' || i, '' FROM n;"
+                        "INSERT INTO element(subject, predicate, object, updated_at) "
+                        "  SELECT a.id, 'prefers', b.id, '' FROM element a JOIN element b ON b.name = 'p' || "
+                        "  (CAST(substr(a.name, 2) AS INTEGER) + 1) WHERE a.type = 'Person' AND a.name LIKE 'p%';",
+                        NULL, NULL, NULL);
+  CHECK(rc == SQLITE_OK, "fixture: %s", sqlite3_errmsg(kip_nexus_db(nx)));
+  EXPECT(nx, "{\"command\":\"FIND(?s, ?o)\\nWHERE { (?s, ?p, ?o) }\"}", 0,
+         "\"code\":\"KIP_4002\"");
+  EXPECT(nx, "{\"command\":\"FIND(?s, ?o)\\nWHERE { (?s, ?p, ?o) }\"}", 0, "\"line\":2,\"column\":9");
+  EXPECT(nx, "{\"command\":\"FIND(?s.name) WHERE { (?s, ?p, ?o) } LIMIT 2\"}", 0, "\"next_cursor\"");
+  EXPECT(nx, "{\"command\":\"FIND(?o.name) WHERE { ?s {type: \\\"Person\\\", name: \\\"p7\\\"} (?s, ?p, ?o) }\"}",
+         0, "[\"p8\"]");
+  EXPECT(nx, "{\"command\":\"FIND(COUNT(?l)) WHERE { ?l (?s, ?p, ?o) }\"}", 0, "{\"result\":100"); /* aggregates are exempt */
+  /* a materialization cap smaller than the result */
+  kip_call_options o = {0, 0, 100, 0};
+  const char *q = "{\"command\":\"FIND(?p.name) WHERE { ?p {type: \\\"Person\\\"} }\"}";
+  char *r = kip_call_json(nx, q, strlen(q), &o);
+  CHECK(strstr(r, "KIP_4002") != NULL, "row cap: %s", r);
+  free(r);
+  kip_close(nx);
+}
+
+/* the compiler's SQL must use the store's indexes for the core access paths */
+static void test_plans(void) {
+  kip_nexus *nx;
+  kip_error e;
+  if (kip_open(":memory:", NULL, &nx, &e)) {
+    CHECK(0, "open: %s", e.message);
+    return;
+  }
+  static const struct {
+    const char *kql, *plan;
+  } cases[] = {
+      {"FIND(?p) WHERE { ?p {type: \"Person\", name: \"x\"} }", "USING INDEX element_concept (type=? AND name=?)"},
+      {"FIND(?p) WHERE { ?p {name: \"x\"} }", "USING INDEX element_name (name=?)"},
+      {"FIND(?o) WHERE { ?s {type: \"Person\", name: \"x\"} (?s, \"prefers\", ?o) }",
+       "INDEX element_pred (predicate=? AND subject=?)"},
+      {"FIND(?s) WHERE { ?o {type: \"Person\", name: \"x\"} (?s, \"prefers\", ?o) }", "element_ops (object=? AND predicate=?)"},
+      {"FIND(?p, ?o) WHERE { ?s {type: \"Person\", name: \"x\"} (?s, ?p, ?o) }", "element_spo (subject=?"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *r = kip_explain_json(nx, cases[i].kql, strlen(cases[i].kql), NULL);
+    CHECK(r && strstr(r, cases[i].plan) && !strstr(r, "SCAN element"), "plan of %s: expected [%s] in %s", cases[i].kql,
+          cases[i].plan, r ? r : "(null)");
+    free(r);
+  }
+  kip_close(nx);
 }
 
 int main(void) {
   test_lexer();
   test_parser();
   test_nexus();
+  test_limits();
+  test_plans();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }
