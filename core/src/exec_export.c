@@ -130,7 +130,7 @@ static int export_set(kip_ctx *c, const ast_export *x, xelem **out, size_t *n, u
                    "FROM t JOIN element e ON e.id = t.id",
                    q.p);
     sqlite3_stmt *st;
-    int prc = sqlite3_prepare_v2(c->nx->db, sql.p, (int)sql.len, &st, NULL);
+    int prc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
     if (prc != SQLITE_OK) rc = kip_store_error(c->nx, prc, c->err, "selecting the export set");
     else {
       kql_bind_all(&C, st);
@@ -154,7 +154,7 @@ static int export_set(kip_ctx *c, const ast_export *x, xelem **out, size_t *n, u
         if (e->is_prop && sqlite3_column_int(st, 2)) rc = prop_depth(c, e->id, &memo, 0, &e->depth);
       }
       if (!rc && prc != SQLITE_DONE) rc = kip_store_error(c->nx, prc, c->err, "selecting the export set");
-      sqlite3_finalize(st);
+      kip_finish(c->nx, st);
       idmap_free(&memo);
     }
   }

@@ -264,6 +264,20 @@ static int refs_only(const ast_expr *e, const char **vars, int n) {
   return 1;
 }
 
+/* Solutions need no deduplication (§3.3) when the pattern is one element
+** row and the solution key includes its id: every row is its own solution,
+** so the GROUP BY (a sort over the whole match) can go. */
+static int rows_are_solutions(const frame *F, cvar **keys, int nkeys) {
+  if (F->nfrom != 1 || F->from.len < 9 || strncmp(F->from.p, "element ", 8)) return 0;
+  const char *alias = F->from.p + 8;
+  size_t alen = F->from.len - 8;
+  for (size_t i = 0; i < alen; i++)
+    if (alias[i] == ' ' || alias[i] == ',') return 0;
+  for (int i = 0; i < nkeys; i++)
+    if (!strncmp(keys[i]->expr, alias, alen) && !strcmp(keys[i]->expr + alen, ".id")) return 1;
+  return 0;
+}
+
 int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int *aggregated_out);
 int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int *aggregated_out) {
   frame F;
@@ -290,8 +304,10 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
   kip_buf_init(&order);
   kip_buf_init(&inner);
   int col = 0;
+  cvar *keyvars[256];
   for (int i = 0; !rc && i < nv; i++) {
     cvar *v = kql_lookup(&F, vars[i]);
+    keyvars[i] = v;
     if (!v) {
       const ast_expr *where = NULL;
       for (int j = 0; j < f->nproj && !where; j++) where = f->proj[j];
@@ -302,6 +318,8 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
     if (i) kip_buf_adds(&keys, ", ");
     kip_buf_adds(&keys, v->expr);
   }
+  if (!rc && rows_are_solutions(&F, keyvars, nv)) keys.len = 0;
+  int unique = !rc && keys.len == 0;
   if (!rc && !aggregated) {
     for (int i = 0; i < f->nproj && !rc; i++) {
       if (col) kip_buf_adds(&sel, ", ");
@@ -322,7 +340,7 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
         rc = C->err->code;
         break;
       }
-      int own = refs_only(e, vars, nv);
+      int own = unique || refs_only(e, vars, nv);
       kip_buf_printf(&sel, ", %s(%s) AS ok%d", own ? "" : (f->order[i].desc ? "max" : "min"), kv, i);
       if (i) kip_buf_adds(&order, ", ");
       kip_buf_printf(&order, "ok%d IS NULL, ok%d%s", i, i, f->order[i].desc ? " DESC" : "");
@@ -502,20 +520,21 @@ static const ast_prop *unconstrained_exploration(const ast_group *g) {
   return NULL;
 }
 
-/* RC11 §3.4.2: a fully unconstrained (?s, ?p, ?o) without LIMIT is refused
-** once the graph holds more than KIP_EXPLORATION_THRESHOLD propositions */
+/* RC11 §3.4.2: a fully unconstrained (?s, ?p, ?o) listing without LIMIT is
+** refused once the graph holds more than KIP_EXPLORATION_THRESHOLD
+** propositions. Aggregations (e.g. a count per predicate) are exempt: they
+** return summaries, and the deadline still bounds their scan. */
 static int check_bounded_exploration(kip_ctx *c, const ast_find *f, int aggregated) {
-  if (f->limit >= 0 || aggregated == 2) return 0;
+  if (f->limit >= 0 || aggregated) return 0;
   const ast_prop *p = unconstrained_exploration(f->where);
   if (!p) return 0;
   sqlite3_stmt *st;
-  int prc = sqlite3_prepare_v2(c->nx->db,
-                               "SELECT count(*) FROM (SELECT 1 FROM element WHERE predicate IS NOT NULL LIMIT ?1)",
-                               -1, &st, NULL);
+  int prc = kip_prepare(c->nx, "SELECT count(*) FROM (SELECT 1 FROM element WHERE predicate IS NOT NULL LIMIT ?1)",
+                               -1, &st);
   if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "counting propositions");
   sqlite3_bind_int64(st, 1, KIP_EXPLORATION_THRESHOLD + 1);
   int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-  sqlite3_finalize(st);
+  kip_finish(c->nx, st);
   if (n <= KIP_EXPLORATION_THRESHOLD) return 0;
   return kip_err_at(c->err, KIP_E_RESOURCE, p->pos.line, p->pos.col,
                     "Constrain an endpoint (by id, {type, name} or a variable bound by another clause) or add LIMIT "
@@ -551,7 +570,7 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
   }
   sqlite3_stmt *st = NULL;
   if (!rc) {
-    int prc = sqlite3_prepare_v2(c->nx->db, sql.p, (int)sql.len, &st, NULL);
+    int prc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
     if (prc != SQLITE_OK) rc = kip_store_error(c->nx, prc, c->err, "preparing the query");
   }
   if (!rc && c->dry_run) {
@@ -604,7 +623,7 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
     for (int i = 0; i < f->nproj; i++) kip_buf_free(&cols[i]);
     free(cols);
   }
-  sqlite3_finalize(st);
+  kip_finish(c->nx, st);
   free(P);
   kip_buf_free(&sql);
   kql_free(&C);
@@ -651,7 +670,7 @@ char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const cha
     kip_buf_adds(&q, "EXPLAIN QUERY PLAN ");
     kip_buf_add(&q, sql.p, sql.len);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(nx->db, q.p, (int)q.len, &st, NULL) == SQLITE_OK) {
+    if (kip_prepare(nx, q.p, (int)q.len, &st) == SQLITE_OK) {
       kql_bind_all(&C, st);
       int first = 1;
       while (sqlite3_step(st) == SQLITE_ROW) {
@@ -661,7 +680,7 @@ char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const cha
         write_text(&out, st, 3);
         kip_buf_addc(&out, '}');
       }
-      sqlite3_finalize(st);
+      kip_finish(nx, st);
     } else {
       kip_store_error(nx, sqlite3_errcode(nx->db), &err, "explaining the query");
     }

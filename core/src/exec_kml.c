@@ -25,7 +25,7 @@ int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, k
   *n = 0;
   if (!rc) {
     sqlite3_stmt *st;
-    int prc = sqlite3_prepare_v2(c->nx->db, sql.p, (int)sql.len, &st, NULL);
+    int prc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
     if (prc != SQLITE_OK) rc = kip_store_error(c->nx, prc, c->err, "selecting targets");
     else {
       kql_bind_all(&C, st);
@@ -44,7 +44,7 @@ int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, k
         }
       }
       if (!rc && prc != SQLITE_DONE) rc = kip_store_error(c->nx, prc, c->err, "selecting targets");
-      sqlite3_finalize(st);
+      kip_finish(c->nx, st);
     }
   }
   kip_buf_free(&sql);
@@ -172,20 +172,20 @@ static int cascade_delete(kip_ctx *c, int64_t id, int64_t *concepts, int64_t *pr
       "UNION SELECT e.id FROM doomed d JOIN element e ON e.object = d.id) "
       "DELETE FROM element WHERE id IN (SELECT id FROM doomed)";
   sqlite3_stmt *st;
-  int prc = sqlite3_prepare_v2(c->nx->db, sql, -1, &st, NULL);
+  int prc = kip_prepare(c->nx, sql, -1, &st);
   if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
   sqlite3_bind_int64(st, 1, id);
   if ((prc = sqlite3_step(st)) == SQLITE_ROW) {
     *props += sqlite3_column_int64(st, 0);
     *concepts += sqlite3_column_int64(st, 1);
   }
-  sqlite3_finalize(st);
+  kip_finish(c->nx, st);
   if (prc != SQLITE_ROW) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
-  prc = sqlite3_prepare_v2(c->nx->db, del, -1, &st, NULL);
+  prc = kip_prepare(c->nx, del, -1, &st);
   if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "deleting");
   sqlite3_bind_int64(st, 1, id);
   prc = sqlite3_step(st);
-  sqlite3_finalize(st);
+  kip_finish(c->nx, st);
   return prc == SQLITE_DONE ? 0 : kip_store_error(c->nx, prc, c->err, "deleting");
 }
 

@@ -16,7 +16,7 @@
   "NULL, NULL"
 
 static int prepare(kip_ctx *c, const char *sql, sqlite3_stmt **st) {
-  int rc = sqlite3_prepare_v2(c->nx->db, sql, -1, st, NULL);
+  int rc = kip_prepare(c->nx, sql, -1, st);
   return rc == SQLITE_OK ? 0 : kip_store_error(c->nx, rc, c->err, "describing");
 }
 
@@ -34,7 +34,7 @@ static int domain_summaries(kip_ctx *c, kip_buf *b, int with_types, int64_t *cou
                     "WHERE l.object = ?1 AND l.predicate = 'belongs_to_domain' AND m.type IS NOT NULL "
                     "GROUP BY m.type ORDER BY n DESC, m.type LIMIT 8",
                     &ty))) {
-    sqlite3_finalize(st);
+    kip_finish(c->nx, st);
     return rc;
   }
   kip_buf_addc(b, '[');
@@ -63,8 +63,8 @@ static int domain_summaries(kip_ctx *c, kip_buf *b, int with_types, int64_t *cou
     kip_buf_addc(b, '}');
   }
   kip_buf_addc(b, ']');
-  sqlite3_finalize(st);
-  sqlite3_finalize(ty);
+  kip_finish(c->nx, st);
+  kip_finish(c->nx, ty);
   *count = n;
   return 0;
 }
@@ -77,7 +77,7 @@ static int primer(kip_ctx *c) {
   json_t *self = NULL;
   if (sqlite3_step(st) == SQLITE_ROW)
     self = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
-  sqlite3_finalize(st);
+  kip_finish(c->nx, st);
   json_t *id = json_object();
   static const char *keys[] = {"name", "handle", "person_class", "persona", "identity_narrative", "core_mission",
                                "capabilities", "values", "strengths", "weaknesses", "behavior_preferences"};
@@ -123,7 +123,7 @@ static int type_list(kip_ctx *c, const ast_describe *d, const char *meta) {
     kip_buf_json_str(c->out, (const char *)sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0));
   }
   kip_buf_addc(c->out, ']');
-  sqlite3_finalize(st);
+  kip_finish(c->nx, st);
   if (more) c->next_cursor = kip_cursor_make(fp, off + n);
   return 0;
 }
@@ -141,7 +141,7 @@ static int type_node(kip_ctx *c, const ast_describe *d, const char *meta) {
                                                 : "List the defined predicates with DESCRIBE PROPOSITION TYPES (case-sensitive).",
                  "%s '%s' is not defined", !strcmp(meta, "$ConceptType") ? "concept type" : "predicate",
                  json_string_value(d->name));
-  sqlite3_finalize(st);
+  kip_finish(c->nx, st);
   return rc;
 }
 

@@ -72,6 +72,7 @@ static int run_command(kip_nexus *nx, const char *text, size_t len, const json_t
       rc = kip_tx_begin(nx, &err);
       if (!rc) {
         rc = dispatch(&c, cmd);
+        if (!rc) rc = kip_search_sync(nx, &err); /* also inside a dry_run's outer transaction */
         if (rc) kip_tx_rollback(nx);
         else rc = kip_tx_commit(nx, &err);
       }

@@ -168,7 +168,7 @@ typedef struct hits {
 static int collect(kip_ctx *c, const ast_search *q, const char *sql, const char *arg, const term *t, int64_t cap,
                    double floor, hits *h) {
   sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(c->nx->db, sql, -1, &st, NULL);
+  int rc = kip_prepare(c->nx, sql, -1, &st);
   if (rc != SQLITE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
   sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
   if (q->type) sqlite3_bind_text(st, 2, json_string_value(q->type), -1, SQLITE_STATIC);
@@ -186,7 +186,7 @@ static int collect(kip_ctx *c, const ast_search *q, const char *sql, const char 
     h->v[h->n].score = score > 1 ? 1 : score;
     h->n++;
   }
-  sqlite3_finalize(st);
+  kip_finish(c->nx, st);
   return rc == SQLITE_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
 }
 
@@ -276,13 +276,12 @@ int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
   }
   size_t n = h.n < (size_t)limit ? h.n : (size_t)limit;
   sqlite3_stmt *st;
-  int prc = sqlite3_prepare_v2(c->nx->db,
-                               "SELECT e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, "
+  int prc = kip_prepare(c->nx, "SELECT e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, "
                                "e.metadata, e.version, e.updated_at, "
                                "(SELECT z.type IS NULL FROM element z WHERE z.id = e.subject), "
                                "(SELECT z.type IS NULL FROM element z WHERE z.id = e.object) "
                                "FROM element e WHERE e.id = ?1",
-                               -1, &st, NULL);
+                               -1, &st);
   if (prc != SQLITE_OK) {
     free(h.v);
     return kip_store_error(c->nx, prc, c->err, "searching");
@@ -299,7 +298,7 @@ int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
     sqlite3_reset(st);
   }
   kip_buf_addc(c->out, ']');
-  sqlite3_finalize(st);
+  kip_finish(c->nx, st);
   free(h.v);
   return 0;
 }

@@ -413,6 +413,53 @@ static void fn_kv_json(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   kip_buf_free(&b);
 }
 
+/* kip_search_text(attributes, which, extra...): the text the SEARCH index
+** holds for an element — which = 0: its aliases; 1: every other string
+** value in the attributes (nested ones too); then each non-NULL extra
+** argument (endpoint names of a proposition); newline-separated. Used by the index
+** triggers (store.c), so a write the engine did not make cannot bypass it. */
+static void collect_strings(kip_buf *b, const json_t *v, int depth) {
+  if (depth > 32) return;
+  if (json_is_string(v)) {
+    if (b->len) kip_buf_addc(b, '\n');
+    kip_buf_add(b, json_string_value(v), json_string_length(v));
+  } else if (json_is_array(v)) {
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x) collect_strings(b, x, depth + 1);
+  } else if (json_is_object(v)) {
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)v, k, x) collect_strings(b, x, depth + 1);
+  }
+}
+
+static void fn_search_text(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  if (argc < 2) return;
+  const char *text = (const char *)sqlite3_value_text(argv[0]);
+  int which = sqlite3_value_int(argv[1]);
+  json_t *attrs = text ? json_loadb(text, (size_t)sqlite3_value_bytes(argv[0]), 0, NULL) : NULL;
+  kip_buf b;
+  kip_buf_init(&b);
+  if (json_is_object(attrs)) {
+    if (which == 0) collect_strings(&b, json_object_get(attrs, "aliases"), 0);
+    else {
+      const char *k;
+      json_t *x;
+      json_object_foreach(attrs, k, x) if (strcmp(k, "aliases")) collect_strings(&b, x, 1);
+    }
+  }
+  json_decref(attrs);
+  for (int i = 2; i < argc; i++) {
+    if (sqlite3_value_type(argv[i]) != SQLITE_TEXT) continue;
+    if (b.len) kip_buf_addc(&b, '\n');
+    kip_buf_add(&b, (const char *)sqlite3_value_text(argv[i]), (size_t)sqlite3_value_bytes(argv[i]));
+  }
+  if (b.len) sqlite3_result_text(ctx, b.p, (int)b.len, SQLITE_TRANSIENT);
+  else sqlite3_result_null(ctx);
+  kip_buf_free(&b);
+}
+
 int kip_register_sql_functions(kip_nexus *nx) {
   static int which[3] = {0, 1, 2};
   sqlite3 *db = nx->db;
@@ -428,5 +475,6 @@ int kip_register_sql_functions(kip_nexus *nx) {
   rc |= sqlite3_create_function(db, "kip_sum", 1, f, NULL, NULL, agg_step, sum_final);
   rc |= sqlite3_create_function(db, "kip_avg", 1, f, NULL, NULL, agg_step, avg_final);
   rc |= sqlite3_create_function(db, "kip_kv_json", 1, f, NULL, fn_kv_json, NULL, NULL);
+  rc |= sqlite3_create_function(db, "kip_search_text", -1, f, NULL, fn_search_text, NULL, NULL);
   return rc;
 }

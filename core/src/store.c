@@ -57,34 +57,34 @@ void kip_stamp_now(kip_nexus *nx) {
     "CREATE TABLE kip_capsule(name TEXT PRIMARY KEY, hash TEXT NOT NULL, applied_at TEXT NOT NULL);\n" \
     "CREATE TABLE kip_info(key TEXT PRIMARY KEY, value TEXT);\n"
 
-/* v2: the SEARCH index. Two FTS5 tables over the same three fields — a
-** word index (unicode61, diacritics folded, prefix queries) and a trigram
-** index (substrings; scripts without spaces) — kept in sync by triggers, so
-** every write updates them in its own transaction. Fields: name (concept
-** name or predicate), aliases, body (every other string in attributes, and
-** for propositions the endpoint names). Built-in JSON functions only, so the
-** file stays writable by a plain sqlite3 shell. */
-#define SEARCH_FIELDS(row) \
-    "coalesce(" row ".name, " row ".predicate), " \
-    "(SELECT group_concat(value, char(10)) FROM json_each(" row ".attributes, '$.aliases') WHERE type = 'text'), " \
-    "coalesce((SELECT group_concat(value, char(10)) FROM json_tree(" row ".attributes) " \
-    "  WHERE type = 'text' AND fullkey <> '$.aliases' AND fullkey NOT LIKE '$.aliases[%'), '') " \
-    "|| coalesce(char(10) || (SELECT name FROM element WHERE id = " row ".subject), '') " \
-    "|| coalesce(char(10) || (SELECT name FROM element WHERE id = " row ".object), '')"
-#define SEARCH_INSERT(table, row) \
-    "INSERT INTO " table "(rowid, name, aliases, body) SELECT " row ".id, " SEARCH_FIELDS(row) ";"
+/* v2: the SEARCH index. A word index (FTS5 unicode61, diacritics folded,
+** prefix queries) over name (concept name or predicate), aliases and body
+** (every other string in attributes; for propositions also the endpoint
+** names), and a trigram index over name and aliases (substrings, scripts
+** without spaces). Triggers only record which elements changed in
+** search_dirty (FTS5 flushes its buffers at every statement, so per-row
+** index writes would cost ~10x); kip_search_sync() re-indexes the recorded
+** elements with one statement per table before every commit — the index
+** changes in the writer's transaction. Rows written by other tools (a plain
+** sqlite3 shell) are recorded too and indexed at the next engine commit or
+** open. */
 #define SCHEMA_V2 \
     "CREATE VIRTUAL TABLE search_word USING fts5(name, aliases, body, tokenize = 'unicode61 remove_diacritics 2');\n" \
-    "CREATE VIRTUAL TABLE search_trigram USING fts5(name, aliases, body, tokenize = 'trigram');\n" \
+    "CREATE VIRTUAL TABLE search_trigram USING fts5(name, aliases, tokenize = 'trigram');\n" \
+    "CREATE TABLE search_dirty(id INTEGER PRIMARY KEY);\n" \
     "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN " \
-    SEARCH_INSERT("search_word", "new") SEARCH_INSERT("search_trigram", "new") " END;\n" \
+    "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END;\n" \
     "CREATE TRIGGER element_search_update AFTER UPDATE OF attributes, subject, object ON element BEGIN " \
-    "DELETE FROM search_word WHERE rowid = old.id; DELETE FROM search_trigram WHERE rowid = old.id; " \
-    SEARCH_INSERT("search_word", "new") SEARCH_INSERT("search_trigram", "new") " END;\n" \
+    "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END;\n" \
     "CREATE TRIGGER element_search_delete AFTER DELETE ON element BEGIN " \
-    "DELETE FROM search_word WHERE rowid = old.id; DELETE FROM search_trigram WHERE rowid = old.id; END;\n" \
-    "INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, " SEARCH_FIELDS("e") " FROM element e;\n" \
-    "INSERT INTO search_trigram(rowid, name, aliases, body) SELECT e.id, " SEARCH_FIELDS("e") " FROM element e;\n"
+    "INSERT OR IGNORE INTO search_dirty(id) VALUES(old.id); END;\n" \
+    "INSERT INTO search_dirty(id) SELECT id FROM element;\n"
+
+#define SEARCH_NAME "coalesce(e.name, e.predicate)"
+#define SEARCH_ALIASES "kip_search_text(e.attributes, 0)"
+#define SEARCH_BODY \
+  "kip_search_text(e.attributes, 1, (SELECT name FROM element WHERE id = e.subject), " \
+  "(SELECT name FROM element WHERE id = e.object))"
 
 /* migrations[i] brings user_version i to i+1 */
 static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2};
@@ -157,6 +157,14 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_DELETE] = "DELETE FROM element WHERE id=?1",
     [ST_IS_DEFINED] = "SELECT 1 FROM element WHERE type=?1 AND name=?2",
     [ST_REPOINT] = "UPDATE element SET subject=?2, object=?3, version=version+1, updated_at=?4 WHERE id=?1",
+    [ST_SEARCH_PENDING] = "SELECT 1 FROM search_dirty LIMIT 1",
+    [ST_SEARCH_UNINDEX_WORD] = "DELETE FROM search_word WHERE rowid IN (SELECT id FROM search_dirty)",
+    [ST_SEARCH_UNINDEX_TRIGRAM] = "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM search_dirty)",
+    [ST_SEARCH_INDEX_WORD] = ("INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, " SEARCH_NAME ", "
+                              SEARCH_ALIASES ", " SEARCH_BODY " FROM search_dirty d JOIN element e ON e.id = d.id"),
+    [ST_SEARCH_INDEX_TRIGRAM] = ("INSERT INTO search_trigram(rowid, name, aliases) SELECT e.id, " SEARCH_NAME ", "
+                                 SEARCH_ALIASES " FROM search_dirty d JOIN element e ON e.id = d.id"),
+    [ST_SEARCH_CLEAR] = "DELETE FROM search_dirty",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
                           "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
 };
@@ -197,10 +205,75 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
     rc = sqlite3_prepare_v3(nx->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &nx->stmts[i], NULL);
     if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "preparing statements");
   }
+  /* index what a migration or another tool wrote */
+  if (!nx->readonly_file) {
+    sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc == SQLITE_ROW && ((rc = kip_tx_begin(nx, err)) || (rc = kip_tx_commit(nx, err)))) return rc;
+  }
   return 0;
 }
 
+/* ------------------------------------------------------ statement cache */
+#define STMT_CACHE_SLOTS 64
+
+struct kip_stmt_slot {
+  char *sql;
+  size_t len;
+  sqlite3_stmt *st;
+  int busy;
+  uint64_t used;
+};
+
+int kip_prepare(kip_nexus *nx, const char *sql, int len, sqlite3_stmt **st) {
+  size_t n = len < 0 ? strlen(sql) : (size_t)len;
+  if (!nx->stmt_cache) nx->stmt_cache = calloc(STMT_CACHE_SLOTS, sizeof *nx->stmt_cache);
+  struct kip_stmt_slot *c = nx->stmt_cache, *victim = NULL;
+  for (int i = 0; c && i < STMT_CACHE_SLOTS; i++) {
+    if (c[i].st && !c[i].busy && c[i].len == n && !memcmp(c[i].sql, sql, n)) {
+      c[i].busy = 1;
+      c[i].used = ++nx->stmt_clock;
+      *st = c[i].st;
+      return SQLITE_OK;
+    }
+    if (!c[i].busy && (!victim || !c[i].st || (victim->st && c[i].used < victim->used))) victim = &c[i];
+  }
+  int rc = sqlite3_prepare_v3(nx->db, sql, (int)n, SQLITE_PREPARE_PERSISTENT, st, NULL);
+  if (rc != SQLITE_OK || !victim || !*st) return rc;
+  char *copy = malloc(n + 1);
+  if (!copy) return rc; /* uncached; kip_finish finalizes it */
+  memcpy(copy, sql, n);
+  copy[n] = 0;
+  sqlite3_finalize(victim->st);
+  free(victim->sql);
+  *victim = (struct kip_stmt_slot){copy, n, *st, 1, ++nx->stmt_clock};
+  return rc;
+}
+
+void kip_finish(kip_nexus *nx, sqlite3_stmt *st) {
+  if (!st) return;
+  for (int i = 0; nx->stmt_cache && i < STMT_CACHE_SLOTS; i++)
+    if (nx->stmt_cache[i].st == st) {
+      sqlite3_reset(st);
+      sqlite3_clear_bindings(st);
+      nx->stmt_cache[i].busy = 0;
+      return;
+    }
+  sqlite3_finalize(st);
+}
+
+static void stmt_cache_free(kip_nexus *nx) {
+  for (int i = 0; nx->stmt_cache && i < STMT_CACHE_SLOTS; i++) {
+    sqlite3_finalize(nx->stmt_cache[i].st);
+    free(nx->stmt_cache[i].sql);
+  }
+  free(nx->stmt_cache);
+  nx->stmt_cache = NULL;
+}
+
 void kip_store_close(kip_nexus *nx) {
+  stmt_cache_free(nx);
   for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(nx->stmts[i]);
   kip_free_sql_state(nx);
   if (nx->db) sqlite3_close_v2(nx->db);
@@ -238,7 +311,27 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err) {
   return 0;
 }
 
+int kip_search_sync(kip_nexus *nx, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+  if (nx->readonly_file || !st) return 0; /* !st: still migrating; caught up when open completes */
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  if (rc == SQLITE_DONE) return 0;
+  if (rc != SQLITE_ROW) return kip_store_error(nx, rc, err, "updating the search index");
+  for (int i = ST_SEARCH_UNINDEX_WORD; i <= ST_SEARCH_CLEAR; i++) {
+    st = nx->stmts[i];
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) return kip_store_error(nx, rc, err, "updating the search index");
+  }
+  return 0;
+}
+
 int kip_tx_commit(kip_nexus *nx, kip_error *err) {
+  if (nx->tx_depth == 1 && kip_search_sync(nx, err)) {
+    kip_tx_rollback(nx);
+    return err->code;
+  }
   char sql[48];
   if (nx->tx_depth == 1) snprintf(sql, sizeof sql, "COMMIT");
   else snprintf(sql, sizeof sql, "RELEASE kip_sp%d", nx->tx_depth - 1);

@@ -10,7 +10,9 @@
 
 enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
-  ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_COUNT
+  ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_SEARCH_PENDING,
+  ST_SEARCH_UNINDEX_WORD, ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
+  ST_COUNT
 };
 
 struct kip_nexus {
@@ -27,6 +29,8 @@ struct kip_nexus {
   int regex_error;               /* set when REGEX got an invalid pattern */
   char regex_msg[512];
   struct kip_regex_cache *regex; /* compiled PCRE2 patterns (sqlfunc.c) */
+  struct kip_stmt_slot *stmt_cache; /* prepared statements by SQL text (kip_prepare) */
+  uint64_t stmt_clock;
 };
 
 /* one element (concept or proposition) loaded from the store */
@@ -41,6 +45,13 @@ typedef struct kip_elem {
 
 void kip_elem_clear(kip_elem *e);
 
+/* Prepare SQL through the nexus's statement cache (compiled KQL with the
+** same shape yields the same SQL text, its values are bound parameters);
+** hand the statement back with kip_finish, which resets it (so it never pins
+** the WAL) or finalizes it if it was not cached. Returns an SQLite code. */
+int kip_prepare(kip_nexus *nx, const char *sql, int len, sqlite3_stmt **st);
+void kip_finish(kip_nexus *nx, sqlite3_stmt *st);
+
 int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, kip_error *err);
 void kip_store_close(kip_nexus *nx);
 
@@ -48,6 +59,9 @@ void kip_store_close(kip_nexus *nx);
 int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what);
 
 int kip_tx_begin(kip_nexus *nx, kip_error *err);
+/* index the elements changed since the last sync (search_dirty) for SEARCH;
+** kip_tx_commit calls it before every outermost COMMIT */
+int kip_search_sync(kip_nexus *nx, kip_error *err);
 int kip_tx_commit(kip_nexus *nx, kip_error *err);
 void kip_tx_rollback(kip_nexus *nx);
 void kip_stamp_now(kip_nexus *nx);

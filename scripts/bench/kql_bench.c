@@ -1,0 +1,488 @@
+/*
+** kql_bench.c — the KQL benchmark (scripts/bench/kql runs it).
+**
+** Generates a deterministic memory graph (default 100k concepts in 8 types,
+** 500k propositions in 11 predicates, hub nodes, a 6-level topic tree,
+** JSON attributes), loads it twice — through KIP UPSERT commands into one
+** nexus and with hand-written INSERTs into a second nexus file with the
+** identical schema — and then times each query both ways on the KIP-loaded
+** file: KIP through kip_call_json (envelope, parse, compile, execute, JSON
+** rendering) and the equivalent hand-written SQL through the SQLite C API
+** (prepare, step, read every column). It prints medians and the ratio
+** KIP / SQL; the same run, the same file, the same SQLite.
+*/
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "kip.h"
+
+/* ------------------------------------------------------------ generator */
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+static uint64_t next_rand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+static int64_t rand_below(int64_t n) { return (int64_t)(next_rand() % (uint64_t)n); }
+
+typedef struct ctype {
+  const char *name;
+  int share; /* per mille of concepts */
+  int64_t count, first;
+} ctype;
+
+static ctype types[] = {
+    {"Person", 200, 0, 0}, {"Project", 50, 0, 0}, {"Topic", 100, 0, 0}, {"Document", 300, 0, 0},
+    {"Event", 200, 0, 0},  {"Task", 100, 0, 0},   {"Org", 20, 0, 0},    {"Place", 30, 0, 0},
+};
+enum { PERSON, PROJECT, TOPIC, DOCUMENT, EVENT, TASK, ORG, PLACE, NTYPES };
+
+typedef struct pred {
+  const char *name;
+  int subject, object, weight;
+} pred;
+
+static const pred preds[] = {
+    {"knows", PERSON, PERSON, 16},   {"works_on", PERSON, PROJECT, 8}, {"about", DOCUMENT, TOPIC, 12},
+    {"authored", PERSON, DOCUMENT, 12}, {"mentions", DOCUMENT, PERSON, 14}, {"involves", EVENT, PERSON, 14},
+    {"part_of", TASK, PROJECT, 6},  {"depends_on", TASK, TASK, 6},    {"located_in", EVENT, PLACE, 6},
+    {"member_of", PERSON, ORG, 6},  {"subtopic_of", TOPIC, TOPIC, 0},
+};
+#define NPREDS (int)(sizeof preds / sizeof *preds)
+
+static const char *statuses[] = {"active", "archived", "draft", "done"};
+static const char *words[] = {"alpha", "beta", "gamma", "delta", "ledger", "orbit", "harbor", "maple",
+                              "quartz", "signal", "tundra", "velvet", "willow", "zephyr", "cobalt", "ember"};
+
+typedef struct edge {
+  int64_t s, o; /* concept indexes */
+  int p;
+} edge;
+
+/* concept i (global index) of type t */
+static void concept_name(char *out, size_t n, int64_t i) {
+  for (int t = NTYPES - 1; t >= 0; t--)
+    if (i >= types[t].first) {
+      snprintf(out, n, "%s-%lld", types[t].name, (long long)(i - types[t].first));
+      return;
+    }
+}
+static int type_of(int64_t i) {
+  for (int t = NTYPES - 1; t >= 0; t--)
+    if (i >= types[t].first) return t;
+  return 0;
+}
+static void concept_attrs(char *out, size_t n, int64_t i) {
+  snprintf(out, n, "{\"rank\":%lld,\"status\":\"%s\",\"description\":\"%s %s %s item %lld\"}",
+           (long long)(i * 7919 % 100), statuses[i % 4], words[i % 16], words[(i / 16) % 16],
+           words[(i / 256) % 16], (long long)i);
+}
+
+/* pick a concept of type t; 20% of picks go to the first 1% (hubs) */
+static int64_t pick(int t) {
+  int64_t c = types[t].count, hubs = c / 100 > 0 ? c / 100 : 1;
+  return types[t].first + (next_rand() % 5 == 0 ? rand_below(hubs) : rand_below(c));
+}
+
+static edge *generate(int64_t nconcepts, int64_t nlinks, int64_t *nout) {
+  int64_t first = 0;
+  for (int t = 0; t < NTYPES; t++) {
+    types[t].count = nconcepts * types[t].share / 1000;
+    types[t].first = first;
+    first += types[t].count;
+  }
+  edge *L = malloc((size_t)nlinks * sizeof *L);
+  int64_t n = 0;
+  /* the topic tree: topic k's parent is (k-1)/4 -> ~6 levels for 10k topics */
+  for (int64_t k = 1; k < types[TOPIC].count && n < nlinks; k++)
+    L[n++] = (edge){types[TOPIC].first + k, types[TOPIC].first + (k - 1) / 4, NPREDS - 1};
+  int total = 0;
+  for (int p = 0; p < NPREDS; p++) total += preds[p].weight;
+  while (n < nlinks) {
+    int r = (int)rand_below(total), p = 0;
+    while (r >= preds[p].weight) r -= preds[p++].weight;
+    L[n++] = (edge){pick(preds[p].subject), pick(preds[p].object), p};
+  }
+  *nout = n;
+  return L;
+}
+
+/* ------------------------------------------------------------ timing */
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ------------------------------------------------------------ KIP side */
+static char *request(const char *command) {
+  json_t *r = json_pack("{s:s}", "command", command);
+  char *s = json_dumps(r, JSON_COMPACT);
+  json_decref(r);
+  return s;
+}
+
+static int kip_run(kip_nexus *nx, const char *command, int quiet) {
+  char *req = request(command);
+  char *res = kip_call_json(nx, req, strlen(req), NULL);
+  int ok = res && strncmp(res, "{\"error\"", 8) != 0;
+  if (!ok && !quiet) fprintf(stderr, "KIP error: %.400s\n  for: %.300s\n", res ? res : "(null)", command);
+  kip_free(res);
+  free(req);
+  return ok;
+}
+
+static int kip_load(kip_nexus *nx, int64_t nconcepts, const edge *L, int64_t nlinks) {
+  const char *schema_fmt = "UPSERT { CONCEPT ?t { {type: \"%s\", name: \"%s\"} } }";
+  char buf[256];
+  for (int t = 0; t < NTYPES; t++) {
+    snprintf(buf, sizeof buf, schema_fmt, "$ConceptType", types[t].name);
+    if (!kip_run(nx, buf, 0)) return 0;
+  }
+  for (int p = 0; p < NPREDS; p++) {
+    snprintf(buf, sizeof buf, schema_fmt, "$PropositionType", preds[p].name);
+    if (!kip_run(nx, buf, 0)) return 0;
+  }
+  size_t cap = 240 * 1024;
+  char *cmd = malloc(cap + 1024);
+  char name[64], attrs[256];
+  for (int64_t i = 0; i < nconcepts;) {
+    size_t len = (size_t)snprintf(cmd, cap, "UPSERT {\n");
+    for (; i < nconcepts && len < cap - 600; i++) {
+      concept_name(name, sizeof name, i);
+      concept_attrs(attrs, sizeof attrs, i);
+      len += (size_t)snprintf(cmd + len, cap + 1024 - len,
+                              "CONCEPT ?c%lld { {type: \"%s\", name: \"%s\"} SET ATTRIBUTES %s }\n", (long long)i,
+                              types[type_of(i)].name, name, attrs);
+    }
+    len += (size_t)snprintf(cmd + len, cap + 1024 - len, "}\nWITH METADATA { source: \"bench\" }");
+    if (!kip_run(nx, cmd, 0)) return 0;
+  }
+  char sn[64], on[64];
+  for (int64_t i = 0; i < nlinks;) {
+    size_t len = (size_t)snprintf(cmd, cap, "UPSERT {\n");
+    for (; i < nlinks && len < cap - 600; i++) {
+      concept_name(sn, sizeof sn, L[i].s);
+      concept_name(on, sizeof on, L[i].o);
+      len += (size_t)snprintf(cmd + len, cap + 1024 - len,
+                              "PROPOSITION { ({type: \"%s\", name: \"%s\"}, \"%s\", {type: \"%s\", name: \"%s\"}) }\n",
+                              types[type_of(L[i].s)].name, sn, preds[L[i].p].name, types[type_of(L[i].o)].name, on);
+    }
+    len += (size_t)snprintf(cmd + len, cap + 1024 - len, "}");
+    if (!kip_run(nx, cmd, 0)) return 0;
+  }
+  free(cmd);
+  return 1;
+}
+
+/* ------------------------------------------------------------ raw side */
+static int raw_exec(sqlite3 *db, const char *sql) {
+  char *msg = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    fprintf(stderr, "SQL error: %s\n", msg);
+    sqlite3_free(msg);
+    return 0;
+  }
+  return 1;
+}
+
+/* what the engine does before each commit: index the changed elements */
+static const char *index_sync =
+    "DELETE FROM search_word WHERE rowid IN (SELECT id FROM search_dirty);"
+    "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM search_dirty);"
+    "INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, coalesce(e.name, e.predicate), "
+    "kip_search_text(e.attributes, 0), kip_search_text(e.attributes, 1, (SELECT name FROM element WHERE id = "
+    "e.subject), (SELECT name FROM element WHERE id = e.object)) FROM search_dirty d JOIN element e ON e.id = d.id;"
+    "INSERT INTO search_trigram(rowid, name, aliases) SELECT e.id, coalesce(e.name, e.predicate), "
+    "kip_search_text(e.attributes, 0) FROM search_dirty d JOIN element e ON e.id = d.id;"
+    "DELETE FROM search_dirty;";
+
+static int raw_commit(sqlite3 *db) { return raw_exec(db, index_sync) && raw_exec(db, "COMMIT"); }
+
+/* hand-written load into an identical schema: same rows, same indexes and
+** search triggers, transactions of the same size as the KIP commands */
+static int raw_load(sqlite3 *db, int64_t nconcepts, const edge *L, int64_t nlinks) {
+  sqlite3_stmt *ins, *find, *link_ins, *def;
+  sqlite3_prepare_v2(db,
+                     "INSERT INTO element(type, name, attributes, metadata, version, updated_at) "
+                     "VALUES(?1, ?2, ?3, '{\"source\":\"bench\"}', 1, strftime('%Y-%m-%dT%H:%M:%fZ'))",
+                     -1, &ins, NULL);
+  sqlite3_prepare_v2(db, "SELECT id FROM element WHERE type = ?1 AND name = ?2", -1, &find, NULL);
+  sqlite3_prepare_v2(db,
+                     "INSERT OR IGNORE INTO element(subject, predicate, object, attributes, metadata, version, "
+                     "updated_at) VALUES(?1, ?2, ?3, '{}', '{}', 1, strftime('%Y-%m-%dT%H:%M:%fZ'))",
+                     -1, &link_ins, NULL);
+  sqlite3_prepare_v2(db,
+                     "INSERT OR IGNORE INTO element(type, name, version, updated_at) VALUES(?1, ?2, 1, '')", -1,
+                     &def, NULL);
+  char name[64], attrs[256];
+  raw_exec(db, "BEGIN");
+  for (int t = 0; t < NTYPES; t++) {
+    sqlite3_bind_text(def, 1, "$ConceptType", -1, SQLITE_STATIC);
+    sqlite3_bind_text(def, 2, types[t].name, -1, SQLITE_STATIC);
+    sqlite3_step(def);
+    sqlite3_reset(def);
+  }
+  for (int p = 0; p < NPREDS; p++) {
+    sqlite3_bind_text(def, 1, "$PropositionType", -1, SQLITE_STATIC);
+    sqlite3_bind_text(def, 2, preds[p].name, -1, SQLITE_STATIC);
+    sqlite3_step(def);
+    sqlite3_reset(def);
+  }
+  raw_exec(db, "COMMIT");
+  const int per_tx = 1000;
+  for (int64_t i = 0; i < nconcepts; i++) {
+    if (i % per_tx == 0) raw_exec(db, "BEGIN");
+    concept_name(name, sizeof name, i);
+    concept_attrs(attrs, sizeof attrs, i);
+    sqlite3_bind_text(ins, 1, types[type_of(i)].name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 2, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(ins, 3, attrs, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(ins) != SQLITE_DONE) fprintf(stderr, "raw insert: %s\n", sqlite3_errmsg(db));
+    sqlite3_reset(ins);
+    if (i % per_tx == per_tx - 1 || i == nconcepts - 1) raw_commit(db);
+  }
+  for (int64_t i = 0; i < nlinks; i++) {
+    if (i % (per_tx * 2) == 0) raw_exec(db, "BEGIN");
+    int64_t ids[2];
+    int64_t ends[2] = {L[i].s, L[i].o};
+    for (int k = 0; k < 2; k++) {
+      concept_name(name, sizeof name, ends[k]);
+      sqlite3_bind_text(find, 1, types[type_of(ends[k])].name, -1, SQLITE_STATIC);
+      sqlite3_bind_text(find, 2, name, -1, SQLITE_TRANSIENT);
+      ids[k] = sqlite3_step(find) == SQLITE_ROW ? sqlite3_column_int64(find, 0) : 0;
+      sqlite3_reset(find);
+    }
+    sqlite3_bind_int64(link_ins, 1, ids[0]);
+    sqlite3_bind_text(link_ins, 2, preds[L[i].p].name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(link_ins, 3, ids[1]);
+    if (sqlite3_step(link_ins) != SQLITE_DONE) fprintf(stderr, "raw link: %s\n", sqlite3_errmsg(db));
+    sqlite3_reset(link_ins);
+    if (i % (per_tx * 2) == per_tx * 2 - 1 || i == nlinks - 1) raw_commit(db);
+  }
+  sqlite3_finalize(ins);
+  sqlite3_finalize(find);
+  sqlite3_finalize(link_ins);
+  sqlite3_finalize(def);
+  return 1;
+}
+
+/* prepare, bind text parameters, step every row, read every column */
+static int64_t raw_query(sqlite3 *db, const char *sql, const char **params, int nparams) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+    fprintf(stderr, "SQL error: %s\n  in: %s\n", sqlite3_errmsg(db), sql);
+    exit(1);
+  }
+  for (int i = 0; i < nparams; i++) sqlite3_bind_text(st, i + 1, params[i], -1, SQLITE_STATIC);
+  int64_t rows = 0;
+  volatile size_t sink = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    rows++;
+    for (int c = 0; c < sqlite3_column_count(st); c++) sink += (size_t)sqlite3_column_bytes(st, c);
+  }
+  sqlite3_finalize(st);
+  (void)sink;
+  return rows;
+}
+
+/* ------------------------------------------------------------ queries */
+typedef struct bench_query {
+  const char *label;
+  const char *kip;      /* printf format with up to two %s (names) */
+  const char *sql;      /* hand-written equivalent; ?1.. bound to the names */
+  int nparams;
+} bench_query;
+
+static const bench_query queries[] = {
+    {"point lookup (type, name)", "FIND(?p) WHERE { ?p {type: \"Person\", name: \"%s\"} }",
+     "SELECT id, type, name, attributes, metadata, version, updated_at FROM element WHERE type = 'Person' AND name = ?1",
+     1},
+    {"1-hop from a hub", "FIND(?o.name) WHERE { ?s {type: \"Person\", name: \"%s\"} (?s, \"knows\", ?o) }",
+     "SELECT DISTINCT o.id, o.name FROM element s JOIN element l ON l.subject = s.id AND l.predicate = 'knows' "
+     "JOIN element o ON o.id = l.object WHERE s.type = 'Person' AND s.name = ?1",
+     1},
+    {"2-hop + filter + order + limit",
+     "FIND(?d.name, ?d.attributes.rank) WHERE { ?p {type: \"Person\", name: \"%s\"} (?p, \"authored\", ?d) "
+     "(?d, \"about\", ?t) FILTER(?d.attributes.rank > 50) } ORDER BY ?d.attributes.rank DESC LIMIT 20",
+     "SELECT DISTINCT d.id, d.name, json_extract(d.attributes, '$.rank') AS r FROM element p "
+     "JOIN element a ON a.subject = p.id AND a.predicate = 'authored' JOIN element d ON d.id = a.object "
+     "JOIN element b ON b.subject = d.id AND b.predicate = 'about' "
+     "WHERE p.type = 'Person' AND p.name = ?1 AND json_extract(d.attributes, '$.rank') > 50 ORDER BY r DESC LIMIT 20",
+     1},
+    {"grouped count per predicate", "FIND(?p, COUNT(?l)) WHERE { ?l (?s, ?p, ?o) }",
+     "SELECT predicate, count(*) FROM element WHERE predicate IS NOT NULL GROUP BY predicate", 0},
+    {"1..5-hop ancestry", "FIND(?a.name) WHERE { ?t {type: \"Topic\", name: \"%s\"} (?t, \"subtopic_of\"{1,5}, ?a) }",
+     "WITH RECURSIVE up(id, depth) AS (SELECT id, 0 FROM element WHERE type = 'Topic' AND name = ?1 "
+     "UNION SELECT l.object, up.depth + 1 FROM up JOIN element l ON l.subject = up.id AND l.predicate = "
+     "'subtopic_of' WHERE up.depth < 5) SELECT DISTINCT e.id, e.name FROM up JOIN element e ON e.id = up.id "
+     "WHERE up.depth >= 1",
+     1},
+    {"ego graph (predicate variable)", "FIND(?p, ?o.name) WHERE { ?s {type: \"Person\", name: \"%s\"} (?s, ?p, ?o) }",
+     "SELECT DISTINCT l.predicate, o.id, o.name FROM element s JOIN element l ON l.subject = s.id "
+     "JOIN element o ON o.id = l.object WHERE s.type = 'Person' AND s.name = ?1",
+     1},
+    {"NOT-exists orphans (count)",
+     "FIND(COUNT(?e)) WHERE { ?e {type: \"Event\"} NOT { (?e, \"involves\", ?x) } }",
+     "SELECT count(*) FROM element e WHERE e.type = 'Event' AND NOT EXISTS "
+     "(SELECT 1 FROM element l WHERE l.subject = e.id AND l.predicate = 'involves')",
+     0},
+    {"keyword SEARCH (top 10)", "SEARCH CONCEPT \"%s\" LIMIT 10",
+     "SELECT e.id, e.type, e.name, e.attributes, e.metadata FROM search_word f JOIN element e ON e.id = f.rowid "
+     "WHERE search_word MATCH ?1 AND e.type IS NOT NULL ORDER BY bm25(search_word, 10.0, 8.0, 1.0) LIMIT 10",
+     1},
+};
+#define NQUERIES (int)(sizeof queries / sizeof *queries)
+
+static void arguments_for(int q, int run, char *kip_arg, char *sql_arg, size_t n) {
+  int64_t i;
+  switch (q) {
+    case 0: i = rand_below(types[PERSON].count); snprintf(kip_arg, n, "Person-%lld", (long long)i); break;
+    case 1: case 2: case 5:
+      i = run % (types[PERSON].count / 100); /* hubs */
+      snprintf(kip_arg, n, "Person-%lld", (long long)i);
+      break;
+    case 4:
+      i = types[TOPIC].count - 1 - run % 100; /* leaves */
+      snprintf(kip_arg, n, "Topic-%lld", (long long)i);
+      break;
+    case 7: snprintf(kip_arg, n, "%s", words[run % 16]); break;
+    default: kip_arg[0] = 0;
+  }
+  if (q == 7) snprintf(sql_arg, n, "\"%.100s\"*", kip_arg);
+  else snprintf(sql_arg, n, "%s", kip_arg);
+}
+
+int main(int argc, char **argv) {
+  int64_t nconcepts = 100000, nlinks = 500000;
+  int runs = 21;
+  const char *dir = "/tmp";
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--concepts") && i + 1 < argc) nconcepts = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--links") && i + 1 < argc) nlinks = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
+    else {
+      printf("usage: bench_kql [--concepts N] [--links M] [--runs R] [--dir TMPDIR]\n");
+      return strcmp(argv[i], "--help") ? 2 : 0;
+    }
+  }
+  if (runs < 3) runs = 3;
+  char kpath[512], rpath[512];
+  snprintf(kpath, sizeof kpath, "%s/kip-bench-%d.db", dir, (int)getpid());
+  snprintf(rpath, sizeof rpath, "%s/kip-bench-raw-%d.db", dir, (int)getpid());
+  int64_t ngen;
+  edge *L = generate(nconcepts, nlinks, &ngen);
+  printf("graph: %lld concepts, %lld propositions (generated, seed fixed)\n", (long long)nconcepts, (long long)ngen);
+
+  kip_nexus *nx, *rx;
+  kip_error err;
+  if (kip_open(kpath, NULL, &nx, &err) || kip_open(rpath, NULL, &rx, &err)) {
+    fprintf(stderr, "open: %s\n", err.message);
+    return 1;
+  }
+  double t0 = now_ms();
+  if (!kip_load(nx, nconcepts, L, ngen)) return 1;
+  double kip_load_ms = now_ms() - t0;
+  t0 = now_ms();
+  raw_load(kip_nexus_db(rx), nconcepts, L, ngen);
+  double raw_load_ms = now_ms() - t0;
+  double total = (double)(nconcepts + ngen);
+  printf("\n%-34s %12s %12s %7s\n", "load", "KIP", "raw SQLite", "ratio");
+  printf("%-34s %9.0f/s %9.0f/s %6.2f\n", "bulk UPSERT (elements/s)", total / kip_load_ms * 1e3,
+         total / raw_load_ms * 1e3, (total / kip_load_ms) / (total / raw_load_ms));
+
+  /* single-command upserts: one concept with attributes per request/transaction */
+  int singles = 500;
+  double *ks = malloc(sizeof(double) * (size_t)singles), *rs = malloc(sizeof(double) * (size_t)singles);
+  sqlite3 *rdb = kip_nexus_db(rx);
+  sqlite3_stmt *up;
+  sqlite3_prepare_v2(rdb,
+                     "INSERT INTO element(type, name, attributes, metadata, version, updated_at) "
+                     "VALUES('Task', ?1, ?2, '{\"source\":\"bench\"}', 1, strftime('%Y-%m-%dT%H:%M:%fZ')) "
+                     "ON CONFLICT(type, name) WHERE type IS NOT NULL DO UPDATE SET attributes = "
+                     "json_patch(attributes, excluded.attributes), version = version + 1",
+                     -1, &up, NULL);
+  char cmd[512], name[64];
+  for (int i = 0; i < singles; i++) {
+    snprintf(name, sizeof name, "Single-%d", i);
+    snprintf(cmd, sizeof cmd,
+             "UPSERT { CONCEPT ?t { {type: \"Task\", name: \"%s\"} SET ATTRIBUTES { rank: %d, status: \"new\" } } } "
+             "WITH METADATA { source: \"bench\" }",
+             name, i);
+    double a = now_ms();
+    kip_run(nx, cmd, 0);
+    ks[i] = now_ms() - a;
+    char attrs[64];
+    snprintf(attrs, sizeof attrs, "{\"rank\":%d,\"status\":\"new\"}", i);
+    a = now_ms();
+    raw_exec(rdb, "BEGIN IMMEDIATE");
+    sqlite3_bind_text(up, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(up, 2, attrs, -1, SQLITE_TRANSIENT);
+    sqlite3_step(up);
+    sqlite3_reset(up);
+    raw_commit(rdb);
+    rs[i] = now_ms() - a;
+  }
+  sqlite3_finalize(up);
+  double km = median(ks, singles), rm = median(rs, singles);
+  printf("%-34s %9.0f/s %9.0f/s %6.2f\n", "single-command UPSERT (1 tx each)", 1e3 / km, 1e3 / rm, rm / km);
+  free(ks);
+  free(rs);
+
+  printf("\n%-34s %12s %12s %7s\n", "query (median)", "KIP ms", "SQL ms", "ratio");
+  sqlite3 *db = kip_nexus_db(nx);
+  double *kt = malloc(sizeof(double) * (size_t)runs), *st = malloc(sizeof(double) * (size_t)runs);
+  for (int q = 0; q < NQUERIES; q++) {
+    char karg[128], sarg[128];
+    for (int r = -3; r < runs; r++) { /* 3 warm-up runs */
+      arguments_for(q, r < 0 ? 0 : r, karg, sarg, sizeof karg);
+      snprintf(cmd, sizeof cmd, queries[q].kip, karg);
+      const char *p[1] = {sarg};
+      double a = now_ms();
+      if (!kip_run(nx, cmd, 0)) return 1;
+      double b = now_ms();
+      raw_query(db, queries[q].sql, p, queries[q].nparams);
+      double c = now_ms();
+      if (r >= 0) {
+        kt[r] = b - a;
+        st[r] = c - b;
+      }
+    }
+    double k = median(kt, runs), s = median(st, runs);
+    printf("%-34s %12.3f %12.3f %7.2f\n", queries[q].label, k, s, k / s);
+  }
+  free(kt);
+  free(st);
+  free(L);
+  kip_close(nx);
+  kip_close(rx);
+  for (int i = 0; i < 2; i++) {
+    const char *base = i ? rpath : kpath;
+    char side[600];
+    snprintf(side, sizeof side, "%s-wal", base);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", base);
+    unlink(side);
+    unlink(base);
+  }
+  return 0;
+}
