@@ -81,6 +81,18 @@ UPSERT {
     assert.same({ "Eli Novak", "Eli Novak", kip.null }, r[2])
   end)
 
+  it("a single-link OPTIONAL binds its link variable and honours alternatives", function()
+    local r = q([[FIND(?s.name, ?l.predicate, ?x.name) WHERE {
+      ?s {type: "Squad"}
+      OPTIONAL { ?l (?s, "owns" | "belongs_to_domain", ?x) }
+    } ORDER BY ?s.name, ?x.name]])
+    assert.same({ "Growth", "Payments", "Payments", "Payments", "Platform", "Platform", "Platform" }, r[1])
+    assert.same({ "belongs_to_domain", "owns", "belongs_to_domain", "owns", "owns", "belongs_to_domain", "owns" }, r[2])
+    assert.same({ "Engineering", "Billing", "Engineering", "Ledger", "Auth", "Engineering", "Gateway" }, r[3])
+    local miss = q('FIND(?e.name, ?l) WHERE { ?e {type: "Engineer", name: "Ana Ruiz"} OPTIONAL { ?l (?e, "mentors", ?x) } }')
+    assert.same({ { "Ana Ruiz" }, { kip.null } }, miss)
+  end)
+
   it("aggregates over OPTIONAL misses count zero and group the misses", function()
     local r = q('FIND(?sq.name, COUNT(?s)) WHERE { ?sq {type: "Squad"} OPTIONAL { (?sq, "owns", ?s) } } ORDER BY ?sq.name')
     assert.same({ { "Growth", "Payments", "Platform" }, { 0, 2, 2 } }, r)

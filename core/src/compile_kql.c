@@ -547,7 +547,49 @@ static char *frame_select(kql *C, frame *F, const char **names, int n, int *kind
   return s;
 }
 
+/* OPTIONAL { (?a, "p", ?b) } with an endpoint bound outside: a plain LEFT
+** JOIN seeks the link per outer row through the endpoint index. (The general
+** form below, a LEFT JOIN of a subquery, is materialized by SQLite and
+** scanned per outer row without statistics.) Returns 0 when the group is not
+** of this shape, 1 when compiled, -1 on error. */
+static int optional_single_link(kql *C, frame *F, const ast_group *g) {
+  if (g->n != 1 || g->items[0]->kind != W_PROP) return 0;
+  const ast_prop *pr = g->items[0]->prop;
+  const ast_pred *pd = &pr->pred;
+  int literal = pd->kind == PRED_LITERAL || pd->kind == PRED_ALT || (pd->kind == PRED_HOPS && pd->min == 1 && pd->max == 1);
+  if (pr->id || !literal || pr->subject.kind != EP_VAR || pr->object.kind != EP_VAR) return 0;
+  if (!strcmp(pr->subject.var, pr->object.var) || (pr->var && kql_lookup(F, pr->var))) return 0;
+  cvar *s = kql_lookup(F, pr->subject.var), *o = kql_lookup(F, pr->object.var);
+  if ((!s && !o) || (s && s->kind != VK_ELEM) || (o && o->kind != VK_ELEM)) return 0;
+  kip_buf on;
+  kip_buf_init(&on);
+  char *r = fresh(C, "t");
+  for (int i = 0; i < pd->nnames; i++) {
+    if (check_defined(C, "$PropositionType", pd->names[i], pd->pos)) {
+      kip_buf_free(&on);
+      return -1;
+    }
+    json_t *pv = json_string(pd->names[i]);
+    kip_buf_printf(&on, "%s%s", i ? ", " : "", bind(C, pv));
+    json_decref(pv);
+  }
+  char *cond = pd->nnames == 1 ? kql_strf(C, "%s.predicate = %s", r, on.p) : kql_strf(C, "%s.predicate IN (%s)", r, on.p);
+  if (s) cond = kql_strf(C, "%s AND %s.subject = %s", cond, r, s->expr);
+  if (o) cond = kql_strf(C, "%s AND %s.object = %s", cond, r, o->expr);
+  kip_buf_free(&on);
+  add_join(F, kql_strf(C, "LEFT JOIN element %s ON %s", r, cond));
+  if (pr->var) bind_var(F, pr->var, VK_ELEM, kql_strf(C, "%s.id", r), r, 1);
+  const ast_endpoint *free_end = s ? &pr->object : &pr->subject;
+  if (!s || !o) {
+    cvar *v = bind_var(F, free_end->var, VK_ELEM, kql_strf(C, "%s.%s", r, s ? "object" : "subject"), NULL, 1);
+    if (needs_row(C, free_end->var)) kql_row(C, F, v);
+  }
+  return 1;
+}
+
 static int compile_optional(kql *C, frame *F, const ast_where *w) {
+  int fast = optional_single_link(C, F, w->group);
+  if (fast) return fast < 0 ? C->err->code : 0;
   frame I;
   frame_init(&I, NULL);
   int rc = compile_items(C, &I, w->group);

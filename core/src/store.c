@@ -274,6 +274,12 @@ static void stmt_cache_free(kip_nexus *nx) {
 
 void kip_store_close(kip_nexus *nx) {
   stmt_cache_free(nx);
+  if (nx->db && !nx->readonly_file) {
+    /* refresh planner statistics where they went stale (bounded work; skipped
+    ** when another writer holds the lock) */
+    sqlite3_busy_timeout(nx->db, 50);
+    sqlite3_exec(nx->db, "PRAGMA analysis_limit=1000; PRAGMA optimize", NULL, NULL, NULL);
+  }
   for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(nx->stmts[i]);
   kip_free_sql_state(nx);
   if (nx->db) sqlite3_close_v2(nx->db);

@@ -375,13 +375,16 @@ int main(int argc, char **argv) {
   int64_t nconcepts = 100000, nlinks = 500000;
   int runs = 21;
   const char *dir = "/tmp";
+  int keep = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--concepts") && i + 1 < argc) nconcepts = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--links") && i + 1 < argc) nlinks = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
+    else if (!strcmp(argv[i], "--keep")) keep = 1;
     else {
-      printf("usage: bench_kql [--concepts N] [--links M] [--runs R] [--dir TMPDIR]\n");
+      printf("usage: bench_kql [--concepts N] [--links M] [--runs R] [--dir TMPDIR] [--keep]\n"
+             "  --keep  keep the KIP-loaded database file and print its path\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
@@ -475,7 +478,8 @@ int main(int argc, char **argv) {
   free(L);
   kip_close(nx);
   kip_close(rx);
-  for (int i = 0; i < 2; i++) {
+  if (keep) printf("\nkept: %s\n", kpath);
+  for (int i = keep; i < 2; i++) {
     const char *base = i ? rpath : kpath;
     char side[600];
     snprintf(side, sizeof side, "%s-wal", base);
