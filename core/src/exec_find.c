@@ -559,7 +559,8 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
   uint64_t fp = 0;
   int64_t offset = 0;
   if (!rc) {
-    fp = kip_query_fingerprint(sql.p, C.binds);
+    /* cursors exist only for paged queries: skip the fingerprint otherwise */
+    if (f->cursor || f->limit >= 0) fp = kip_query_fingerprint(sql.p, C.binds);
     rc = kip_cursor_parse(f->cursor, fp, &offset, c->err);
   }
   int64_t limit = f->limit;
