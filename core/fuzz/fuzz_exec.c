@@ -23,7 +23,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static kip_nexus *nx;
-static const kip_call_options budget = {0, 250, 2000, 6};
+static const kip_call_options budget = {.deadline_ms = 250, .max_rows = 2000, .max_hops = 6};
 
 static const char fixture[] =
     "UPSERT {"

@@ -36,7 +36,7 @@ typedef enum kip_code {
   KIP_E_TIMEOUT = 4001,         /* ExecutionTimeout */
   KIP_E_RESOURCE = 4002,        /* ResourceExhausted */
   KIP_E_INTERNAL = 4003,        /* InternalError */
-  KIP_E_DENIED = 4004           /* PermissionDenied (kipnexus: readonly, policy) */
+  KIP_E_DENIED = 4004           /* PermissionDenied (kipnexus: readonly, policy scope) */
 } kip_code;
 
 typedef struct kip_error {
@@ -68,6 +68,15 @@ typedef struct kip_call_options {
   int deadline_ms;          /* per-request wall-time budget; 0 = default (30000) */
   int64_t max_rows;         /* materialization cap; 0 = default */
   int max_hops;             /* hop cap for path ranges; 0 = default (10) */
+  /* Governance scope (policy RESTRICT constraints), all optional. Every
+  ** element a command binds, traverses or touches must satisfy it; outside
+  ** elements are invisible to reads and writes refuse them (KIP_4004). */
+  const char *eligibility;        /* KIP boolean expression over ?e, e.g.
+                                  ** ?e.metadata.access_level != "private" */
+  const char *eligibility_params; /* JSON object for :placeholders in it */
+  const char *const *forbidden_types;      /* NULL-terminated concept types */
+  const char *const *forbidden_predicates; /* NULL-terminated predicates */
+  int write_denied;               /* refuse KML (KIP_4004 PolicyDenied) */
 } kip_call_options;
 
 /* Execute one request envelope given as JSON text. Always returns a malloc'd
@@ -78,6 +87,11 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
 /* Parse a command (no execution) and return its AST as JSON text, or an
 ** {"error":{...}} object. params may be NULL or a JSON object text. */
 char *kip_parse_json(const char *command, size_t len, const char *params_json);
+
+/* Describe a command for governance policies (no execution): kind, reads
+** (types, predicates), writes (concepts, propositions, keys) with parameters
+** bound, as {"result": {...}} or {"error": {...}} (docs/policies.md). */
+char *kip_describe_json(const char *command, size_t len, const char *params_json);
 
 /* Render SQL and SQLite's query plan for a KQL command (kip explain). */
 char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const char *params_json);

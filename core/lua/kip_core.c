@@ -7,6 +7,7 @@
 **   nexus:call_json(request_text [, {readonly=, deadline_ms=, max_rows=, max_hops=}]) -> response_text
 **   nexus:close()        (also __gc / __close; idempotent)
 **   core.parse(command [, params_json]) -> json text
+**   core.describe(command [, params_json]) -> json text (policy request description)
 **   core.explain(nexus, command [, params_json]) -> json text
 **   core.json_decode(text) -> value    (exact 64-bit integers on Lua 5.4)
 **   core.json_encode(value [, pretty]) -> text
@@ -97,14 +98,18 @@ static int l_call_json(lua_State *L) {
   return 1;
 }
 
-static int l_parse(lua_State *L) {
+/* core.parse / core.describe (command [, params_json]) -> JSON text */
+static int push_static(lua_State *L, char *(*fn)(const char *, size_t, const char *)) {
   size_t len;
   const char *cmd = luaL_checklstring(L, 1, &len);
-  char *r = kip_parse_json(cmd, len, luaL_optstring(L, 2, NULL));
+  char *r = fn(cmd, len, luaL_optstring(L, 2, NULL));
   lua_pushstring(L, r ? r : "null");
   kip_free(r);
   return 1;
 }
+
+static int l_parse(lua_State *L) { return push_static(L, kip_parse_json); }
+static int l_describe(lua_State *L) { return push_static(L, kip_describe_json); }
 
 static int l_explain(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
@@ -229,7 +234,7 @@ static int l_json_encode(lua_State *L) {
 }
 
 static const luaL_Reg nexus_methods[] = {{"call_json", l_call_json}, {"close", l_close}, {NULL, NULL}};
-static const luaL_Reg funcs[] = {{"open", l_open},           {"parse", l_parse},
+static const luaL_Reg funcs[] = {{"open", l_open},           {"parse", l_parse}, {"describe", l_describe},
                                  {"explain", l_explain},     {"json_decode", l_json_decode},
                                  {"json_encode", l_json_encode}, {NULL, NULL}};
 

@@ -54,6 +54,9 @@ char *kql_bool(kql *C, frame *F, const ast_expr *e);
 char *kql_row(kql *C, frame *F, cvar *v);
 char *kql_strf(kql *C, const char *fmt, ...) KIP_PRINTF(2, 3);
 char *kql_quote(kql *C, const char *s);
+/* the request's scope as an SQL condition on element row `alias` (binds
+** its values), or NULL when the request has no scope */
+char *kql_scope_cond(kql *C, const char *alias);
 /* bind all values of C->binds to a prepared statement starting at ?1 */
 void kql_bind_all(kql *C, sqlite3_stmt *st);
 /* compile a statement's WHERE and select DISTINCT ids of the target var */

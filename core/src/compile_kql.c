@@ -194,6 +194,8 @@ static cvar *bind_var(frame *F, const char *name, int kind, char *expr, char *ro
   return v;
 }
 
+static void add_element(kql *C, frame *F, const char *alias);
+
 char *kql_row(kql *C, frame *F, cvar *v) {
   if (v->row && owns(F, v)) return v->row;
   if (v->row && !owns(F, v)) return v->row; /* outer row alias is visible in a correlated subquery */
@@ -201,12 +203,52 @@ char *kql_row(kql *C, frame *F, cvar *v) {
   if (owns(F, v) && v->nullable) {
     add_join(F, kql_strf(C, "LEFT JOIN element %s ON %s.id = %s", r, r, v->expr));
   } else {
-    add_from(F, kql_strf(C, "element %s", r));
+    add_element(C, F, r);
     add_where(F, kql_strf(C, "%s.id = %s", r, v->expr));
   }
   if (owns(F, v)) v->row = r;
   else bind_var(F, v->name, v->kind, v->expr, r, v->nullable); /* local shadow with a row */
   return r;
+}
+
+/* ---------------------------------------------------------------- scope */
+static void append_not_in(kql *C, kip_buf *b, const char *alias, const char *col, const char *const *names) {
+  if (!names || !names[0]) return;
+  if (b->len) kip_buf_adds(b, " AND ");
+  kip_buf_printf(b, "(%s.%s IS NULL OR %s.%s NOT IN (", alias, col, alias, col);
+  for (int i = 0; names[i]; i++) {
+    json_t *v = json_string(names[i]);
+    kip_buf_printf(b, "%s%s", i ? ", " : "", bind(C, v));
+    json_decref(v);
+  }
+  kip_buf_adds(b, "))");
+}
+
+char *kql_scope_cond(kql *C, const char *alias) {
+  const kip_scope *S = C->nx->scope;
+  if (!S) return NULL;
+  kip_buf b;
+  kip_buf_init(&b);
+  if (S->eligibility) {
+    frame T;
+    frame_init(&T, NULL);
+    bind_var(&T, "e", VK_ELEM, kql_strf(C, "%s.id", alias), (char *)alias, 0);
+    char *x = kql_bool(C, &T, S->eligibility);
+    frame_free(&T);
+    if (x) kip_buf_printf(&b, "(%s)", x);
+  }
+  append_not_in(C, &b, alias, "type", S->forbidden_types);
+  append_not_in(C, &b, alias, "predicate", S->forbidden_predicates);
+  char *r = b.len ? kql_strf(C, "%s", b.p) : NULL;
+  kip_buf_free(&b);
+  return r;
+}
+
+/* a new element row in FROM, restricted to the scope */
+static void add_element(kql *C, frame *F, const char *alias) {
+  add_from(F, kql_strf(C, "element %s", alias));
+  char *cond = kql_scope_cond(C, alias);
+  if (cond) add_where(F, cond);
 }
 
 /* --------------------------------------------------------------- schema */
@@ -247,7 +289,7 @@ static char *compile_concept(kql *C, frame *F, const ast_concept *cc) {
     if (v->nullable) add_where(F, kql_strf(C, "%s IS NOT NULL", v->expr));
   } else {
     r = fresh(C, "t");
-    add_from(F, kql_strf(C, "element %s", r));
+    add_element(C, F, r);
     if (cc->var) bind_var(F, cc->var, VK_ELEM, kql_strf(C, "%s.id", r), r, 0);
   }
   if (cc->id) add_where(F, id_condition(C, r, cc->id, 0));
@@ -268,7 +310,7 @@ static int endpoint_join(kql *C, frame *F, const ast_endpoint *ep, const char *c
       return 0;
     }
     v = bind_var(F, ep->var, VK_ELEM, kql_strf(C, "%s", col), NULL, 0);
-    if (needs_row(C, ep->var)) kql_row(C, F, v);
+    if (needs_row(C, ep->var) || C->nx->scope) kql_row(C, F, v); /* a scoped endpoint needs its row */
     return 0;
   }
   char *a = ep->kind == EP_CONCEPT ? compile_concept(C, F, ep->concept) : compile_prop(C, F, ep->prop);
@@ -298,7 +340,7 @@ static char *compile_hops(kql *C, frame *F, const ast_prop *pr) {
     cvar *v = kql_lookup(F, from->var);
     if (!v) { /* nothing anchors the path: start from every element */
       char *r = fresh(C, "t");
-      add_from(F, kql_strf(C, "element %s", r));
+      add_element(C, F, r);
       v = bind_var(F, from->var, VK_ELEM, kql_strf(C, "%s.id", r), r, 0);
     }
     if (v->kind != VK_ELEM) {
@@ -334,7 +376,7 @@ static char *compile_prop(kql *C, frame *F, const ast_prop *pr) {
     if (v->nullable) add_where(F, kql_strf(C, "%s IS NOT NULL", v->expr));
   } else {
     r = fresh(C, "t");
-    add_from(F, kql_strf(C, "element %s", r));
+    add_element(C, F, r);
     if (pr->var) bind_var(F, pr->var, VK_ELEM, kql_strf(C, "%s.id", r), r, 0);
   }
   if (pr->id) {
@@ -553,6 +595,7 @@ static char *frame_select(kql *C, frame *F, const char **names, int n, int *kind
 ** scanned per outer row without statistics.) Returns 0 when the group is not
 ** of this shape, 1 when compiled, -1 on error. */
 static int optional_single_link(kql *C, frame *F, const ast_group *g) {
+  if (C->nx->scope) return 0; /* the endpoint's row must be checked inside the optional part */
   if (g->n != 1 || g->items[0]->kind != W_PROP) return 0;
   const ast_prop *pr = g->items[0]->prop;
   const ast_pred *pd = &pr->pred;

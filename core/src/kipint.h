@@ -289,6 +289,10 @@ const char *kip_stmt_kind_name(int kind);
 ** parameter). */
 ast_command *kip_parse(kip_arena *a, const char *text, size_t len, const json_t *params,
                        kip_error *err);
+/* parser.c: a standalone FILTER-style boolean expression over ?<var> only
+** (the eligibility scope). NULL on error. */
+ast_expr *kip_parse_scope_expr(kip_arena *a, const char *text, size_t len, const json_t *params, const char *var,
+                               kip_error *err);
 /* ast_json.c */
 void kip_ast_write(kip_buf *b, const ast_command *cmd);
 

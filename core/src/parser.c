@@ -1366,3 +1366,43 @@ ast_command *kip_parse(kip_arena *a, const char *text, size_t len, const json_t 
   cmd->is_kml = k == S_UPSERT || k == S_UPDATE || k == S_MERGE || k == S_DELETE;
   return cmd;
 }
+
+/* A standalone FILTER expression (the eligibility scope of a request): the
+** text of a FILTER body, placeholders bound from params. Every variable must
+** be ?<var>; anything after the expression is a syntax error. */
+static int only_var(parser *P, const ast_expr *e, const char *var) {
+  if (!e) return 1;
+  if ((e->kind == E_VAR || e->kind == E_PATH) && strcmp(e->var, var)) {
+    kip_tok fake = {0};
+    fake.pos = e->pos;
+    fail(P, &fake, KIP_E_REFERENCE, NULL, "the scope expression may only use ?%s, not ?%s", var, e->var);
+    return 0;
+  }
+  if (e->kind == E_AGG) {
+    kip_tok fake = {0};
+    fake.pos = e->pos;
+    fail(P, &fake, KIP_E_SYNTAX, NULL, "aggregates are not allowed in a scope expression");
+    return 0;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (!only_var(P, e->args[i], var)) return 0;
+  return 1;
+}
+
+ast_expr *kip_parse_scope_expr(kip_arena *a, const char *text, size_t len, const json_t *params, const char *var,
+                               kip_error *err) {
+  size_t ntok = 0;
+  kip_err_clear(err);
+  kip_tok *toks = kip_lex(a, text, len, &ntok, err);
+  if (!toks) return NULL;
+  parser P = {a, toks, ntok, 0, params, err, 0, 0};
+  ast_expr *e = parse_expr(&P);
+  if (e && !FAILED(&P) && peek(&P)->kind != T_EOF) {
+    char d[128];
+    kip_tok_describe(peek(&P), d, sizeof d);
+    fail(&P, peek(&P), KIP_E_SYNTAX, "Write one boolean expression, as in a FILTER.", "unexpected %s after the expression",
+         d);
+  }
+  if (FAILED(&P) || !e || !only_var(&P, e, var)) return NULL;
+  return e;
+}

@@ -55,6 +55,11 @@ static int run_command(kip_nexus *nx, const char *text, size_t len, const json_t
     kip_err(&err, KIP_E_DENIED, "Use execute_kip (not execute_kip_readonly) to change the graph.",
             "%s is not allowed on the read-only interface", kip_stmt_kind_name(cmd->stmts[0]->kind));
     cmd = NULL;
+  } else if (cmd && cmd->is_kml && opt && opt->write_denied) {
+    kip_err(&err, KIP_E_DENIED, "This caller may read but not write; ask an operator to widen the policy.",
+            "%s is not allowed: the governance policy denies writes for this caller",
+            kip_stmt_kind_name(cmd->stmts[0]->kind));
+    cmd = NULL;
   }
   if (cmd) {
     kip_buf res;
@@ -216,9 +221,19 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
       }
     }
   }
+  kip_arena scope_arena;
+  kip_arena_init(&scope_arena);
+  kip_scope scope;
+  if (kip_scope_begin(nx, opt, &scope_arena, &scope, &err)) {
+    write_error_response(&out, &err);
+    kip_arena_free(&scope_arena);
+    goto done;
+  }
   if (dry_run && !readonly) {
     if (kip_tx_begin(nx, &err)) {
       write_error_response(&out, &err);
+      kip_scope_end(nx);
+      kip_arena_free(&scope_arena);
       goto done;
     }
   }
@@ -241,6 +256,8 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
     kip_buf_adds(&out, "]}");
   }
   if (dry_run && !readonly) kip_tx_rollback(nx);
+  kip_scope_end(nx);
+  kip_arena_free(&scope_arena);
 done:
   json_decref(req);
   char *s = kip_buf_detach(&out);

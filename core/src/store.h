@@ -15,6 +15,14 @@ enum {
   ST_COUNT
 };
 
+/* The governance scope of a request (policy RESTRICT constraints): every
+** element a query binds, traverses or touches must satisfy it. */
+typedef struct kip_scope {
+  const struct ast_expr *eligibility; /* boolean expression over ?e, or NULL */
+  const char *const *forbidden_types;       /* NULL-terminated, or NULL */
+  const char *const *forbidden_predicates;  /* NULL-terminated, or NULL */
+} kip_scope;
+
 struct kip_nexus {
   sqlite3 *db;
   sqlite3_stmt *stmts[ST_COUNT]; /* persistent prepared statements */
@@ -30,6 +38,8 @@ struct kip_nexus {
   char regex_msg[512];
   struct kip_regex_cache *regex; /* compiled PCRE2 patterns (sqlfunc.c) */
   struct kip_stmt_slot *stmt_cache; /* prepared statements by SQL text (kip_prepare) */
+  const kip_scope *scope;        /* of the running request, or NULL */
+  sqlite3_stmt *scope_check;     /* "is element ?1 in scope" for the running request, or NULL */
   uint64_t stmt_clock;
 };
 
@@ -51,6 +61,10 @@ void kip_elem_clear(kip_elem *e);
 ** the WAL) or finalizes it if it was not cached. Returns an SQLite code. */
 int kip_prepare(kip_nexus *nx, const char *sql, int len, sqlite3_stmt **st);
 void kip_finish(kip_nexus *nx, sqlite3_stmt *st);
+
+/* 1 when element id is inside the request's scope (always without one),
+** 0 when outside, -1 on a database error (err filled) */
+int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err);
 
 int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, kip_error *err);
 void kip_store_close(kip_nexus *nx);

@@ -190,7 +190,7 @@ static void test_limits(void) {
          0, "[\"p8\"]");
   EXPECT(nx, "{\"command\":\"FIND(COUNT(?l)) WHERE { ?l (?s, ?p, ?o) }\"}", 0, "{\"result\":100"); 
   /* a materialization cap smaller than the result */
-  kip_call_options o = {0, 0, 100, 0};
+  kip_call_options o = {.max_rows = 100};
   const char *q = "{\"command\":\"FIND(?p.name) WHERE { ?p {type: \\\"Person\\\"} }\"}";
   char *r = kip_call_json(nx, q, strlen(q), &o);
   CHECK(strstr(r, "KIP_4002") != NULL, "row cap: %s", r);

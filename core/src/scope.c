@@ -1,0 +1,98 @@
+/*
+** scope.c — the governance scope of a request (kip_call_options:
+** eligibility, forbidden_types, forbidden_predicates). Policies turn their
+** RESTRICT constraints into a scope; the core enforces it as a hard gate:
+** the KQL compiler adds kql_scope_cond() to every element row a query binds
+** (FIND, UPDATE, DELETE, MERGE, EXPORT targets and every endpoint), SEARCH
+** adds it to its candidates, hop traversal checks every link and node it
+** crosses, and KML refuses to touch an existing element outside the scope.
+**
+** kip_scope_begin parses the eligibility expression (a FILTER body over ?e,
+** its :placeholders bound from eligibility_params) and prepares the
+** single-element check used outside compiled queries; kip_scope_end undoes
+** both when the request ends.
+*/
+#include <string.h>
+
+#include "compile.h"
+#include "exec.h"
+
+static int has_scope(const kip_call_options *opt) {
+  return opt && ((opt->eligibility && *opt->eligibility) || (opt->forbidden_types && opt->forbidden_types[0]) ||
+                 (opt->forbidden_predicates && opt->forbidden_predicates[0]));
+}
+
+int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, kip_scope *S, kip_error *err) {
+  memset(S, 0, sizeof *S);
+  if (!has_scope(opt)) return 0;
+  if (opt->eligibility && *opt->eligibility) {
+    json_t *params = NULL;
+    if (opt->eligibility_params && *opt->eligibility_params) {
+      params = kip_json_parse(opt->eligibility_params, strlen(opt->eligibility_params), err);
+      if (!params) return err->code;
+      if (!json_is_object(params)) {
+        json_decref(params);
+        return kip_err(err, KIP_E_SYNTAX, NULL, "eligibility parameters must be a JSON object");
+      }
+      kip_arena_own(a, params);
+    }
+    S->eligibility = kip_parse_scope_expr(a, opt->eligibility, strlen(opt->eligibility), params, "e", err);
+    if (!S->eligibility) {
+      char msg[sizeof err->message];
+      snprintf(msg, sizeof msg, "eligibility filter: %.700s", err->message);
+      memcpy(err->message, msg, sizeof msg);
+      return err->code;
+    }
+  }
+  S->forbidden_types = opt->forbidden_types;
+  S->forbidden_predicates = opt->forbidden_predicates;
+  nx->scope = S;
+
+  /* "SELECT 1 FROM element e WHERE <scope(e)> AND e.id = ?<last>" */
+  kip_arena ca;
+  kip_arena_init(&ca);
+  kql C;
+  kql_init(&C, nx, &ca, err);
+  char *cond = kql_scope_cond(&C, "e");
+  int rc = C.failed ? err->code : 0;
+  if (!rc) {
+    kip_buf sql;
+    kip_buf_init(&sql);
+    kip_buf_printf(&sql, "SELECT 1 FROM element e WHERE %s AND e.id = ?%zu", cond ? cond : "1",
+                   json_array_size(C.binds) + 1);
+    int prc = sqlite3_prepare_v2(nx->db, sql.p, (int)sql.len, &nx->scope_check, NULL);
+    if (prc != SQLITE_OK) rc = kip_store_error(nx, prc, err, "preparing the scope check");
+    else kql_bind_all(&C, nx->scope_check);
+    kip_buf_free(&sql);
+  }
+  kql_free(&C);
+  kip_arena_free(&ca);
+  if (rc) kip_scope_end(nx);
+  return rc;
+}
+
+void kip_scope_end(kip_nexus *nx) {
+  sqlite3_finalize(nx->scope_check);
+  nx->scope_check = NULL;
+  nx->scope = NULL;
+}
+
+int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err) {
+  sqlite3_stmt *st = nx->scope_check;
+  if (!st) return 1;
+  sqlite3_bind_int64(st, sqlite3_bind_parameter_count(st), id);
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  if (rc == SQLITE_ROW) return 1;
+  if (rc == SQLITE_DONE) return 0;
+  kip_store_error(nx, rc, err, "checking the scope");
+  return -1;
+}
+
+/* the error for a write that would touch an element outside the scope; it
+** names nothing, so the caller learns nothing about what lies outside */
+int kip_scope_denied(kip_error *err, kip_pos pos) {
+  return kip_err_at(err, KIP_E_DENIED, pos.line, pos.col,
+                    "The caller's policy scope excludes an element this statement would touch.",
+                    "this statement would touch an element outside the caller's scope");
+}
