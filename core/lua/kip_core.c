@@ -81,6 +81,36 @@ static int l_tostring(lua_State *L) {
   return 1;
 }
 
+/* a string field of the options table (kept alive by the table), or NULL */
+static const char *opt_str(lua_State *L, int t, const char *k) {
+  if (lua_type(L, t) != LUA_TTABLE) return NULL;
+  lua_getfield(L, t, k);
+  const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  lua_pop(L, 1);
+  return v;
+}
+
+/* a NULL-terminated array from a list of strings in the options table
+** (the strings stay owned by the table); free() it after the call */
+static const char **opt_strlist(lua_State *L, int t, const char *k) {
+  if (lua_type(L, t) != LUA_TTABLE) return NULL;
+  lua_getfield(L, t, k);
+  const char **out = NULL;
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    size_t n = (size_t)kip_rawlen(L, -1);
+    out = calloc(n + 1, sizeof *out);
+    if (!out) luaL_error(L, "out of memory");
+    size_t w = 0;
+    for (size_t i = 1; i <= n; i++) {
+      lua_rawgeti(L, -1, (lua_Integer)i);
+      if (lua_type(L, -1) == LUA_TSTRING) out[w++] = lua_tostring(L, -1);
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  return out;
+}
+
 static int l_call_json(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   size_t len;
@@ -91,7 +121,15 @@ static int l_call_json(lua_State *L) {
   o.deadline_ms = opt_int(L, 3, "deadline_ms", 0);
   o.max_rows = opt_int(L, 3, "max_rows", 0);
   o.max_hops = opt_int(L, 3, "max_hops", 0);
+  o.eligibility = opt_str(L, 3, "eligibility");
+  o.eligibility_params = opt_str(L, 3, "eligibility_params");
+  o.write_denied = opt_int(L, 3, "write_denied", 0);
+  const char **ft = opt_strlist(L, 3, "forbidden_types"), **fp = opt_strlist(L, 3, "forbidden_predicates");
+  o.forbidden_types = ft;
+  o.forbidden_predicates = fp;
   char *resp = kip_call_json(n->nx, req, len, &o);
+  free(ft);
+  free(fp);
   if (!resp) return luaL_error(L, "out of memory");
   lua_pushstring(L, resp);
   kip_free(resp);

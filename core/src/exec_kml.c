@@ -158,6 +158,29 @@ int kip_exec_update(kip_ctx *c, const ast_stmt *s) {
 }
 
 /* ------------------------------------------------------------- DELETE */
+/* under a governance scope, every element a cascade would remove must be
+** inside it (a DETACH must not remove a link to something the caller cannot see) */
+static int cascade_in_scope(kip_ctx *c, int64_t id, kip_pos pos) {
+  if (!c->nx->scope) return 0;
+  static const char *sql =
+      "WITH RECURSIVE doomed(id) AS (VALUES(?1) "
+      "UNION SELECT e.id FROM doomed d JOIN element e ON e.subject = d.id "
+      "UNION SELECT e.id FROM doomed d JOIN element e ON e.object = d.id) SELECT id FROM doomed";
+  sqlite3_stmt *st;
+  int prc = kip_prepare(c->nx, sql, -1, &st);
+  if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
+  sqlite3_bind_int64(st, 1, id);
+  int rc = 0;
+  while (!rc && (prc = sqlite3_step(st)) == SQLITE_ROW) {
+    int in = kip_in_scope(c->nx, sqlite3_column_int64(st, 0), c->err);
+    if (in < 0) rc = c->err->code;
+    else if (!in) rc = kip_scope_denied(c->err, pos);
+  }
+  if (!rc && prc != SQLITE_DONE) rc = kip_store_error(c->nx, prc, c->err, "computing the cascade");
+  kip_finish(c->nx, st);
+  return rc;
+}
+
 /* delete an element and every proposition that references it, transitively */
 static int cascade_delete(kip_ctx *c, int64_t id, int64_t *concepts, int64_t *props) {
   static const char *sql =
@@ -236,6 +259,7 @@ int kip_exec_delete(kip_ctx *c, const ast_stmt *s) {
                         "{type: \"%s\", name: \"%s\"} is protected and cannot be deleted", el.type, el.name);
       }
       kip_elem_clear(&el);
+      if (!rc) rc = cascade_in_scope(c, ids[i], d->target_pos);
     }
     for (size_t i = 0; !rc && i < n; i++) {
       kip_elem el;

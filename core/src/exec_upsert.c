@@ -124,6 +124,22 @@ static int check_defined(upsert_state *U, const char *meta, const char *name, ki
 
 static int resolve_endpoint(upsert_state *U, const ast_endpoint *ep, int64_t *id, int *is_prop);
 
+/* Under a governance scope an UPSERT may not reference or change an existing
+** element outside it, nor create an element of a forbidden type/predicate. */
+static int scope_guard(upsert_state *U, int64_t id, kip_pos pos) {
+  kip_nexus *nx = U->c->nx;
+  if (!nx->scope) return 0;
+  int r = kip_in_scope(nx, id, U->c->err);
+  if (r < 0) return U->c->err->code;
+  return r ? 0 : kip_scope_denied(U->c->err, pos);
+}
+
+static int scope_forbids(upsert_state *U, const char *const *list, const char *name, kip_pos pos) {
+  for (int i = 0; U->c->nx->scope && list && list[i]; i++)
+    if (!strcmp(list[i], name)) return kip_scope_denied(U->c->err, pos);
+  return 0;
+}
+
 static int lookup_by_id(upsert_state *U, const json_t *idv, int want_prop, kip_pos pos, int64_t *id) {
   const char *s = json_string_value(idv);
   int64_t v;
@@ -136,7 +152,7 @@ static int lookup_by_id(upsert_state *U, const json_t *idv, int want_prop, kip_p
       kip_elem_clear(&e);
       if (ok) {
         *id = v;
-        return 0;
+        return scope_guard(U, v, pos);
       }
     } else if (rc != KIP_E_NOT_FOUND) {
       return rc;
@@ -156,7 +172,7 @@ static int resolve_concept(upsert_state *U, const ast_concept *cc, int64_t *id) 
     return kip_err_at(U->c->err, KIP_E_NOT_FOUND, cc->pos.line, cc->pos.col,
                       "Referenced targets must already exist: create it in an earlier CONCEPT block or command.",
                       "concept {type: \"%s\", name: \"%s\"} does not exist", type, name);
-  return rc;
+  return rc ? rc : scope_guard(U, *id, cc->pos);
 }
 
 static int resolve_prop(upsert_state *U, const ast_prop *pr, int64_t *id) {
@@ -173,7 +189,7 @@ static int resolve_prop(upsert_state *U, const ast_prop *pr, int64_t *id) {
                       "A referenced proposition must already exist; create it with a PROPOSITION block first.",
                       "proposition (%s, \"%s\", %s) does not exist", pr->subject.kind == EP_VAR ? pr->subject.var : "...",
                       pred, pr->object.kind == EP_VAR ? pr->object.var : "...");
-  return rc;
+  return rc ? rc : scope_guard(U, *id, pr->pos);
 }
 
 static int resolve_endpoint(upsert_state *U, const ast_endpoint *ep, int64_t *id, int *is_prop) {
@@ -199,7 +215,9 @@ static int resolve_endpoint(upsert_state *U, const ast_endpoint *ep, int64_t *id
 static int merge_existing(upsert_state *U, int64_t id, const json_t *attrs, const json_t *meta, int has_expect,
                           int64_t expect, kip_pos epos) {
   kip_elem e;
-  int rc = kip_store_get(U->c->nx, id, &e, U->c->err);
+  int rc = scope_guard(U, id, epos);
+  if (rc) return rc;
+  rc = kip_store_get(U->c->nx, id, &e, U->c->err);
   if (rc) return rc == KIP_E_NOT_FOUND ? kip_err(U->c->err, KIP_E_INTERNAL, NULL, "element vanished") : rc;
   if (has_expect && e.version != expect) {
     char idb[32];
@@ -234,11 +252,11 @@ static int upsert_link(upsert_state *U, int64_t s, const char *pred, int64_t o, 
     if (has_expect && expect != 0)
       return kip_err_at(U->c->err, KIP_E_VERSION, epos.line, epos.col, NULL,
                         "EXPECT VERSION %lld but the proposition does not exist", (long long)expect);
+    if ((rc = scope_forbids(U, U->c->nx->scope ? U->c->nx->scope->forbidden_predicates : NULL, pred, pos))) return rc;
     rc = kip_store_insert_prop(U->c->nx, s, pred, o, attrs, meta, &id, U->c->err);
   } else if (rc == 0) {
     rc = merge_existing(U, id, attrs, meta, has_expect, expect, epos);
   }
-  (void)pos;
   if (!rc && out) *out = id;
   return rc;
 }
@@ -263,7 +281,7 @@ static int exec_concept_block(upsert_state *U, const ast_block *b, const json_t 
         rc = kip_err_at(c->err, KIP_E_VERSION, b->expect_pos.line, b->expect_pos.col, NULL,
                         "EXPECT VERSION %lld but {type: \"%s\", name: \"%s\"} does not exist", (long long)b->expect, type,
                         name);
-      else
+      else if (!(rc = scope_forbids(U, c->nx->scope ? c->nx->scope->forbidden_types : NULL, type, cc->pos)))
         rc = kip_store_insert_concept(c->nx, type, name, b->attrs, meta, &id, c->err);
     } else if (rc == 0) {
       rc = merge_existing(U, id, b->attrs, meta, b->has_expect, b->expect, b->expect_pos);

@@ -4,7 +4,8 @@
 ** §3.4.2). kip_hops(start, predicate, min, max, backward) yields each node
 ** reachable from start by a walk of k links, min <= k <= max, once. max < 0
 ** means unbounded: the closure is explored until no new node appears, and
-** KIP_4002 is raised if that needs more than the hop cap. Cycles terminate
+** KIP_4002 is raised if that needs more than the hop cap. Under a request's
+** governance scope, links and nodes outside it are never crossed. Cycles terminate
 ** (per-level dedup and a global visited set for the closure). A C function
 ** instead of a recursive CTE keeps SQLite 3.40's planner from rescanning the
 ** proposition table per hop (shared/notes/sqlite-performance.md, trap 1).
@@ -151,18 +152,29 @@ static int neighbours(hops_vtab *v, int backward, int64_t node, sqlite3_value *p
   sqlite3_stmt **sp = backward ? &v->bwd : &v->fwd;
   int rc;
   if (!*sp) {
-    const char *sql = backward ? "SELECT subject FROM element WHERE object=?1 AND predicate=?2"
-                               : "SELECT object FROM element WHERE subject=?1 AND predicate=?2";
+    const char *sql = backward ? "SELECT subject, id FROM element WHERE object=?1 AND predicate=?2"
+                               : "SELECT object, id FROM element WHERE subject=?1 AND predicate=?2";
     rc = sqlite3_prepare_v3(v->db, sql, -1, SQLITE_PREPARE_PERSISTENT, sp, NULL);
     if (rc != SQLITE_OK) return rc;
   }
   sqlite3_bind_int64(*sp, 1, node);
   sqlite3_bind_value(*sp, 2, pred);
-  while ((rc = sqlite3_step(*sp)) == SQLITE_ROW)
-    if (vec_push(into, sqlite3_column_int64(*sp, 0))) {
+  while ((rc = sqlite3_step(*sp)) == SQLITE_ROW) {
+    int64_t to = sqlite3_column_int64(*sp, 0);
+    if (v->nx->scope_check) { /* the governance scope: never cross a link or node outside it */
+      kip_error e;
+      int a = kip_in_scope(v->nx, sqlite3_column_int64(*sp, 1), &e), b = a == 1 ? kip_in_scope(v->nx, to, &e) : a;
+      if (a < 0 || b < 0) {
+        rc = SQLITE_ERROR;
+        break;
+      }
+      if (!a || !b) continue;
+    }
+    if (vec_push(into, to)) {
       rc = SQLITE_NOMEM;
       break;
     }
+  }
   sqlite3_reset(*sp);
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }

@@ -11,11 +11,13 @@
 ** token overlap — so exact name matches always rank first, and results are
 ** returned in descending score with the transient metadata._score.
 ** MODE "semantic" / "hybrid" degrade to keyword and say so in "warnings".
+** Under a governance scope only elements inside it are candidates.
 */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile.h"
 #include "exec.h"
 
 #define SEARCH_DEFAULT_LIMIT 10
@@ -154,25 +156,39 @@ typedef struct hits {
 } hits;
 
 #define CONCEPT_COLS "SELECT e.id, e.name, e.attributes FROM "
-#define CONCEPT_WHERE "e.type IS NOT NULL AND (?2 IS NULL OR e.type = ?2)"
-#define PROP_COLS                                                                              \
-  "SELECT e.id, e.predicate, kip_attrj(p.attributes, 'description'), s.name, o.name FROM "
+#define CONCEPT_WHERE "e.type IS NOT NULL AND (?9002 IS NULL OR e.type = ?9002)"
+#define PROP_COLS "SELECT e.id, e.predicate, kip_attrj(p.attributes, 'description'), s.name, o.name FROM "
 #define PROP_JOINS                                                                             \
   " LEFT JOIN element p ON p.type = '$PropositionType' AND p.name = e.predicate"               \
   " LEFT JOIN element s ON s.id = e.subject LEFT JOIN element o ON o.id = e.object"
-#define PROP_WHERE "e.predicate IS NOT NULL AND (?2 IS NULL OR e.predicate = ?2)"
+#define PROP_WHERE "e.predicate IS NOT NULL AND (?9002 IS NULL OR e.predicate = ?9002)"
 
-/* run one candidate query (?1 match/needle, ?2 type, ?3 cap) and score its
-** rows; `floor` is the score of an index match the byte-level scorer cannot
-** see (folded diacritics, non-ASCII case) */
-static int collect(kip_ctx *c, const ast_search *q, const char *sql, const char *arg, const term *t, int64_t cap,
-                   double floor, hits *h) {
+/* the request's governance scope on candidates `e` (binds ?1..?k), or NULL */
+typedef struct search_scope {
+  kip_arena a;
+  kql C;
+  char *cond;
+} search_scope;
+
+/* Run one candidate query — FROM `from` WHERE `match` (?9001 = arg) AND the
+** kind/type filter (?9002) AND the scope, then `tail` (?9003 = cap) — and
+** score its rows; `floor` is the score of an index match the byte-level
+** scorer cannot see (folded diacritics, non-ASCII case). */
+static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char *from, const char *match,
+                   const char *tail, const char *arg, const term *t, int64_t cap, double floor, hits *h) {
+  kip_buf sql;
+  kip_buf_init(&sql);
+  kip_buf_printf(&sql, "%s%s%s WHERE %s AND %s%s%s%s", q->propositions ? PROP_COLS : CONCEPT_COLS, from,
+                 q->propositions ? PROP_JOINS : "", match, q->propositions ? PROP_WHERE : CONCEPT_WHERE,
+                 sc->cond ? " AND " : "", sc->cond ? sc->cond : "", tail);
   sqlite3_stmt *st;
-  int rc = kip_prepare(c->nx, sql, -1, &st);
+  int rc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
+  kip_buf_free(&sql);
   if (rc != SQLITE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
-  sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
-  if (q->type) sqlite3_bind_text(st, 2, json_string_value(q->type), -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 3, cap);
+  kql_bind_all(&sc->C, st);
+  sqlite3_bind_text(st, 9001, arg, -1, SQLITE_STATIC);
+  if (q->type) sqlite3_bind_text(st, 9002, json_string_value(q->type), -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 9003, cap);
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     double score = q->propositions ? score_proposition(st, t) : score_concept(st, t);
     if (score < floor) score = floor;
@@ -190,17 +206,13 @@ static int collect(kip_ctx *c, const ast_search *q, const char *sql, const char 
   return rc == SQLITE_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
 }
 
-static int fts_query(kip_ctx *c, const ast_search *q, const char *table, const char *match, const term *t,
-                     int64_t cap, double floor, hits *h) {
-  kip_buf sql;
-  kip_buf_init(&sql);
-  kip_buf_printf(&sql, "%s%s f JOIN element e ON e.id = f.rowid%s WHERE %s MATCH ?1 AND %s "
-                       "ORDER BY bm25(%s, 10.0, 8.0, 1.0) LIMIT ?3",
-                 q->propositions ? PROP_COLS : CONCEPT_COLS, table, q->propositions ? PROP_JOINS : "", table,
-                 q->propositions ? PROP_WHERE : CONCEPT_WHERE, table);
-  int rc = collect(c, q, sql.p, match, t, cap, floor, h);
-  kip_buf_free(&sql);
-  return rc;
+static int fts_query(kip_ctx *c, const ast_search *q, search_scope *sc, const char *table, const char *match,
+                     const term *t, int64_t cap, double floor, hits *h) {
+  char from[64], cond[64], tail[96];
+  snprintf(from, sizeof from, "%s f JOIN element e ON e.id = f.rowid", table);
+  snprintf(cond, sizeof cond, "%s MATCH ?9001", table);
+  snprintf(tail, sizeof tail, " ORDER BY bm25(%s, 10.0, 8.0, 1.0) LIMIT ?9003", table);
+  return collect(c, q, sc, from, cond, tail, match, t, cap, floor, h);
 }
 
 static int by_id(const void *a, const void *b) {
@@ -213,7 +225,7 @@ static int by_score(const void *a, const void *b) {
   return x->score < y->score ? 1 : x->score > y->score ? -1 : (x->id > y->id) - (x->id < y->id);
 }
 
-static int find_candidates(kip_ctx *c, const ast_search *q, const term *t, int64_t cap, hits *h) {
+static int find_candidates(kip_ctx *c, const ast_search *q, search_scope *sc, const term *t, int64_t cap, hits *h) {
   kip_buf word;
   kip_buf_init(&word);
   for (int i = 0; i < t->ntok; i++) {
@@ -223,23 +235,21 @@ static int find_candidates(kip_ctx *c, const ast_search *q, const term *t, int64
     kip_buf_addc(&word, '*');
   }
   int rc = 0;
-  if (word.len) rc = fts_query(c, q, "search_word", word.p, t, cap, WORD_MATCH_FLOOR, h);
+  if (word.len) rc = fts_query(c, q, sc, "search_word", word.p, t, cap, WORD_MATCH_FLOOR, h);
   kip_buf_free(&word);
   size_t chars = utf8_chars(t->lower);
   if (!rc && chars >= 3) {
     kip_buf tri;
     kip_buf_init(&tri);
     quote_fts(&tri, t->lower);
-    rc = fts_query(c, q, "search_trigram", tri.p, t, cap, TRIGRAM_MATCH_FLOOR, h);
+    rc = fts_query(c, q, sc, "search_trigram", tri.p, t, cap, TRIGRAM_MATCH_FLOOR, h);
     kip_buf_free(&tri);
   } else if (!rc && chars > 0 && h->n == 0) {
     /* too short for trigrams: a bounded scan */
-    const char *sql = q->propositions
-                          ? PROP_COLS "element e" PROP_JOINS " WHERE " PROP_WHERE
-                                      " AND instr(lower(e.predicate), ?1) LIMIT ?3"
-                          : CONCEPT_COLS "element e WHERE " CONCEPT_WHERE
-                                         " AND (instr(lower(e.name), ?1) OR instr(lower(e.attributes), ?1)) LIMIT ?3";
-    rc = collect(c, q, sql, t->lower, t, cap, 0, h);
+    rc = collect(c, q, sc, "element e",
+                 q->propositions ? "instr(lower(e.predicate), ?9001)"
+                                 : "(instr(lower(e.name), ?9001) OR instr(lower(e.attributes), ?9001))",
+                 " LIMIT ?9003", t->lower, t, cap, 0, h);
   }
   if (rc || !h->n) return rc;
   /* the same element may come from both indexes */
@@ -268,7 +278,13 @@ int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
   term t;
   term_init(&t, json_string_value(q->term));
   hits h = {NULL, 0, 0};
-  int rc = find_candidates(c, q, &t, cap, &h);
+  search_scope sc;
+  kip_arena_init(&sc.a);
+  kql_init(&sc.C, c->nx, &sc.a, c->err);
+  sc.cond = kql_scope_cond(&sc.C, "e");
+  int rc = sc.C.failed ? c->err->code : find_candidates(c, q, &sc, &t, cap, &h);
+  kql_free(&sc.C);
+  kip_arena_free(&sc.a);
   term_free(&t);
   if (rc) {
     free(h.v);
