@@ -63,6 +63,22 @@ typedef struct kip_open_options {
 int kip_open(const char *path, const kip_open_options *opt, kip_nexus **out, kip_error *err);
 void kip_close(kip_nexus *nx);
 
+/* Per-command hooks of a governance host (the Lua pipeline's policy pre- and
+** post-checks). before() runs ahead of each command of a request with the
+** command text and its parameters (JSON object text or NULL); it may narrow
+** *o (scope, budgets, write_denied) or refuse the command by returning
+** nonzero with err filled (reported inline as that command's error). after()
+** sees each command's response object and may return a malloc'd replacement
+** (or NULL to keep it). Commands of a batch share the request's transaction
+** semantics (dry_run, stop on the first KML execution error). */
+struct kip_call_options;
+typedef struct kip_command_hooks {
+  void *ud;
+  int (*before)(void *ud, int index, const char *command, size_t len, const char *params_json,
+                struct kip_call_options *o, struct kip_error *err);
+  char *(*after)(void *ud, int index, const char *response_json);
+} kip_command_hooks;
+
 typedef struct kip_call_options {
   int readonly;             /* execute_kip_readonly: KML is rejected */
   int deadline_ms;          /* per-request wall-time budget; 0 = default (30000) */
@@ -77,6 +93,7 @@ typedef struct kip_call_options {
   const char *const *forbidden_types;      /* NULL-terminated concept types */
   const char *const *forbidden_predicates; /* NULL-terminated predicates */
   int write_denied;               /* refuse KML (KIP_4004 PolicyDenied) */
+  const kip_command_hooks *hooks; /* per-command governance hooks, or NULL */
 } kip_call_options;
 
 /* Execute one request envelope given as JSON text. Always returns a malloc'd

@@ -8,6 +8,10 @@
 **   nexus:close()        (also __gc / __close; idempotent)
 **   core.parse(command [, params_json]) -> json text
 **   core.describe(command [, params_json]) -> json text (policy request description)
+**   nexus:call_json(request_json [, opts]) -> response json; opts: readonly,
+**     deadline_ms, max_rows, max_hops, eligibility, eligibility_params,
+**     forbidden_types, forbidden_predicates, write_denied, and the per-command
+**     governance hooks before(index, command, params_json) / after(index, response_json)
 **   core.explain(nexus, command [, params_json]) -> json text
 **   core.json_decode(text) -> value    (exact 64-bit integers on Lua 5.4)
 **   core.json_encode(value [, pretty]) -> text
@@ -15,6 +19,7 @@
 **   core.null            sentinel for JSON null inside arrays/objects
 */
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +116,103 @@ static const char **opt_strlist(lua_State *L, int t, const char *k) {
   return out;
 }
 
+/* ---------------------------------------------- governance hooks (Lua) */
+/* opts.before(index, command, params_json) -> options table | nil, {code=, message=, hint=}
+** opts.after(index, response_json) -> replacement JSON text | nil
+** Both run under lua_pcall; a failing hook refuses the command (fail closed). */
+typedef struct lhooks {
+  lua_State *L;
+  int before, after;       /* stack indices of the functions, 0 = none */
+  const char **lists[512]; /* forbidden-name arrays to free after the call */
+  int nlists;
+} lhooks;
+
+static void set_error(kip_error *err, int code, const char *hint, const char *msg) {
+  memset(err, 0, sizeof *err);
+  err->code = code;
+  snprintf(err->message, sizeof err->message, "%s", msg);
+  snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : "");
+}
+
+static void hook_error(kip_error *err, const char *what, const char *msg) {
+  char m[700];
+  snprintf(m, sizeof m, "%s failed: %.600s", what, msg ? msg : "(no message)");
+  set_error(err, KIP_E_DENIED, "The governance policy failed; the request was refused (fail closed).", m);
+}
+
+static int hook_before(void *ud, int index, const char *command, size_t len, const char *params_json,
+                       kip_call_options *o, kip_error *err) {
+  lhooks *h = ud;
+  lua_State *L = h->L;
+  if (!h->before) return 0;
+  luaL_checkstack(L, 8, "policy hooks");
+  lua_pushvalue(L, h->before);
+  lua_pushinteger(L, index + 1);
+  lua_pushlstring(L, command, len);
+  if (params_json) lua_pushstring(L, params_json);
+  else lua_pushnil(L);
+  if (lua_pcall(L, 3, 2, 0) != LUA_OK) {
+    hook_error(err, "policy pre-check", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return 1;
+  }
+  if (lua_type(L, -2) != LUA_TTABLE) { /* refused: nil, {code, message, hint} */
+    int code = KIP_E_DENIED;
+    const char *msg = "refused by the governance policy", *hint = "";
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_getfield(L, -1, "code");
+      if (lua_isnumber(L, -1)) code = (int)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+      const char *m = opt_str(L, lua_gettop(L), "message"), *hh = opt_str(L, lua_gettop(L), "hint");
+      if (m) msg = m;
+      if (hh) hint = hh;
+    }
+    set_error(err, code, hint, msg);
+    lua_pop(L, 2);
+    return 1;
+  }
+  lua_pop(L, 1);
+  int t = lua_gettop(L); /* the options table stays on the stack: its strings stay alive */
+  o->readonly = o->readonly || opt_int(L, t, "readonly", 0);
+  o->deadline_ms = opt_int(L, t, "deadline_ms", o->deadline_ms);
+  o->max_rows = opt_int(L, t, "max_rows", (int)o->max_rows);
+  o->max_hops = opt_int(L, t, "max_hops", o->max_hops);
+  o->write_denied = opt_int(L, t, "write_denied", o->write_denied);
+  const char *e = opt_str(L, t, "eligibility");
+  if (e) o->eligibility = e;
+  const char *ep = opt_str(L, t, "eligibility_params");
+  if (ep) o->eligibility_params = ep;
+  const char **ft = opt_strlist(L, t, "forbidden_types"), **fp = opt_strlist(L, t, "forbidden_predicates");
+  if (ft && h->nlists < 512) o->forbidden_types = h->lists[h->nlists++] = ft;
+  else free(ft);
+  if (fp && h->nlists < 512) o->forbidden_predicates = h->lists[h->nlists++] = fp;
+  else free(fp);
+  return 0;
+}
+
+static char *hook_after(void *ud, int index, const char *response_json) {
+  lhooks *h = ud;
+  lua_State *L = h->L;
+  if (!h->after) return NULL;
+  luaL_checkstack(L, 4, "policy hooks");
+  lua_pushvalue(L, h->after);
+  lua_pushinteger(L, index + 1);
+  lua_pushstring(L, response_json);
+  char *out = NULL;
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+    kip_error err;
+    hook_error(&err, "policy post-check", lua_tostring(L, -1));
+    json_t *r = json_pack("{s:{s:s,s:s,s:s,s:s}}", "error", "code", "KIP_4004", "name", kip_code_name(KIP_E_DENIED),
+                          "message", err.message, "hint", err.hint);
+    out = json_dumps(r, JSON_COMPACT);
+    json_decref(r);
+  } else if (lua_type(L, -1) == LUA_TSTRING) {
+    out = strdup(lua_tostring(L, -1));
+  }
+  lua_pop(L, 1);
+  return out;
+}
+
 static int l_call_json(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   size_t len;
@@ -127,7 +229,19 @@ static int l_call_json(lua_State *L) {
   const char **ft = opt_strlist(L, 3, "forbidden_types"), **fp = opt_strlist(L, 3, "forbidden_predicates");
   o.forbidden_types = ft;
   o.forbidden_predicates = fp;
+  lhooks h;
+  memset(&h, 0, sizeof h);
+  kip_command_hooks hooks = {&h, hook_before, hook_after};
+  if (lua_type(L, 3) == LUA_TTABLE) {
+    lua_getfield(L, 3, "before");
+    lua_getfield(L, 3, "after");
+    h.L = L;
+    h.before = lua_isfunction(L, -2) ? lua_gettop(L) - 1 : 0;
+    h.after = lua_isfunction(L, -1) ? lua_gettop(L) : 0;
+    if (h.before || h.after) o.hooks = &hooks;
+  }
   char *resp = kip_call_json(n->nx, req, len, &o);
+  for (int i = 0; i < h.nlists; i++) free(h.lists[i]);
   free(ft);
   free(fp);
   if (!resp) return luaL_error(L, "out of memory");

@@ -35,10 +35,11 @@ static int dispatch(kip_ctx *c, const ast_command *cmd) {
   return kip_err(c->err, KIP_E_INTERNAL, NULL, "unknown statement");
 }
 
-/* Run one command; append its response object to out. Returns 1 when it was
-** a KML command that failed during execution (the batch must stop). */
-static int run_command(kip_nexus *nx, const char *text, size_t len, const json_t *params, int readonly,
-                       int dry_run, const kip_call_options *opt, kip_buf *out) {
+/* Execute one parsed-or-not command under options o; write its response
+** object to out. Returns 1 when it was a KML command that failed during
+** execution (the batch must stop). */
+static int execute_command(kip_nexus *nx, const char *text, size_t len, const json_t *params, int readonly,
+                           int dry_run, const kip_call_options *opt, kip_buf *out) {
   kip_error err;
   kip_err_clear(&err);
   if (len > KIP_MAX_COMMAND_BYTES) {
@@ -50,6 +51,7 @@ static int run_command(kip_nexus *nx, const char *text, size_t len, const json_t
   kip_arena a;
   kip_arena_init(&a);
   int stop = 0;
+  kip_scope scope;
   ast_command *cmd = kip_parse(&a, text, len, params, &err);
   if (cmd && readonly && cmd->is_kml) {
     kip_err(&err, KIP_E_DENIED, "Use execute_kip (not execute_kip_readonly) to change the graph.",
@@ -61,6 +63,7 @@ static int run_command(kip_nexus *nx, const char *text, size_t len, const json_t
             kip_stmt_kind_name(cmd->stmts[0]->kind));
     cmd = NULL;
   }
+  if (cmd && kip_scope_begin(nx, opt, &a, &scope, &err)) cmd = NULL;
   if (cmd) {
     kip_buf res;
     kip_buf_init(&res);
@@ -86,6 +89,7 @@ static int run_command(kip_nexus *nx, const char *text, size_t len, const json_t
       rc = dispatch(&c, cmd);
     }
     nx->deadline_us = 0;
+    kip_scope_end(nx);
     if (rc) {
       write_error_response(out, &err);
     } else {
@@ -109,6 +113,33 @@ static int run_command(kip_nexus *nx, const char *text, size_t len, const json_t
     write_error_response(out, &err);
   }
   kip_arena_free(&a);
+  return stop;
+}
+
+/* Run command number `index` of the request: the host's before-hook (a
+** governance pre-check) may narrow its options or refuse it, the after-hook
+** (post-check) may replace its response. A refusal is reported inline and,
+** like a readonly violation, does not stop a batch. */
+static int run_command(kip_nexus *nx, int index, const char *text, size_t len, const json_t *params, int readonly,
+                       int dry_run, const kip_call_options *opt, kip_buf *out) {
+  const kip_command_hooks *h = opt ? opt->hooks : NULL;
+  if (!h) return execute_command(nx, text, len, params, readonly, dry_run, opt, out);
+  kip_call_options own = *opt;
+  kip_buf resp;
+  kip_buf_init(&resp);
+  int stop = 0;
+  kip_error err;
+  kip_err_clear(&err);
+  char *pj = params ? kip_json_dump(params) : NULL;
+  int denied = h->before ? h->before(h->ud, index, text, len, pj, &own, &err) : 0;
+  free(pj);
+  if (denied) write_error_response(&resp, &err);
+  else stop = execute_command(nx, text, len, params, readonly, dry_run, &own, &resp);
+  char *replaced = h->after ? h->after(h->ud, index, resp.p ? resp.p : "null") : NULL;
+  if (replaced) kip_buf_adds(out, replaced);
+  else kip_buf_add(out, resp.p, resp.len);
+  free(replaced);
+  kip_buf_free(&resp);
   return stop;
 }
 
@@ -221,24 +252,14 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
       }
     }
   }
-  kip_arena scope_arena;
-  kip_arena_init(&scope_arena);
-  kip_scope scope;
-  if (kip_scope_begin(nx, opt, &scope_arena, &scope, &err)) {
-    write_error_response(&out, &err);
-    kip_arena_free(&scope_arena);
-    goto done;
-  }
   if (dry_run && !readonly) {
     if (kip_tx_begin(nx, &err)) {
       write_error_response(&out, &err);
-      kip_scope_end(nx);
-      kip_arena_free(&scope_arena);
       goto done;
     }
   }
   if (command) {
-    run_command(nx, json_string_value(command), json_string_length(command), params, readonly, dry_run, opt, &out);
+    run_command(nx, 0, json_string_value(command), json_string_length(command), params, readonly, dry_run, opt, &out);
   } else {
     kip_buf_adds(&out, "{\"result\":[");
     size_t i;
@@ -249,15 +270,14 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
       json_t *own = json_is_object(item) ? json_object_get(item, "parameters") : NULL;
       if (own && json_is_null(own)) own = NULL;
       json_t *p = merged_params(params, own);
-      int stop = run_command(nx, json_string_value(text), json_string_length(text), p, readonly, dry_run, opt, &out);
+      int stop = run_command(nx, (int)i, json_string_value(text), json_string_length(text), p, readonly, dry_run, opt,
+                             &out);
       json_decref(p);
       if (stop) break;
     }
     kip_buf_adds(&out, "]}");
   }
   if (dry_run && !readonly) kip_tx_rollback(nx);
-  kip_scope_end(nx);
-  kip_arena_free(&scope_arena);
 done:
   json_decref(req);
   char *s = kip_buf_detach(&out);

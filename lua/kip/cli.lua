@@ -18,6 +18,8 @@ commands:
   call [--readonly] [FILE|-]     request JSON in, response JSON out (one line)
   exec [--readonly] [--json] [-p name=value]... 'KIP COMMAND'
                                  run one command, human-readable output
+  policy list | check FILE | test FILE REQUEST.json
+                                 inspect governance policies
   import FILE.kip...             apply capsules (one transaction per file)
   parse 'KIP COMMAND'            print the AST as JSON
   explain 'KQL'                  print the generated SQL and SQLite's plan
@@ -27,9 +29,17 @@ commands:
 options:
   --db PATH    the nexus file (default: $KIP_DB, else $XDG_DATA_HOME/kip/nexus.db)
   -h, --help   help (also `kip <command> --help`)
+
+governance (call, exec): requests pass the policies' pre- and post-checks.
+  --policy NAME        use policy NAME (repeatable; default: default)
+  --no-policies        run without policies
+  --policy-dir DIR     search DIR for policy files first (repeatable; also
+                       $KIP_POLICY_PATH, colon-separated); built-in: <home>/policies
+  --actor ID, --counterparty NAME|C:<id>, --channel NAME, --role ROLE (repeatable)
+                       the caller identity policies see (ctx)
 ]],
   call = [[
-usage: kip [--db PATH] call [--readonly] [FILE|-]
+usage: kip [--db PATH] call [--readonly] [governance options] [FILE|-]
 
 Reads one execute_kip request object ({"command": ...} or {"commands": [...]},
 optional "parameters" and "dry_run") from FILE or stdin and prints the
@@ -37,7 +47,7 @@ response object on one line. --readonly is execute_kip_readonly. Exits 0
 whenever a response was produced (KIP errors are part of the response).
 ]],
   exec = [[
-usage: kip [--db PATH] exec [--readonly] [--json] [--dry-run] [-p name=value]... 'COMMAND'
+usage: kip [--db PATH] exec [--readonly] [--json] [--dry-run] [-p name=value]... [governance options] 'COMMAND'
 
 Runs one KIP command. -p binds a :name placeholder; the value is parsed as
 JSON when it is valid JSON (numbers, true, [..]) and is a string otherwise.
@@ -52,6 +62,16 @@ transaction: it applies completely or not at all. Re-importing is idempotent.
   parse = "usage: kip parse 'COMMAND' [--params JSON]\n\nPrints the AST of a command as JSON (no database needed).\n",
   explain = "usage: kip [--db PATH] explain 'KQL' [-p name=value]...\n\nPrints the SQL the compiler generates and SQLite's query plan.\n",
   run = "usage: kip [--db PATH] run SCRIPT.lua [args...]\n\nRuns a Lua 5.4 script; `kip` is preloaded and KIP_DB holds the --db path.\n",
+  policy = [[
+usage: kip policy list [--policy-dir DIR]...
+       kip policy check FILE.lua
+       kip policy test FILE.lua REQUEST.json [--counterparty NAME] [--actor ID] [--channel NAME]
+
+list   the policy files found (policy dirs, $KIP_POLICY_PATH, built-in)
+check  load FILE in the policy sandbox and report errors (exit 1 on error)
+test   run FILE's pre_check on every command of an execute_kip request and
+       print each decision (nothing is executed)
+]],
 }
 
 local function default_db()
@@ -100,8 +120,26 @@ for _, a in ipairs(rest) do
   end
 end
 
-local function open_nexus()
-  local nx, err = kip.open { path = db_path or default_db() }
+-- governance options shared by call and exec; returns true when rest[j] was one
+local gov = { policies = {}, dirs = {}, none = false, ctx = {} }
+local function governance_option(j)
+  local a, v = rest[j], rest[j + 1]
+  local function need() return v or die("%s needs a value", a) end
+  if a == "--policy" then gov.policies[#gov.policies + 1] = need() return 2
+  elseif a == "--no-policies" then gov.none = true return 1
+  elseif a == "--policy-dir" then gov.dirs[#gov.dirs + 1] = need() return 2
+  elseif a == "--actor" then gov.ctx.actor = need() return 2
+  elseif a == "--counterparty" then gov.ctx.counterparty = need() return 2
+  elseif a == "--channel" then gov.ctx.channel = need() return 2
+  elseif a == "--role" then gov.ctx.roles = gov.ctx.roles or {}; gov.ctx.roles[#gov.ctx.roles + 1] = need() return 2
+  end
+  return 0
+end
+
+local function open_nexus(governed)
+  local policies
+  if governed and not gov.none then policies = #gov.policies > 0 and gov.policies or { "default" } end
+  local nx, err = kip.open { path = db_path or default_db(), policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx }
   if not nx then die("cannot open nexus: %s", err) end
   return nx
 end
@@ -135,13 +173,18 @@ function commands.version() print("kip " .. VERSION) return 0 end
 
 function commands.call()
   local readonly, file = false, nil
-  for _, a in ipairs(rest) do
-    if a == "--readonly" then readonly = true
+  local j = 1
+  while rest[j] do
+    local a = rest[j]
+    local g = governance_option(j)
+    if g > 0 then j = j + g - 1
+    elseif a == "--readonly" then readonly = true
     elseif a:sub(1, 1) == "-" and a ~= "-" then die("call: unknown option %s", a)
     else file = a end
+    j = j + 1
   end
   local req = read_all(file)
-  local nx = open_nexus()
+  local nx = open_nexus(true)
   io.write(nx:call_json(req, { readonly = readonly }), "\n")
   nx:close()
   return 0
@@ -152,7 +195,9 @@ function commands.exec()
   local j = 1
   while rest[j] do
     local a = rest[j]
-    if a == "--readonly" then readonly = true
+    local g = governance_option(j)
+    if g > 0 then j = j + g - 1
+    elseif a == "--readonly" then readonly = true
     elseif a == "--json" then json = true
     elseif a == "--dry-run" then dry = true
     elseif a == "-p" then parse_param(rest[j + 1] or die("-p needs name=value"), params) j = j + 1
@@ -161,7 +206,7 @@ function commands.exec()
     j = j + 1
   end
   if not text then die("exec needs a command (see kip exec --help)") end
-  local nx = open_nexus()
+  local nx = open_nexus(true)
   local req = { command = text }
   if next(params) then req.parameters = params end
   if dry then req.dry_run = true end
@@ -242,6 +287,66 @@ function commands.run()
   local ok, res = xpcall(chunk, debug.traceback, table.unpack(sargs))
   if not ok then stderr("%s", res) return 1 end
   return math.type(res) == "integer" and res or 0
+end
+
+function commands.policy()
+  local policy = require "kip.policy"
+  local sub = rest[1]
+  if sub == "list" then
+    local j = 2
+    while rest[j] do
+      if governance_option(j) == 0 then die("policy list: unknown option %s", rest[j]) end
+      j = j + 2
+    end
+    for _, dir in ipairs(kip.policy_dirs(gov.dirs)) do
+      local ls = io.popen("ls -1 '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
+      for f in ls:lines() do
+        local name = f:match("^(.+)%.lua$")
+        if name then
+          local p, err = policy.load_file(dir .. "/" .. f)
+          if p then print(("%-16s priority %-4d %s"):format(p.name, p.priority, dir .. "/" .. f))
+          else print(("%-16s ERROR         %s: %s"):format(name, dir .. "/" .. f, err)) end
+        end
+      end
+      ls:close()
+    end
+    return 0
+  elseif sub == "check" then
+    local file = rest[2] or die("policy check needs a file")
+    local p, err = policy.load_file(file)
+    if not p then stderr("%s", err) return 1 end
+    print(("%s: ok (policy '%s', priority %d%s%s)"):format(file, p.name, p.priority,
+      p.pre_check and ", pre_check" or "", p.post_check and ", post_check" or ""))
+    return 0
+  elseif sub == "test" then
+    local file, reqfile = rest[2] or die("policy test needs FILE.lua REQUEST.json"), rest[3] or die("policy test needs REQUEST.json")
+    local j = 4
+    while rest[j] do
+      if governance_option(j) == 0 then die("policy test: unknown option %s", rest[j]) end
+      j = j + 2
+    end
+    local p, err = policy.load_file(file)
+    if not p then stderr("%s", err) return 1 end
+    local req = core.json_decode(read_all(reqfile))
+    if type(req) ~= "table" then die("%s is not a JSON request object", reqfile) end
+    local cmds = req.commands or { req.command }
+    for n, c in ipairs(cmds) do
+      local text = type(c) == "table" and c.command or c
+      local params = type(c) == "table" and c.parameters or req.parameters
+      local d = core.json_decode(core.describe(text, params and core.json_encode(params) or nil))
+      local out
+      if d.error then out = { command = n, error = d.error }
+      else
+        local r = d.result
+        r.command, r.readonly = text, false
+        local ok, dec = policy.call(p, "pre_check", nil, r, policy.copy(gov.ctx))
+        out = { command = n, kind = r.kind, decision = ok and (dec or { state = "ALLOW" }) or { error = dec } }
+      end
+      print(core.json_encode(out, true))
+    end
+    return 0
+  end
+  die("policy: expected list, check or test (see kip policy --help)")
 end
 
 local fn = commands[cmd]

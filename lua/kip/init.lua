@@ -8,8 +8,13 @@
 --
 -- Works under lua5.4, LuaJIT/OpenResty and inside the `kip` executable.
 local core = require "kip.core"
+local policy = require "kip.policy"
+local pipeline = require "kip.pipeline"
 
 local M = { core = core, version = core.version, null = core.null, array_mt = core.array_mt }
+
+--- The constructor policy files return: kip.policy{ name=, priority=, pre_check=, post_check= }.
+M.policy = policy.new
 
 -- directory of this file: <home>/lua/kip/
 local function here()
@@ -38,9 +43,23 @@ end
 local Nexus = {}
 Nexus.__index = Nexus
 
---- Open a nexus. opts: path (required), capsule_dir, readonly (file opened
---- read-only), busy_timeout_ms, synchronous_full, call (default call options:
---- readonly, deadline_ms, max_rows, max_hops).
+--- Directories searched for policy files: dirs given, then $KIP_POLICY_PATH
+--- (colon-separated), then the built-in <home>/policies.
+function M.policy_dirs(dirs)
+  local out = {}
+  for _, d in ipairs(dirs or {}) do out[#out + 1] = d end
+  for d in (os.getenv("KIP_POLICY_PATH") or ""):gmatch("[^:]+") do out[#out + 1] = d end
+  out[#out + 1] = M.home() .. "/policies"
+  return out
+end
+
+--- Open a nexus. opts: path (required), capsule_dir, readonly_file (open the
+--- file read-only), busy_timeout_ms, synchronous_full, call (default call
+--- options: readonly, deadline_ms, max_rows, max_hops), ctx (default caller
+--- identity for policies: actor, counterparty, roles, access_scope, channel),
+--- policies (list of policy names or paths; none by default in the Lua API —
+--- the CLI defaults to {"default"}), policy_dirs (searched first), on_policy_error
+--- (function(message) for load errors; default: stderr).
 --- Returns the Nexus, or nil, message, code.
 function M.open(opts)
   if type(opts) == "string" then opts = { path = opts } end
@@ -53,7 +72,19 @@ function M.open(opts)
   }
   local h, err, code = core.open(opts.path, o)
   if not h then return nil, err, code end
-  return setmetatable({ handle = h, path = opts.path, defaults = opts.call or {} }, Nexus)
+  local nx = setmetatable({ handle = h, path = opts.path, defaults = opts.call or {}, ctx = opts.ctx or {} }, Nexus)
+  if opts.policies and #opts.policies > 0 then
+    nx.policies = policy.set { names = opts.policies, dirs = M.policy_dirs(opts.policy_dirs), log = opts.on_policy_error }
+  end
+  return nx
+end
+
+--- Reload policy files now (they also reload on change, checked at most
+--- once per second). Returns a table of load errors by policy name.
+function Nexus:reload_policies()
+  if not self.policies then return {} end
+  self.policies:reload(true)
+  return self.policies.errors
 end
 
 local function call_opts(self, extra)
@@ -63,15 +94,23 @@ local function call_opts(self, extra)
   return o
 end
 
---- JSON in, JSON out (the fast path for servers).
+--- JSON in, JSON out (the fast path for servers). opts: call options and
+--- ctx (the caller identity for policies, merged over the nexus default).
 function Nexus:call_json(text, opts)
-  return self.handle:call_json(text, call_opts(self, opts))
+  local o = call_opts(self, opts)
+  if self.policies then
+    local ctx = {}
+    for k, v in pairs(self.ctx) do ctx[k] = v end
+    for k, v in pairs(o.ctx or {}) do ctx[k] = v end
+    o = pipeline.call_options(self, self.policies, ctx, o)
+  end
+  o.ctx = nil
+  return self.handle:call_json(text, o)
 end
 
 --- Request table in, response table out (ids and counters stay exact).
 function Nexus:call(request, opts)
-  local text = core.json_encode(request)
-  return core.json_decode(self.handle:call_json(text, call_opts(self, opts)))
+  return core.json_decode(self:call_json(core.json_encode(request), opts))
 end
 
 --- Execute one command with optional parameters.

@@ -1,0 +1,140 @@
+-- kip.pipeline — the governed request pipeline of a Nexus:
+--
+--   parse → policy pre-check → execute → policy post-check → response
+--
+-- for every command of a request (each batch command is checked on its
+-- own). The core parses each command and describes it (core.describe: kind,
+-- reads, writes, parameters bound); policies decide; their composed decision
+-- becomes the command's execution options — a RESTRICT scope the core
+-- enforces (eligibility, forbidden types/predicates, budgets, write_allowed),
+-- or a refusal (BLOCK → KIP_4004). Post-checks may redact the response or
+-- replace it with a refusal. The whole request keeps the core's batch
+-- semantics (one dry_run transaction, stop on the first KML error) because the
+-- checks run as per-command hooks inside the core's request loop.
+local core = require "kip.core"
+local policy = require "kip.policy"
+
+local M = {}
+
+local function decode(text) return core.json_decode(text) end
+
+local function refusal(message, hint)
+  return { code = 4004, message = message, hint = hint or "" }
+end
+
+-- ids of $self and of the counterparty, for scope parameters (cached per nexus)
+local function identity_ids(nx, ctx)
+  local out = {}
+  if nx._self_id == nil then
+    local r = decode(nx.handle:call_json('{"command":"FIND(?s.id) WHERE { ?s {type: \\"Person\\", name: \\"$self\\"} }"}'))
+    nx._self_id = (r.result and r.result[1]) or false
+  end
+  out.self_id = nx._self_id or nil
+  local cp = ctx.counterparty
+  if type(cp) == "string" and cp ~= "" then
+    if cp:match("^C:%d+$") then
+      out.counterparty_id = cp
+    else
+      local req = core.json_encode {
+        command = 'FIND(?p.id) WHERE { ?p {type: "Person", name: :n} }', parameters = { n = cp } }
+      local r = decode(nx.handle:call_json(req))
+      out.counterparty_id = r.result and r.result[1] or nil
+    end
+  end
+  return out
+end
+
+--- Call options (with per-command hooks) that run `set`'s policies for one
+--- request of nexus `nx`; ctx is the caller identity, opts the base options.
+function M.call_options(nx, set, ctx, opts)
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  ctx = ctx or {}
+  -- resolved before the request starts (the hooks run inside the core's request loop)
+  local ids = identity_ids(nx, ctx)
+  local decided = {}
+
+  o.before = function(index, command, params_json)
+    local missing = set:missing()
+    if missing then return nil, refusal("governance policy unavailable: " .. missing, "Fix the policy file; requests are refused until it loads.") end
+    local d = decode(core.describe(command, params_json))
+    if d.error then return {} end -- let the core report the syntax error itself
+    local req = d.result
+    req.command = command
+    req.readonly = o.readonly and true or false
+    local c = policy.copy(ctx)
+    c.self_id, c.counterparty_id = ids.self_id, ids.counterparty_id
+    local decisions = {}
+    for _, p in ipairs(set:list()) do
+      local ok, dec = policy.call(p, "pre_check", nil, policy.copy(req), policy.copy(c))
+      if not ok then return nil, refusal(dec) end
+      local checked, err = policy.check_decision(p, dec)
+      if not checked then return nil, refusal(err) end
+      decisions[#decisions + 1] = checked
+    end
+    local dec = policy.compose(decisions)
+    decided[index] = { decision = dec, req = req, ctx = c }
+    if dec.state == "BLOCK" then
+      local why = #dec.reasons > 0 and table.concat(dec.reasons, "; ") or "refused by the governance policy"
+      return nil, refusal(why, "The request conflicts with the memory's governance policy; rephrase or ask an operator.")
+    end
+    local k = dec.constraints
+    local params = {}
+    for key, v in pairs(c) do if type(v) ~= "table" then params[key] = v end end
+    params.self_id = c.self_id or core.null -- placeholders the default scope uses
+    params.counterparty_id = c.counterparty_id or core.null
+    for key, v in pairs(k.params or {}) do params[key] = v end
+    local out = {
+      eligibility = k.eligibility,
+      eligibility_params = k.eligibility and core.json_encode(params) or nil,
+      forbidden_types = k.forbidden_types,
+      forbidden_predicates = k.forbidden_predicates,
+      write_denied = k.write_allowed == false or nil,
+    }
+    local b = k.budgets or {}
+    for _, key in ipairs { "max_rows", "max_hops", "deadline_ms" } do
+      local base = o[key]
+      if b[key] then out[key] = (base and base > 0) and math.min(base, b[key]) or b[key] end
+    end
+    return out
+  end
+
+  o.after = function(index, response_json)
+    local entry = decided[index]
+    if not entry then return nil end
+    local dec = entry.decision
+    local posts = {}
+    for _, p in ipairs(set:list()) do if p.post_check then posts[#posts + 1] = p end end
+    local visible = dec.state == "ALLOW_WITH_REFOCUS" or dec.response_mode ~= "normal"
+    if #posts == 0 and #dec.warnings == 0 and not visible then return nil end
+    local resp = decode(response_json)
+    if #dec.warnings > 0 then
+      resp.warnings = resp.warnings or {}
+      for _, w in ipairs(dec.warnings) do resp.warnings[#resp.warnings + 1] = w end
+    end
+    if visible then -- RESTRICT scopes stay silent: the caller learns nothing about what they hide
+      resp.policy = { state = dec.state, response_mode = dec.response_mode, reasons = dec.reasons }
+    end
+    for _, p in ipairs(posts) do
+      local ok, r = policy.call(p, "post_check", nil, policy.copy(entry.req), resp, policy.copy(entry.ctx))
+      if not ok then
+        return core.json_encode { error = { code = "KIP_4004", name = "PermissionDenied", message = r,
+          hint = "The governance policy failed; the response was withheld (fail closed)." } }
+      end
+      if type(r) == "table" then
+        if r.state == "BLOCK" then
+          local why = r.reasons and #r.reasons > 0 and table.concat(r.reasons, "; ") or "withheld by the governance policy"
+          resp = { error = { code = "KIP_4004", name = "PermissionDenied", message = why,
+            hint = "The response conflicts with the memory's governance policy." } }
+          break
+        elseif r.result ~= nil or r.error ~= nil then
+          resp = r
+        end
+      end
+    end
+    return core.json_encode(resp)
+  end
+  return o
+end
+
+return M
