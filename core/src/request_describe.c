@@ -175,8 +175,8 @@ static json_t *describe(const ast_command *cmd, json_t *params) {
   }
   json_object_set_new(writes, "concepts", d.concepts);
   json_object_set_new(writes, "propositions", d.props);
-  return json_pack("{s:s,s:i,s:b,s:O,s:{s:o,s:o},s:o}", "kind", kip_stmt_kind_name(cmd->stmts[0]->kind), "statements",
-                   cmd->n, "mutates", cmd->is_kml, "parameters", params ? params : json_object(), "reads", "types",
+  return json_pack("{s:s,s:i,s:b,s:o,s:{s:o,s:o},s:o}", "kind", kip_stmt_kind_name(cmd->stmts[0]->kind), "statements",
+                   cmd->n, "mutates", cmd->is_kml, "parameters", params ? json_incref(params) : json_object(), "reads", "types",
                    d.types, "predicates", d.preds, "writes", writes);
 }
 
