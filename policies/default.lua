@@ -23,7 +23,7 @@ local b64 = alnum + S "+/=_-"
 local function anywhere(p) return P { p + 1 * lpeg.V(1) } end
 
 local detectors = {
-  { "private key", P "-----BEGIN " * (1 - P "-----") ^ 0 * P "PRIVATE KEY-----" },
+  { "private key", P "-----BEGIN " * (1 - P "PRIVATE KEY-----" - P "-----") ^ 0 * P "PRIVATE KEY-----" },
   { "API key", (P "sk-" + P "sk_live_" + P "sk_test_" + P "rk_live_" + P "xoxb-" + P "xoxp-" + P "ghp_" + P "gho_"
       + P "github_pat_" + P "glpat-" + P "AKIA" + P "ASIA" + P "AIza") * (alnum + S "_-") ^ 16 },
   { "bearer token", (P "Bearer " + P "bearer ") * b64 ^ 20 },

@@ -48,18 +48,25 @@ int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, ki
   S->forbidden_predicates = opt->forbidden_predicates;
   nx->scope = S;
 
-  /* "SELECT 1 FROM element e WHERE <scope(e)> AND e.id = ?<last>" */
+  /* an element is in scope when it satisfies the scope and, for a link,
+  ** so do both endpoints (a link to something hidden is hidden too):
+  ** "SELECT 1 FROM element e WHERE <scope(e)> AND <endpoints> AND e.id = ?<last>" */
   kip_arena ca;
   kip_arena_init(&ca);
   kql C;
   kql_init(&C, nx, &ca, err);
   char *cond = kql_scope_cond(&C, "e");
+  char *scond = kql_scope_cond(&C, "s"), *ocond = kql_scope_cond(&C, "o");
   int rc = C.failed ? err->code : 0;
   if (!rc) {
     kip_buf sql;
     kip_buf_init(&sql);
-    kip_buf_printf(&sql, "SELECT 1 FROM element e WHERE %s AND e.id = ?%zu", cond ? cond : "1",
-                   json_array_size(C.binds) + 1);
+    kip_buf_printf(&sql,
+                   "SELECT 1 FROM element e WHERE %s"
+                   " AND (e.subject IS NULL OR EXISTS (SELECT 1 FROM element s WHERE s.id = e.subject AND %s))"
+                   " AND (e.object IS NULL OR EXISTS (SELECT 1 FROM element o WHERE o.id = e.object AND %s))"
+                   " AND e.id = ?%zu",
+                   cond ? cond : "1", scond ? scond : "1", ocond ? ocond : "1", json_array_size(C.binds) + 1);
     int prc = sqlite3_prepare_v2(nx->db, sql.p, (int)sql.len, &nx->scope_check, NULL);
     if (prc != SQLITE_OK) rc = kip_store_error(nx, prc, err, "preparing the scope check");
     else kql_bind_all(&C, nx->scope_check);

@@ -31,7 +31,8 @@ end
 -- The kipnexus home (holding lua/, policies/, capsules/).
 function M.home()
   if KIP_HOME then return KIP_HOME end
-  return (here():gsub("/lua/kip$", ""))
+  local h = here():gsub("/?lua/kip$", "")
+  return h ~= "" and h or "."
 end
 
 local function default_capsule_dir()

@@ -89,6 +89,10 @@ local function sandbox_env(name)
     rawequal = rawequal, rawget = rawget, rawlen = rawlen, rawset = rawset, select = select,
     setmetatable = function(t, mt)
       if type(t) ~= "table" then error("setmetatable: only tables", 2) end
+      -- finalizers would run later, outside any budget
+      if type(mt) == "table" and (rawget(mt, "__gc") ~= nil or rawget(mt, "__close") ~= nil) then
+        error("setmetatable: __gc and __close are not allowed in policies", 2)
+      end
       return setmetatable(t, mt)
     end,
     tonumber = tonumber, tostring = tostring, type = type, unpack = table.unpack or unpack,
