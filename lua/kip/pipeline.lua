@@ -57,6 +57,8 @@ function M.call_options(nx, set, ctx, opts)
   o.before = function(index, command, params_json)
     local missing = set:missing()
     if missing then return nil, refusal("governance policy unavailable: " .. missing, "Fix the policy file; requests are refused until it loads.") end
+    -- the description is decoded afresh for each command and shared by the
+    -- policies of that command: nothing they do to it reaches the host
     local d = decode(core.describe(command, params_json))
     if d.error then return {} end -- let the core report the syntax error itself
     local req = d.result
@@ -66,7 +68,7 @@ function M.call_options(nx, set, ctx, opts)
     c.self_id, c.counterparty_id = ids.self_id, ids.counterparty_id
     local decisions = {}
     for _, p in ipairs(set:list()) do
-      local ok, dec = policy.call(p, "pre_check", nil, policy.copy(req), policy.copy(c))
+      local ok, dec = policy.call(p, "pre_check", nil, req, c)
       if not ok then return nil, refusal(dec) end
       local checked, err = policy.check_decision(p, dec)
       if not checked then return nil, refusal(err) end
@@ -116,7 +118,7 @@ function M.call_options(nx, set, ctx, opts)
       resp.policy = { state = dec.state, response_mode = dec.response_mode, reasons = dec.reasons }
     end
     for _, p in ipairs(posts) do
-      local ok, r = policy.call(p, "post_check", nil, policy.copy(entry.req), resp, policy.copy(entry.ctx))
+      local ok, r = policy.call(p, "post_check", nil, entry.req, resp, entry.ctx)
       if not ok then
         return core.json_encode { error = { code = "KIP_4004", name = "PermissionDenied", message = r,
           hint = "The governance policy failed; the response was withheld (fail closed)." } }

@@ -52,21 +52,25 @@ local STEP = 1000
 -- a policy cannot swallow its own budget exhaustion
 local BUDGET = setmetatable({}, { __tostring = function() return "instruction budget exceeded" end })
 
--- Run fn(...) with an instruction budget; returns pcall-style results packed,
--- the error carrying a traceback that names the policy file and line.
+-- Run fn(...) with an instruction budget; returns ok, first result (or the
+-- error carrying a traceback that names the policy file and line). One hook
+-- function and one handler serve every call (no per-call closures).
+local used, limit = 0, 0
+local function count_hook()
+  used = used + STEP
+  if used > limit then error(BUDGET, 0) end
+end
+local function on_error(e)
+  if e == BUDGET then return ("instruction budget exceeded (%d instructions)\n%s"):format(limit, debug.traceback()) end
+  return debug.traceback(tostring(e), 2)
+end
+
 local function budgeted(budget, fn, ...)
-  local args = pack(...)
-  local count = 0
-  debug.sethook(function()
-    count = count + STEP
-    if count > budget then error(BUDGET, 0) end
-  end, "", STEP)
-  local res = pack(xpcall(function() return fn(unpack(args, 1, args.n)) end, function(e)
-    if e == BUDGET then return ("instruction budget exceeded (%d instructions)\n%s"):format(budget, debug.traceback()) end
-    return debug.traceback(tostring(e), 2)
-  end))
+  used, limit = 0, budget
+  debug.sethook(count_hook, "", STEP)
+  local ok, res = xpcall(fn, on_error, ...)
   debug.sethook()
-  return res
+  return ok, res
 end
 
 local function guarded(protected)
@@ -134,9 +138,8 @@ function M.load_file(path, budget)
   end
   if not chunk then return nil, cerr end
   if jit then jit.off(chunk, true) end -- hooks do not fire inside compiled traces
-  local res = budgeted(budget or M.DEFAULT_BUDGET, chunk)
-  if not res[1] then return nil, tostring(res[2]):match("^[^\n]*") end
-  local p = res[2]
+  local ok, p = budgeted(budget or M.DEFAULT_BUDGET, chunk)
+  if not ok then return nil, tostring(p):match("^[^\n]*") end
   if type(p) ~= "table" or not p.__kip_policy then
     return nil, path .. ": a policy file must return kip.policy{...}"
   end
@@ -148,13 +151,13 @@ end
 function M.call(p, hook, budget, ...)
   local fn = p[hook]
   if not fn then return true, nil end
-  local res = budgeted(budget or p.budget or M.DEFAULT_BUDGET, fn, ...)
-  if not res[1] then
+  local ok, res = budgeted(budget or p.budget or M.DEFAULT_BUDGET, fn, ...)
+  if not ok then
     -- the first line names the file and line; the traceback goes to the log
-    local msg = tostring(res[2])
+    local msg = tostring(res)
     return false, ("policy '%s' %s failed: %s"):format(p.name, hook, msg:match("^[^\n]*")), msg
   end
-  return true, res[2]
+  return true, res
 end
 
 -- ------------------------------------------------------------ composition
@@ -280,11 +283,13 @@ function Set:reload(force)
     end
   end
   self.policies = loaded
+  self.sorted = nil
 end
 
 --- Active policies in priority order (lower first).
 function Set:list()
   self:reload(false)
+  if self.sorted then return self.sorted end
   local out = {}
   for _, name in ipairs(self.names) do
     if self.policies[name] then out[#out + 1] = self.policies[name] end
@@ -293,6 +298,7 @@ function Set:list()
     if a.priority ~= b.priority then return a.priority < b.priority end
     return a.name < b.name
   end)
+  self.sorted = out
   return out
 end
 
