@@ -2,15 +2,8 @@
 local kip = require "kip"
 local core = kip.core
 
-local function tmpdb()
-  local p = os.tmpname()
-  os.remove(p)
-  return p .. ".db"
-end
-
-local function cleanup(p)
-  for _, s in ipairs { "", "-wal", "-shm" } do os.remove(p .. s) end
-end
+local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
+local tmpdb, cleanup = H.tmpdb, H.cleanup
 
 describe("kip.core", function()
   it("has a version", function()

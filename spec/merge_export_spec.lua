@@ -1,15 +1,8 @@
 -- busted specs for MERGE (RC11 §4.4) and EXPORT (§5.3) beyond the conformance suite.
 local kip = require "kip"
 
-local function tmpdb()
-  local p = os.tmpname()
-  os.remove(p)
-  return p .. ".db"
-end
-
-local function cleanup(p)
-  for _, s in ipairs { "", "-wal", "-shm" } do os.remove(p .. s) end
-end
+local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
+local tmpdb, cleanup = H.tmpdb, H.cleanup
 
 local SCHEMA = [[
 UPSERT {

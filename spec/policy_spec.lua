@@ -2,11 +2,8 @@
 local kip = require "kip"
 local policy = require "kip.policy"
 
-local function tmpname(ext)
-  local p = os.tmpname()
-  os.remove(p)
-  return p .. ext
-end
+local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
+local tmpname = H.tmpdb
 
 local function write(path, text)
   local f = assert(io.open(path, "w"))
@@ -14,14 +11,7 @@ local function write(path, text)
   f:close()
 end
 
-local function cleanup(p)
-  for _, s in ipairs { "", "-wal", "-shm" } do os.remove(p .. s) end
-end
-
-local function home()
-  local src = debug.getinfo(1, "S").source:sub(2)
-  return (src:match("^(.*)/spec/[^/]+$") or ".")
-end
+local cleanup, home = H.cleanup, H.home
 
 local DATA = [[
 UPSERT {

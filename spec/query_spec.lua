@@ -1,16 +1,8 @@
 -- busted specs for KQL combinations (RC11 §3) on the demo team capsule.
 local kip = require "kip"
 
-local function tmpdb()
-  local p = os.tmpname()
-  os.remove(p)
-  return p .. ".db"
-end
-
-local function source_dir()
-  local src = debug.getinfo(1, "S").source:sub(2)
-  return (src:match("^(.*)/spec/[^/]+$") or ".")
-end
+local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
+local tmpdb, source_dir = H.tmpdb, H.home
 
 local function sorted(t)
   local c = {}
@@ -42,7 +34,7 @@ UPSERT {
   end)
   teardown(function()
     nx:close()
-    for _, s in ipairs { "", "-wal", "-shm" } do os.remove(path .. s) end
+    H.cleanup(path)
   end)
 
   local function q(cmd, params)

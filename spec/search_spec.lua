@@ -1,11 +1,8 @@
 -- busted specs for keyword SEARCH on the FTS5 indexes (RC11 §5.2).
 local kip = require "kip"
 
-local function tmpdb()
-  local p = os.tmpname()
-  os.remove(p)
-  return p .. ".db"
-end
+local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
+local tmpdb = H.tmpdb
 
 local function names(r)
   local out = {}
@@ -31,7 +28,7 @@ UPSERT {
   end)
   after_each(function()
     nx:close()
-    for _, s in ipairs { "", "-wal", "-shm" } do os.remove(path .. s) end
+    H.cleanup(path)
   end)
 
   it("ranks the exact name first with scores in [0,1], descending", function()

@@ -40,6 +40,21 @@ out=$("${KIP[@]}" --db "$DB" explain 'FIND(?x.name) WHERE { ?x {type: "Tool"} }'
 out=$("${KIP[@]}" --help); check help 'usage: kip' "$out"
 out=$("${KIP[@]}" call --help); check call_help 'execute_kip' "$out"
 out=$("${KIP[@]}" frobnicate 2>&1); rc=$?; check unknown_cmd 'unknown command' "$out"; check unknown_rc 2 "$rc"
+# governance: default policy on call/exec, flags, kip policy
+out=$("${KIP[@]}" --db "$DB" exec 'UPSERT { CONCEPT ?p { {type: "Person", name: "Leak"} SET ATTRIBUTES { k: "password: hunter2x" } } }' 2>&1); rc=$?
+check policy_secret_refused 'KIP_4004' "$out"; check policy_secret_rc 1 "$rc"
+out=$("${KIP[@]}" --db "$DB" exec --no-policies 'UPSERT { CONCEPT ?p { {type: "Person", name: "Leak"} SET ATTRIBUTES { k: "password: hunter2x" } } }' 2>&1)
+check policy_disabled '"blocks": 1' "$out"
+out=$("${KIP[@]}" --db "$DB" exec 'UPSERT { CONCEPT ?p { {type: "Person", name: "NoProv"} } }' 2>&1)
+check policy_provenance_warning 'warning: ' "$out"
+out=$("${KIP[@]}" --db "$DB" exec --policy nosuch 'DESCRIBE DOMAINS' 2>&1)
+check policy_missing 'not found' "$out"
+out=$("${KIP[@]}" policy check "$(dirname "$0")/../policies/default.lua" 2>&1); check policy_check 'ok (policy' "$out"
+echo 'return 42' > "$T/bad.lua"
+out=$("${KIP[@]}" policy check "$T/bad.lua" 2>&1); rc=$?; check policy_check_bad 'must return kip.policy' "$out"; check policy_check_bad_rc 1 "$rc"
+echo '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"Z\"} SET ATTRIBUTES { t: \"sk-abcdefghijklmnopqrstuvwx\" } } }"}' > "$T/req.json"
+out=$("${KIP[@]}" policy test "$(dirname "$0")/../policies/default.lua" "$T/req.json" --counterparty Z 2>&1); check policy_test '"BLOCK"' "$out"
+out=$("${KIP[@]}" policy list 2>&1); check policy_list 'strict' "$out"
 echo 'return 7' > "$T/s.lua"; "${KIP[@]}" --db "$DB" run "$T/s.lua"; check run_status 7 "$?"
 if [ "${KIP_VALGRIND:-0}" = 1 ]; then
   for f in "$T"/vg.*; do

@@ -40,7 +40,11 @@ void kip_close(kip_nexus *nx) {
 
 struct sqlite3 *kip_nexus_db(kip_nexus *nx) { return nx ? nx->db : NULL; }
 
-char *kip_parse_json(const char *command, size_t len, const char *params_json) {
+/* Parse a command with its parameters (JSON object text or NULL) and
+** return {"result": <render(cmd)>} or {"error": {...}}: the shape of
+** kip_parse_json and kip_describe_json. */
+char *kip_parsed_json(const char *command, size_t len, const char *params_json,
+                      void (*render)(kip_buf *b, const ast_command *cmd, const json_t *params)) {
   kip_error err;
   kip_err_clear(&err);
   kip_buf b;
@@ -57,7 +61,7 @@ char *kip_parse_json(const char *command, size_t len, const char *params_json) {
     ast_command *cmd = kip_parse(&a, command, len, params, &err);
     if (cmd) {
       kip_buf_adds(&b, "{\"result\":");
-      kip_ast_write(&b, cmd);
+      render(&b, cmd, params);
       kip_buf_addc(&b, '}');
     }
     kip_arena_free(&a);
@@ -69,4 +73,13 @@ char *kip_parse_json(const char *command, size_t len, const char *params_json) {
   }
   json_decref(params);
   return kip_buf_detach(&b);
+}
+
+static void render_ast(kip_buf *b, const ast_command *cmd, const json_t *params) {
+  (void)params;
+  kip_ast_write(b, cmd);
+}
+
+char *kip_parse_json(const char *command, size_t len, const char *params_json) {
+  return kip_parsed_json(command, len, params_json, render_ast);
 }

@@ -180,34 +180,12 @@ static json_t *describe(const ast_command *cmd, json_t *params) {
                    d.types, "predicates", d.preds, "writes", writes);
 }
 
+static void render_description(kip_buf *b, const ast_command *cmd, const json_t *params) {
+  json_t *d = describe(cmd, (json_t *)params);
+  kip_json_write(b, d);
+  json_decref(d);
+}
+
 char *kip_describe_json(const char *command, size_t len, const char *params_json) {
-  kip_error err;
-  kip_err_clear(&err);
-  kip_buf b;
-  kip_buf_init(&b);
-  json_t *params = NULL;
-  if (params_json && *params_json) {
-    params = kip_json_parse(params_json, strlen(params_json), &err);
-    if (params && !json_is_object(params)) kip_err(&err, KIP_E_SYNTAX, NULL, "parameters must be a JSON object");
-  }
-  if (!err.code) {
-    kip_arena a;
-    kip_arena_init(&a);
-    ast_command *cmd = kip_parse(&a, command, len, params, &err);
-    if (cmd) {
-      json_t *d = describe(cmd, params);
-      kip_buf_adds(&b, "{\"result\":");
-      kip_json_write(&b, d);
-      kip_buf_addc(&b, '}');
-      json_decref(d);
-    }
-    kip_arena_free(&a);
-  }
-  if (err.code) {
-    kip_buf_adds(&b, "{\"error\":");
-    kip_json_write_error(&b, &err);
-    kip_buf_addc(&b, '}');
-  }
-  json_decref(params);
-  return kip_buf_detach(&b);
+  return kip_parsed_json(command, len, params_json, render_description);
 }

@@ -295,8 +295,9 @@ function commands.policy()
   if sub == "list" then
     local j = 2
     while rest[j] do
-      if governance_option(j) == 0 then die("policy list: unknown option %s", rest[j]) end
-      j = j + 2
+      local g = governance_option(j)
+      if g == 0 then die("policy list: unknown option %s", rest[j]) end
+      j = j + g
     end
     for _, dir in ipairs(kip.policy_dirs(gov.dirs)) do
       local ls = io.popen("ls -1 '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
@@ -322,8 +323,9 @@ function commands.policy()
     local file, reqfile = rest[2] or die("policy test needs FILE.lua REQUEST.json"), rest[3] or die("policy test needs REQUEST.json")
     local j = 4
     while rest[j] do
-      if governance_option(j) == 0 then die("policy test: unknown option %s", rest[j]) end
-      j = j + 2
+      local g = governance_option(j)
+      if g == 0 then die("policy test: unknown option %s", rest[j]) end
+      j = j + g
     end
     local p, err = policy.load_file(file)
     if not p then stderr("%s", err) return 1 end
