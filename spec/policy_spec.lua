@@ -100,6 +100,20 @@ describe("the governance scope (core)", function()
     assert.same({ 2, 5, 5 }, r.result)
   end)
 
+  it("DESCRIBE counts only the domain members inside the scope", function()
+    assert.is_nil(nx:execute([[UPSERT {
+      CONCEPT ?d { {type: "Domain", name: "Facts"} }
+      CONCEPT ?a { {type: "Fact", name: "public-fact"} SET PROPOSITIONS { ("belongs_to_domain", ?d) } }
+      CONCEPT ?b { {type: "Fact", name: "bob-private"} SET PROPOSITIONS { ("belongs_to_domain", ?d) } }
+    }]]).error)
+    local function count(r)
+      for _, d in ipairs(r.result.domain_map or r.result) do if d.name == "Facts" then return d.member_count end end
+    end
+    assert.equal(2, count(nx:execute("DESCRIBE DOMAINS")))
+    assert.equal(1, count(scoped("DESCRIBE DOMAINS")))
+    assert.equal(1, count(scoped("DESCRIBE PRIMER")))
+  end)
+
   it("still shows what is inside", function()
     local r = scoped('FIND(?f.name) WHERE { ?f {type: "Fact"} } ORDER BY ?f.name')
     assert.same({ "alice-private", "public-fact" }, r.result)
@@ -129,7 +143,7 @@ describe("the governance scope (core)", function()
     local w = nx:call({ command = 'UPSERT { CONCEPT ?x { {type: "Secret", name: "new"} } }' }, { forbidden_types = { "Secret" } })
     assert.equal("KIP_4004", w.error.code)
     local p = nx:call({ command = 'FIND(?o.name) WHERE { ?a {type: "Fact", name: "public-fact"} (?a, ?p, ?o) }' },
-      { forbidden_predicates = { "links", "about" } })
+      { forbidden_predicates = { "links", "about", "belongs_to_domain" } })
     assert.same({}, p.result)
   end)
 
@@ -299,6 +313,15 @@ describe("policies", function()
     assert.is_string(errs.p)
     assert.is_true(#errors >= 1)
     assert.matches("v2", nx:execute("DESCRIBE DOMAINS").error.message)
+  end)
+
+  it("picks up a changed file by itself on a later request", function()
+    write(dir .. "/p.lua", [[return kip.policy { name = "p", pre_check = function() return { state = "BLOCK", reasons = { "first" } } end }]])
+    open { "p" }
+    assert.matches("first", nx:execute("DESCRIBE DOMAINS").error.message)
+    write(dir .. "/p.lua", [[return kip.policy { name = "p", pre_check = function() return { state = "BLOCK", reasons = { "second" } } end }]])
+    os.execute("sleep 1.1") -- files are checked at most once per second
+    assert.matches("second", nx:execute("DESCRIBE DOMAINS").error.message)
   end)
 
   it("an unknown policy name refuses every request", function()

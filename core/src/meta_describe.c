@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile.h"
 #include "exec.h"
 
 
@@ -20,20 +21,44 @@ static int prepare(kip_ctx *c, const char *sql, sqlite3_stmt **st) {
   return rc == SQLITE_OK ? 0 : kip_store_error(c->nx, rc, c->err, "describing");
 }
 
+/* " AND <scope of alias>" or "" (binds into C) */
+static const char *and_scope(kql *C, const char *alias) {
+  char *cond = kql_scope_cond(C, alias);
+  return cond ? kql_strf(C, " AND %s", cond) : "";
+}
+
+/* Domain summaries, restricted to the request's governance scope: hidden
+** domains are left out and hidden members are not counted. */
 static int domain_summaries(kip_ctx *c, kip_buf *b, int with_types, int64_t *count) {
-  sqlite3_stmt *st, *ty = NULL;
-  int rc = prepare(c,
-                   "SELECT d.id, d.name, kip_attrj(d.attributes, 'description'), "
-                   "(SELECT count(*) FROM element l WHERE l.object = d.id AND l.predicate = 'belongs_to_domain') "
-                   "FROM element d WHERE d.type = 'Domain' ORDER BY d.name",
-                   &st);
-  if (rc) return rc;
-  if (with_types &&
-      (rc = prepare(c,
-                    "SELECT m.type, count(*) AS n FROM element l JOIN element m ON m.id = l.subject "
-                    "WHERE l.object = ?1 AND l.predicate = 'belongs_to_domain' AND m.type IS NOT NULL "
-                    "GROUP BY m.type ORDER BY n DESC, m.type LIMIT 8",
-                    &ty))) {
+  sqlite3_stmt *st = NULL, *ty = NULL;
+  kip_arena a;
+  kip_arena_init(&a);
+  kql D, T;
+  kql_init(&D, c->nx, &a, c->err);
+  kql_init(&T, c->nx, &a, c->err);
+  char *dsql = kql_strf(&D,
+                        "SELECT d.id, d.name, kip_attrj(d.attributes, 'description'), "
+                        "(SELECT count(*) FROM element l JOIN element m ON m.id = l.subject "
+                        "WHERE l.object = d.id AND l.predicate = 'belongs_to_domain'%s%s) "
+                        "FROM element d WHERE d.type = 'Domain'%s ORDER BY d.name",
+                        and_scope(&D, "l"), and_scope(&D, "m"), and_scope(&D, "d"));
+  const char *tl = and_scope(&T, "l"), *tm = and_scope(&T, "m");
+  char *tsql = kql_strf(&T,
+                        "SELECT m.type, count(*) AS n FROM element l JOIN element m ON m.id = l.subject "
+                        "WHERE l.object = ?%zu AND l.predicate = 'belongs_to_domain' AND m.type IS NOT NULL%s%s "
+                        "GROUP BY m.type ORDER BY n DESC, m.type LIMIT 8",
+                        json_array_size(T.binds) + 1, tl, tm);
+  int rc = D.failed || T.failed ? c->err->code : prepare(c, dsql, &st);
+  if (!rc && with_types) rc = prepare(c, tsql, &ty);
+  if (!rc) {
+    kql_bind_all(&D, st);
+    if (ty) kql_bind_all(&T, ty);
+  }
+  int domain_param = (int)json_array_size(T.binds) + 1;
+  kql_free(&D);
+  kql_free(&T);
+  kip_arena_free(&a);
+  if (rc) {
     kip_finish(c->nx, st);
     return rc;
   }
@@ -49,7 +74,7 @@ static int domain_summaries(kip_ctx *c, kip_buf *b, int with_types, int64_t *cou
     kip_buf_printf(b, ",\"member_count\":%lld", (long long)sqlite3_column_int64(st, 3));
     if (ty) {
       kip_buf_adds(b, ",\"key_concept_types\":[");
-      sqlite3_bind_int64(ty, 1, sqlite3_column_int64(st, 0));
+      sqlite3_bind_int64(ty, domain_param, sqlite3_column_int64(st, 0));
       int k = 0;
       while (sqlite3_step(ty) == SQLITE_ROW) {
         if (k++) kip_buf_addc(b, ',');
@@ -57,7 +82,7 @@ static int domain_summaries(kip_ctx *c, kip_buf *b, int with_types, int64_t *cou
         kip_buf_json_str(b, (const char *)sqlite3_column_text(ty, 0), (size_t)sqlite3_column_bytes(ty, 0));
         kip_buf_printf(b, ",\"count\":%lld}", (long long)sqlite3_column_int64(ty, 1));
       }
-      sqlite3_reset(ty);
+      sqlite3_reset(ty); /* keeps the scope's bound values */
       kip_buf_addc(b, ']');
     }
     kip_buf_addc(b, '}');
