@@ -24,6 +24,12 @@ endif()
 
 add_test(NAME e2e_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_cli.sh ${CMAKE_BINARY_DIR})
 
+# MCP server driven by a scripted client
+find_program(PYTHON3_FOR_E2E python3)
+if(PYTHON3_FOR_E2E)
+  add_test(NAME e2e_mcp COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_mcp.py ${CMAKE_BINARY_DIR}/kip)
+endif()
+
 # valgrind leak check of every kip process the CLI tests start
 find_program(VALGRIND valgrind)
 if(VALGRIND AND NOT KIP_SANITIZE)

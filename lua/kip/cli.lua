@@ -18,6 +18,8 @@ commands:
   call [--readonly] [FILE|-]     request JSON in, response JSON out (one line)
   exec [--readonly] [--json] [-p name=value]... 'KIP COMMAND'
                                  run one command, human-readable output
+  mcp [--readonly] [governance options]
+                                 Model Context Protocol server on stdio
   policy list | check FILE | test FILE REQUEST.json
                                  inspect governance policies
   import FILE.kip...             apply capsules (one transaction per file)
@@ -30,7 +32,7 @@ options:
   --db PATH    the nexus file (default: $KIP_DB, else $XDG_DATA_HOME/kip/nexus.db)
   -h, --help   help (also `kip <command> --help`)
 
-governance (call, exec): requests pass the policies' pre- and post-checks.
+governance (call, exec, mcp): requests pass the policies' pre- and post-checks.
   --policy NAME        use policy NAME (repeatable; default: default)
   --no-policies        run without policies
   --policy-dir DIR     search DIR for policy files first (repeatable; also
@@ -62,6 +64,18 @@ transaction: it applies completely or not at all. Re-importing is idempotent.
   parse = "usage: kip parse 'COMMAND' [--params JSON]\n\nPrints the AST of a command as JSON (no database needed).\n",
   explain = "usage: kip [--db PATH] explain 'KQL' [-p name=value]...\n\nPrints the SQL the compiler generates and SQLite's query plan.\n",
   run = "usage: kip [--db PATH] run SCRIPT.lua [args...]\n\nRuns a Lua 5.4 script; `kip` is preloaded and KIP_DB holds the --db path.\n",
+  mcp = [[
+usage: kip [--db PATH] mcp [--readonly] [governance options]
+
+Serves the memory to an MCP client (Claude Desktop, Claude Code, Cursor, ...)
+over stdio: JSON-RPC 2.0, one message per line. Tools execute_kip and
+execute_kip_readonly (only the latter with --readonly), resources
+kip://syntax (the KIP syntax card) and kip://primer (DESCRIBE PRIMER), and
+the prompt kip_grounding. Requests pass the governance policies with
+channel "mcp". Logs go to stderr; the server exits when stdin closes.
+Client configuration:
+  { "mcpServers": { "kip": { "command": "kip", "args": ["mcp", "--db", "/path/memory.db"] } } }
+]],
   policy = [[
 usage: kip policy list [--policy-dir DIR]...
        kip policy check FILE.lua
@@ -287,6 +301,23 @@ function commands.run()
   local ok, res = xpcall(chunk, debug.traceback, table.unpack(sargs))
   if not ok then stderr("%s", res) return 1 end
   return math.type(res) == "integer" and res or 0
+end
+
+function commands.mcp()
+  local readonly = false
+  local j = 1
+  while rest[j] do
+    local g = governance_option(j)
+    if g > 0 then j = j + g
+    elseif rest[j] == "--readonly" then readonly = true; j = j + 1
+    else die("mcp: unknown option %s", rest[j]) end
+  end
+  gov.ctx.channel = gov.ctx.channel or "mcp"
+  local nx = open_nexus(true)
+  local mcp = require "kip.mcp"
+  mcp.server(nx, { readonly = readonly }):serve()
+  nx:close()
+  return 0
 end
 
 function commands.policy()
