@@ -3,6 +3,7 @@
 ** locates the kipnexus home (lua/, policies/, capsules/) — $KIP_HOME, the
 ** install prefix next to the binary, or the source tree it was built from —
 ** and runs lua/kip/cli.lua inside a protected call with a traceback.
+** kip.host (host.c) adds readline, isatty and the terminal width.
 ** Symbols are exported so C Lua modules (lpeg, ...) load.
 */
 #include <lauxlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 int luaopen_kip_core(lua_State *L);
+int luaopen_kip_host(lua_State *L);
 
 #ifndef KIP_SOURCE_DIR
 #define KIP_SOURCE_DIR "."
@@ -67,6 +69,8 @@ static int pmain(lua_State *L) {
   struct args *a = lua_touserdata(L, 1);
   luaL_openlibs(L);
   luaL_requiref(L, "kip.core", luaopen_kip_core, 0);
+  lua_pop(L, 1);
+  luaL_requiref(L, "kip.host", luaopen_kip_host, 0);
   lua_pop(L, 1);
   char home[PATH_MAX];
   if (!find_home(home, sizeof home))

@@ -84,6 +84,7 @@ typedef struct kip_call_options {
   int deadline_ms;          /* per-request wall-time budget; 0 = default (30000) */
   int64_t max_rows;         /* materialization cap; 0 = default */
   int max_hops;             /* hop cap for path ranges; 0 = default (10) */
+  int64_t max_command_bytes; /* size cap of one command; 0 = default (256 KiB); import raises it */
   /* Governance scope (policy RESTRICT constraints), all optional. Every
   ** element a command binds, traverses or touches must satisfy it; outside
   ** elements are invisible to reads and writes refuse them (KIP_4004). */

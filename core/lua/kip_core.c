@@ -19,6 +19,7 @@
 **   core.null            sentinel for JSON null inside arrays/objects
 */
 #include <jansson.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,7 @@ static int l_call_json(lua_State *L) {
   o.deadline_ms = opt_int(L, 3, "deadline_ms", 0);
   o.max_rows = opt_int(L, 3, "max_rows", 0);
   o.max_hops = opt_int(L, 3, "max_hops", 0);
+  o.max_command_bytes = opt_int(L, 3, "max_command_bytes", 0);
   o.eligibility = opt_str(L, 3, "eligibility");
   o.eligibility_params = opt_str(L, 3, "eligibility_params");
   o.write_denied = opt_int(L, 3, "write_denied", 0);
@@ -385,7 +387,54 @@ static int l_json_encode(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg nexus_methods[] = {{"call_json", l_call_json}, {"close", l_close}, {NULL, NULL}};
+/* nexus:backup(path [, progress(done_pages, total_pages)]) -> true | nil, message
+** An online copy through SQLite's backup API, a few hundred pages at a time,
+** so writers in other connections and processes keep going meanwhile. */
+static int l_backup(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  const char *path = luaL_checkstring(L, 2);
+  int has_progress = lua_isfunction(L, 3);
+  sqlite3 *dst;
+  if (sqlite3_open_v2(path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot create %s: %s", path, sqlite3_errmsg(dst));
+    sqlite3_close(dst);
+    return 2;
+  }
+  sqlite3_backup *b = sqlite3_backup_init(dst, "main", kip_nexus_db(n->nx), "main");
+  if (!b) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot start the backup: %s", sqlite3_errmsg(dst));
+    sqlite3_close(dst);
+    return 2;
+  }
+  int rc;
+  do {
+    rc = sqlite3_backup_step(b, 256);
+    if (has_progress) {
+      lua_pushvalue(L, 3);
+      int total = sqlite3_backup_pagecount(b);
+      lua_pushinteger(L, total - sqlite3_backup_remaining(b));
+      lua_pushinteger(L, total);
+      lua_call(L, 2, 0);
+    }
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) sqlite3_sleep(20);
+  } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+  sqlite3_backup_finish(b);
+  rc = rc == SQLITE_DONE ? sqlite3_errcode(dst) : rc;
+  if (rc != SQLITE_OK) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "backup failed: %s", sqlite3_errstr(rc));
+    sqlite3_close(dst);
+    return 2;
+  }
+  sqlite3_close(dst);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static const luaL_Reg nexus_methods[] = {
+    {"call_json", l_call_json}, {"backup", l_backup}, {"close", l_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"open", l_open},           {"parse", l_parse}, {"describe", l_describe},
                                  {"explain", l_explain},     {"json_decode", l_json_decode},
                                  {"json_encode", l_json_encode}, {NULL, NULL}};

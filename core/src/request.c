@@ -42,9 +42,10 @@ static int execute_command(kip_nexus *nx, const char *text, size_t len, const js
                            int dry_run, const kip_call_options *opt, kip_buf *out) {
   kip_error err;
   kip_err_clear(&err);
-  if (len > KIP_MAX_COMMAND_BYTES) {
+  int64_t max_bytes = opt && opt->max_command_bytes > 0 ? opt->max_command_bytes : KIP_MAX_COMMAND_BYTES;
+  if ((int64_t)len > max_bytes) {
     kip_err(&err, KIP_E_RESOURCE, "Split the command (e.g. a large capsule) into several commands.",
-            "command is %zu bytes; the limit is %d", len, KIP_MAX_COMMAND_BYTES);
+            "command is %zu bytes; the limit is %lld", len, (long long)max_bytes);
     write_error_response(out, &err);
     return 0;
   }

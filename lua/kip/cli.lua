@@ -22,7 +22,12 @@ commands:
                                  Model Context Protocol server on stdio
   policy list | check FILE | test FILE REQUEST.json
                                  inspect governance policies
-  import FILE.kip...             apply capsules (one transaction per file)
+  import [--from N] [--batch-kb K] [-q] FILE.kip...
+                                 apply capsules in batched transactions, with progress
+  export [--domain NAME | --where 'PATTERN binding ?x'] [--page N] [-o FILE]
+                                 write the memory (or a part) as capsules
+  backup FILE                    online copy of the nexus file (writers keep going)
+  repl                           interactive shell (also: kip with no command on a terminal)
   parse 'KIP COMMAND'            print the AST as JSON
   explain 'KQL'                  print the generated SQL and SQLite's plan
   run SCRIPT.lua [args...]       run a Lua script with `kip` preloaded
@@ -56,11 +61,28 @@ JSON when it is valid JSON (numbers, true, [..]) and is a string otherwise.
 --json prints the raw response. Exit status 1 when the command failed.
 ]],
   import = [[
-usage: kip [--db PATH] import FILE.kip...
+usage: kip [--db PATH] import [--from N] [--batch-kb K] [-q] FILE.kip...
 
-Applies capsule files (UPSERT statements). Each file is one command and one
-transaction: it applies completely or not at all. Re-importing is idempotent.
+Applies capsule files. A file is split into its statements; statements are
+applied in batches (about K KiB of text, default 200) of one transaction
+each. A batch that fails is replayed statement by statement, so every bad
+statement is reported as FILE:LINE and the good ones are applied. Importing
+again is idempotent (UPSERT matches what exists); --from N starts at
+statement N to resume a long import. On a terminal a progress line shows the
+share done, statements, elements written, rate and ETA. Governance policies
+do not apply (this is an operator tool). Exit status 1 when a statement failed.
 ]],
+  export = [[
+usage: kip [--db PATH] export [--domain NAME | --where 'PATTERN'] [--page N] [-o FILE]
+
+Writes capsules (UPSERT statements that re-import anywhere) to stdout or FILE,
+paged with EXPORT ... LIMIT N CURSOR (default 5000 elements per page):
+  --domain NAME     the domain's members, the links among them, their
+                    memberships and the Domain node (RC11 §5.3)
+  --where 'PATTERN' a WHERE pattern binding ?x, e.g. '?x {type: "Person"}'
+  (neither)         every concept (definitions first) and every link
+]],
+  backup = "usage: kip [--db PATH] backup FILE\n\nCopies the nexus to FILE with SQLite's online backup API; other connections may keep writing.\n",
   parse = "usage: kip parse 'COMMAND' [--params JSON]\n\nPrints the AST of a command as JSON (no database needed).\n",
   explain = "usage: kip [--db PATH] explain 'KQL' [-p name=value]...\n\nPrints the SQL the compiler generates and SQLite's query plan.\n",
   run = "usage: kip [--db PATH] run SCRIPT.lua [args...]\n\nRuns a Lua 5.4 script; `kip` is preloaded and KIP_DB holds the --db path.\n",
@@ -235,26 +257,166 @@ function commands.exec()
   return 0
 end
 
+-- progress on a terminal: "\r<label> 45% 12000/26000 statements 3100/s ETA 5s"
+local function progress_reporter(total_bytes)
+  local host_ok, host = pcall(require, "kip.host")
+  local tty = host_ok and host.isatty(2)
+  local t0, last = os.time(), -1
+  return tty, function(done_bytes, statements, elements, final)
+    if not tty then return end
+    local now = os.time()
+    if not final and now == last then return end
+    last = now
+    local dt = math.max(now - t0, 1)
+    local pct = total_bytes > 0 and done_bytes * 100 // total_bytes or 100
+    local eta = done_bytes > 0 and (total_bytes - done_bytes) * dt // done_bytes or 0
+    io.stderr:write(("\r  %3d%%  %d statements  %d elements  %d elements/s  ETA %ds   "):format(
+      pct, statements, elements, elements // dt, eta))
+    if final then io.stderr:write("\n") end
+  end
+end
+
 function commands.import()
-  if #rest == 0 then die("import needs at least one .kip file") end
+  local capsule = require "kip.capsule"
+  local files, from, batch_bytes, quiet = {}, 1, 200 * 1024, false
+  local j = 1
+  while rest[j] do
+    local a = rest[j]
+    if a == "--from" then from = tonumber(rest[j + 1]) or die("--from needs a statement number") j = j + 1
+    elseif a == "--batch-kb" then batch_bytes = (tonumber(rest[j + 1]) or die("--batch-kb needs a number")) * 1024 j = j + 1
+    elseif a == "--quiet" or a == "-q" then quiet = true
+    elseif a:sub(1, 1) == "-" then die("import: unknown option %s", a)
+    else files[#files + 1] = a end
+    j = j + 1
+  end
+  if #files == 0 then die("import needs at least one .kip file") end
   local nx = open_nexus()
   local failed = 0
-  for _, file in ipairs(rest) do
+  local limit = { max_command_bytes = 256 * 1024 * 1024 }
+  for _, file in ipairs(files) do
     local text = read_all(file)
-    local resp = core.json_decode(nx:call_json(core.json_encode({ command = text })))
-    if resp.error then
-      failed = failed + 1
-      local e = resp.error
-      stderr("%s:%s: %s %s", file, e.line or "?", e.code, e.message)
-      if e.hint then stderr("  hint: %s", e.hint) end
-    else
-      local r = resp.result
-      stderr("%s: %d statements, %d concept blocks, %d proposition blocks", file, r.blocks,
-        #r.upsert_concept_nodes, #r.upsert_proposition_links)
+    local stmts = capsule.split(text)
+    local tty, report = progress_reporter(#text)
+    if quiet then tty, report = false, function() end end
+    local applied, elements, errors = 0, 0, 0
+    local function run(list)
+      local parts = {}
+      for k, st in ipairs(list) do parts[k] = st.text end
+      local resp = core.json_decode(nx:call_json(core.json_encode { command = table.concat(parts, "\n") }, limit))
+      return resp
     end
+    local function count(r)
+      return #r.upsert_concept_nodes + #r.upsert_proposition_links
+    end
+    -- batches of whole statements, one transaction each; a failing batch is
+    -- replayed statement by statement so every error is reported with file:line
+    local k = from
+    while k <= #stmts do
+      local batch, size = {}, 0
+      while k <= #stmts and (#batch == 0 or size + #stmts[k].text <= batch_bytes) do
+        batch[#batch + 1] = stmts[k]
+        size = size + #stmts[k].text
+        k = k + 1
+      end
+      local resp = run(batch)
+      if resp.error then
+        for _, st in ipairs(batch) do
+          local r = run { st }
+          if r.error then
+            errors = errors + 1
+            local e = r.error
+            if tty then io.stderr:write("\r\27[K") end
+            stderr("%s:%d: %s %s", file, st.line + (e.line or 1) - 1, e.code, e.message)
+            if e.hint and e.hint ~= "" then stderr("  hint: %s", e.hint) end
+          else
+            applied, elements = applied + 1, elements + count(r.result)
+          end
+        end
+      else
+        applied, elements = applied + #batch, elements + count(resp.result)
+      end
+      report(stmts[k] and stmts[k].offset - 1 or #text, applied, elements, false)
+    end
+    report(#text, applied, elements, true)
+    stderr("%s: %d statements applied, %d failed, %d elements written (statements %d..%d of %d)", file, applied,
+      errors, elements, math.min(from, #stmts), #stmts, #stmts)
+    if errors > 0 then failed = failed + 1 end
   end
   nx:close()
   return failed > 0 and 1 or 0
+end
+
+function commands.export()
+  local where, domain, page, out = nil, nil, 5000, nil
+  local j = 1
+  while rest[j] do
+    local a = rest[j]
+    if a == "--where" then where = rest[j + 1] or die("--where needs a pattern binding ?x") j = j + 1
+    elseif a == "--domain" then domain = rest[j + 1] or die("--domain needs a name") j = j + 1
+    elseif a == "--page" then page = tonumber(rest[j + 1]) or die("--page needs a number") j = j + 1
+    elseif a == "-o" then out = rest[j + 1] or die("-o needs a file") j = j + 1
+    else die("export: unknown option %s", a) end
+    j = j + 1
+  end
+  local nx = open_nexus()
+  local sink = out and (io.open(out, "w") or die("cannot write %s", out)) or io.stdout
+  local total_c, total_p = 0, 0
+  local function export(pattern, params)
+    local cursor
+    repeat
+      local p = { c = cursor or core.null }
+      for k, v in pairs(params or {}) do p[k] = v end
+      local r = nx:execute("EXPORT ?x WHERE { " .. pattern .. " } LIMIT " .. page .. " CURSOR :c", p)
+      if r.error then print_error(r.error) os.exit(1) end
+      if r.result.capsule ~= "" then
+        sink:write(("// page: %d concepts, %d propositions\n"):format(r.result.concepts, r.result.propositions))
+        sink:write(r.result.capsule, "\n")
+      end
+      total_c, total_p = total_c + r.result.concepts, total_p + r.result.propositions
+      cursor = r.next_cursor
+    until not cursor
+  end
+  sink:write(("// kipnexus export %s\n"):format(os.date("!%Y-%m-%dT%H:%M:%SZ")))
+  if where then
+    export(where)
+  elseif domain then
+    -- RC11 §5.3: members, the links among them, their memberships, the domain node
+    export([[(?x, "belongs_to_domain", {type: "Domain", name: :d})
+      UNION { (?s, "belongs_to_domain", {type: "Domain", name: :d}) (?o, "belongs_to_domain", {type: "Domain", name: :d}) ?x (?s, ?p, ?o) }
+      UNION { ?x (?m, "belongs_to_domain", {type: "Domain", name: :d}) }
+      UNION { ?x {type: "Domain", name: :d} }]], { d = domain })
+  else
+    -- everything: the concepts of each type (definitions first), then all links
+    local types, cursor = {}, nil
+    repeat
+      local r = nx:execute("DESCRIBE CONCEPT TYPES LIMIT 500 CURSOR :c", { c = cursor or core.null })
+      if r.error then print_error(r.error) os.exit(1) end
+      for _, t in ipairs(r.result) do types[#types + 1] = t end
+      cursor = r.next_cursor
+    until not cursor
+    table.sort(types, function(a, b) return (a:sub(1, 1) == "$" and 0 or 1) .. a < (b:sub(1, 1) == "$" and 0 or 1) .. b end)
+    for _, t in ipairs(types) do export("?x {type: :t}", { t = t }) end
+    export("?x (?s, ?p, ?o)")
+  end
+  if out then sink:close() end
+  stderr("exported %d concepts, %d propositions", total_c, total_p)
+  nx:close()
+  return 0
+end
+
+function commands.backup()
+  local file = rest[1] or die("backup needs a destination file")
+  local nx = open_nexus()
+  local host_ok, host = pcall(require, "kip.host")
+  local tty = host_ok and host.isatty(2)
+  local ok, err = nx.handle:backup(file, function(done, total)
+    if tty then io.stderr:write(("\r  %d/%d pages"):format(done, total)) end
+  end)
+  if tty then io.stderr:write("\n") end
+  nx:close()
+  if not ok then stderr("kip: %s", err) return 1 end
+  stderr("backed up to %s", file)
+  return 0
 end
 
 function commands.parse()
