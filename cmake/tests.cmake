@@ -28,6 +28,10 @@ add_test(NAME e2e_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_cli.sh ${CMAKE_BINAR
 find_program(PYTHON3_FOR_E2E python3)
 if(PYTHON3_FOR_E2E)
   add_test(NAME e2e_mcp COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_mcp.py ${CMAKE_BINARY_DIR}/kip)
+  # the REPL on a pseudo-terminal (readline, completion, history)
+  add_test(NAME e2e_repl COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_repl.py ${CMAKE_BINARY_DIR}/kip)
+  # import of a generated 100k-element capsule, export, backup
+  add_test(NAME e2e_import COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_import.sh ${CMAKE_BINARY_DIR})
 endif()
 
 # valgrind leak check of every kip process the CLI tests start

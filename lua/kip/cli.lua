@@ -27,7 +27,9 @@ commands:
   export [--domain NAME | --where 'PATTERN binding ?x'] [--page N] [-o FILE]
                                  write the memory (or a part) as capsules
   backup FILE                    online copy of the nexus file (writers keep going)
-  repl                           interactive shell (also: kip with no command on a terminal)
+  repl [--readonly] [governance options]
+                                 interactive shell (also: kip with no command on a terminal);
+                                 reads commands from stdin when it is not a terminal
   parse 'KIP COMMAND'            print the AST as JSON
   explain 'KQL'                  print the generated SQL and SQLite's plan
   run SCRIPT.lua [args...]       run a Lua script with `kip` preloaded
@@ -37,7 +39,7 @@ options:
   --db PATH    the nexus file (default: $KIP_DB, else $XDG_DATA_HOME/kip/nexus.db)
   -h, --help   help (also `kip <command> --help`)
 
-governance (call, exec, mcp): requests pass the policies' pre- and post-checks.
+governance (call, exec, mcp, repl): requests pass the policies' pre- and post-checks.
   --policy NAME        use policy NAME (repeatable; default: default)
   --no-policies        run without policies
   --policy-dir DIR     search DIR for policy files first (repeatable; also
@@ -78,9 +80,20 @@ usage: kip [--db PATH] export [--domain NAME | --where 'PATTERN'] [--page N] [-o
 Writes capsules (UPSERT statements that re-import anywhere) to stdout or FILE,
 paged with EXPORT ... LIMIT N CURSOR (default 5000 elements per page):
   --domain NAME     the domain's members, the links among them, their
-                    memberships and the Domain node (RC11 §5.3)
+                    memberships and the Domain node (RC11 §5.3), preceded
+                    by the type and predicate definitions they use
   --where 'PATTERN' a WHERE pattern binding ?x, e.g. '?x {type: "Person"}'
   (neither)         every concept (definitions first) and every link
+]],
+  repl = [[
+usage: kip [--db PATH] repl [--readonly] [governance options]
+
+An interactive KIP shell: line editing and history (~/.local/state/kip/history),
+one-line commands run on Enter, longer ones at a blank line or a trailing ";",
+Tab completion of keywords,
+types and predicates, FIND results as tables, errors with a caret.
+Inside: :help, :params {json}, :readonly on|off, :json, :explain KQL,
+:dry on|off, :quit. With stdin not a terminal it runs the commands it reads.
 ]],
   backup = "usage: kip [--db PATH] backup FILE\n\nCopies the nexus to FILE with SQLite's online backup API; other connections may keep writing.\n",
   parse = "usage: kip parse 'COMMAND' [--params JSON]\n\nPrints the AST of a command as JSON (no database needed).\n",
@@ -146,8 +159,12 @@ local rest = {}
 for j = i + 1, #args do rest[#rest + 1] = args[j] end
 
 if not cmd then
-  io.write(HELP.main)
-  return 0
+  local ok, host = pcall(require, "kip.host")
+  if not (ok and host.isatty(0) and host.isatty(1)) then
+    io.write(HELP.main)
+    return 0
+  end
+  cmd = "repl"
 end
 for _, a in ipairs(rest) do
   if (a == "-h" or a == "--help") and HELP[cmd] then
@@ -380,6 +397,24 @@ function commands.export()
   if where then
     export(where)
   elseif domain then
+    -- the definitions the domain's content uses first, so the capsule imports
+    -- into a fresh nexus (RC11 §5.3: schema is not implied)
+    local D = '{type: "Domain", name: :d}'
+    local function distinct(cmd)
+      local r = nx:execute(cmd, { d = domain })
+      if r.error then print_error(r.error) os.exit(1) end
+      local seen, out = {}, {}
+      for _, v in ipairs(r.result) do
+        if not seen[v] then seen[v] = true; out[#out + 1] = v end
+      end
+      return out
+    end
+    for _, t in ipairs(distinct('FIND(?m.type) WHERE { (?m, "belongs_to_domain", ' .. D .. ') }')) do
+      export('?x {type: "$ConceptType", name: :t}', { t = t })
+    end
+    local preds = distinct('FIND(?p) WHERE { (?s, "belongs_to_domain", ' .. D .. ') (?o, "belongs_to_domain", '
+      .. D .. ') (?s, ?p, ?o) }')
+    for _, p in ipairs(preds) do export('?x {type: "$PropositionType", name: :p}', { p = p }) end
     -- RC11 §5.3: members, the links among them, their memberships, the domain node
     export([[(?x, "belongs_to_domain", {type: "Domain", name: :d})
       UNION { (?s, "belongs_to_domain", {type: "Domain", name: :d}) (?o, "belongs_to_domain", {type: "Domain", name: :d}) ?x (?s, ?p, ?o) }
@@ -478,6 +513,24 @@ function commands.mcp()
   local nx = open_nexus(true)
   local mcp = require "kip.mcp"
   mcp.server(nx, { readonly = readonly }):serve()
+  nx:close()
+  return 0
+end
+
+function commands.repl()
+  local readonly = false
+  local j = 1
+  while rest[j] do
+    local g = governance_option(j)
+    if g > 0 then j = j + g
+    elseif rest[j] == "--readonly" then readonly = true; j = j + 1
+    else die("repl: unknown option %s", rest[j]) end
+  end
+  local nx = open_nexus(true)
+  local state = os.getenv("XDG_STATE_HOME")
+  if not state or state == "" then state = (os.getenv("HOME") or ".") .. "/.local/state" end
+  os.execute("mkdir -p '" .. (state .. "/kip"):gsub("'", "'\\''") .. "'")
+  require("kip.repl").new(nx, { readonly = readonly, history = state .. "/kip/history" }):loop()
   nx:close()
   return 0
 end
