@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# End-to-end test of the nginx/OpenResty endpoints (lua/kip/http.lua with the
+# LuaJIT kip.core): starts Debian's nginx on 127.0.0.1 with its own -p prefix,
+# runs real requests with curl (concurrent writers from two workers included)
+# and stops it by pid. Skips (exit 77) when nginx or its Lua module is missing.
+# Usage: e2e_nginx.sh BUILD_DIR
+set -u
+BUILD=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+command -v nginx >/dev/null && [ -f /usr/lib/nginx/modules/ngx_http_lua_module.so ] || { echo "nginx + lua module missing: skipped"; exit 77; }
+[ -f "$BUILD/luajit/kip/core.so" ] || { echo "no LuaJIT build of kip.core: skipped"; exit 77; }
+T=$(mktemp -d)
+PORT=$((20000 + RANDOM % 20000))
+stop() { [ -f "$T/p/logs/nginx.pid" ] && kill "$(cat "$T/p/logs/nginx.pid")" 2>/dev/null; sleep 0.3; rm -rf "$T"; }
+trap stop EXIT
+# workers run as nginx's unprivileged user when started as root: they need to
+# write the database directory and the body buffers
+chmod 755 "$T"; mkdir -p "$T/data"; chmod 777 "$T/data"
+"$HERE/scripts/nginx/render" "$T/p" "$PORT" "$T/data/n.db" "$BUILD" >/dev/null || exit 1
+chmod -R 777 "$T/p/tmp"
+nginx -p "$T/p" -c "$T/p/conf/kip.conf" || { cat "$T/p/logs/error.log"; exit 1; }
+URL="http://127.0.0.1:$PORT/kip"
+for i in $(seq 50); do curl -s -o /dev/null "$URL/health" && break; sleep 0.1; done
+
+fails=0; passes=0
+check() { if [[ "$3" == *"$2"* ]]; then passes=$((passes+1)); else fails=$((fails+1)); echo "FAIL $1: expected [$2] in [$3]"; fi; }
+post() { curl -s -w ' HTTP%{http_code}' -X POST -H 'Content-Type: application/json' "$@"; }
+
+check health '"status":"ok"' "$(curl -s "$URL/health")"
+out=$(post --data '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"Ada\"} SET ATTRIBUTES { person_class: \"Human\" } } } WITH METADATA { source: \"e2e\", author: \"nginx\" }"}' "$URL/execute")
+check write '"blocks":1' "$out"; check write_200 'HTTP200' "$out"
+out=$(post --data '{"command":"FIND(?p.attributes.person_class) WHERE { ?p {type: \"Person\", name: :n} }","parameters":{"n":"Ada"}}' "$URL/execute_readonly")
+check read '{"result":["Human"]}' "$out"
+out=$(post --data '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"Eve\"} } }"}' "$URL/execute_readonly")
+check readonly_refused 'KIP_4004' "$out"; check readonly_200 'HTTP200' "$out"
+out=$(post --data '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"Eve\"} SET ATTRIBUTES { k: \"password: hunter2x\" } } }"}' "$URL/execute")
+check policy_applies 'secret' "$out"
+out=$(post --data '{not json' "$URL/execute"); check bad_json 'HTTP400' "$out"; check bad_json_body '"KIP_1001"' "$out"
+out=$(curl -s -w ' HTTP%{http_code}' "$URL/execute"); check wrong_method 'HTTP405' "$out"
+head -c 1500000 /dev/zero | tr '\0' 'x' > "$T/big"; printf '{"command":"%s"}' "$(cat "$T/big")" > "$T/big.json"
+out=$(post --data-binary @"$T/big.json" "$URL/execute"); check too_large 'HTTP413' "$out"
+out=$(curl -s -w ' HTTP%{http_code}' "http://127.0.0.1:$PORT/nope"); check unknown_path 'HTTP404' "$out"
+out=$(post -H 'X-KIP-Channel: operator' --data '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"NoProv\"} } }"}' "$URL/execute")
+check header_ctx_channel_no_warning '"blocks":1' "$out"
+if [[ "$out" == *warnings* ]]; then fails=$((fails+1)); echo "FAIL header_ctx: a non-agent channel got a provenance warning"; else passes=$((passes+1)); fi
+
+# concurrent writers: 8 clients x 25 upserts, spread over both workers
+for w in $(seq 8); do
+  ( for i in $(seq 25); do
+      post --data "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"w$w-$i\\\"} } } WITH METADATA { source: \\\"e2e\\\", author: \\\"w$w\\\" }\"}" "$URL/execute" >> "$T/w$w.out"
+      echo >> "$T/w$w.out"
+    done ) &
+done
+wait
+check all_writes_ok 200 "$(grep -c '"blocks":1' "$T"/w*.out | awk -F: '{s+=$2} END {print s}')"
+out=$(post --data '{"command":"FIND(COUNT(?p)) WHERE { ?p {type: \"Person\"} FILTER(STARTS_WITH(?p.name, \"w\")) }"}' "$URL/execute_readonly")
+check concurrent_count '{"result":200}' "$out"
+check no_errors_logged "" "$(grep -i 'kip' "$T/p/logs/error.log" | grep -v 'policy' || true)"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
