@@ -55,5 +55,11 @@ out=$("$KIP" --db "$T/fresh.db" exec --no-policies 'FIND(COUNT(?x)) WHERE { (?x,
 out=$("$KIP" --db "$DB" backup "$T/copy.db" 2>&1); check backup "backed up" "$out"
 out=$("$KIP" --db "$T/copy.db" exec --no-policies 'FIND(COUNT(?x)) WHERE { ?x {type: "Item"} }'); check backup_content 40001 "$out"
 
+out=$("$KIP" --db "$DB" dump --domain Items -o "$T/items.jsonl" 2>&1); check dump 'dumped 52 concepts, 50 propositions' "$out"
+check dump_header '"kipnexus_dump":1' "$(head -1 "$T/items.jsonl")"
+out=$("$KIP" --db "$T/restored.db" restore "$T/items.jsonl" 2>&1); check restore '0 failed' "$out"
+out=$("$KIP" --db "$T/restored.db" restore "$T/items.jsonl" 2>&1); check restore_idempotent '0 failed' "$out"
+out=$("$KIP" --db "$T/restored.db" exec --no-policies 'FIND(COUNT(?x)) WHERE { (?x, "belongs_to_domain", {type: "Domain", name: "Items"}) }'); check restored_members 50 "$out"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -26,6 +26,8 @@ commands:
                                  apply capsules in batched transactions, with progress
   export [--domain NAME | --where 'PATTERN binding ?x'] [--page N] [-o FILE]
                                  write the memory (or a part) as capsules
+  dump [selection] [-o FILE.jsonl]   logical backup as JSON lines (one capsule page per line)
+  restore FILE.jsonl             apply a dump
   backup FILE                    online copy of the nexus file (writers keep going)
   repl [--readonly] [governance options]
                                  interactive shell (also: kip with no command on a terminal);
@@ -95,6 +97,16 @@ types and predicates, FIND results as tables, errors with a caret.
 Inside: :help, :params {json}, :readonly on|off, :json, :explain KQL,
 :dry on|off, :quit. With stdin not a terminal it runs the commands it reads.
 ]],
+  dump = [[
+usage: kip [--db PATH] dump [--domain NAME | --where 'PATTERN'] [--page N] [-o FILE.jsonl]
+
+A logical backup: a header line {"kipnexus_dump": 1, ...}, then one JSON line
+per EXPORT page {"capsule": "<UPSERT text>", "concepts": n, "propositions": m}
+(the selection options are those of kip export; default: everything).
+Restore it into any nexus with kip restore. Ids and _version are not kept
+(they are the engine's bookkeeping); kip backup makes an exact copy.
+]],
+  restore = "usage: kip [--db PATH] restore FILE.jsonl\n\nApplies a kip dump, page by page (idempotent: restoring twice changes nothing).\n",
   backup = "usage: kip [--db PATH] backup FILE\n\nCopies the nexus to FILE with SQLite's online backup API; other connections may keep writing.\n",
   parse = "usage: kip parse 'COMMAND' [--params JSON]\n\nPrints the AST of a command as JSON (no database needed).\n",
   explain = "usage: kip [--db PATH] explain 'KQL' [-p name=value]...\n\nPrints the SQL the compiler generates and SQLite's query plan.\n",
@@ -293,8 +305,25 @@ local function progress_reporter(total_bytes)
   end
 end
 
+-- progress and errors of a bulk apply, reported on stderr
+local function apply_reporting(nx, text, label, from, batch_bytes, quiet)
+  local transfer = require "kip.transfer"
+  local tty, report = progress_reporter(#text)
+  if quiet then tty, report = false, function() end end
+  local st = transfer.apply(nx, text, {
+    from = from, batch_bytes = batch_bytes,
+    on_error = function(line, e)
+      if tty then io.stderr:write("\r\27[K") end
+      stderr("%s:%d: %s %s", label, line, e.code, e.message)
+      if e.hint and e.hint ~= "" then stderr("  hint: %s", e.hint) end
+    end,
+    on_progress = function(done, applied, elements) report(done, applied, elements, false) end,
+  })
+  report(#text, st.applied, st.elements, true)
+  return st
+end
+
 function commands.import()
-  local capsule = require "kip.capsule"
   local files, from, batch_bytes, quiet = {}, 1, 200 * 1024, false
   local j = 1
   while rest[j] do
@@ -309,134 +338,80 @@ function commands.import()
   if #files == 0 then die("import needs at least one .kip file") end
   local nx = open_nexus()
   local failed = 0
-  local limit = { max_command_bytes = 256 * 1024 * 1024 }
   for _, file in ipairs(files) do
-    local text = read_all(file)
-    local stmts = capsule.split(text)
-    local tty, report = progress_reporter(#text)
-    if quiet then tty, report = false, function() end end
-    local applied, elements, errors = 0, 0, 0
-    local function run(list)
-      local parts = {}
-      for k, st in ipairs(list) do parts[k] = st.text end
-      local resp = core.json_decode(nx:call_json(core.json_encode { command = table.concat(parts, "\n") }, limit))
-      return resp
-    end
-    local function count(r)
-      return #r.upsert_concept_nodes + #r.upsert_proposition_links
-    end
-    -- batches of whole statements, one transaction each; a failing batch is
-    -- replayed statement by statement so every error is reported with file:line
-    local k = from
-    while k <= #stmts do
-      local batch, size = {}, 0
-      while k <= #stmts and (#batch == 0 or size + #stmts[k].text <= batch_bytes) do
-        batch[#batch + 1] = stmts[k]
-        size = size + #stmts[k].text
-        k = k + 1
-      end
-      local resp = run(batch)
-      if resp.error then
-        for _, st in ipairs(batch) do
-          local r = run { st }
-          if r.error then
-            errors = errors + 1
-            local e = r.error
-            if tty then io.stderr:write("\r\27[K") end
-            stderr("%s:%d: %s %s", file, st.line + (e.line or 1) - 1, e.code, e.message)
-            if e.hint and e.hint ~= "" then stderr("  hint: %s", e.hint) end
-          else
-            applied, elements = applied + 1, elements + count(r.result)
-          end
-        end
-      else
-        applied, elements = applied + #batch, elements + count(resp.result)
-      end
-      report(stmts[k] and stmts[k].offset - 1 or #text, applied, elements, false)
-    end
-    report(#text, applied, elements, true)
-    stderr("%s: %d statements applied, %d failed, %d elements written (statements %d..%d of %d)", file, applied,
-      errors, elements, math.min(from, #stmts), #stmts, #stmts)
-    if errors > 0 then failed = failed + 1 end
+    local st = apply_reporting(nx, read_all(file), file, from, batch_bytes, quiet)
+    stderr("%s: %d statements applied, %d failed, %d elements written (statements %d..%d of %d)", file, st.applied,
+      st.failed, st.elements, st.from, st.statements, st.statements)
+    if st.failed > 0 then failed = failed + 1 end
   end
   nx:close()
   return failed > 0 and 1 or 0
 end
 
-function commands.export()
-  local where, domain, page, out = nil, nil, 5000, nil
+-- the selection options of export and dump
+local function selection_options(name)
+  local sel, page, out = {}, 5000, nil
   local j = 1
   while rest[j] do
     local a = rest[j]
-    if a == "--where" then where = rest[j + 1] or die("--where needs a pattern binding ?x") j = j + 1
-    elseif a == "--domain" then domain = rest[j + 1] or die("--domain needs a name") j = j + 1
+    if a == "--where" then sel.where = rest[j + 1] or die("--where needs a pattern binding ?x") j = j + 1
+    elseif a == "--domain" then sel.domain = rest[j + 1] or die("--domain needs a name") j = j + 1
     elseif a == "--page" then page = tonumber(rest[j + 1]) or die("--page needs a number") j = j + 1
     elseif a == "-o" then out = rest[j + 1] or die("-o needs a file") j = j + 1
-    else die("export: unknown option %s", a) end
+    else die("%s: unknown option %s", name, a) end
     j = j + 1
   end
+  return sel, page, out
+end
+
+local function export_to(kind)
+  local transfer = require "kip.transfer"
+  local sel, page, out = selection_options(kind)
   local nx = open_nexus()
   local sink = out and (io.open(out, "w") or die("cannot write %s", out)) or io.stdout
-  local total_c, total_p = 0, 0
-  local function export(pattern, params)
-    local cursor
-    repeat
-      local p = { c = cursor or core.null }
-      for k, v in pairs(params or {}) do p[k] = v end
-      local r = nx:execute("EXPORT ?x WHERE { " .. pattern .. " } LIMIT " .. page .. " CURSOR :c", p)
-      if r.error then print_error(r.error) os.exit(1) end
-      if r.result.capsule ~= "" then
-        sink:write(("// page: %d concepts, %d propositions\n"):format(r.result.concepts, r.result.propositions))
-        sink:write(r.result.capsule, "\n")
-      end
-      total_c, total_p = total_c + r.result.concepts, total_p + r.result.propositions
-      cursor = r.next_cursor
-    until not cursor
-  end
-  sink:write(("// kipnexus export %s\n"):format(os.date("!%Y-%m-%dT%H:%M:%SZ")))
-  if where then
-    export(where)
-  elseif domain then
-    -- the definitions the domain's content uses first, so the capsule imports
-    -- into a fresh nexus (RC11 §5.3: schema is not implied)
-    local D = '{type: "Domain", name: :d}'
-    local function distinct(cmd)
-      local r = nx:execute(cmd, { d = domain })
-      if r.error then print_error(r.error) os.exit(1) end
-      local seen, out = {}, {}
-      for _, v in ipairs(r.result) do
-        if not seen[v] then seen[v] = true; out[#out + 1] = v end
-      end
-      return out
-    end
-    for _, t in ipairs(distinct('FIND(?m.type) WHERE { (?m, "belongs_to_domain", ' .. D .. ') }')) do
-      export('?x {type: "$ConceptType", name: :t}', { t = t })
-    end
-    local preds = distinct('FIND(?p) WHERE { (?s, "belongs_to_domain", ' .. D .. ') (?o, "belongs_to_domain", '
-      .. D .. ') (?s, ?p, ?o) }')
-    for _, p in ipairs(preds) do export('?x {type: "$PropositionType", name: :p}', { p = p }) end
-    -- RC11 §5.3: members, the links among them, their memberships, the domain node
-    export([[(?x, "belongs_to_domain", {type: "Domain", name: :d})
-      UNION { (?s, "belongs_to_domain", {type: "Domain", name: :d}) (?o, "belongs_to_domain", {type: "Domain", name: :d}) ?x (?s, ?p, ?o) }
-      UNION { ?x (?m, "belongs_to_domain", {type: "Domain", name: :d}) }
-      UNION { ?x {type: "Domain", name: :d} }]], { d = domain })
+  local stamp = os.date("!%Y-%m-%dT%H:%M:%SZ")
+  if kind == "dump" then
+    sink:write(core.json_encode { kipnexus_dump = 1, version = core.version, protocol = "KIP v1.0-RC11", created_at = stamp }, "\n")
   else
-    -- everything: the concepts of each type (definitions first), then all links
-    local types, cursor = {}, nil
-    repeat
-      local r = nx:execute("DESCRIBE CONCEPT TYPES LIMIT 500 CURSOR :c", { c = cursor or core.null })
-      if r.error then print_error(r.error) os.exit(1) end
-      for _, t in ipairs(r.result) do types[#types + 1] = t end
-      cursor = r.next_cursor
-    until not cursor
-    table.sort(types, function(a, b) return (a:sub(1, 1) == "$" and 0 or 1) .. a < (b:sub(1, 1) == "$" and 0 or 1) .. b end)
-    for _, t in ipairs(types) do export("?x {type: :t}", { t = t }) end
-    export("?x (?s, ?p, ?o)")
+    sink:write(("// kipnexus export %s\n"):format(stamp))
   end
+  local totals, err = transfer.export(nx, sel, page, function(r)
+    if kind == "dump" then
+      sink:write(core.json_encode { capsule = r.capsule, concepts = r.concepts, propositions = r.propositions }, "\n")
+    else
+      sink:write(("// page: %d concepts, %d propositions\n"):format(r.concepts, r.propositions), r.capsule, "\n")
+    end
+  end)
   if out then sink:close() end
-  stderr("exported %d concepts, %d propositions", total_c, total_p)
   nx:close()
+  if not totals then print_error(err) return 1 end
+  stderr("%s %d concepts, %d propositions", kind == "dump" and "dumped" or "exported", totals.concepts, totals.propositions)
   return 0
+end
+
+function commands.export() return export_to("export") end
+function commands.dump() return export_to("dump") end
+
+function commands.restore()
+  local file = rest[1] or die("restore needs a dump file (kip dump)")
+  local nx = open_nexus()
+  local n, failed, applied, elements = 0, 0, 0, 0
+  for line in io.lines(file) do
+    n = n + 1
+    local rec, err = core.json_decode(line)
+    if type(rec) ~= "table" then
+      stderr("%s:%d: not a JSON line: %s", file, n, tostring(err))
+      failed = failed + 1
+    elseif n == 1 then
+      if not rec.kipnexus_dump then die("%s is not a kip dump (no header line)", file) end
+    elseif type(rec.capsule) == "string" then
+      local st = apply_reporting(nx, rec.capsule, file .. " record " .. n, 1, nil, true)
+      failed, applied, elements = failed + st.failed, applied + st.applied, elements + st.elements
+    end
+  end
+  nx:close()
+  stderr("%s: %d records, %d statements applied, %d failed, %d elements written", file, n - 1, applied, failed, elements)
+  return failed > 0 and 1 or 0
 end
 
 function commands.backup()

@@ -1,0 +1,126 @@
+-- kip.transfer — moving knowledge in and out of a Nexus in bulk: applying
+-- capsule text in batched transactions (kip import, kip restore) and reading
+-- a selection out as paged EXPORT capsules (kip export, kip dump).
+local core = require "kip.core"
+local capsule = require "kip.capsule"
+
+local M = {}
+
+M.BIG_COMMAND = 256 * 1024 * 1024 -- bulk loads may send statements larger than the 256 KiB default
+
+local function count(r)
+  return #r.upsert_concept_nodes + #r.upsert_proposition_links
+end
+
+--- Apply capsule text. Its statements go in batches of about batch_bytes,
+--- one transaction each; a failing batch is replayed statement by statement
+--- so every error is reported (on_error(line, err)) and the good statements
+--- are applied. opts: from (first statement, 1-based), batch_bytes,
+--- on_error(line, err), on_progress(done_bytes, applied, elements).
+--- Returns { applied=, failed=, elements=, statements= }.
+function M.apply(nx, text, opts)
+  opts = opts or {}
+  local stmts = capsule.split(text)
+  local from, batch_bytes = opts.from or 1, opts.batch_bytes or 200 * 1024
+  local limit = { max_command_bytes = M.BIG_COMMAND }
+  local st = { applied = 0, failed = 0, elements = 0, statements = #stmts, from = math.min(from, #stmts) }
+  local function run(list)
+    local parts = {}
+    for k, s in ipairs(list) do parts[k] = s.text end
+    return core.json_decode(nx:call_json(core.json_encode { command = table.concat(parts, "\n") }, limit))
+  end
+  local k = from
+  while k <= #stmts do
+    local batch, size = {}, 0
+    while k <= #stmts and (#batch == 0 or size + #stmts[k].text <= batch_bytes) do
+      batch[#batch + 1] = stmts[k]
+      size = size + #stmts[k].text
+      k = k + 1
+    end
+    local resp = run(batch)
+    if resp.error then
+      for _, s in ipairs(batch) do
+        local r = run { s }
+        if r.error then
+          st.failed = st.failed + 1
+          if opts.on_error then opts.on_error(s.line + (r.error.line or 1) - 1, r.error) end
+        else
+          st.applied, st.elements = st.applied + 1, st.elements + count(r.result)
+        end
+      end
+    else
+      st.applied, st.elements = st.applied + #batch, st.elements + count(resp.result)
+    end
+    if opts.on_progress then opts.on_progress(stmts[k] and stmts[k].offset - 1 or #text, st.applied, st.elements) end
+  end
+  return st
+end
+
+--- Export a selection as EXPORT pages; emit(result) gets each non-empty
+--- page ({capsule, concepts, propositions}). selection: { where = 'PATTERN
+--- binding ?x' } | { domain = NAME } | {} (everything). Returns the totals
+--- or nil, error.
+function M.export(nx, selection, page, emit)
+  page = page or 5000
+  local totals = { concepts = 0, propositions = 0 }
+  local function pages(pattern, params)
+    local cursor
+    repeat
+      local p = { c = cursor or core.null }
+      for k, v in pairs(params or {}) do p[k] = v end
+      local r = nx:execute("EXPORT ?x WHERE { " .. pattern .. " } LIMIT " .. page .. " CURSOR :c", p)
+      if r.error then error(r.error, 0) end
+      if r.result.capsule ~= "" then emit(r.result) end
+      totals.concepts = totals.concepts + r.result.concepts
+      totals.propositions = totals.propositions + r.result.propositions
+      cursor = r.next_cursor
+    until not cursor
+  end
+  local function distinct(cmd, params)
+    local r = nx:execute(cmd, params)
+    if r.error then error(r.error, 0) end
+    local seen, out = {}, {}
+    for _, v in ipairs(r.result) do
+      if not seen[v] then seen[v] = true; out[#out + 1] = v end
+    end
+    return out
+  end
+  local ok, err = pcall(function()
+    if selection.where then
+      pages(selection.where)
+    elseif selection.domain then
+      -- the definitions the domain's content uses first, so the capsule
+      -- imports into a fresh nexus (RC11 §5.3: schema is not implied)
+      local D, d = '{type: "Domain", name: :d}', { d = selection.domain }
+      for _, t in ipairs(distinct('FIND(?m.type) WHERE { (?m, "belongs_to_domain", ' .. D .. ') }', d)) do
+        pages('?x {type: "$ConceptType", name: :t}', { t = t })
+      end
+      for _, p in ipairs(distinct('FIND(?p) WHERE { (?s, "belongs_to_domain", ' .. D .. ') (?o, "belongs_to_domain", '
+        .. D .. ') (?s, ?p, ?o) }', d)) do
+        pages('?x {type: "$PropositionType", name: :p}', { p = p })
+      end
+      -- RC11 §5.3: members, the links among them, their memberships, the domain node
+      pages([[(?x, "belongs_to_domain", {type: "Domain", name: :d})
+        UNION { (?s, "belongs_to_domain", {type: "Domain", name: :d}) (?o, "belongs_to_domain", {type: "Domain", name: :d}) ?x (?s, ?p, ?o) }
+        UNION { ?x (?m, "belongs_to_domain", {type: "Domain", name: :d}) }
+        UNION { ?x {type: "Domain", name: :d} }]], d)
+    else
+      -- everything: the concepts of each type (definitions first), then every link
+      local types, cursor = {}, nil
+      repeat
+        local r = nx:execute("DESCRIBE CONCEPT TYPES LIMIT 500 CURSOR :c", { c = cursor or core.null })
+        if r.error then error(r.error, 0) end
+        for _, t in ipairs(r.result) do types[#types + 1] = t end
+        cursor = r.next_cursor
+      until not cursor
+      local function key(t) return (t:sub(1, 1) == "$" and "0" or "1") .. t end
+      table.sort(types, function(a, b) return key(a) < key(b) end)
+      for _, t in ipairs(types) do pages("?x {type: :t}", { t = t }) end
+      pages("?x (?s, ?p, ?o)")
+    end
+  end)
+  if not ok then return nil, err end
+  return totals
+end
+
+return M
