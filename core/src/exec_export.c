@@ -69,6 +69,10 @@ static void idmap_free(idmap *m) {
   free(m->vals);
 }
 
+static int too_deep(kip_ctx *c) {
+  return kip_err(c->err, KIP_E_RESOURCE, NULL, "propositions nest deeper than %d levels", MAX_NESTING);
+}
+
 /* ---------------------------------------------------------- ordering */
 /* higher-order depth of a proposition: 1 + the deepest proposition endpoint */
 static int prop_depth(kip_ctx *c, int64_t id, idmap *memo, int guard, int *depth) {
@@ -77,8 +81,7 @@ static int prop_depth(kip_ctx *c, int64_t id, idmap *memo, int guard, int *depth
     *depth = *known;
     return 0;
   }
-  if (guard > MAX_NESTING)
-    return kip_err(c->err, KIP_E_RESOURCE, NULL, "propositions nest deeper than %d levels", MAX_NESTING);
+  if (guard > MAX_NESTING) return too_deep(c);
   kip_elem e;
   int rc = kip_store_get(c->nx, id, &e, c->err);
   if (rc) return rc;
@@ -211,8 +214,7 @@ static int write_ref(kip_ctx *c, kip_buf *b, int64_t id, const idmap *page, int 
     kip_elem_clear(&e);
     return 0;
   }
-  if (guard > MAX_NESTING)
-    return kip_err(c->err, KIP_E_RESOURCE, NULL, "propositions nest deeper than %d levels", MAX_NESTING);
+  if (guard > MAX_NESTING) return too_deep(c);
   kip_elem e;
   int rc = kip_store_get(c->nx, id, &e, c->err);
   if (rc) return rc;

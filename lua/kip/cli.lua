@@ -135,13 +135,17 @@ test   run FILE's pre_check on every command of an execute_kip request and
 ]],
 }
 
+local function mkdir_p(dir)
+  os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'")
+end
+
 local function default_db()
   local env = os.getenv("KIP_DB")
   if env and env ~= "" then return env end
   local base = os.getenv("XDG_DATA_HOME")
   if not base or base == "" then base = (os.getenv("HOME") or ".") .. "/.local/share" end
   local dir = base .. "/kip"
-  os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'")
+  mkdir_p(dir)
   return dir .. "/nexus.db"
 end
 
@@ -475,15 +479,21 @@ function commands.run()
   return math.type(res) == "integer" and res or 0
 end
 
-function commands.mcp()
+-- options of the long-running front ends: --readonly and the governance options
+local function frontend_options(name)
   local readonly = false
   local j = 1
   while rest[j] do
     local g = governance_option(j)
     if g > 0 then j = j + g
     elseif rest[j] == "--readonly" then readonly = true; j = j + 1
-    else die("mcp: unknown option %s", rest[j]) end
+    else die("%s: unknown option %s", name, rest[j]) end
   end
+  return readonly
+end
+
+function commands.mcp()
+  local readonly = frontend_options("mcp")
   gov.ctx.channel = gov.ctx.channel or "mcp"
   local nx = open_nexus(true)
   local mcp = require "kip.mcp"
@@ -493,18 +503,11 @@ function commands.mcp()
 end
 
 function commands.repl()
-  local readonly = false
-  local j = 1
-  while rest[j] do
-    local g = governance_option(j)
-    if g > 0 then j = j + g
-    elseif rest[j] == "--readonly" then readonly = true; j = j + 1
-    else die("repl: unknown option %s", rest[j]) end
-  end
+  local readonly = frontend_options("repl")
   local nx = open_nexus(true)
   local state = os.getenv("XDG_STATE_HOME")
   if not state or state == "" then state = (os.getenv("HOME") or ".") .. "/.local/state" end
-  os.execute("mkdir -p '" .. (state .. "/kip"):gsub("'", "'\\''") .. "'")
+  mkdir_p(state .. "/kip")
   require("kip.repl").new(nx, { readonly = readonly, history = state .. "/kip/history" }):loop()
   nx:close()
   return 0
