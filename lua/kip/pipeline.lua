@@ -35,10 +35,18 @@ local function identity_ids(nx, ctx)
     if cp:match("^C:%d+$") then
       out.counterparty_id = cp
     else
-      local req = core.json_encode {
-        command = 'FIND(?p.id) WHERE { ?p {type: "Person", name: :n} }', parameters = { n = cp } }
-      local r = decode(nx.handle:call_json(req))
-      out.counterparty_id = r.result and r.result[1] or nil
+      -- found ids are kept for 30 s (a merge or re-creation changes them)
+      nx._person_ids = nx._person_ids or {}
+      local hit, now = nx._person_ids[cp], os.time()
+      local id = hit and now - hit.at < 30 and hit.id or nil
+      if not id then
+        local req = core.json_encode {
+          command = 'FIND(?p.id) WHERE { ?p {type: "Person", name: :n} }', parameters = { n = cp } }
+        local r = decode(nx.handle:call_json(req))
+        id = r.result and r.result[1] or nil
+        if id then nx._person_ids[cp] = { id = id, at = now } end
+      end
+      out.counterparty_id = id
     end
   end
   return out
