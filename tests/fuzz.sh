@@ -30,6 +30,8 @@ for f in glob.glob(os.path.join(here, "..", "shared", "conformance", "cases", "*
     walk(json.load(open(f)))
 for f in glob.glob(os.path.join(here, "capsules", "*", "*.kip")):
     seeds.append(open(f).read())
+# "!" runs an input under a governance scope (fuzz_exec)
+seeds += ["!" + s for s in seeds if s.lstrip().startswith(("FIND", "SEARCH", "EXPORT", "UPSERT", "DELETE", "MERGE"))]
 for s in seeds:
     b = s.encode()
     open(os.path.join(out, hashlib.sha1(b).hexdigest()), "wb").write(b)

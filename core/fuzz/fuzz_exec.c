@@ -6,7 +6,9 @@
 ** dry_run request (a rolled-back transaction), so the fixture never changes
 ** and each input is reproducible on its own. An input starting with '{' is
 ** instead sent as a raw request envelope with the readonly option (fuzzing
-** the envelope parser without letting KML mutate the fixture). Tight
+** the envelope parser without letting KML mutate the fixture); one starting
+** with '!' runs the rest under a governance scope (eligibility filter and
+** forbidden types), fuzzing scope compilation and enforcement. Tight
 ** deadline, row and hop budgets keep every run bounded.
 */
 #include <stddef.h>
@@ -34,6 +36,7 @@ static const char fixture[] =
     " CONCEPT ?b { {type: \"Person\", name: \"Bob\"} SET ATTRIBUTES { age: 42 }"
     "   SET PROPOSITIONS { (\"likes\", ?a) WITH METADATA { confidence: 0.8 } } }"
     " CONCEPT ?h { {type: \"Tool\", name: \"Hammer\"} SET ATTRIBUTES { weight: 1.5, description: \"heavy\" } }"
+    " CONCEPT ?s { {type: \"Person\", name: \"Sec\"} SET PROPOSITIONS { (\"likes\", ?h) } } WITH METADATA { access_level: \"private\" }"
     " CONCEPT ?a2 { {type: \"Person\", name: \"Ann\"} SET PROPOSITIONS { (\"uses\", ?h), (\"likes\", ?b) } }"
     " PROPOSITION ?ho { (?a2, \"likes\", (?b, \"likes\", ?a)) }"
     " CONCEPT ?e { {type: \"Event\", name: \"Meeting\"} SET ATTRIBUTES { event_class: \"Meeting\","
@@ -59,10 +62,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
+static const char *const forbidden[] = {"Tool", NULL};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *res;
+  kip_call_options opt = budget;
+  if (size > 0 && data[0] == '!') {
+    opt.eligibility = "?e.metadata.access_level != \"private\" || ?e.name == :who";
+    opt.eligibility_params = "{\"who\":\"Ann\"}";
+    opt.forbidden_types = forbidden;
+    data++;
+    size--;
+  }
   if (size > 0 && data[0] == '{') {
-    kip_call_options ro = budget;
+    kip_call_options ro = opt;
     ro.readonly = 1;
     res = kip_call_json(nx, (const char *)data, size, &ro);
   } else {
@@ -71,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     json_t *req = json_pack("{s:o,s:b,s:{s:s,s:i}}", "command", s, "dry_run", 1,
                             "parameters", "n", "Ann", "k", 2);
     char *text = json_dumps(req, 0);
-    res = kip_call_json(nx, text, strlen(text), &budget);
+    res = kip_call_json(nx, text, strlen(text), &opt);
     free(text); json_decref(req);
   }
   if (!res || res[0] != '{') __builtin_trap();
