@@ -284,7 +284,8 @@ function commands.exec()
   if json then io.write(out, "\n") return 0 end
   local resp = core.json_decode(out)
   if resp.error then print_error(resp.error) return 1 end
-  io.write(core.json_encode(resp.result, true), "\n")
+  local raw = kip.result_text(out) -- the engine's key order and number spelling
+  io.write(raw and kip.pretty(raw) or core.json_encode(resp.result, true), "\n")
   if resp.next_cursor then io.write("next_cursor: ", resp.next_cursor, "\n") end
   for _, w in ipairs(resp.warnings or {}) do io.stderr:write("warning: ", w, "\n") end
   return 0

@@ -208,7 +208,8 @@ function Repl:run_command(text)
       self:print(M.table(resp.result, heads, cols))
     end
   else
-    self:print(core.json_encode(resp.result, true))
+    local r = require("kip").result_text(raw)
+    self:print(r and require("kip").pretty(r) or core.json_encode(resp.result, true))
   end
   if resp.next_cursor then self:print("next_cursor: " .. resp.next_cursor) end
   for _, w in ipairs(resp.warnings or {}) do self:print("warning: " .. w) end
