@@ -32,6 +32,16 @@ describe("kip.core", function()
   end)
 end)
 
+describe("kip.pretty and kip.result_text", function()
+  it("re-indent without reordering keys or respelling numbers", function()
+    local raw = '{"result":{"z":1,"a":[0.1,{}],"s":"x,\\"}"},"next_cursor":"k"}'
+    local r = kip.result_text(raw)
+    assert.equal('{"z":1,"a":[0.1,{}],"s":"x,\\"}"}', r)
+    assert.equal('{\n  "z": 1,\n  "a": [\n    0.1,\n    {}\n  ],\n  "s": "x,\\"}"\n}', kip.pretty(r))
+    assert.is_nil(kip.result_text('{"error":{}}'))
+  end)
+end)
+
 describe("kip.open", function()
   local path, nx
   before_each(function()
