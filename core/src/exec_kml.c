@@ -158,14 +158,18 @@ int kip_exec_update(kip_ctx *c, const ast_stmt *s) {
 }
 
 /* ------------------------------------------------------------- DELETE */
+/* an element (?1) and every proposition referencing it, transitively */
+#define DOOMED_CTE                                                             \
+  "WITH RECURSIVE doomed(id) AS (VALUES(?1) "                                  \
+  "UNION SELECT e.id FROM doomed d JOIN element e ON e.subject = d.id "        \
+  "UNION SELECT e.id FROM doomed d JOIN element e ON e.object = d.id) "
+
 /* under a governance scope, every element a cascade would remove must be
 ** inside it (a DETACH must not remove a link to something the caller cannot see) */
 static int cascade_in_scope(kip_ctx *c, int64_t id, kip_pos pos) {
   if (!c->nx->scope) return 0;
   static const char *sql =
-      "WITH RECURSIVE doomed(id) AS (VALUES(?1) "
-      "UNION SELECT e.id FROM doomed d JOIN element e ON e.subject = d.id "
-      "UNION SELECT e.id FROM doomed d JOIN element e ON e.object = d.id) SELECT id FROM doomed";
+      DOOMED_CTE "SELECT id FROM doomed";
   sqlite3_stmt *st;
   int prc = kip_prepare(c->nx, sql, -1, &st);
   if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
@@ -184,15 +188,11 @@ static int cascade_in_scope(kip_ctx *c, int64_t id, kip_pos pos) {
 /* delete an element and every proposition that references it, transitively */
 static int cascade_delete(kip_ctx *c, int64_t id, int64_t *concepts, int64_t *props) {
   static const char *sql =
-      "WITH RECURSIVE doomed(id) AS (VALUES(?1) "
-      "UNION SELECT e.id FROM doomed d JOIN element e ON e.subject = d.id "
-      "UNION SELECT e.id FROM doomed d JOIN element e ON e.object = d.id) "
+      DOOMED_CTE
       "SELECT count(*) FILTER (WHERE e.type IS NULL), count(*) FILTER (WHERE e.type IS NOT NULL) "
       "FROM doomed d JOIN element e ON e.id = d.id";
   static const char *del =
-      "WITH RECURSIVE doomed(id) AS (VALUES(?1) "
-      "UNION SELECT e.id FROM doomed d JOIN element e ON e.subject = d.id "
-      "UNION SELECT e.id FROM doomed d JOIN element e ON e.object = d.id) "
+      DOOMED_CTE
       "DELETE FROM element WHERE id IN (SELECT id FROM doomed)";
   sqlite3_stmt *st;
   int prc = kip_prepare(c->nx, sql, -1, &st);

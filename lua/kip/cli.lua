@@ -6,6 +6,8 @@ local VERSION = kip.version
 local args = { ... }
 
 local function stderr(...) io.stderr:write(string.format(...), "\n") end
+-- the kip executable preloads kip.host (readline, isatty)
+local function isatty(fd) return require("kip.host").isatty(fd) end
 local function die(fmt, ...) stderr("kip: " .. fmt, ...) os.exit(2) end
 
 local HELP = {
@@ -175,8 +177,7 @@ local rest = {}
 for j = i + 1, #args do rest[#rest + 1] = args[j] end
 
 if not cmd then
-  local ok, host = pcall(require, "kip.host")
-  if not (ok and host.isatty(0) and host.isatty(1)) then
+  if not (isatty(0) and isatty(1)) then
     io.write(HELP.main)
     return 0
   end
@@ -293,8 +294,7 @@ end
 
 -- progress on a terminal: "\r<label> 45% 12000/26000 statements 3100/s ETA 5s"
 local function progress_reporter(total_bytes)
-  local host_ok, host = pcall(require, "kip.host")
-  local tty = host_ok and host.isatty(2)
+  local tty = isatty(2)
   local t0, last = os.time(), -1
   return tty, function(done_bytes, statements, elements, final)
     if not tty then return end
@@ -422,8 +422,7 @@ end
 function commands.backup()
   local file = rest[1] or die("backup needs a destination file")
   local nx = open_nexus()
-  local host_ok, host = pcall(require, "kip.host")
-  local tty = host_ok and host.isatty(2)
+  local tty = isatty(2)
   local ok, err = nx.handle:backup(file, function(done, total)
     if tty then io.stderr:write(("\r  %d/%d pages"):format(done, total)) end
   end)
