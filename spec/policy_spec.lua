@@ -122,13 +122,20 @@ describe("the governance scope (core)", function()
   it("refuses writes that touch hidden elements without revealing them", function()
     for _, cmd in ipairs {
       'UPSERT { CONCEPT ?x { {type: "Fact", name: "bob-private"} SET ATTRIBUTES { score: 1 } } }',
-      'UPSERT { PROPOSITION ?x { ({type: "Person", name: "Alice"}, "links", {type: "Fact", name: "bob-private"}) } }',
       'DELETE CONCEPT ?x DETACH WHERE { ?x {type: "Fact", name: "public-fact"} }',
     } do
       local r = scoped(cmd)
       assert.equal("KIP_4004", r.error.code, cmd)
       assert.not_matches("bob", r.error.message)
     end
+    -- a reference to a hidden element is answered exactly like one to a missing element
+    local function ref(name)
+      return scoped(('UPSERT { PROPOSITION ?x { ({type: "Person", name: "Alice"}, "links", {type: "Fact", name: "%s"}) } }'):format(name)).error
+    end
+    local hidden, missing = ref("bob-private"), ref("no-such-fact")
+    assert.equal("KIP_3002", hidden.code)
+    assert.equal(missing.message:gsub("no%-such%-fact", "bob-private"), hidden.message)
+    assert.equal(missing.hint, hidden.hint)
     -- UPDATE / DELETE through a pattern simply do not see the hidden element
     local u = scoped('UPDATE ?x SET ATTRIBUTES { score: 0 } WHERE { ?x {type: "Fact", name: "bob-private"} }')
     assert.equal(0, u.result.matched)

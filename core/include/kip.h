@@ -116,6 +116,12 @@ char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const cha
 
 void kip_free(void *p);
 
+/* Compact JSON text of a jansson value as the engine writes it (keys in
+** insertion order, the shortest decimal that round-trips each real);
+** malloc'd, free with kip_free. Non-finite reals are written as null. */
+struct json_t;
+char *kip_json_format(const struct json_t *v);
+
 /* The SQLite handle behind a nexus (for the binding's backup/maintenance). */
 struct sqlite3 *kip_nexus_db(kip_nexus *nx);
 

@@ -278,16 +278,19 @@ static int l_explain(lua_State *L) {
 /* ------------------------------------------------------------------ JSON */
 #define ARRAY_MT "kip.array"
 
-static void push_json(lua_State *L, json_t *v, int depth) {
-  luaL_checkstack(L, 4, "JSON too deep");
-  if (depth > 200) luaL_error(L, "JSON nesting too deep");
+/* jansson value -> Lua value; 0, or -1 (nothing useful pushed) when it
+** nests deeper than the decoder allows */
+#define DECODE_MAX_DEPTH 200
+
+static int push_json(lua_State *L, json_t *v, int depth) {
+  if (depth > DECODE_MAX_DEPTH || !lua_checkstack(L, 4)) return -1;
   switch (json_typeof(v)) {
     case JSON_OBJECT: {
       const char *k;
       json_t *x;
       lua_createtable(L, 0, (int)json_object_size(v));
       json_object_foreach(v, k, x) {
-        push_json(L, x, depth + 1);
+        if (push_json(L, x, depth + 1)) return -1;
         lua_setfield(L, -2, k);
       }
       break;
@@ -295,7 +298,7 @@ static void push_json(lua_State *L, json_t *v, int depth) {
     case JSON_ARRAY: {
       lua_createtable(L, (int)json_array_size(v), 0);
       for (size_t i = 0; i < json_array_size(v); i++) {
-        push_json(L, json_array_get(v, i), depth + 1);
+        if (push_json(L, json_array_get(v, i), depth + 1)) return -1;
         lua_rawseti(L, -2, (int)i + 1);
       }
       luaL_getmetatable(L, ARRAY_MT);
@@ -309,8 +312,10 @@ static void push_json(lua_State *L, json_t *v, int depth) {
     case JSON_FALSE: lua_pushboolean(L, 0); break;
     case JSON_NULL: lua_pushlightuserdata(L, NULL); break;
   }
+  return 0;
 }
 
+/* core.json_decode(text) -> value | nil, message */
 static int l_json_decode(lua_State *L) {
   size_t len;
   const char *s = luaL_checklstring(L, 1, &len);
@@ -321,13 +326,32 @@ static int l_json_decode(lua_State *L) {
     lua_pushfstring(L, "invalid JSON at line %d column %d: %s", e.line, e.column, e.text);
     return 2;
   }
-  push_json(L, v, 0);
+  int top = lua_gettop(L);
+  int rc = push_json(L, v, 0);
   json_decref(v);
+  if (rc) {
+    lua_settop(L, top);
+    lua_pushnil(L);
+    lua_pushfstring(L, "JSON nests deeper than %d levels", DECODE_MAX_DEPTH);
+    return 2;
+  }
   return 1;
 }
 
-static json_t *to_json(lua_State *L, int i, int depth) {
-  if (depth > 200) luaL_error(L, "value nesting too deep to encode");
+/* Lua value -> jansson value. Never raises while a tree is half built:
+** on failure it returns NULL with *why set (the caller frees nothing that
+** was not returned, and raises afterwards). Cycles end at the depth cap. */
+#define ENCODE_MAX_DEPTH 128
+
+static json_t *to_json(lua_State *L, int i, int depth, const char **why) {
+  if (depth > ENCODE_MAX_DEPTH) {
+    *why = "value nests deeper than 128 levels (or contains a cycle); cannot encode it as JSON";
+    return NULL;
+  }
+  if (!lua_checkstack(L, 4)) {
+    *why = "value nests too deep to encode as JSON";
+    return NULL;
+  }
   i = lua_absindex(L, i);
   switch (lua_type(L, i)) {
     case LUA_TNIL: return json_null();
@@ -336,12 +360,19 @@ static json_t *to_json(lua_State *L, int i, int depth) {
     case LUA_TNUMBER: {
       long long x;
       if (kip_isinteger(L, i, &x)) return json_integer(x);
-      return json_real(lua_tonumber(L, i));
+      lua_Number d = lua_tonumber(L, i);
+      if (d != d || d - d != 0) { /* NaN, +-inf: JSON has no spelling for them */
+        *why = "cannot encode a non-finite number (NaN or infinity) as JSON";
+        return NULL;
+      }
+      return json_real(d);
     }
     case LUA_TSTRING: {
       size_t n;
       const char *s = lua_tolstring(L, i, &n);
-      return json_stringn(s, n);
+      json_t *v = json_stringn(s, n);
+      if (!v) *why = "cannot encode a string that is not valid UTF-8 as JSON";
+      return v;
     }
     case LUA_TTABLE: {
       int is_array = 0;
@@ -356,30 +387,42 @@ static json_t *to_json(lua_State *L, int i, int depth) {
         json_t *a = json_array();
         for (size_t k = 1; k <= n; k++) {
           lua_rawgeti(L, i, (int)k);
-          json_array_append_new(a, to_json(L, -1, depth + 1));
+          json_t *x = to_json(L, -1, depth + 1, why);
           lua_pop(L, 1);
+          if (!x) {
+            json_decref(a);
+            return NULL;
+          }
+          json_array_append_new(a, x);
         }
         return a;
       }
       json_t *o = json_object();
       lua_pushnil(L);
       while (lua_next(L, i)) {
-        if (lua_type(L, -2) == LUA_TSTRING) json_object_set_new(o, lua_tostring(L, -2), to_json(L, -1, depth + 1));
+        if (lua_type(L, -2) == LUA_TSTRING) {
+          json_t *x = to_json(L, -1, depth + 1, why);
+          if (!x) {
+            lua_pop(L, 2);
+            json_decref(o);
+            return NULL;
+          }
+          json_object_set_new(o, lua_tostring(L, -2), x);
+        }
         lua_pop(L, 1);
       }
       return o;
     }
-    default: luaL_error(L, "cannot encode a %s as JSON", luaL_typename(L, i));
+    default: *why = "cannot encode this Lua type as JSON"; return NULL;
   }
-  return NULL;
 }
 
 static int l_json_encode(lua_State *L) {
   luaL_checkany(L, 1);
-  json_t *v = to_json(L, 1, 0);
-  size_t flags = JSON_ENCODE_ANY | JSON_COMPACT;
-  if (lua_toboolean(L, 2)) flags = JSON_ENCODE_ANY | JSON_INDENT(2);
-  char *s = json_dumps(v, flags);
+  const char *why = NULL;
+  json_t *v = to_json(L, 1, 0, &why);
+  if (!v) return luaL_error(L, "%s", why ? why : "cannot encode value");
+  char *s = lua_toboolean(L, 2) ? json_dumps(v, JSON_ENCODE_ANY | JSON_INDENT(2)) : kip_json_format(v);
   json_decref(v);
   if (!s) return luaL_error(L, "cannot encode value");
   lua_pushstring(L, s);

@@ -310,7 +310,12 @@ static int endpoint_join(kql *C, frame *F, const ast_endpoint *ep, const char *c
       return 0;
     }
     v = bind_var(F, ep->var, VK_ELEM, kql_strf(C, "%s", col), NULL, 0);
-    if (needs_row(C, ep->var) || C->nx->scope) kql_row(C, F, v); /* a scoped endpoint needs its row */
+    if (C->nx->scope) { /* a scoped endpoint needs its row; a link endpoint, its own endpoints checked */
+      char *r = kql_row(C, F, v);
+      add_where(F, kql_strf(C, "(%s.type IS NOT NULL OR kip_visible(%s.id))", r, r));
+    } else if (needs_row(C, ep->var)) {
+      kql_row(C, F, v);
+    }
     return 0;
   }
   char *a = ep->kind == EP_CONCEPT ? compile_concept(C, F, ep->concept) : compile_prop(C, F, ep->prop);
@@ -381,6 +386,7 @@ static char *compile_prop(kql *C, frame *F, const ast_prop *pr) {
   }
   if (pr->id) {
     add_where(F, id_condition(C, r, pr->id, 1));
+    if (C->nx->scope) add_where(F, kql_strf(C, "kip_visible(%s.id)", r)); /* its endpoints are not joined */
     return r;
   }
   if (pd->kind == PRED_VAR) {

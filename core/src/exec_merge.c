@@ -137,8 +137,9 @@ static void explain_no_solution(kip_ctx *c, const ast_merge *m) {
   kip_error quiet;
   int64_t tid;
   kip_elem t;
+  /* a target outside the caller's scope is reported as missing, like a missing one */
   if (kip_store_find_concept(c->nx, json_string_value(tgt->type), json_string_value(tgt->name), &tid, &quiet) ||
-      kip_store_get(c->nx, tid, &t, &quiet)) {
+      kip_in_scope(c->nx, tid, &quiet) != 1 || kip_store_get(c->nx, tid, &t, &quiet)) {
     kip_err_at(c->err, KIP_E_NOT_FOUND, m->target_pos.line, m->target_pos.col, NULL,
                "?%s matches no concept: {type: \"%.200s\", name: \"%.200s\"} does not exist", m->target,
                json_string_value(tgt->type), json_string_value(tgt->name));

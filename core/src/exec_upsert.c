@@ -124,14 +124,26 @@ static int check_defined(upsert_state *U, const char *meta, const char *name, ki
 
 static int resolve_endpoint(upsert_state *U, const ast_endpoint *ep, int64_t *id, int *is_prop);
 
-/* Under a governance scope an UPSERT may not reference or change an existing
-** element outside it, nor create an element of a forbidden type/predicate. */
+/* Under a governance scope an UPSERT may not change an existing element
+** outside it (KIP_4004, naming nothing), nor create an element of a
+** forbidden type/predicate. */
 static int scope_guard(upsert_state *U, int64_t id, kip_pos pos) {
   kip_nexus *nx = U->c->nx;
   if (!nx->scope) return 0;
   int r = kip_in_scope(nx, id, U->c->err);
   if (r < 0) return U->c->err->code;
   return r ? 0 : kip_scope_denied(U->c->err, pos);
+}
+
+/* A reference to an element outside the scope is answered exactly as a
+** reference to a missing one: 1 when `id` is visible, 0 when hidden. */
+static int visible(upsert_state *U, int64_t id, int *out) {
+  *out = 1;
+  if (!U->c->nx->scope) return 0;
+  int r = kip_in_scope(U->c->nx, id, U->c->err);
+  if (r < 0) return U->c->err->code;
+  *out = r;
+  return 0;
 }
 
 static int scope_forbids(upsert_state *U, const char *const *list, const char *name, kip_pos pos) {
@@ -148,11 +160,12 @@ static int lookup_by_id(upsert_state *U, const json_t *idv, int want_prop, kip_p
   if (kip_parse_id(s, &v, &p) && p == want_prop) {
     int rc = kip_store_get(U->c->nx, v, &e, U->c->err);
     if (rc == 0) {
-      int ok = e.is_prop == want_prop;
+      int ok = e.is_prop == want_prop, seen = 1;
       kip_elem_clear(&e);
-      if (ok) {
+      if (ok && (rc = visible(U, v, &seen))) return rc;
+      if (ok && seen) {
         *id = v;
-        return scope_guard(U, v, pos);
+        return 0;
       }
     } else if (rc != KIP_E_NOT_FOUND) {
       return rc;
@@ -168,11 +181,13 @@ static int resolve_concept(upsert_state *U, const ast_concept *cc, int64_t *id) 
   int rc = check_defined(U, "$ConceptType", type, cc->pos);
   if (rc) return rc;
   rc = kip_store_find_concept(U->c->nx, type, name, id, U->c->err);
-  if (rc == KIP_E_NOT_FOUND)
+  int seen = 1;
+  if (!rc && (rc = visible(U, *id, &seen))) return rc;
+  if (rc == KIP_E_NOT_FOUND || !seen)
     return kip_err_at(U->c->err, KIP_E_NOT_FOUND, cc->pos.line, cc->pos.col,
                       "Referenced targets must already exist: create it in an earlier CONCEPT block or command.",
                       "concept {type: \"%s\", name: \"%s\"} does not exist", type, name);
-  return rc ? rc : scope_guard(U, *id, cc->pos);
+  return rc;
 }
 
 static int resolve_prop(upsert_state *U, const ast_prop *pr, int64_t *id) {
@@ -184,12 +199,14 @@ static int resolve_prop(upsert_state *U, const ast_prop *pr, int64_t *id) {
   const char *pred = pr->pred.names[0];
   if ((rc = check_defined(U, "$PropositionType", pred, pr->pred.pos))) return rc;
   rc = kip_store_find_prop(U->c->nx, s, pred, o, id, U->c->err);
-  if (rc == KIP_E_NOT_FOUND)
+  int seen = 1;
+  if (!rc && (rc = visible(U, *id, &seen))) return rc;
+  if (rc == KIP_E_NOT_FOUND || !seen)
     return kip_err_at(U->c->err, KIP_E_NOT_FOUND, pr->pos.line, pr->pos.col,
                       "A referenced proposition must already exist; create it with a PROPOSITION block first.",
                       "proposition (%s, \"%s\", %s) does not exist", pr->subject.kind == EP_VAR ? pr->subject.var : "...",
                       pred, pr->object.kind == EP_VAR ? pr->object.var : "...");
-  return rc ? rc : scope_guard(U, *id, pr->pos);
+  return rc;
 }
 
 static int resolve_endpoint(upsert_state *U, const ast_endpoint *ep, int64_t *id, int *is_prop) {

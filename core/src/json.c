@@ -65,6 +65,25 @@ void kip_json_write(kip_buf *b, const json_t *v) {
   }
 }
 
+char *kip_json_format(const json_t *v) { return kip_json_dump(v); }
+
+int kip_json_has_nul(const json_t *v) {
+  switch (json_typeof(v)) {
+    case JSON_STRING: return memchr(json_string_value(v), 0, json_string_length(v)) != NULL;
+    case JSON_ARRAY:
+      for (size_t i = 0; i < json_array_size(v); i++)
+        if (kip_json_has_nul(json_array_get(v, i))) return 1;
+      return 0;
+    case JSON_OBJECT: {
+      const char *k;
+      json_t *x;
+      json_object_foreach((json_t *)v, k, x) if (kip_json_has_nul(x)) return 1;
+      return 0;
+    }
+    default: return 0;
+  }
+}
+
 char *kip_json_dump(const json_t *v) {
   kip_buf b;
   kip_buf_init(&b);

@@ -133,6 +133,12 @@ static int lex_string(lexer *L, kip_tok *t) {
           }
         } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
           cp = 0xFFFD;
+        } else if (cp == 0) {
+          /* C strings end at NUL: "Bob\u0000x" would be one key to a
+          ** policy and another ("Bob") to the store */
+          kip_buf_free(&b);
+          return lex_error(L, p - 6, KIP_E_SYNTAX, "Remove the NUL character; KIP strings cannot contain U+0000.",
+                           "string literal contains a NUL character (\\u0000)");
         }
         put_utf8(&b, cp);
         break;
@@ -213,13 +219,14 @@ static int lex_number(lexer *L, kip_tok *t) {
 }
 
 /* Length of the valid UTF-8 prefix of [p, end) (RFC 3629: no overlongs,
-** no surrogates, nothing above U+10FFFF). */
+** no surrogates, nothing above U+10FFFF) and without NUL bytes. */
 static size_t utf8_valid_prefix(const unsigned char *s, size_t n) {
   size_t i = 0;
   while (i < n) {
     unsigned c = s[i];
     size_t k;
     unsigned lo = 0x80, hi = 0xBF;
+    if (c == 0) return i;
     if (c < 0x80) { i++; continue; }
     if (c >= 0xC2 && c <= 0xDF) k = 1;
     else if (c >= 0xE0 && c <= 0xEF) { k = 2; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
@@ -241,8 +248,11 @@ kip_tok *kip_lex(kip_arena *a, const char *text, size_t len, size_t *ntok, kip_e
     for (const char *q = text; q < text + valid; q++)
       if (*q == '\n') { L.line++; L.line_start = q + 1; }
     char msg[96];
-    snprintf(msg, sizeof msg, "command text is not valid UTF-8 (byte 0x%02X)", (unsigned char)text[valid]);
-    lex_error(&L, text + valid, KIP_E_SYNTAX, "Send the command as UTF-8 text.", msg);
+    if (text[valid] == 0) snprintf(msg, sizeof msg, "command text contains a NUL character (U+0000)");
+    else snprintf(msg, sizeof msg, "command text is not valid UTF-8 (byte 0x%02X)", (unsigned char)text[valid]);
+    lex_error(&L, text + valid, KIP_E_SYNTAX,
+              text[valid] == 0 ? "Remove the NUL character; KIP text cannot contain U+0000." : "Send the command as UTF-8 text.",
+              msg);
     *ntok = 0;
     return NULL;
   }

@@ -22,6 +22,7 @@ typedef struct parser {
   kip_error *err;
   int depth;
   int failed;
+  int scope; /* parsing a governance scope: placeholders bound to null are refused */
 } parser;
 
 #define FAILED(P) ((P)->failed)
@@ -148,6 +149,21 @@ static json_t *take_placeholder(parser *P) {
     kip_err_at(P->err, KIP_E_REFERENCE, colon->pos.line, colon->pos.col,
                "Supply it in the request's \"parameters\" object (or the command's own parameters).",
                "parameter ':%s' is not supplied", name->str);
+    return NULL;
+  }
+  if (kip_json_has_nul(v)) {
+    P->failed = 1;
+    kip_err_at(P->err, KIP_E_SYNTAX, colon->pos.line, colon->pos.col,
+               "Remove the NUL character; KIP strings cannot contain U+0000.",
+               "parameter ':%s' contains a NUL character (U+0000)", name->str);
+    return NULL;
+  }
+  if (P->scope && json_is_null(v)) {
+    /* an unbound identity must never satisfy a scope (null == null holds) */
+    P->failed = 1;
+    kip_err_at(P->err, KIP_E_DENIED, colon->pos.line, colon->pos.col,
+               "Bind an unknown identity to a value no element has (the pipeline uses \"C:0\"), never to null.",
+               "scope parameter ':%s' is null: a scope must not depend on an unbound identity", name->str);
     return NULL;
   }
   json_incref(v);
@@ -1328,7 +1344,7 @@ ast_command *kip_parse(kip_arena *a, const char *text, size_t len, const json_t 
   kip_err_clear(err);
   kip_tok *toks = kip_lex(a, text, len, &ntok, err);
   if (!toks) return NULL;
-  parser P = {a, toks, ntok, 0, params, err, 0, 0};
+  parser P = {a, toks, ntok, 0, params, err, 0, 0, 0};
   ast_command *cmd = kip_alloc(a, sizeof *cmd);
   cmd->text = text;
   cmd->len = len;
@@ -1395,7 +1411,7 @@ ast_expr *kip_parse_scope_expr(kip_arena *a, const char *text, size_t len, const
   kip_err_clear(err);
   kip_tok *toks = kip_lex(a, text, len, &ntok, err);
   if (!toks) return NULL;
-  parser P = {a, toks, ntok, 0, params, err, 0, 0};
+  parser P = {a, toks, ntok, 0, params, err, 0, 0, 1};
   ast_expr *e = parse_expr(&P);
   if (e && !FAILED(&P) && peek(&P)->kind != T_EOF) {
     char d[128];

@@ -49,8 +49,11 @@ int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, ki
   nx->scope = S;
 
   /* an element is in scope when it satisfies the scope and, for a link,
-  ** so do both endpoints (a link to something hidden is hidden too):
-  ** "SELECT 1 FROM element e WHERE <scope(e)> AND <endpoints> AND e.id = ?<last>" */
+  ** so do both endpoints (a link to something hidden is hidden too); the
+  ** check returns the endpoints that are links themselves, which
+  ** kip_in_scope checks in turn (higher-order links, any depth):
+  ** "SELECT <subject link>, <object link> FROM element e WHERE <scope(e)>
+  **  AND <endpoints in scope> AND e.id = ?<last>" */
   kip_arena ca;
   kip_arena_init(&ca);
   kql C;
@@ -62,12 +65,14 @@ int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, ki
     kip_buf sql;
     kip_buf_init(&sql);
     kip_buf_printf(&sql,
-                   "SELECT 1 FROM element e WHERE %s"
+                   "SELECT (SELECT s.id FROM element s WHERE s.id = e.subject AND s.type IS NULL),"
+                   " (SELECT o.id FROM element o WHERE o.id = e.object AND o.type IS NULL)"
+                   " FROM element e WHERE %s"
                    " AND (e.subject IS NULL OR EXISTS (SELECT 1 FROM element s WHERE s.id = e.subject AND %s))"
                    " AND (e.object IS NULL OR EXISTS (SELECT 1 FROM element o WHERE o.id = e.object AND %s))"
                    " AND e.id = ?%zu",
                    cond ? cond : "1", scond ? scond : "1", ocond ? ocond : "1", json_array_size(C.binds) + 1);
-    int prc = kip_prepare(nx, sql.p, (int)sql.len, &nx->scope_check);
+  int prc = kip_prepare(nx, sql.p, (int)sql.len, &nx->scope_check);
     if (prc != SQLITE_OK) rc = kip_store_error(nx, prc, err, "preparing the scope check");
     else kql_bind_all(&C, nx->scope_check);
     kip_buf_free(&sql);
@@ -84,16 +89,50 @@ void kip_scope_end(kip_nexus *nx) {
   nx->scope = NULL;
 }
 
-int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err) {
+#define MAX_SCOPE_DEPTH 64 /* links about links about ... */
+
+static int in_scope_at(kip_nexus *nx, int64_t id, int depth, kip_error *err) {
   sqlite3_stmt *st = nx->scope_check;
   if (!st) return 1;
+  if (depth > MAX_SCOPE_DEPTH) return 0; /* cannot be shown to be inside: outside */
   sqlite3_bind_int64(st, sqlite3_bind_parameter_count(st), id);
   int rc = sqlite3_step(st);
+  int64_t ends[2] = {0, 0};
+  if (rc == SQLITE_ROW) {
+    ends[0] = sqlite3_column_int64(st, 0);
+    ends[1] = sqlite3_column_int64(st, 1);
+  }
   sqlite3_reset(st);
-  if (rc == SQLITE_ROW) return 1;
   if (rc == SQLITE_DONE) return 0;
-  kip_store_error(nx, rc, err, "checking the scope");
-  return -1;
+  if (rc != SQLITE_ROW) {
+    kip_store_error(nx, rc, err, "checking the scope");
+    return -1;
+  }
+  for (int i = 0; i < 2; i++)
+    if (ends[i]) {
+      int in = in_scope_at(nx, ends[i], depth + 1, err);
+      if (in != 1) return in;
+    }
+  return 1;
+}
+
+int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err) { return in_scope_at(nx, id, 0, err); }
+
+/* SQL kip_visible(id): kip_in_scope for compiled queries — used on rows
+** that may be links whose own endpoints are not joined by the query
+** (endpoint rows, links bound by id). A database error fails the statement. */
+static void fn_visible(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  kip_nexus *nx = sqlite3_user_data(ctx);
+  kip_error e;
+  kip_err_clear(&e);
+  int in = kip_in_scope(nx, sqlite3_value_int64(argv[0]), &e);
+  if (in < 0) sqlite3_result_error(ctx, e.message, -1);
+  else sqlite3_result_int(ctx, in);
+}
+
+int kip_register_scope_functions(kip_nexus *nx) {
+  return sqlite3_create_function(nx->db, "kip_visible", 1, SQLITE_UTF8, nx, fn_visible, NULL, NULL);
 }
 
 /* the error for a write that would touch an element outside the scope; it

@@ -282,6 +282,10 @@ int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
   kip_arena_init(&sc.a);
   kql_init(&sc.C, c->nx, &sc.a, c->err);
   sc.cond = kql_scope_cond(&sc.C, "e");
+  if (sc.cond && q->propositions) { /* a link to something hidden is hidden too */
+    char *scond = kql_scope_cond(&sc.C, "s"), *ocond = kql_scope_cond(&sc.C, "o");
+    sc.cond = kql_strf(&sc.C, "%s AND (s.id IS NULL OR %s) AND (o.id IS NULL OR %s)", sc.cond, scond, ocond);
+  }
   int rc = sc.C.failed ? c->err->code : find_candidates(c, q, &sc, &t, cap, &h);
   kql_free(&sc.C);
   kip_arena_free(&sc.a);
@@ -289,6 +293,19 @@ int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
   if (rc) {
     free(h.v);
     return rc;
+  }
+  /* the full check (links about links, any depth) on what is returned */
+  if (c->nx->scope) {
+    size_t w = 0;
+    for (size_t i = 0; i < h.n && w < (size_t)limit; i++) {
+      int in = kip_in_scope(c->nx, h.v[i].id, c->err);
+      if (in < 0) {
+        free(h.v);
+        return c->err->code;
+      }
+      if (in) h.v[w++] = h.v[i];
+    }
+    h.n = w;
   }
   size_t n = h.n < (size_t)limit ? h.n : (size_t)limit;
   sqlite3_stmt *st;

@@ -198,7 +198,7 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
   snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000",
            opt && opt->synchronous_full ? "FULL" : "NORMAL");
   if (exec_sql(nx, sql, err, "configuring the connection")) return err->code;
-  if (kip_register_sql_functions(nx) || kip_register_hops(nx)) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
+  if (kip_register_sql_functions(nx) || kip_register_hops(nx) || kip_register_scope_functions(nx)) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
   int created = 0;
   if ((rc = migrate(nx, &created, err))) return rc;
   for (int i = 0; i < ST_COUNT; i++) {

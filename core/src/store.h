@@ -65,6 +65,8 @@ void kip_finish(kip_nexus *nx, sqlite3_stmt *st);
 /* 1 when element id is inside the request's scope (always without one),
 ** 0 when outside, -1 on a database error (err filled) */
 int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err);
+/* scope.c: the SQL function kip_visible(id) (kip_in_scope inside queries) */
+int kip_register_scope_functions(kip_nexus *nx);
 
 int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, kip_error *err);
 void kip_store_close(kip_nexus *nx);

@@ -16,6 +16,9 @@ local policy = require "kip.policy"
 
 local M = {}
 
+M.NO_ID = "C:0" -- the id of nobody: what an unknown identity is bound to in scopes
+local NO_ID = M.NO_ID
+
 local function decode(text) return core.json_decode(text) end
 
 local function refusal(message, hint)
@@ -91,8 +94,11 @@ function M.call_options(nx, set, ctx, opts)
     local k = dec.constraints
     local params = {}
     for key, v in pairs(c) do if type(v) ~= "table" then params[key] = v end end
-    params.self_id = c.self_id or core.null -- placeholders the default scope uses
-    params.counterparty_id = c.counterparty_id or core.null
+    -- placeholders the default scope uses; an unknown identity is bound to an
+    -- id no element has (ids start at 1), so it matches nothing (the core
+    -- refuses a scope placeholder bound to null)
+    params.self_id = c.self_id or NO_ID
+    params.counterparty_id = c.counterparty_id or NO_ID
     for key, v in pairs(k.params or {}) do params[key] = v end
     local out = {
       eligibility = k.eligibility,
