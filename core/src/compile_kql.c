@@ -481,15 +481,89 @@ static int is_text_field(const ast_expr *e, cvar *v) {
   return e->kind == E_PATH && (e->field == F_NAME || e->field == F_TYPE || e->field == F_PREDICATE);
 }
 
+/* ---------------------------------------------------- && / || chains */
+/* An associative chain a || b || c ... (a left-deep tree from the parser)
+** compiles flat, in groups of CHAIN_GROUP operands per parenthesis, so
+** neither SQLite's parser stack nor its expression depth grows with the
+** chain, and the text is built in linear time. */
+#define CHAIN_GROUP 64
+
+typedef struct expr_list {
+  const ast_expr **v;
+  size_t n, cap;
+} expr_list;
+
+static void push_expr(expr_list *l, const ast_expr *e) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? l->cap * 2 : 16;
+    l->v = realloc(l->v, l->cap * sizeof *l->v);
+    if (!l->v) abort();
+  }
+  l->v[l->n++] = e;
+}
+
+/* the operands of the chain rooted at e, in source order */
+static void chain_operands(const ast_expr *e, int op, expr_list *out) {
+  expr_list rights = {0};
+  while (e->kind == E_BIN && e->op == op) {
+    push_expr(&rights, e->args[1]);
+    e = e->args[0];
+  }
+  push_expr(out, e);
+  for (size_t i = rights.n; i-- > 0;) {
+    const ast_expr *r = rights.v[i];
+    if (r->kind == E_BIN && r->op == op) chain_operands(r, op, out); /* (a || b) on the right: parenthesised */
+    else push_expr(out, r);
+  }
+  free(rights.v);
+}
+
+static char *join_group(kql *C, char **terms, size_t n, const char *sep) {
+  kip_buf b;
+  kip_buf_init(&b);
+  kip_buf_addc(&b, '(');
+  for (size_t i = 0; i < n; i++) {
+    if (i) kip_buf_adds(&b, sep);
+    kip_buf_adds(&b, terms[i]);
+  }
+  kip_buf_addc(&b, ')');
+  char *r = kip_strndup(C->a, b.p, b.len);
+  kip_buf_free(&b);
+  return r;
+}
+
+static char *compile_chain(kql *C, frame *F, const ast_expr *e) {
+  const char *sep = e->op == OP_AND ? " AND " : " OR ";
+  expr_list ops = {0};
+  chain_operands(e, e->op, &ops);
+  char **terms = malloc(ops.n * sizeof *terms);
+  if (!terms) abort();
+  size_t n = 0;
+  for (size_t i = 0; i < ops.n; i++) {
+    char *t = kql_bool(C, F, ops.v[i]);
+    if (!t) break;
+    terms[n++] = t;
+  }
+  char *r = NULL;
+  if (n == ops.n) {
+    while (n > CHAIN_GROUP) { /* n terms -> ceil(n / CHAIN_GROUP) groups */
+      size_t m = 0;
+      for (size_t i = 0; i < n; i += CHAIN_GROUP)
+        terms[m++] = join_group(C, terms + i, n - i < CHAIN_GROUP ? n - i : CHAIN_GROUP, sep);
+      n = m;
+    }
+    r = join_group(C, terms, n, sep);
+  }
+  free(terms);
+  free(ops.v);
+  return r;
+}
+
 char *kql_bool(kql *C, frame *F, const ast_expr *e) {
   if (CFAIL(C)) return NULL;
   switch (e->kind) {
     case E_BIN: {
-      if (e->op == OP_AND || e->op == OP_OR) {
-        char *a = kql_bool(C, F, e->args[0]), *b = kql_bool(C, F, e->args[1]);
-        if (!a || !b) return NULL;
-        return kql_strf(C, "(%s %s %s)", a, e->op == OP_AND ? "AND" : "OR", b);
-      }
+      if (e->op == OP_AND || e->op == OP_OR) return compile_chain(C, F, e);
       const ast_expr *l = e->args[0], *r = e->args[1];
       char *a = kql_kv(C, F, l), *b = kql_kv(C, F, r);
       if (!a || !b) return NULL;
@@ -521,19 +595,13 @@ char *kql_bool(kql *C, frame *F, const ast_expr *e) {
         char *a = kql_kv(C, F, e->args[0]);
         if (!a) return NULL;
         if (json_array_size(list->lit) == 0) return kql_strf(C, "0");
-        kip_buf b;
-        kip_buf_init(&b);
-        kip_buf_addc(&b, '(');
-        size_t i;
-        json_t *x;
-        json_array_foreach(list->lit, i, x) {
-          if (i) kip_buf_adds(&b, " OR ");
-          kip_buf_printf(&b, "kip_cmp(%s, %s, 1)", a, bind(C, x));
-        }
-        kip_buf_addc(&b, ')');
-        char *s = kip_strndup(C->a, b.p, b.len);
-        kip_buf_free(&b);
-        return s;
+        /* one call with the whole list as one parameter: constant depth */
+        char *items = kip_json_dump(list->lit);
+        json_t *jv = json_string(items);
+        free(items);
+        char *b = bind(C, jv);
+        json_decref(jv);
+        return kql_strf(C, "kip_in(%s, %s)", a, b);
       }
       static const char *fname[] = {[FN_CONTAINS] = "kip_contains", [FN_STARTS_WITH] = "kip_starts",
                                     [FN_ENDS_WITH] = "kip_ends", [FN_REGEX] = "kip_regex"};

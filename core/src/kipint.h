@@ -15,6 +15,7 @@
 /* ---- limits (RC11 leaves these to the engine; documented in docs/) ---- */
 #define KIP_MAX_COMMAND_BYTES (256 * 1024)
 #define KIP_MAX_NESTING 64
+#define KIP_MAX_CHAIN_TERMS 4096 /* operands of one && or || chain in an expression */
 #define KIP_MAX_BATCH 256
 #define KIP_DEFAULT_MAX_HOPS 10
 #define KIP_DEFAULT_MAX_ROWS 100000

@@ -17,6 +17,8 @@ typedef struct lexer {
   int line;
   const char *line_start;
   kip_error *err;
+  const char *col_at; /* memo of col_of: position and column last computed */
+  int col;
 } lexer;
 
 static int isid0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -24,10 +26,19 @@ static int isid(int c) { return isid0(c) || (c >= '0' && c <= '9'); }
 static int isdig(int c) { return c >= '0' && c <= '9'; }
 
 static int col_of(lexer *L, const char *p) {
-  /* column counts UTF-8 code points, 1-based */
+  /* column counts UTF-8 code points, 1-based; tokens come in order, so
+  ** counting resumes from the last position on the same line (linear in
+  ** the text, however long its lines) */
+  const char *q = L->line_start;
   int col = 1;
-  for (const char *q = L->line_start; q < p; q++)
+  if (L->col_at && L->col_at >= L->line_start && L->col_at <= p) {
+    q = L->col_at;
+    col = L->col;
+  }
+  for (; q < p; q++)
     if (((unsigned char)*q & 0xC0) != 0x80) col++;
+  L->col_at = p;
+  L->col = col;
   return col;
 }
 
@@ -242,7 +253,7 @@ static size_t utf8_valid_prefix(const unsigned char *s, size_t n) {
 }
 
 kip_tok *kip_lex(kip_arena *a, const char *text, size_t len, size_t *ntok, kip_error *err) {
-  lexer L = {a, text, text + len, text, 1, text, err};
+  lexer L = {a, text, text + len, text, 1, text, err, NULL, 0};
   size_t valid = utf8_valid_prefix((const unsigned char *)text, len);
   if (valid < len) {
     for (const char *q = text; q < text + valid; q++)

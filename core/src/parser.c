@@ -661,8 +661,14 @@ static ast_expr *parse_unary(parser *P) {
 
 static ast_expr *parse_binary_chain(parser *P, int tok, int op, ast_expr *(*sub)(parser *)) {
   ast_expr *l = sub(P);
+  int terms = 1;
   while (l && peek(P)->kind == tok) {
     kip_tok *ot = next(P);
+    if (++terms > KIP_MAX_CHAIN_TERMS) { /* the tree is left-deep: this bounds its depth */
+      fail(P, ot, KIP_E_RESOURCE, "Split the filter, or test membership with IN(?x.name, [...]).",
+           "more than %d operands joined by '%s' in one expression", KIP_MAX_CHAIN_TERMS, op == OP_AND ? "&&" : "||");
+      return NULL;
+    }
     ast_expr *r = sub(P);
     if (!r) return NULL;
     ast_expr *e = new_expr(P, E_BIN, ot->pos);

@@ -9,6 +9,7 @@
 **   kip_cmp(a, b, op)     typed comparison; numbers by value (3 == 3.0),
 **                         strings by code point, cross-type ordering false;
 **                         == / != treat null as a value; never returns NULL
+**   kip_in(a, list)       IN: kip_cmp(a, item, ==) for an item of a JSON array
 **   kip_contains / kip_starts / kip_ends / kip_regex (PCRE2, match limits)
 **   kip_sum / kip_avg     aggregates over numbers only (null and non-numbers
 **                         ignored)
@@ -229,6 +230,106 @@ static void fn_cmp(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     if (c != -2) r = op == KC_LT ? c < 0 : op == KC_LE ? c <= 0 : op == KC_GT ? c > 0 : c >= 0;
   }
   sqlite3_result_int(ctx, r);
+}
+
+/* kip_in(a, list_json): IN(?x, [...]) — kip_cmp(a, item, ==) for any item
+** of the JSON array text (a bound parameter, parsed once per statement
+** through auxdata), so a long list is one call, not a deep OR tree. */
+typedef struct in_item {
+  int type;          /* SQLITE_NULL / INTEGER / FLOAT / TEXT / BLOB (compact JSON) */
+  sqlite3_int64 i;
+  double d;
+  char *s;           /* text or compact JSON, malloc'd */
+  size_t n;
+} in_item;
+
+typedef struct in_list {
+  size_t n;
+  in_item *v;
+} in_list;
+
+static void in_list_free(void *p) {
+  in_list *l = p;
+  for (size_t k = 0; k < l->n; k++) free(l->v[k].s);
+  free(l->v);
+  free(l);
+}
+
+static in_list *in_list_parse(const char *text, size_t len) {
+  json_t *a = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+  if (!json_is_array(a)) {
+    json_decref(a);
+    return NULL;
+  }
+  in_list *l = calloc(1, sizeof *l);
+  if (!l) abort();
+  l->n = json_array_size(a);
+  l->v = calloc(l->n ? l->n : 1, sizeof *l->v);
+  if (!l->v) abort();
+  for (size_t k = 0; k < l->n; k++) {
+    json_t *x = json_array_get(a, k);
+    in_item *it = &l->v[k];
+    switch (json_typeof(x)) {
+      case JSON_NULL: it->type = SQLITE_NULL; break;
+      case JSON_INTEGER: it->type = SQLITE_INTEGER; it->i = json_integer_value(x); it->d = (double)it->i; break;
+      case JSON_REAL: it->type = SQLITE_FLOAT; it->d = json_real_value(x); break;
+      case JSON_STRING:
+        it->type = SQLITE_TEXT;
+        it->n = json_string_length(x);
+        it->s = malloc(it->n + 1);
+        if (!it->s) abort();
+        memcpy(it->s, json_string_value(x), it->n + 1);
+        break;
+      default:
+        it->type = SQLITE_BLOB;
+        it->s = kip_json_dump(x);
+        it->n = strlen(it->s);
+    }
+  }
+  json_decref(a);
+  return l;
+}
+
+/* kv_equal(a, item) */
+static int in_item_equal(sqlite3_value *a, const in_item *it) {
+  int ta = sqlite3_value_type(a);
+  if (ta == SQLITE_NULL || it->type == SQLITE_NULL) return ta == it->type;
+  if (is_num(a) && (it->type == SQLITE_INTEGER || it->type == SQLITE_FLOAT)) {
+    if (ta == SQLITE_INTEGER && it->type == SQLITE_INTEGER) return sqlite3_value_int64(a) == it->i;
+    return sqlite3_value_double(a) == it->d;
+  }
+  if (ta != it->type || (ta != SQLITE_TEXT && ta != SQLITE_BLOB)) return 0;
+  size_t n = (size_t)sqlite3_value_bytes(a);
+  const void *p = ta == SQLITE_TEXT ? (const void *)sqlite3_value_text(a) : sqlite3_value_blob(a);
+  return n == it->n && (n == 0 || !memcmp(p, it->s, n));
+}
+
+static void fn_in(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  in_list *l = sqlite3_get_auxdata(ctx, 1);
+  if (!l) {
+    l = in_list_parse((const char *)sqlite3_value_text(argv[1]), (size_t)sqlite3_value_bytes(argv[1]));
+    if (!l) {
+      sqlite3_result_error(ctx, "kip_in: the list is not a JSON array", -1);
+      return;
+    }
+    sqlite3_set_auxdata(ctx, 1, l, in_list_free);
+    l = sqlite3_get_auxdata(ctx, 1); /* SQLite may have freed it already */
+    if (!l) {
+      in_list *once = in_list_parse((const char *)sqlite3_value_text(argv[1]), (size_t)sqlite3_value_bytes(argv[1]));
+      int r = 0;
+      for (size_t k = 0; once && k < once->n && !r; k++) r = in_item_equal(argv[0], &once->v[k]);
+      if (once) in_list_free(once);
+      sqlite3_result_int(ctx, r);
+      return;
+    }
+  }
+  for (size_t k = 0; k < l->n; k++)
+    if (in_item_equal(argv[0], &l->v[k])) {
+      sqlite3_result_int(ctx, 1);
+      return;
+    }
+  sqlite3_result_int(ctx, 0);
 }
 
 static void fn_strop(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
@@ -468,6 +569,7 @@ int kip_register_sql_functions(kip_nexus *nx) {
   rc |= sqlite3_create_function(db, "kip_attr", 2, f, NULL, fn_attr, NULL, NULL);
   rc |= sqlite3_create_function(db, "kip_attrj", 2, f, NULL, fn_attrj, NULL, NULL);
   rc |= sqlite3_create_function(db, "kip_cmp", 3, f, NULL, fn_cmp, NULL, NULL);
+  rc |= sqlite3_create_function(db, "kip_in", 2, f, NULL, fn_in, NULL, NULL);
   rc |= sqlite3_create_function(db, "kip_contains", 2, f, &which[0], fn_strop, NULL, NULL);
   rc |= sqlite3_create_function(db, "kip_starts", 2, f, &which[1], fn_strop, NULL, NULL);
   rc |= sqlite3_create_function(db, "kip_ends", 2, f, &which[2], fn_strop, NULL, NULL);
