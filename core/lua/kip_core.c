@@ -17,6 +17,7 @@
 **   core.json_encode(value [, pretty]) -> text
 **   core.array_mt        metatable marking decoded arrays (so [] stays [])
 **   core.null            sentinel for JSON null inside arrays/objects
+**   core.sandbox_begin / sandbox_end / pattern   sandbox limits (kip_sandbox.c)
 */
 #include <jansson.h>
 #include <sqlite3.h>
@@ -482,6 +483,8 @@ static const luaL_Reg funcs[] = {{"open", l_open},           {"parse", l_parse},
                                  {"explain", l_explain},     {"json_decode", l_json_decode},
                                  {"json_encode", l_json_encode}, {NULL, NULL}};
 
+void kip_open_sandbox(lua_State *L); /* kip_sandbox.c */
+
 int luaopen_kip_core(lua_State *L);
 int luaopen_kip_core(lua_State *L) {
   if (luaL_newmetatable(L, NEXUS_MT)) {
@@ -501,6 +504,7 @@ int luaopen_kip_core(lua_State *L) {
   lua_setfield(L, -2, "__name");
   lua_pop(L, 1);
   luaL_newlib(L, funcs);
+  kip_open_sandbox(L);
   luaL_getmetatable(L, ARRAY_MT);
   lua_setfield(L, -2, "array_mt");
   lua_pushlightuserdata(L, NULL);

@@ -10,6 +10,8 @@
 **     "writes": { "concepts": [{type, name | id, attributes, metadata}],
 **                 "propositions": [{subject, predicate, object, attributes, metadata}],
 **                 "update_keys": {attributes: [..], metadata: [..]},   (UPDATE)
+**                 "update_values": {attributes: {key: value | [literals]},
+**                                   metadata: {..}},                     (UPDATE)
 **                 "delete": "ATTRIBUTES" | "METADATA" | "PROPOSITIONS" | "CONCEPT",
 **                 "delete_keys": [..],                                  (DELETE)
 **                 "merge": {source, target} } }                          (MERGE)
@@ -133,6 +135,28 @@ static json_t *assign_keys(const ast_assign *as, int n) {
   return a;
 }
 
+/* the literal values an expression writes (parameters bound): the literal
+** itself, or the list of literals inside an update expression */
+static void collect_literals(const ast_expr *e, json_t *out) {
+  if (!e) return;
+  if (e->kind == E_LIT) json_array_append(out, e->lit);
+  for (int i = 0; i < e->nargs; i++) collect_literals(e->args[i], out);
+}
+
+static json_t *assign_values(const ast_assign *as, int n) {
+  json_t *o = json_object();
+  for (int i = 0; i < n; i++) {
+    if (as[i].expr && as[i].expr->kind == E_LIT) {
+      json_object_set(o, as[i].key, as[i].expr->lit);
+    } else {
+      json_t *lits = json_array();
+      collect_literals(as[i].expr, lits);
+      json_object_set_new(o, as[i].key, lits);
+    }
+  }
+  return o;
+}
+
 static const char *delete_names[] = {"", "ATTRIBUTES", "METADATA", "PROPOSITIONS", "CONCEPT"};
 
 static json_t *describe(const ast_command *cmd, json_t *params) {
@@ -148,6 +172,9 @@ static json_t *describe(const ast_command *cmd, json_t *params) {
         json_object_set_new(writes, "update_keys",
                             json_pack("{s:o,s:o}", "attributes", assign_keys(s->u.update.attrs, s->u.update.nattrs),
                                       "metadata", assign_keys(s->u.update.meta, s->u.update.nmeta)));
+        json_object_set_new(writes, "update_values",
+                            json_pack("{s:o,s:o}", "attributes", assign_values(s->u.update.attrs, s->u.update.nattrs),
+                                      "metadata", assign_values(s->u.update.meta, s->u.update.nmeta)));
         break;
       case S_MERGE:
         walk_group(&d, s->u.merge.where);

@@ -7,9 +7,11 @@
 -- libraries only: string (without dump), table, math, utf8, lpeg, json
 -- {encode, decode}, os.time/clock/date, and the basic functions that cannot
 -- reach outside (no io, os.execute, require, load, dofile, debug,
--- getmetatable, collectgarbage). Every hook call has an instruction budget; a
--- hook that fails, loops or returns garbage refuses the request (fail closed)
--- with an error naming the policy and the line.
+-- getmetatable, collectgarbage). Every hook call has an instruction budget,
+-- a memory cap and a string-pattern step budget (the last two bound what
+-- one C call can spend: kip_sandbox.c); a hook that fails, loops, exceeds a
+-- limit or returns garbage refuses the request (fail closed) with an error
+-- naming the policy and the line.
 local core = require "kip.core"
 
 local M = {}
@@ -17,6 +19,9 @@ local M = {}
 M.STATES = { ALLOW = 1, ALLOW_WITH_REFOCUS = 2, RESTRICT = 3, BLOCK = 4 }
 M.MODES = { normal = 1, prudent = 2, refocus = 3, refusal = 4 }
 M.DEFAULT_BUDGET = 1000000 -- VM instructions per hook call
+M.MEMORY_CAP = 64 * 1024 * 1024 -- bytes a hook call may grow the Lua heap by
+M.PATTERN_STEPS = 20000000 -- string-pattern matching steps per hook call (C-level time)
+M.MAX_REP = 16 * 1024 * 1024 -- longest string string.rep may build in a sandbox
 
 local has_lpeg, lpeg = pcall(require, "lpeg")
 local jit_ok, jit = pcall(require, "jit")
@@ -60,16 +65,42 @@ local function count_hook()
   used = used + STEP
   if used > limit then error(BUDGET, 0) end
 end
+local MEMORY_MSG = ("memory cap exceeded (%d MiB)"):format(math.floor(M.MEMORY_CAP / (1024 * 1024)))
 local function on_error(e)
   if e == BUDGET then return ("instruction budget exceeded (%d instructions)\n%s"):format(limit, debug.traceback()) end
   return debug.traceback(tostring(e), 2)
 end
 
+-- The string library of sandboxed code: no dump, string.rep bounded, and
+-- the pattern functions with a step budget (core.pattern, kip_sandbox.c).
+-- It is also the strings' metatable __index while a hook runs, so that
+-- ("x"):find(...) is bounded too.
+local SAFE_STRING = {}
+for k, v in pairs(string) do if k ~= "dump" then SAFE_STRING[k] = v end end
+for k, v in pairs(core.pattern) do SAFE_STRING[k] = v end
+function SAFE_STRING.rep(s, n, sep)
+  local len = #tostring(s) + (sep and #tostring(sep) or 0)
+  if type(n) == "number" and n > 0 and len * n > M.MAX_REP then
+    error(("string.rep: result longer than %d bytes"):format(M.MAX_REP), 2)
+  end
+  return string.rep(s, n, sep)
+end
+M.SAFE_STRING = SAFE_STRING
+local string_mt = getmetatable("")
+
+-- Run fn(...) under every sandbox limit; returns ok, result-or-message.
 local function budgeted(budget, fn, ...)
   used, limit = 0, budget
+  local host_index = string_mt.__index
+  string_mt.__index = SAFE_STRING
+  core.sandbox_begin(M.MEMORY_CAP, M.PATTERN_STEPS)
   debug.sethook(count_hook, "", STEP)
   local ok, res = xpcall(fn, on_error, ...)
   debug.sethook()
+  core.sandbox_end()
+  string_mt.__index = host_index
+  -- a memory error skips the message handler; say which limit it was
+  if not ok and res == "not enough memory" then res = MEMORY_MSG end
   return ok, res
 end
 
@@ -82,10 +113,8 @@ local function guarded(protected)
 end
 
 local function sandbox_env(name)
-  local str = {}
-  for k, v in pairs(string) do if k ~= "dump" then str[k] = v end end
   local env = {
-    string = str, table = copy(table), math = copy(math), utf8 = utf8 and copy(utf8) or nil,
+    string = copy(SAFE_STRING), table = copy(table), math = copy(math), utf8 = utf8 and copy(utf8) or nil,
     lpeg = has_lpeg and lpeg or nil,
     json = { encode = core.json_encode, decode = core.json_decode, null = core.null },
     os = { time = os.time, clock = os.clock, date = os.date },
