@@ -10,6 +10,7 @@
 #include <lua.h>
 #include <lualib.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,9 @@ static int pmain(lua_State *L) {
 }
 
 int main(int argc, char **argv) {
+  /* a file-size limit (ulimit -f) must become a write error the command
+  ** reports (and rolls back), not a silent death by SIGXFSZ */
+  signal(SIGXFSZ, SIG_IGN);
   lua_State *L = luaL_newstate();
   if (!L) {
     fputs("kip: cannot create Lua state\n", stderr);

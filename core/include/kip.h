@@ -63,6 +63,11 @@ typedef struct kip_open_options {
 int kip_open(const char *path, const kip_open_options *opt, kip_nexus **out, kip_error *err);
 void kip_close(kip_nexus *nx);
 
+/* 0 when the nexus is writable, 1 when it was opened read-only on request,
+** 2 when it was opened read-only because the file or its directory is not
+** writable (reads work, KML is refused with KIP_4004). */
+int kip_nexus_readonly(const kip_nexus *nx);
+
 /* Per-command hooks of a governance host (the Lua pipeline's policy pre- and
 ** post-checks). before() runs ahead of each command of a request with the
 ** command text and its parameters (JSON object text or NULL); it may narrow

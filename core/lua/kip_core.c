@@ -6,6 +6,7 @@
 **       -> nexus | nil, message, code
 **   nexus:call_json(request_text [, {readonly=, deadline_ms=, max_rows=, max_hops=}]) -> response_text
 **   nexus:close()        (also __gc / __close; idempotent)
+**   nexus:readonly() -> nil | "requested" | "not writable" (opened read-only because of permissions)
 **   core.parse(command [, params_json]) -> json text
 **   core.describe(command [, params_json]) -> json text (policy request description)
 **   nexus:call_json(request_json [, opts]) -> response json; opts: readonly,
@@ -79,6 +80,15 @@ static int l_close(lua_State *L) {
   if (n->nx) kip_close(n->nx);
   n->nx = NULL;
   return 0;
+}
+
+/* nexus:readonly() -> nil | "requested" | "not writable" */
+static int l_readonly(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  int r = kip_nexus_readonly(n->nx);
+  if (r == 0) lua_pushnil(L);
+  else lua_pushstring(L, r == 1 ? "requested" : "not writable");
+  return 1;
 }
 
 static int l_tostring(lua_State *L) {
@@ -478,7 +488,7 @@ static int l_backup(lua_State *L) {
 }
 
 static const luaL_Reg nexus_methods[] = {
-    {"call_json", l_call_json}, {"backup", l_backup}, {"close", l_close}, {NULL, NULL}};
+    {"call_json", l_call_json}, {"backup", l_backup}, {"readonly", l_readonly}, {"close", l_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"open", l_open},           {"parse", l_parse}, {"describe", l_describe},
                                  {"explain", l_explain},     {"json_decode", l_json_decode},
                                  {"json_encode", l_json_encode}, {NULL, NULL}};

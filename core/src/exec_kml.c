@@ -54,14 +54,20 @@ int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, k
 }
 
 /* ------------------------------------------------------------- UPDATE */
-static json_t *num(double d, int as_int) {
-  if (!isfinite(d)) return NULL;
+/* the result of ADD/MUL as a JSON number; a result beyond the range of
+** doubles is not a number JSON can hold: *overflow is set, NULL returned */
+static json_t *num(double d, int as_int, int *overflow) {
+  if (!isfinite(d)) {
+    *overflow = 1;
+    return NULL;
+  }
   if (as_int && d >= -9.2e18 && d <= 9.2e18) return json_integer((json_int_t)d);
   return json_real(d);
 }
 
-/* evaluate an update expression on the element; NULL = null/skip */
-static json_t *eval_update(const ast_expr *e, const kip_elem *el) {
+/* evaluate an update expression on the element; NULL = null/skip (or an
+** overflow, flagged in *overflow) */
+static json_t *eval_update(const ast_expr *e, const kip_elem *el, int *overflow) {
   switch (e->kind) {
     case E_LIT: return json_is_null(e->lit) ? NULL : json_incref(e->lit);
     case E_PATH: {
@@ -71,7 +77,7 @@ static json_t *eval_update(const ast_expr *e, const kip_elem *el) {
     }
     case E_FUNC: {
       json_t *x[3] = {NULL, NULL, NULL};
-      for (int i = 0; i < e->nargs && i < 3; i++) x[i] = eval_update(e->args[i], el);
+      for (int i = 0; i < e->nargs && i < 3; i++) x[i] = eval_update(e->args[i], el, overflow);
       json_t *r = NULL;
       if (e->op == FN_COALESCE) {
         r = x[0] ? json_incref(x[0]) : x[1] ? json_incref(x[1]) : NULL;
@@ -90,12 +96,12 @@ static json_t *eval_update(const ast_expr *e, const kip_elem *el) {
             long long s;
             if (all_int && !__builtin_add_overflow(json_integer_value(x[0]), json_integer_value(x[1]), &s))
               r = json_integer(s);
-            else r = num(d[0] + d[1], 0);
+            else r = num(d[0] + d[1], 0, overflow);
           } else if (e->op == FN_MUL) {
             long long p;
             if (all_int && !__builtin_mul_overflow(json_integer_value(x[0]), json_integer_value(x[1]), &p))
               r = json_integer(p);
-            else r = num(d[0] * d[1], 0);
+            else r = num(d[0] * d[1], 0, overflow);
           } else if (e->op == FN_CLAMP) {
             double v = d[0] < d[1] ? d[1] : d[0];
             if (v > d[2]) v = d[2];
@@ -111,7 +117,8 @@ static json_t *eval_update(const ast_expr *e, const kip_elem *el) {
   }
 }
 
-static int apply_assigns(const ast_assign *as, int n, const kip_elem *el, json_t *obj) {
+/* the number of keys set, or -1 with err filled when a value overflows */
+static int apply_assigns(const ast_assign *as, int n, const kip_elem *el, json_t *obj, kip_error *err) {
   int applied = 0;
   for (int i = 0; i < n; i++) {
     if (as[i].expr->kind == E_LIT) {
@@ -119,7 +126,14 @@ static int apply_assigns(const ast_assign *as, int n, const kip_elem *el, json_t
       applied++;
       continue;
     }
-    json_t *v = eval_update(as[i].expr, el);
+    int overflow = 0;
+    json_t *v = eval_update(as[i].expr, el, &overflow);
+    if (overflow) {
+      kip_err_at(err, KIP_E_VALUE_TYPE, as[i].pos.line, as[i].pos.col,
+                 "Keep the values within the range of 64-bit floating point (about 1.8e308).",
+                 "the new value of '%s' overflows: it is not a finite number", as[i].key);
+      return -1;
+    }
     if (!v) continue;
     json_object_set_new(obj, as[i].key, v);
     applied++;
@@ -141,8 +155,11 @@ int kip_exec_update(kip_ctx *c, const ast_stmt *s) {
     kip_elem el;
     if ((rc = kip_store_get(c->nx, ids[i], &el, c->err))) break;
     json_t *na = json_copy(el.attrs), *nm = json_copy(el.meta);
-    int applied = apply_assigns(u->attrs, u->nattrs, &el, na) + apply_assigns(u->meta, u->nmeta, &el, nm);
-    if (applied) {
+    int a1 = apply_assigns(u->attrs, u->nattrs, &el, na, c->err);
+    int a2 = a1 < 0 ? 0 : apply_assigns(u->meta, u->nmeta, &el, nm, c->err);
+    int applied = a1 + a2;
+    if (a1 < 0 || a2 < 0) rc = c->err->code;
+    else if (applied) {
       updated++;
       rc = kip_check_protected_change(c->nx, &el, na, c->err);
       if (!rc && (!json_equal(na, el.attrs) || !json_equal(nm, el.meta)))

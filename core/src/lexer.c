@@ -7,6 +7,7 @@
 #include "lexer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +215,9 @@ static int lex_number(lexer *L, kip_tok *t) {
   if (is_real) {
     t->kind = T_REAL;
     t->rval = strtod(tmp, NULL);
+    if (!isfinite(t->rval))
+      return lex_error(L, start, KIP_E_SYNTAX, "Numbers must be finite 64-bit floating point (up to about 1.8e308).",
+                       "numeric literal out of range (it would be infinite)");
   } else {
     errno = 0;
     long long v = strtoll(tmp, NULL, 10);

@@ -83,3 +83,5 @@ static void render_ast(kip_buf *b, const ast_command *cmd, const json_t *params)
 char *kip_parse_json(const char *command, size_t len, const char *params_json) {
   return kip_parsed_json(command, len, params_json, render_ast);
 }
+
+int kip_nexus_readonly(const kip_nexus *nx) { return nx->readonly_fallback ? 2 : nx->readonly_file ? 1 : 0; }

@@ -58,6 +58,12 @@ static int execute_command(kip_nexus *nx, const char *text, size_t len, const js
     kip_err(&err, KIP_E_DENIED, "Use execute_kip (not execute_kip_readonly) to change the graph.",
             "%s is not allowed on the read-only interface", kip_stmt_kind_name(cmd->stmts[0]->kind));
     cmd = NULL;
+  } else if (cmd && cmd->is_kml && nx->readonly_file) {
+    kip_err(&err, KIP_E_DENIED,
+            nx->readonly_fallback ? "The nexus file or its directory is not writable: fix the permissions or the mount to change it; reads work."
+                                  : "The nexus was opened read-only; open it read-write to change it.",
+            "%s is not possible: the nexus is open read-only", kip_stmt_kind_name(cmd->stmts[0]->kind));
+    cmd = NULL;
   } else if (cmd && cmd->is_kml && opt && opt->write_denied) {
     kip_err(&err, KIP_E_DENIED, "This caller may read but not write; ask an operator to widen the policy.",
             "%s is not allowed: the governance policy denies writes for this caller",

@@ -12,7 +12,9 @@
 #include "store.h"
 #include "compile.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -178,14 +180,40 @@ static int progress_handler(void *ud) {
   return 0;
 }
 
+/* 1 when path can be opened read-write: the file (if it exists) and its
+** directory (WAL needs -wal/-shm beside it) are writable */
+static int writable_path(const char *path) {
+  if (access(path, F_OK) == 0 && access(path, W_OK) != 0) return 0;
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == path) snprintf(dir, sizeof dir, "/");
+  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  return access(dir, W_OK) == 0 || access(path, F_OK) != 0;
+}
+
+/* open read-only; when even reading needs a write (a WAL file without its
+** -shm in an unwritable place), open it immutable */
+static int open_readonly(kip_nexus *nx, const char *path) {
+  int rc = sqlite3_open_v2(path, &nx->db, SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(nx->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+  if (rc == SQLITE_OK) return 0;
+  sqlite3_close(nx->db);
+  nx->db = NULL;
+  char *uri = sqlite3_mprintf("file:%s?immutable=1", path);
+  rc = sqlite3_open_v2(uri, &nx->db, SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+  sqlite3_free(uri);
+  return rc;
+}
+
 int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, kip_error *err) {
-  int flags = SQLITE_OPEN_NOMUTEX | (opt && opt->readonly ? SQLITE_OPEN_READONLY
-                                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   nx->readonly_file = opt && opt->readonly;
-  int rc = sqlite3_open_v2(path, &nx->db, flags, NULL);
+  if (!nx->readonly_file && !writable_path(path)) nx->readonly_file = nx->readonly_fallback = 1;
+  int rc = nx->readonly_file ? open_readonly(nx, path)
+                             : sqlite3_open_v2(path, &nx->db, SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
   if (rc != SQLITE_OK) {
-    kip_err(err, KIP_E_INTERNAL, "Check that the path exists and is writable.", "cannot open database '%s': %s",
-            path, nx->db ? sqlite3_errmsg(nx->db) : sqlite3_errstr(rc));
+    kip_err(err, KIP_E_INTERNAL, nx->readonly_file ? "Check that the path exists and is readable." : "Check that the path exists and is writable.",
+            "cannot open database '%s': %s", path, nx->db ? sqlite3_errmsg(nx->db) : sqlite3_errstr(rc));
     return err->code;
   }
   sqlite3_extended_result_codes(nx->db, 1);
@@ -293,11 +321,26 @@ int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
   if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
     return kip_err(err, KIP_E_TIMEOUT, "Another writer holds the database; retry shortly.",
                    "database is busy while %s", what);
-  if (prim == SQLITE_NOMEM || prim == SQLITE_FULL || prim == SQLITE_TOOBIG)
-    return kip_err(err, KIP_E_RESOURCE, NULL, "resource exhausted while %s: %s", what, sqlite3_errstr(rc));
+  if (prim == SQLITE_FULL || (prim == SQLITE_IOERR && errno == EFBIG))
+    return kip_err(err, KIP_E_RESOURCE, "Free disk space (or raise the file-size limit) and retry; this command was rolled back.",
+                   "the disk or the file-size limit is full while %s", what);
+  if (prim == SQLITE_NOMEM)
+    return kip_err(err, KIP_E_RESOURCE, "Lower LIMIT or the batch size; the process ran out of memory.",
+                   "out of memory while %s", what);
+  if (prim == SQLITE_TOOBIG)
+    return kip_err(err, KIP_E_RESOURCE, "Keep large content outside the graph and store a reference to it.",
+                   "a value is larger than the storage allows while %s", what);
   if (prim == SQLITE_READONLY)
-    return kip_err(err, KIP_E_DENIED, "Open the nexus read-write to change it.",
-                   "database is read-only while %s", what);
+    return kip_err(err, KIP_E_DENIED,
+                   "The nexus file or its directory is not writable: fix the permissions or the mount to change it; reads still work.",
+                   "the nexus is read-only while %s", what);
+  if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
+    return kip_err(err, KIP_E_INTERNAL,
+                   "Restore the nexus from a backup (kip backup makes one); PRAGMA integrity_check shows the damage.",
+                   "the nexus file is damaged or not a kipnexus database while %s: %s", what, sqlite3_errstr(rc));
+  if (prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN)
+    return kip_err(err, KIP_E_INTERNAL, "Check the disk, the file system and the file's permissions; this command was rolled back.",
+                   "I/O error while %s: %s", what, sqlite3_errstr(rc));
   const char *m = nx->db ? sqlite3_errmsg(nx->db) : "";
   if (!strncmp(m, "KIP_4002: ", 10))
     return kip_err(err, KIP_E_RESOURCE, "Lower the hop range or anchor the path closer to its target.", "%s", m + 10);

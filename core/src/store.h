@@ -30,6 +30,7 @@ struct kip_nexus {
   char now[64];                  /* ISO-8601 timestamp of the current command */
   int privileged;                /* bootstrap: protected-core writes allowed */
   int readonly_file;             /* opened read-only */
+  int readonly_fallback;         /* read-only because the file or its directory is not writable */
   int64_t deadline_us;           /* monotonic deadline of the running request; 0 = none */
   int timed_out;                 /* set by the progress handler */
   int64_t max_rows;              /* materialization cap of the running request */

@@ -211,6 +211,9 @@ local function open_nexus(governed)
   if governed and not gov.none then policies = #gov.policies > 0 and gov.policies or { "default" } end
   local nx, err = kip.open { path = db_path or default_db(), policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx }
   if not nx then die("cannot open nexus: %s", err) end
+  if nx:readonly() == "not writable" then
+    io.stderr:write("kip: ", nx.path, " is not writable: opened read-only (reads work, writes are refused)\n")
+  end
   return nx
 end
 

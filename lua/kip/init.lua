@@ -214,6 +214,10 @@ function Nexus:explain(command, params)
   return r.result
 end
 
+--- nil when writable; "requested" (readonly_file) or "not writable" (the
+--- file or its directory is not writable: reads work, writes are refused)
+function Nexus:readonly() return self.handle:readonly() end
+
 function Nexus:close() self.handle:close() end
 Nexus.__close = Nexus.close
 Nexus.__gc = Nexus.close
