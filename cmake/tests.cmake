@@ -30,6 +30,13 @@ if(PYTHON3_FOR_E2E)
   add_test(NAME e2e_mcp COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_mcp.py ${CMAKE_BINARY_DIR}/kip)
   # the REPL on a pseudo-terminal (readline, completion, history)
   add_test(NAME e2e_repl COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_repl.py ${CMAKE_BINARY_DIR}/kip)
+  # the adversarial scope-probe matrix over CLI, MCP and (outside a sanitizer
+  # tree) HTTP through nginx, hostile policies under nginx, read-only files
+  if(KIP_SANITIZE)
+    add_test(NAME e2e_security COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_security.py ${CMAKE_BINARY_DIR} --no-http)
+  else()
+    add_test(NAME e2e_security COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_security.py ${CMAKE_BINARY_DIR})
+  endif()
   # import of a generated 100k-element capsule, export, backup
   add_test(NAME e2e_import COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_import.sh ${CMAKE_BINARY_DIR})
 endif()

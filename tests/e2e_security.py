@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Adversarial end-to-end test of the governance scope (docs/security.md).
+
+Usage: e2e_security.py BUILD_DIR [--no-http]
+
+The scope-probe matrix: two nexus files built alike, A with private
+elements added last (a private Person "Hal", a private Project, private
+links, a public link to a private endpoint, a link about a hidden link) and
+B without them. Every read probe (FIND, FIND by name and by id, COUNT,
+FILTER, ORDER BY, SEARCH CONCEPT / PROPOSITION, DESCRIBE, EXPORT, cursor
+pages) goes through the CLI (`kip call`), MCP (`kip mcp`, execute_kip_readonly)
+and HTTP (nginx + lua/kip/http.lua, when installed), for no counterparty, an
+unknown one and a known one. With no or an unknown counterparty, A's answer
+must equal B's answer (ids and timestamps normalised): nothing of the private
+elements shows, not even as a count, and a hidden element answers exactly
+like a missing one. With the known counterparty ("Hal") his private facts
+must show (the matrix is not vacuous). Writes to hidden targets answer like
+writes to missing ones. Under nginx, hostile policies (a pattern bomb and a
+memory bomb) fail closed while /kip/health keeps answering. Finally a
+read-only file opens for reads (as an unprivileged user).
+"""
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+BUILD = os.path.abspath(sys.argv[1])
+KIP = os.path.join(BUILD, "kip")
+HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+failures, passes = [], 0
+
+
+def check(name, cond, detail=""):
+    global passes
+    if cond:
+        passes += 1
+    else:
+        failures.append(f"FAIL {name}: {str(detail)[:600]}")
+
+
+COMMON = """UPSERT {
+  CONCEPT ?pt { {type: "$ConceptType", name: "Project"} }
+  CONCEPT ?wo { {type: "$PropositionType", name: "works_on"} }
+  CONCEPT ?ob { {type: "$PropositionType", name: "observed_in"} }
+  CONCEPT ?dom { {type: "Domain", name: "Work"} }
+  CONCEPT ?bob { {type: "Person", name: "Bob"} SET ATTRIBUTES { person_class: "Human", level: 3 } }
+  CONCEPT ?ann { {type: "Person", name: "Ann"} SET ATTRIBUTES { person_class: "Human", level: 5 } }
+  CONCEPT ?apollo { {type: "Project", name: "Apollo"} SET ATTRIBUTES { budget: 10 }
+    SET PROPOSITIONS { ("belongs_to_domain", ?dom) } }
+  PROPOSITION ?l1 { (?bob, "works_on", ?apollo) }
+} WITH METADATA { source: "e2e", author: "security" }"""
+
+PRIVATE = """UPSERT {
+  CONCEPT ?hal { {type: "Person", name: "Hal"} SET ATTRIBUTES { person_class: "Human", level: 99, note: "zeta-secret-1" } }
+  CONCEPT ?atlas { {type: "Project", name: "Atlas"} SET ATTRIBUTES { budget: 999999, note: "zeta-secret-2" }
+    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Work"}) } }
+  PROPOSITION ?h1 { (?hal, "works_on", ?atlas) }
+} WITH METADATA { source: "e2e", author: "security", access_level: "private" }
+UPSERT {
+  PROPOSITION ?l2 { ({type: "Person", name: "Bob"}, "works_on", {type: "Project", name: "Atlas"}) }
+  PROPOSITION ?l3 { (({type: "Person", name: "Hal"}, "works_on", {type: "Project", name: "Atlas"}), "observed_in", {type: "Project", name: "Apollo"}) }
+} WITH METADATA { source: "e2e", author: "security" }"""
+
+
+def run(args, stdin=None):
+    r = subprocess.run([KIP, *args], input=stdin, capture_output=True, text=True, timeout=120)
+    return r.stdout
+
+
+def build(path, private):
+    run(["--db", path, "exec", "--no-policies", COMMON])
+    if private:
+        out = run(["--db", path, "exec", "--no-policies", "--json", PRIVATE])
+        check("fixture A written", '"upsert_concept_nodes"' in out, out)
+    ids = json.loads(run(["--db", path, "call", "--no-policies"], json.dumps(
+        {"command": 'FIND(?h.id) WHERE { ?h {type: "Person", name: "Hal"} }'})))
+    return (ids.get("result") or [None])[0]
+
+
+NORMALISE = [(re.compile(r'"[CP]:\d+"'), '"ID"'), (re.compile(r'\d{4}-\d\d-\d\dT[0-9:.]+Z'), "TIME"),
+             (re.compile(r'"cursor":"[^"]*"|"next_cursor":"[^"]*"'), '"cursor":"…"')]
+
+
+def norm(text):
+    for rx, rep in NORMALISE:
+        text = rx.sub(rep, text)
+    return text
+
+
+def probes(hal_id):
+    hid = hal_id or "C:999999"
+    return {
+        "find_type": 'FIND(?p.name, ?p.attributes) WHERE { ?p {type: "Person"} } ORDER BY ?p.name',
+        "find_name": 'FIND(?p) WHERE { ?p {type: "Person", name: "Hal"} }',
+        "find_id": 'FIND(?p) WHERE { ?p {id: "%s"} }' % hid,
+        "count": 'FIND(COUNT(?x)) WHERE { ?x {type: "Project"} }',
+        "count_links": 'FIND(COUNT(?l)) WHERE { ?l (?s, "works_on", ?o) }',
+        "filter": 'FIND(?x.name) WHERE { ?x {type: "Project"} FILTER(?x.attributes.budget > 100) }',
+        "order": 'FIND(?p.name, ?p.attributes.level) WHERE { ?p {type: "Person"} } ORDER BY ?p.attributes.level DESC LIMIT 1',
+        "links": 'FIND(?s.name, ?o.name) WHERE { (?s, "works_on", ?o) } ORDER BY ?s.name',
+        "higher_order": 'FIND(?l, ?x.name) WHERE { ?l (?p, "observed_in", ?x) }',
+        "hops": 'FIND(?o.name) WHERE { ?b {type: "Person", name: "Bob"} (?b, "works_on"{1,3}, ?o) }',
+        "search_name": 'SEARCH CONCEPT "Hal"',
+        "search_attr": 'SEARCH CONCEPT "zeta-secret-2"',
+        "search_prop": 'SEARCH PROPOSITION "works_on"',
+        "describe_domains": "DESCRIBE DOMAINS",
+        "describe_primer": "DESCRIBE PRIMER",
+        "describe_type": 'DESCRIBE CONCEPT TYPE "Project"',
+        "export": 'EXPORT ?x WHERE { ?x {type: "Project"} }',
+        "export_links": 'EXPORT ?l WHERE { ?l (?s, "works_on", ?o) }',
+    }
+
+
+CURSOR_QUERY = 'FIND(?p.name) WHERE { ?p {type: "Person"} } ORDER BY ?p.name LIMIT 1'
+
+
+# ------------------------------------------------------------- channels
+class CLI:
+    name = "cli"
+
+    def __init__(self, db, cp):
+        self.db, self.cp = db, cp
+
+    def call(self, req):
+        args = ["--db", self.db, "call", "--readonly"] + (["--counterparty", self.cp] if self.cp else [])
+        return run(args, json.dumps(req)).strip()
+
+    def close(self):
+        pass
+
+
+class MCP:
+    name = "mcp"
+
+    def __init__(self, db, cp):
+        args = [KIP, "--db", db, "mcp"] + (["--counterparty", cp] if cp else [])
+        self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.n = 0
+        self.rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}})
+        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+
+    def rpc(self, method, params):
+        self.n += 1
+        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}) + "\n")
+        self.p.stdin.flush()
+        return json.loads(self.p.stdout.readline())
+
+    def call(self, req):
+        args = {"command": req["command"]}
+        if "parameters" in req:
+            args["parameters"] = req["parameters"]
+        r = self.rpc("tools/call", {"name": "execute_kip_readonly", "arguments": args})
+        res = r.get("result", {})
+        return json.dumps(res.get("structuredContent"), sort_keys=True) if "structuredContent" in res else json.dumps(r)
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=20)
+
+
+class HTTP:
+    name = "http"
+
+    def __init__(self, url, cp):
+        self.url, self.cp = url, cp
+
+    def post(self, path, body, headers=None):
+        h = {"Content-Type": "application/json"}
+        if self.cp:
+            h["X-KIP-Counterparty"] = self.cp
+        h.update(headers or {})
+        rq = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), headers=h, method="POST")
+        with urllib.request.urlopen(rq, timeout=60) as r:
+            return r.read().decode()
+
+    def call(self, req):
+        return self.post("/execute_readonly", req).strip()
+
+    def close(self):
+        pass
+
+
+def canonical(text):
+    """the KIP response as canonical JSON (key order), normalised"""
+    try:
+        return norm(json.dumps(json.loads(text), sort_keys=True, ensure_ascii=False))
+    except ValueError:
+        return norm(text)
+
+
+def cursor_pages(ch):
+    names, req = [], {"command": CURSOR_QUERY}
+    for _ in range(20):
+        r = json.loads(ch.call(req))
+        names += r.get("result", [])
+        nxt = r.get("next_cursor")
+        if not nxt:
+            break
+        req = {"command": CURSOR_QUERY.replace("LIMIT 1", "LIMIT 1 CURSOR :c"), "parameters": {"c": nxt}}
+    return names
+
+
+def matrix(make_a, make_b, hal_id, channel):
+    for cp in (None, "Nobody", "Hal"):
+        a, b = make_a(cp), make_b(cp)
+        label = f"{channel}/{cp or 'none'}"
+        differs = 0
+        for name, cmd in probes(hal_id).items():
+            ra, rb = a.call({"command": cmd}), b.call({"command": cmd})
+            if cp == "Hal":
+                differs += canonical(ra) != canonical(rb)
+            else:
+                check(f"{label}/{name} hidden == missing", canonical(ra) == canonical(rb), f"\nA: {ra}\nB: {rb}")
+                check(f"{label}/{name} no private marker", "zeta-secret" not in ra and "999999" not in ra, ra)
+        pa, pb = cursor_pages(a), cursor_pages(b)
+        if cp == "Hal":
+            check(f"{label} sees his own private facts", differs >= 5 and "Hal" in pa, (differs, pa))
+        else:
+            check(f"{label}/cursor pages", pa == pb and "Hal" not in pa, (pa, pb))
+        a.close()
+        b.close()
+
+
+def writes(db_a, db_b, hal_id):
+    """writes touching a hidden element answer like writes touching a missing one"""
+    for cmd in ('UPSERT { PROPOSITION ?x { ({type: "Person", name: "Ann"}, "works_on", {type: "Project", name: "Atlas"}) } }',
+                'UPSERT { PROPOSITION ?x { ({type: "Person", name: "Ann"}, "works_on", {id: "%s"}) } }' % (hal_id or "C:999999"),
+                'UPDATE ?x SET ATTRIBUTES { level: 0 } WHERE { ?x {type: "Person", name: "Hal"} }',
+                'DELETE CONCEPT ?x DETACH WHERE { ?x {type: "Project", name: "Atlas"} }',
+                'MERGE CONCEPT ?s INTO ?t WHERE { ?s {type: "Project", name: "Apollo"} ?t {type: "Project", name: "Atlas"} }'):
+        req = json.dumps({"command": cmd, "dry_run": True})
+        ra = run(["--db", db_a, "call", "--counterparty", "Nobody"], req)
+        rb = run(["--db", db_b, "call", "--counterparty", "Nobody"], req)
+        check(f"write hidden == missing: {cmd[:60]}", canonical(ra) == canonical(rb), f"\nA: {ra}\nB: {rb}")
+
+
+# ---------------------------------------------------------------- nginx
+HOSTILE = """return kip.policy { name = "hostile", priority = 50, pre_check = function(req)
+  local c = req.command or ""
+  if c:find("PATTERNBOMB", 1, true) then return (string.rep("a", 20000)):find(string.rep("a*", 30) .. "b") end
+  if c:find("MEMORYBOMB", 1, true) then local s = "x" for i = 1, 40 do s = s .. s end end
+  if c:find("ENCODEBOMB", 1, true) then local t = {} t.t = t return json.encode(t) end
+end }
+"""
+
+
+def nginx_matrix(db_a, db_b, hal_id, tmp):
+    if "--no-http" in sys.argv or not shutil.which("nginx") or not os.path.exists("/usr/lib/nginx/modules/ngx_http_lua_module.so") \
+            or not os.path.exists(os.path.join(BUILD, "luajit/kip/core.so")):
+        print("nginx + lua module missing: HTTP probes skipped")
+        return
+    servers = []
+    try:
+        pol = os.path.join(tmp, "policies")
+        os.makedirs(pol)
+        with open(os.path.join(pol, "hostile.lua"), "w") as f:
+            f.write(HOSTILE)
+        urls = []
+        for tag, db in (("a", db_a), ("b", db_b)):
+            port = 20000 + random.randrange(20000)
+            prefix = os.path.join(tmp, "nginx-" + tag)
+            subprocess.run([os.path.join(HOME, "scripts/nginx/render"), prefix, str(port), db, BUILD],
+                           check=True, capture_output=True)
+            conf = os.path.join(prefix, "conf/kip.conf")
+            text = open(conf).read().replace('policies = { "default" },',
+                                             'policies = { "default", "hostile" }, policy_dirs = { "%s" },' % pol)
+            open(conf, "w").write(text)
+            subprocess.run(["chmod", "-R", "777", os.path.join(prefix, "tmp")])
+            subprocess.run(["nginx", "-p", prefix, "-c", conf], check=True)
+            servers.append(prefix)
+            url = f"http://127.0.0.1:{port}/kip"
+            for _ in range(50):
+                try:
+                    urllib.request.urlopen(url + "/health", timeout=2)
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            urls.append(url)
+        matrix(lambda cp: HTTP(urls[0], cp), lambda cp: HTTP(urls[1], cp), hal_id, "http")
+        # hostile policies: each fails closed within its budget; health keeps answering
+        h = HTTP(urls[0], None)
+        for bomb in ("PATTERNBOMB", "MEMORYBOMB", "ENCODEBOMB"):
+            t0 = time.time()
+            r = h.call({"command": 'SEARCH CONCEPT "%s"' % bomb})
+            check(f"nginx {bomb} fails closed", '"KIP_4004"' in r and time.time() - t0 < 20, r)
+            with urllib.request.urlopen(urls[0] + "/health", timeout=10) as resp:
+                check(f"nginx health after {bomb}", b'"ok"' in resp.read())
+        ok = h.call({"command": 'FIND(?p.name) WHERE { ?p {type: "Person", name: "Bob"} }'})
+        check("nginx answers after the bombs", '"Bob"' in ok, ok)
+    finally:
+        for prefix in servers:
+            pid = os.path.join(prefix, "logs/nginx.pid")
+            if os.path.exists(pid):
+                subprocess.run(["kill", open(pid).read().strip()])
+        time.sleep(0.3)
+
+
+def readonly_file(db, tmp):
+    """a nexus whose file and directory are not writable opens for reads"""
+    d = os.path.join(tmp, "ro")
+    os.makedirs(d)
+    shutil.copy(db, os.path.join(d, "n.db"))
+    os.chmod(os.path.join(d, "n.db"), 0o444)
+    os.chmod(d, 0o555)
+    os.chmod(tmp, 0o755)
+    cmd = [KIP, "--db", os.path.join(d, "n.db"), "exec", "--no-policies", 'FIND(COUNT(?p)) WHERE { ?p {type: "Person"} }']
+    wcmd = cmd[:-1] + ['UPSERT { CONCEPT ?p { {type: "Person", name: "Zed"} } }']
+    if os.geteuid() == 0:  # root writes anything: drop to nobody
+        pre = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        cmd, wcmd = pre + cmd, pre + wcmd
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    check("read-only file: reads work", r.returncode == 0 and r.stdout.strip().isdigit(), r.stdout + r.stderr)
+    check("read-only file: said once", r.stderr.count("opened read-only") == 1, r.stderr)
+    w = subprocess.run(wcmd, capture_output=True, text=True)
+    check("read-only file: writes refused", "KIP_4004" in w.stdout + w.stderr and "read-only" in w.stdout + w.stderr,
+          w.stdout + w.stderr)
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    os.chmod(tmp, 0o777)  # nginx workers (www-data) write the -wal/-shm files
+    try:
+        db_a, db_b = os.path.join(tmp, "a.db"), os.path.join(tmp, "b.db")
+        hal_id = build(db_a, True)
+        build(db_b, False)
+        for p in (db_a, db_b):
+            os.chmod(p, 0o666)
+        check("fixture has the hidden person", bool(hal_id))
+        matrix(lambda cp: CLI(db_a, cp), lambda cp: CLI(db_b, cp), hal_id, "cli")
+        matrix(lambda cp: MCP(db_a, cp), lambda cp: MCP(db_b, cp), hal_id, "mcp")
+        writes(db_a, db_b, hal_id)
+        nginx_matrix(db_a, db_b, hal_id, tmp)
+        readonly_file(db_a, tmp)
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", tmp])
+        shutil.rmtree(tmp, ignore_errors=True)
+    for f in failures:
+        print(f)
+    print(f"{passes} passed, {len(failures)} failed")
+    sys.exit(1 if failures else 0)
+
+
+main()
