@@ -147,7 +147,8 @@ static double score_proposition(sqlite3_stmt *st, const term *t) {
 /* ------------------------------------------------------------- candidates */
 typedef struct hit {
   int64_t id;
-  double score;
+  double score; /* reported: at least the index floor */
+  double raw;   /* the scorer's own value: orders hits of equal score */
 } hit;
 
 typedef struct hits {
@@ -190,7 +191,7 @@ static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   if (q->type) sqlite3_bind_text(st, 9002, json_string_value(q->type), -1, SQLITE_STATIC);
   sqlite3_bind_int64(st, 9003, cap);
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    double score = q->propositions ? score_proposition(st, t) : score_concept(st, t);
+    double raw = q->propositions ? score_proposition(st, t) : score_concept(st, t), score = raw;
     if (score < floor) score = floor;
     if (score <= 0 || (q->has_threshold && score < q->threshold)) continue;
     if (h->n == h->cap) {
@@ -200,6 +201,7 @@ static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char
     }
     h->v[h->n].id = sqlite3_column_int64(st, 0);
     h->v[h->n].score = score > 1 ? 1 : score;
+    h->v[h->n].raw = raw;
     h->n++;
   }
   kip_finish(c->nx, st);
@@ -222,7 +224,9 @@ static int by_id(const void *a, const void *b) {
 
 static int by_score(const void *a, const void *b) {
   const hit *x = a, *y = b;
-  return x->score < y->score ? 1 : x->score > y->score ? -1 : (x->id > y->id) - (x->id < y->id);
+  if (x->score != y->score) return x->score < y->score ? 1 : -1;
+  if (x->raw != y->raw) return x->raw < y->raw ? 1 : -1;
+  return (x->id > y->id) - (x->id < y->id);
 }
 
 static int find_candidates(kip_ctx *c, const ast_search *q, search_scope *sc, const term *t, int64_t cap, hits *h) {
@@ -258,6 +262,7 @@ static int find_candidates(kip_ctx *c, const ast_search *q, search_scope *sc, co
   for (size_t i = 0; i < h->n; i++) {
     if (w && h->v[w - 1].id == h->v[i].id) {
       if (h->v[i].score > h->v[w - 1].score) h->v[w - 1].score = h->v[i].score;
+      if (h->v[i].raw > h->v[w - 1].raw) h->v[w - 1].raw = h->v[i].raw;
     } else {
       h->v[w++] = h->v[i];
     }

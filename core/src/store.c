@@ -6,7 +6,7 @@
 **
 ** Concepts and propositions live in one table `element` so that they share
 ** one id space (higher-order propositions are plain references) and ids are
-** never reused (AUTOINCREMENT). Concept rows carry type+name, proposition
+** never reused (a keyed permutation of a counter: store_ids.c). Concept rows carry type+name, proposition
 ** rows carry subject+predicate+object; a CHECK keeps the two shapes apart.
 */
 #include "store.h"
@@ -88,8 +88,15 @@ void kip_stamp_now(kip_nexus *nx) {
   "kip_search_text(e.attributes, 1, (SELECT name FROM element WHERE id = e.subject), " \
   "(SELECT name FROM element WHERE id = e.object))"
 
+/* v3: public ids from a keyed permutation of a counter (store_ids.c);
+** base_bits and secret are chosen at the first allocation */
+#define SCHEMA_V3 \
+    "CREATE TABLE kip_id_alloc(one INTEGER PRIMARY KEY CHECK (one = 1), counter INTEGER NOT NULL,\n" \
+    "  base_bits INTEGER, secret INTEGER);\n" \
+    "INSERT INTO kip_id_alloc(one, counter) VALUES(1, 0);\n"
+
 /* migrations[i] brings user_version i to i+1 */
-static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2};
+static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3};
 
 static int exec_sql(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
   char *msg = NULL;
@@ -152,9 +159,10 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_FIND_CONCEPT] = "SELECT id FROM element WHERE type=?1 AND name=?2",
     [ST_FIND_PROP] = "SELECT id FROM element WHERE subject=?1 AND predicate=?2 AND object=?3",
     [ST_INSERT_CONCEPT] =
-        "INSERT INTO element(type, name, attributes, metadata, version, updated_at) VALUES(?1,?2,?3,?4,1,?5)",
-    [ST_INSERT_PROP] = ("INSERT INTO element(subject, predicate, object, attributes, metadata, version, updated_at) "
-                        "VALUES(?1,?2,?3,?4,?5,1,?6)"),
+        "INSERT INTO element(id, type, name, attributes, metadata, version, updated_at) VALUES(?9,?1,?2,?3,?4,1,?5)",
+    [ST_INSERT_PROP] = ("INSERT INTO element(id, subject, predicate, object, attributes, metadata, version, updated_at) "
+                        "VALUES(?9,?1,?2,?3,?4,?5,1,?6)"),
+    [ST_NEXT_ID] = "UPDATE kip_id_alloc SET counter = counter + 1 RETURNING counter - 1, base_bits, secret",
     [ST_UPDATE] = "UPDATE element SET attributes=?2, metadata=?3, version=version+1, updated_at=?4 WHERE id=?1",
     [ST_DELETE] = "DELETE FROM element WHERE id=?1",
     [ST_IS_DEFINED] = "SELECT 1 FROM element WHERE type=?1 AND name=?2",
@@ -163,9 +171,9 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_SEARCH_UNINDEX_WORD] = "DELETE FROM search_word WHERE rowid IN (SELECT id FROM search_dirty)",
     [ST_SEARCH_UNINDEX_TRIGRAM] = "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM search_dirty)",
     [ST_SEARCH_INDEX_WORD] = ("INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, " SEARCH_NAME ", "
-                              SEARCH_ALIASES ", " SEARCH_BODY " FROM search_dirty d JOIN element e ON e.id = d.id"),
+                              SEARCH_ALIASES ", " SEARCH_BODY " FROM search_dirty d CROSS JOIN element e ON e.id = d.id"),
     [ST_SEARCH_INDEX_TRIGRAM] = ("INSERT INTO search_trigram(rowid, name, aliases) SELECT e.id, " SEARCH_NAME ", "
-                                 SEARCH_ALIASES " FROM search_dirty d JOIN element e ON e.id = d.id"),
+                                 SEARCH_ALIASES " FROM search_dirty d CROSS JOIN element e ON e.id = d.id"),
     [ST_SEARCH_CLEAR] = "DELETE FROM search_dirty",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
                           "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
@@ -223,7 +231,7 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
     if (exec_sql(nx, "PRAGMA journal_mode=WAL", err, "enabling WAL")) return err->code;
   }
   char sql[128];
-  snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000",
+  snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000; PRAGMA cache_size=-32768",
            opt && opt->synchronous_full ? "FULL" : "NORMAL");
   if (exec_sql(nx, sql, err, "configuring the connection")) return err->code;
   if (kip_register_sql_functions(nx) || kip_register_hops(nx) || kip_register_scope_functions(nx)) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
@@ -389,6 +397,7 @@ int kip_tx_commit(kip_nexus *nx, kip_error *err) {
     return err->code;
   }
   nx->tx_depth--;
+  if (nx->tx_depth == 0) kip_store_end_chunk(nx); /* a chunk of ids never outlives its transaction */
   return 0;
 }
 
@@ -402,6 +411,7 @@ void kip_tx_rollback(kip_nexus *nx) {
   sqlite3_exec(nx->db, sql, NULL, NULL, NULL);
   nx->deadline_us = saved;
   nx->tx_depth--;
+  kip_store_end_chunk(nx); /* the rollback may have returned its chunk to the counter */
 }
 
 /* -------------------------------------------------------------- elements */
@@ -516,6 +526,10 @@ static int bind_json(sqlite3_stmt *st, int i, const json_t *v) {
 int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,
                              const json_t *meta, int64_t *id, kip_error *err) {
   sqlite3_stmt *st = nx->stmts[ST_INSERT_CONCEPT];
+  int64_t nid;
+  int rc = kip_store_next_id(nx, &nid, err);
+  if (rc) return rc;
+  sqlite3_bind_int64(st, 9, nid);
   json_t *empty = json_object();
   sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
@@ -523,14 +537,18 @@ int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, 
   bind_json(st, 4, meta ? meta : empty);
   sqlite3_bind_text(st, 5, nx->now, -1, SQLITE_STATIC);
   json_decref(empty);
-  int rc = step_write(nx, st, err, "creating a concept");
-  if (!rc) *id = sqlite3_last_insert_rowid(nx->db);
+  rc = step_write(nx, st, err, "creating a concept");
+  if (!rc) *id = nid;
   return rc;
 }
 
 int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, const json_t *attrs,
                           const json_t *meta, int64_t *id, kip_error *err) {
   sqlite3_stmt *st = nx->stmts[ST_INSERT_PROP];
+  int64_t nid;
+  int rc = kip_store_next_id(nx, &nid, err);
+  if (rc) return rc;
+  sqlite3_bind_int64(st, 9, nid);
   json_t *empty = json_object();
   sqlite3_bind_int64(st, 1, s);
   sqlite3_bind_text(st, 2, p, -1, SQLITE_STATIC);
@@ -539,8 +557,8 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
   bind_json(st, 5, meta ? meta : empty);
   sqlite3_bind_text(st, 6, nx->now, -1, SQLITE_STATIC);
   json_decref(empty);
-  int rc = step_write(nx, st, err, "creating a proposition");
-  if (!rc) *id = sqlite3_last_insert_rowid(nx->db);
+  rc = step_write(nx, st, err, "creating a proposition");
+  if (!rc) *id = nid;
   return rc;
 }
 

@@ -6,13 +6,13 @@
 #include <sqlite3.h>
 #include "kipint.h"
 
-#define KIP_SCHEMA_VERSION 2
+#define KIP_SCHEMA_VERSION 3
 
 enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
   ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_SEARCH_PENDING,
   ST_SEARCH_UNINDEX_WORD, ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
-  ST_COUNT
+  ST_NEXT_ID, ST_COUNT
 };
 
 /* The governance scope of a request (policy RESTRICT constraints): every
@@ -42,6 +42,8 @@ struct kip_nexus {
   const kip_scope *scope;        /* of the running request, or NULL */
   sqlite3_stmt *scope_check;     /* "is element ?1 in scope" for the running request, or NULL */
   uint64_t stmt_clock;
+  int64_t id_next;               /* next id of the transaction's chunk (store_ids.c) */
+  int id_left;                   /* ids left in it; 0 = take a new chunk */
 };
 
 /* one element (concept or proposition) loaded from the store */
@@ -68,6 +70,11 @@ void kip_finish(kip_nexus *nx, sqlite3_stmt *st);
 int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err);
 /* scope.c: the SQL function kip_visible(id) (kip_in_scope inside queries) */
 int kip_register_scope_functions(kip_nexus *nx);
+
+/* store_ids.c: the next public id (inside the writer's transaction); the
+** transaction's chunk of ids ends with it (commit or any rollback) */
+int kip_store_next_id(kip_nexus *nx, int64_t *id, kip_error *err);
+void kip_store_end_chunk(kip_nexus *nx);
 
 int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, kip_error *err);
 void kip_store_close(kip_nexus *nx);

@@ -225,12 +225,75 @@ static void test_plans(void) {
   kip_close(nx);
 }
 
+
+/* public ids: unique, never reused, and not in creation order (store_ids.c) */
+static int64_t create_one(kip_nexus *nx, int i) {
+  char req[256];
+  snprintf(req, sizeof req, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"p%d\\\"} } }\"}", i);
+  char *r = kip_call_json(nx, req, strlen(req), NULL);
+  const char *c = strstr(r, "\"C:");
+  int64_t id = c ? strtoll(c + 3, NULL, 10) : -1;
+  free(r);
+  return id;
+}
+
+static void test_ids(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  unlink(path);
+  kip_nexus *nx;
+  kip_error e;
+  if (kip_open(path, NULL, &nx, &e)) {
+    CHECK(0, "open: %s", e.message);
+    return;
+  }
+  enum { N = 3000 };
+  static int64_t ids[N];
+  int increasing = 0, dup = 0, range = 1;
+  for (int i = 0; i < N; i++) {
+    ids[i] = create_one(nx, i);
+    if (ids[i] < 1024 || ids[i] >= (1 << 16)) range = 0;
+    if (i && ids[i] > ids[i - 1]) increasing++;
+    for (int j = 0; j < i && !dup; j++) dup = ids[j] == ids[i];
+  }
+  CHECK(!dup, "ids are unique");
+  CHECK(range, "ids of 3000 one-element commands stay below 2^16 (chunks of 16)");
+  CHECK(increasing > N * 3 / 10 && increasing < N * 7 / 10, "ids are not in creation order (%d of %d rising)",
+        increasing, N - 1);
+  /* the elements of one command get consecutive ids */
+  const char *three = "{\"command\":\"UPSERT { CONCEPT ?a { {type: \\\"Person\\\", name: \\\"x1\\\"} } "
+                      "CONCEPT ?b { {type: \\\"Person\\\", name: \\\"x2\\\"} } "
+                      "CONCEPT ?c { {type: \\\"Person\\\", name: \\\"x3\\\"} } }\"}";
+  char *r = kip_call_json(nx, three, strlen(three), NULL);
+  long long a = 0, b = 0, c = 0;
+  const char *p = strstr(r, "[\"C:");
+  CHECK(p && sscanf(p, "[\"C:%lld\",\"C:%lld\",\"C:%lld\"]", &a, &b, &c) == 3 && b == a + 1 && c == b + 1,
+        "one command, consecutive ids: %s", r);
+  free(r);
+  kip_close(nx);
+  /* a nexus whose ids went up to 5000 before the allocator existed: new ids lie above */
+  sqlite3 *db;
+  if (sqlite3_open(path, &db) == SQLITE_OK) {
+    sqlite3_exec(db, "UPDATE kip_id_alloc SET base_bits = NULL, secret = NULL;"
+                     "UPDATE sqlite_sequence SET seq = 5000 WHERE name = 'element'", NULL, NULL, NULL);
+    sqlite3_close(db);
+  }
+  if (!kip_open(path, NULL, &nx, &e)) {
+    int64_t id = create_one(nx, N + 1);
+    CHECK(id >= 8192, "after migration new ids lie above every old id: %lld", (long long)id);
+    kip_close(nx);
+  }
+  remove_db(path);
+}
+
 int main(void) {
   test_lexer();
   test_parser();
   test_nexus();
   test_limits();
   test_plans();
+  test_ids();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }
