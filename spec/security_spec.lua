@@ -74,6 +74,22 @@ describe("hostile policies fail closed and the host lives on", function()
     assert.matches("deeper", message_of('local t = {} local c = t for i = 1, 10000 do c[1] = {} c = c[1] end return json.encode(t)'))
   end)
 
+  it("a response re-encoded by a policy keeps the engine's number spelling", function()
+    write(dir .. "/redact.lua", [[return kip.policy { name = 'redact', post_check = function(req, resp)
+      resp.policy_seen = true
+      return resp
+    end }]])
+    local admin = assert(kip.open { path = path })
+    assert.is_nil(admin:execute('UPSERT { CONCEPT ?p { {type: "Person", name: "N"} SET ATTRIBUTES { x: 0.9, y: 2.0, z: 10 } } }').error)
+    admin:close()
+    nx = assert(kip.open { path = path, policies = { "redact" }, policy_dirs = { dir } })
+    local text = nx:call_json('{"command": "FIND(?p.attributes) WHERE { ?p {type: \\"Person\\", name: \\"N\\"} }"}')
+    assert.matches('"x":0.9[,}]', text)
+    -- (LuaJIT has one number type: 2.0 and 2 are the same value there)
+    assert.matches(jit and '"y":2[.0]*[,}]' or '"y":2%.0[,}]', text)
+    assert.matches('"policy_seen":true', text)
+  end)
+
   it("ordinary patterns keep working inside and outside the sandbox", function()
     write(dir .. "/ok.lua", [[return kip.policy { name = 'ok', pre_check = function(req)
       local a, b = ("key=value"):match("(%w+)=(%w+)")

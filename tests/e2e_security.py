@@ -17,7 +17,8 @@ like a missing one. With the known counterparty ("Hal") his private facts
 must show (the matrix is not vacuous). Writes to hidden targets answer like
 writes to missing ones. Under nginx, hostile policies (a pattern bomb and a
 memory bomb) fail closed while /kip/health keeps answering. Finally a
-read-only file opens for reads (as an unprivileged user).
+read-only file opens for reads (as an unprivileged user), and a write beyond
+the file-size limit is an error the command reports, with nothing half-written.
 """
 import json
 import os
@@ -329,6 +330,30 @@ def readonly_file(db, tmp):
           w.stdout + w.stderr)
 
 
+def file_size_limit(tmp):
+    """under `ulimit -f` a write that cannot fit is an error the command reports
+    (rolled back), not a death by SIGXFSZ; the nexus stays intact"""
+    import resource
+    db = os.path.join(tmp, "fsize.db")
+    run(["--db", db, "exec", "--no-policies", 'FIND(COUNT(?x)) WHERE { ?x {type: "Person"} }'])
+    size = os.path.getsize(db) + os.path.getsize(db + "-wal") if os.path.exists(db + "-wal") else os.path.getsize(db)
+    big = "x" * 200000
+    blocks = " ".join('CONCEPT ?c%d { {type: "Person", name: "big%d"} SET ATTRIBUTES { blob: :b } }' % (i, i)
+                      for i in range(20))
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size + 512 * 1024, size + 512 * 1024))
+    r = subprocess.run([KIP, "--db", db, "call", "--no-policies"], input=json.dumps(
+        {"command": "UPSERT { %s }" % blocks, "parameters": {"b": big}}), capture_output=True, text=True, preexec_fn=limit,
+        timeout=60)
+    check("file-size limit: answered, not killed", r.returncode >= 0 and '"error"' in r.stdout, (r.returncode, r.stdout[:300], r.stderr[:300]))
+    check("file-size limit: says what happened", "file-size limit" in r.stdout or "disk" in r.stdout, r.stdout[:300])
+    n = run(["--db", db, "exec", "--no-policies", 'FIND(COUNT(?x)) WHERE { ?x {type: "Person"} FILTER(STARTS_WITH(?x.name, "big")) }'])
+    check("file-size limit: nothing half-written", n.strip() == "0", n)
+    ok = subprocess.run(["sqlite3", db, "PRAGMA integrity_check"], capture_output=True, text=True).stdout.strip() \
+        if shutil.which("sqlite3") else "ok"
+    check("file-size limit: integrity ok", ok == "ok", ok)
+
+
 def main():
     tmp = tempfile.mkdtemp()
     os.chmod(tmp, 0o777)  # nginx workers (www-data) write the -wal/-shm files
@@ -344,6 +369,7 @@ def main():
         writes(db_a, db_b, hal_id)
         nginx_matrix(db_a, db_b, hal_id, tmp)
         readonly_file(db_a, tmp)
+        file_size_limit(tmp)
     finally:
         subprocess.run(["chmod", "-R", "u+w", tmp])
         shutil.rmtree(tmp, ignore_errors=True)

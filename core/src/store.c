@@ -103,7 +103,7 @@ static int exec_sql(kip_nexus *nx, const char *sql, kip_error *err, const char *
   int rc = sqlite3_exec(nx->db, sql, NULL, NULL, &msg);
   if (rc != SQLITE_OK) {
     kip_store_error(nx, rc, err, what);
-    if (msg && rc != SQLITE_BUSY && rc != SQLITE_INTERRUPT)
+    if (msg && err->code == KIP_E_INTERNAL) /* a recognised failure keeps its own words */
       snprintf(err->message, sizeof err->message, "%s: %s", what, msg);
     sqlite3_free(msg);
     return err->code;
