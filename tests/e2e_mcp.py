@@ -105,6 +105,14 @@ def main():
     sec = c.request("tools/call", {"name": "execute_kip", "arguments": {
         "command": 'UPSERT { CONCEPT ?p { {type: "Person", name: "Eve"} SET ATTRIBUTES { note: "password: s3cr3t!!" } } }'}})["result"]
     check("default policy refuses secrets", sec["isError"] is True and "secret" in sec["content"][0]["text"], sec)
+    # RC11 edge cases decided once (docs/decisions.md): the same answers as kip call
+    miss = c.request("tools/call", {"name": "execute_kip_readonly", "arguments": {
+        "command": 'FIND(?x) WHERE { ?x {type: "Person", name: "Nope"} }'}})["result"]
+    check("missing anchor warning", miss.get("structuredContent") == {
+        "result": [], "warnings": ['anchor {type: "Person", name: "Nope"} does not exist']}, miss)
+    prot = c.request("tools/call", {"name": "execute_kip", "arguments": {
+        "command": 'UPSERT { CONCEPT ?d { {type: "Domain", name: "CoreSchema"} } WITH METADATA { source: "attacker" } }'}})["result"]
+    check("protected metadata refused", prot["isError"] is True and "KIP_3004" in prot["content"][0]["text"], prot)
     bad = c.request("tools/call", {"name": "execute_kip", "arguments": {"command": "DESCRIBE DOMAINS", "bogus": 1}})["result"]
     check("envelope error", bad["isError"] is True and "unknown field" in bad["content"][0]["text"], bad)
 

@@ -35,6 +35,11 @@ out=$(post --data '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"
 check readonly_refused 'KIP_4004' "$out"; check readonly_200 'HTTP200' "$out"
 out=$(post --data '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"Eve\"} SET ATTRIBUTES { k: \"password: hunter2x\" } } }"}' "$URL/execute")
 check policy_applies 'secret' "$out"
+# RC11 edge cases decided once (docs/decisions.md): the same answers as kip call
+out=$(post --data '{"command":"FIND(?x) WHERE { ?x {type: \"Person\", name: \"Nope\"} }"}' "$URL/execute_readonly")
+check missing_anchor '{"result":[],"warnings":["anchor {type: \"Person\", name: \"Nope\"} does not exist"]}' "$out"
+out=$(post --data '{"command":"UPSERT { CONCEPT ?d { {type: \"Domain\", name: \"CoreSchema\"} } WITH METADATA { source: \"attacker\" } }"}' "$URL/execute")
+check protected_metadata 'KIP_3004' "$out"
 out=$(post --data '{not json' "$URL/execute"); check bad_json 'HTTP400' "$out"; check bad_json_body '"KIP_1001"' "$out"
 out=$(curl -s -w ' HTTP%{http_code}' "$URL/execute"); check wrong_method 'HTTP405' "$out"
 head -c 1500000 /dev/zero | tr '\0' 'x' > "$T/big"; printf '{"command":"%s"}' "$(cat "$T/big")" > "$T/big.json"

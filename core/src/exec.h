@@ -52,7 +52,8 @@ int kip_cursor_parse(const json_t *cur, uint64_t fp, int64_t *offset, kip_error 
 
 /* exec_upsert.c helpers shared with other executors */
 int kip_check_reserved(const json_t *meta, kip_pos pos, kip_error *err);
-int kip_check_protected_change(kip_nexus *nx, const kip_elem *e, const json_t *new_attrs, kip_error *err);
+int kip_check_protected_change(kip_nexus *nx, const kip_elem *e, const json_t *new_attrs, const json_t *new_meta,
+                               kip_error *err);
 
 /* scope.c: the governance scope of a request (see kip_call_options) */
 int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, kip_scope *S, kip_error *err);

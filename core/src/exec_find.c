@@ -544,6 +544,53 @@ static int check_bounded_exploration(kip_ctx *c, const ast_find *f, int aggregat
                     KIP_EXPLORATION_THRESHOLD);
 }
 
+/* ------------------------------------------------------ missing anchors */
+/* An empty answer whose pattern names an element that does not exist (or
+** is outside the caller's scope, which reads the same) says so in
+** `warnings`, so an agent can tell "no answer" from "wrong name". Anchors
+** are the top-level clauses bound by identity: {type, name}, {id}, also as
+** link endpoints. */
+static void warn_if_missing_concept(kip_ctx *c, const ast_concept *cc) {
+  kip_error quiet;
+  int64_t id = 0;
+  int found = 0;
+  if (cc->id) {
+    int64_t v;
+    int is_prop;
+    kip_elem e;
+    if (kip_parse_id(json_string_value(cc->id), &v, &is_prop) && !is_prop && kip_store_get(c->nx, v, &e, &quiet) == 0) {
+      found = !e.is_prop;
+      id = v;
+      kip_elem_clear(&e);
+    }
+  } else if (json_is_string(cc->type) && json_is_string(cc->name)) {
+    found = kip_store_find_concept(c->nx, json_string_value(cc->type), json_string_value(cc->name), &id, &quiet) == 0;
+  } else {
+    return; /* not an anchor */
+  }
+  if (found && kip_in_scope(c->nx, id, &quiet) == 1) return;
+  if (cc->id) kip_warn(c, "anchor {id: \"%.200s\"} does not exist", json_string_value(cc->id));
+  else
+    kip_warn(c, "anchor {type: \"%.200s\", name: \"%.200s\"} does not exist", json_string_value(cc->type),
+             json_string_value(cc->name));
+}
+
+static void warn_missing_in_prop(kip_ctx *c, const ast_prop *pr) {
+  const ast_endpoint *ends[2] = {&pr->subject, &pr->object};
+  for (int i = 0; i < 2; i++) {
+    if (ends[i]->kind == EP_CONCEPT) warn_if_missing_concept(c, ends[i]->concept);
+    else if (ends[i]->kind == EP_PROP) warn_missing_in_prop(c, ends[i]->prop);
+  }
+}
+
+static void warn_missing_anchors(kip_ctx *c, const ast_group *where) {
+  for (int i = 0; where && i < where->n; i++) {
+    const ast_where *w = where->items[i];
+    if (w->kind == W_CONCEPT) warn_if_missing_concept(c, w->concept);
+    else if (w->kind == W_PROP) warn_missing_in_prop(c, w->prop);
+  }
+}
+
 int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
   const ast_find *f = &s->u.find;
   kip_arena a;
@@ -619,6 +666,7 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
         }
         if (f->nproj > 1) kip_buf_addc(c->out, ']');
         if (more) c->next_cursor = kip_cursor_make(fp, offset + n);
+        if (n == 0 && offset == 0) warn_missing_anchors(c, f->where);
       }
     }
     for (int i = 0; i < f->nproj; i++) kip_buf_free(&cols[i]);

@@ -161,7 +161,7 @@ int kip_exec_update(kip_ctx *c, const ast_stmt *s) {
     if (a1 < 0 || a2 < 0) rc = c->err->code;
     else if (applied) {
       updated++;
-      rc = kip_check_protected_change(c->nx, &el, na, c->err);
+      rc = kip_check_protected_change(c->nx, &el, na, nm, c->err);
       if (!rc && (!json_equal(na, el.attrs) || !json_equal(nm, el.meta)))
         rc = kip_store_update(c->nx, el.id, na, nm, c->err);
     }
@@ -229,6 +229,36 @@ static int cascade_delete(kip_ctx *c, int64_t id, int64_t *concepts, int64_t *pr
   return prc == SQLITE_DONE ? 0 : kip_store_error(c->nx, prc, c->err, "deleting");
 }
 
+/* KIP_3004 when link `l` (a belongs_to_domain) wires a protected structure
+** into its domain: the Genesis wiring is part of the protected core */
+static int genesis_wiring(kip_ctx *c, const kip_elem *l, kip_pos pos) {
+  kip_elem subj;
+  int rc = kip_store_get(c->nx, l->subject, &subj, c->err);
+  if (rc) return rc;
+  if (!subj.is_prop && kip_protection(subj.type, subj.name) != PROT_NONE)
+    rc = kip_err_at(c->err, KIP_E_IMMUTABLE, pos.line, pos.col,
+                    "The Genesis wiring of protected structures cannot be removed.",
+                    "the belongs_to_domain link of {type: \"%s\", name: \"%s\"} is protected", subj.type, subj.name);
+  kip_elem_clear(&subj);
+  return rc;
+}
+
+/* a DELETE whose target matched nothing: an {id} target must exist (KIP_3002);
+** an identity-bound or pattern target is an idempotent success, said in warnings */
+static int delete_found_nothing(kip_ctx *c, const ast_delete *d) {
+  for (int i = 0; i < d->where->n; i++) {
+    const ast_where *w = d->where->items[i];
+    const char *var = w->kind == W_CONCEPT ? w->concept->var : w->kind == W_PROP ? w->prop->var : NULL;
+    const json_t *idv = w->kind == W_CONCEPT ? w->concept->id : w->kind == W_PROP ? w->prop->id : NULL;
+    if (var && idv && !strcmp(var, d->target))
+      return kip_err_at(c->err, KIP_E_NOT_FOUND, d->target_pos.line, d->target_pos.col,
+                        "The target may have been deleted or never created. Use SEARCH or FIND to confirm it exists.",
+                        "no %s with id \"%s\"", w->kind == W_PROP ? "proposition" : "concept", json_string_value(idv));
+  }
+  kip_warn(c, "?%s matched nothing: nothing was deleted", d->target);
+  return 0;
+}
+
 int kip_exec_delete(kip_ctx *c, const ast_stmt *s) {
   const ast_delete *d = &s->u.del;
   if (d->what == DEL_METADATA)
@@ -240,6 +270,7 @@ int kip_exec_delete(kip_ctx *c, const ast_stmt *s) {
   size_t n;
   int rc = kip_select_targets(c, d->where, d->target, d->target_pos, -1, &ids, &n);
   int64_t uc = 0, up = 0, dc = 0, dp = 0;
+  if (!rc && n == 0 && (d->what == DEL_CONCEPT || d->what == DEL_PROPOSITIONS)) rc = delete_found_nothing(c, d);
   if (!rc && (d->what == DEL_ATTRIBUTES || d->what == DEL_METADATA)) {
     for (size_t i = 0; !rc && i < n; i++) {
       kip_elem el;
@@ -249,7 +280,7 @@ int kip_exec_delete(kip_ctx *c, const ast_stmt *s) {
       for (int k = 0; k < d->nkeys; k++)
         removed += json_object_del(d->what == DEL_ATTRIBUTES ? na : nm, d->keys[k]) == 0;
       if (removed) {
-        rc = kip_check_protected_change(c->nx, &el, na, c->err);
+        rc = kip_check_protected_change(c->nx, &el, na, nm, c->err);
         if (!rc) rc = kip_store_update(c->nx, el.id, na, nm, c->err);
         if (el.is_prop) up++;
         else uc++;
@@ -274,6 +305,8 @@ int kip_exec_delete(kip_ctx *c, const ast_stmt *s) {
       } else if (!c->nx->privileged && kip_protection(el.type, el.name) != PROT_NONE) {
         rc = kip_err_at(c->err, KIP_E_IMMUTABLE, d->target_pos.line, d->target_pos.col, NULL,
                         "{type: \"%s\", name: \"%s\"} is protected and cannot be deleted", el.type, el.name);
+      } else if (!c->nx->privileged && want_prop && !strcmp(el.predicate, "belongs_to_domain")) {
+        rc = genesis_wiring(c, &el, d->target_pos);
       }
       kip_elem_clear(&el);
       if (!rc) rc = cascade_in_scope(c, ids[i], d->target_pos);

@@ -241,7 +241,10 @@ int kip_exec_merge(kip_ctx *c, const ast_stmt *s) {
   json_t *src_aliases = json_incref(json_object_get(src.attrs, "aliases"));
   json_object_del(src.attrs, "aliases");
   filled = fill_missing(na, src.attrs);
+  json_t *aliases_before = json_incref(json_object_get(na, "aliases"));
   union_aliases(na, src_aliases, src.name);
+  filled += !json_equal(aliases_before, json_object_get(na, "aliases")); /* aliases is a filled key too */
+  json_decref(aliases_before);
   json_decref(src_aliases);
   json_t *trail = json_is_array(json_object_get(nm, "_merged_from")) ? json_copy(json_object_get(nm, "_merged_from"))
                                                                       : json_array();

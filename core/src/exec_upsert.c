@@ -76,12 +76,34 @@ int kip_check_reserved(const json_t *meta, kip_pos pos, kip_error *err) {
   return 0;
 }
 
-int kip_check_protected_change(kip_nexus *nx, const kip_elem *e, const json_t *new_attrs, kip_error *err) {
+/* the metadata an author wrote: every key but the engine's own `_` keys */
+static json_t *author_metadata(const json_t *meta) {
+  json_t *out = json_object();
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)meta, k, v) if (k[0] != '_') json_object_set(out, k, v);
+  return out;
+}
+
+int kip_check_protected_change(kip_nexus *nx, const kip_elem *e, const json_t *new_attrs, const json_t *new_meta,
+                               kip_error *err) {
   if (nx->privileged || e->is_prop) return 0;
   int prot = kip_protection(e->type, e->name);
-  if (prot == PROT_CORE && !json_equal(e->attrs, (json_t *)new_attrs))
-    return kip_err(err, KIP_E_IMMUTABLE, NULL, "{type: \"%s\", name: \"%s\"} is protected core; its attributes cannot change",
-                   e->type, e->name);
+  if (prot == PROT_CORE) {
+    int attrs_changed = !json_equal(e->attrs, (json_t *)new_attrs), meta_changed = 0;
+    if (!attrs_changed && new_meta) {
+      json_t *a = author_metadata(e->meta), *b = author_metadata(new_meta);
+      meta_changed = !json_equal(a, b);
+      json_decref(a);
+      json_decref(b);
+    }
+    if (attrs_changed || meta_changed)
+      return kip_err(err, KIP_E_IMMUTABLE,
+                     "Protected structures (meta-types, Domain, belongs_to_domain, core domains) cannot be modified; "
+                     "write to your own concepts instead (rewriting identical values is allowed).",
+                     "{type: \"%s\", name: \"%s\"} is a protected structure; its %s cannot change", e->type,
+                     e->name, attrs_changed ? "attributes" : "metadata");
+  }
   if (prot == PROT_ACTOR) {
     json_t *a = json_object_get(e->attrs, "core_directives");
     json_t *b = json_object_get(new_attrs, "core_directives");
@@ -252,7 +274,7 @@ static int merge_existing(upsert_state *U, int64_t id, const json_t *attrs, cons
   }
   json_t *na = kip_json_merge(e.attrs, attrs);
   json_t *nm = kip_json_merge(e.meta, meta);
-  rc = kip_check_protected_change(U->c->nx, &e, na, U->c->err);
+  rc = kip_check_protected_change(U->c->nx, &e, na, nm, U->c->err);
   if (!rc && (!json_equal(na, e.attrs) || !json_equal(nm, e.meta)))
     rc = kip_store_update(U->c->nx, id, na, nm, U->c->err);
   json_decref(na);
@@ -271,6 +293,11 @@ static int upsert_link(upsert_state *U, int64_t s, const char *pred, int64_t o, 
                         "EXPECT VERSION %lld but the proposition does not exist", (long long)expect);
     if ((rc = scope_forbids(U, U->c->nx->scope ? U->c->nx->scope->forbidden_predicates : NULL, pred, pos))) return rc;
     rc = kip_store_insert_prop(U->c->nx, s, pred, o, attrs, meta, &id, U->c->err);
+    if (!rc && s == o) {
+      char idb[32];
+      kip_format_id(idb, sizeof idb, s, 0);
+      kip_warn(U->c, "self-loop: the \"%s\" link at line %d points from %s to itself", pred, pos.line, idb);
+    }
   } else if (rc == 0) {
     rc = merge_existing(U, id, attrs, meta, has_expect, expect, epos);
   }

@@ -150,7 +150,7 @@ static void test_nexus(void) {
   EXPECT(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"C\\\"} } }\",\"dry_run\":true}", 0,
          "\"upsert_concept_nodes\":[]");
   EXPECT_EXACT(nx, "{\"command\":\"FIND(?p) WHERE { ?p {type: \\\"Person\\\", name: \\\"C\\\"} }\"}", 0,
-               "{\"result\":[]}");
+               "{\"result\":[],\"warnings\":[\"anchor {type: \\\"Person\\\", name: \\\"C\\\"} does not exist\"]}");
   EXPECT(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"C\\\"} } }\"}", 1, "KIP_4004");
   kip_close(nx);
   /* reopen: hashes recorded, nothing re-applied, data kept */
