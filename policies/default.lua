@@ -8,8 +8,9 @@
 --  * facts marked `access_level: "private"` are visible only when they are, or
 --    are about, the counterparty or `$self` — enforced by the core as an
 --    eligibility scope, so they are silently omitted (no hint of existence);
---  * readonly callers never write (refused here as well as by the core); the
---    protected core is left to the core, which answers KIP_3004.
+--  * readonly callers never write: the core refuses KML on the readonly
+--    interface (KIP_4004, "use execute_kip"); the protected core is left to
+--    the core too, which answers KIP_3004.
 --
 -- Edit the settings below or copy this file into your own policy directory.
 local PROVENANCE = "warn"   -- "warn" | "refuse" | "off"
@@ -90,10 +91,8 @@ return kip.policy {
       .. ' || ?e.id == :counterparty_id || ?e.subject == :counterparty_id'
 
     if not req.mutates then return d end
-
-    if req.readonly then
-      return { state = "BLOCK", reasons = { "readonly callers cannot write" } }
-    end
+    -- readonly callers (execute_kip_readonly) are refused by the core itself,
+    -- with the hint to use execute_kip
 
     -- secrets and credentials never enter the memory
     local hit = scan(req.writes, 0) or scan(req.parameters, 0)

@@ -9,9 +9,12 @@ only protocol frames and that the server exits when stdin closes.
 """
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 KIP = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -58,13 +61,169 @@ class Client:
         return rest, code, self.p.stderr.read()
 
 
+def hostile(c):
+    """every line that carries an id gets an answer with that id; the server lives"""
+    deep = '{"jsonrpc":"2.0","id":501,"method":"tools/call","params":{"name":"execute_kip","arguments":{"command":"DESCRIBE DOMAINS","parameters":{"x":' + "[" * 1000 + "]" * 1000 + "}}}}"
+    cases = [
+        (501, deep.encode()),
+        (502, b'{"jsonrpc":"2.0","id":502,"method":"tools/call","params":{"name":"execute_kip_readonly","arguments":{"command":"FIND(?x) WHERE { ?x {type: \"Person\"} } LIMIT :n","parameters":{"n":10000000000000000000}}}}'),
+        (503, b'{"jsonrpc":"2.0","id":503,"method":"tools/call","params":{"name":"execute_kip_readonly","arguments":{"command":"SEARCH CONCEPT :q","parameters":{"q":"\ud800x"}}}}'),
+        (504, b'\xef\xbb\xbf{"jsonrpc":"2.0","id":504,"method":"ping"}'),
+        (505, b'{"jsonrpc":"2.0","id":505,"method":"tools/call","params":{"name":"execute_kip_readonly","arguments":{"command":"SEARCH CONCEPT \"\xff\xfe\""}}}'),
+        ("s-506", b'{"jsonrpc":"2.0","id":"s-506","method":"ping","params":{"x":"\xc3"}}'),
+        (507, json.dumps({"jsonrpc": "2.0", "id": 507, "method": "tools/call", "params": {"name": "execute_kip", "arguments": {
+            "command": 'UPSERT { CONCEPT ?x { {type: "Person", name: "Inf"} SET ATTRIBUTES { v: 1e999 } } }'}}}).encode()),
+    ]
+    for want, raw in cases:
+        c.p.stdin.flush()
+        c.p.stdin.buffer.write(raw + b"\n")
+        c.p.stdin.buffer.flush()
+        r = c.read()
+        check(f"hostile line {want} answered with its id", r.get("id") == want, r)
+    inf = json.loads(r["result"]["content"][0]["text"]) if "result" in r else r
+    check("1e999 refused", "KIP_1001" in json.dumps(inf), inf)
+    for bad_id in ({"a": 1}, True, 1.5):
+        c.send_raw(json.dumps({"jsonrpc": "2.0", "id": bad_id, "method": "ping"}))
+        r = c.read()
+        check(f"id {bad_id!r} is an invalid request", r.get("error", {}).get("code") == -32600 and r["id"] is None, r)
+    # random mutations of a valid request: never a crash, and an answer for every intact id
+    rnd = random.Random(7)
+    base = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "execute_kip_readonly",
+                       "arguments": {"command": 'FIND(?p.name) WHERE { ?p {type: "Person"} } LIMIT 3', "parameters": {"k": [1, "x", {"y": None}]}}}})
+    expected, lines = set(), []
+    for n in range(1, 301):
+        line = bytearray(base.replace('"id": 0', f'"id": {1000 + n}').encode())
+        for _ in range(rnd.randint(1, 4)):
+            pos = rnd.randrange(len(line))
+            op = rnd.random()
+            if op < 0.4:
+                line[pos] = rnd.randrange(256)
+            elif op < 0.7:
+                del line[pos]
+            else:
+                line[pos:pos] = bytes([rnd.choice(b'{}[]",:\\0123456789')])
+        line = bytes(line).replace(b"\n", b" ")
+        if f'"id": {1000 + n},'.encode() in line:
+            expected.add(1000 + n)
+        lines.append(line)
+    got = set()
+
+    def reader():  # read while writing: neither pipe may fill up
+        while True:
+            r = c.read()
+            if r.get("id") == 9999:
+                return
+            got.add(r.get("id"))
+    t = threading.Thread(target=reader)
+    t.start()
+    for line in lines:
+        c.p.stdin.buffer.write(line + b"\n")
+    c.p.stdin.buffer.flush()
+    c.send_raw(json.dumps({"jsonrpc": "2.0", "id": 9999, "method": "ping"}))
+    t.join(timeout=60)
+    check("fuzzed lines: every intact id answered", expected <= got, sorted(expected - got)[:10])
+    check("server alive after fuzzing", c.request("ping")["result"] == {})
+
+
+def stability(db):
+    """tools/list is byte-for-byte the same across starts"""
+    frames = []
+    for _ in range(3):
+        c = Client(db)
+        c.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+        c.send_raw(json.dumps({"jsonrpc": "2.0", "id": 77, "method": "tools/list"}))
+        frames.append(c.p.stdout.readline())
+        c.close()
+    check("tools/list byte-stable", len(set(frames)) == 1, [f[:80] for f in frames])
+
+
+def big_results(db, tmp):
+    """a result over the cap is a KIP_4002 with paging advice; the session goes on"""
+    cap = os.path.join(tmp, "many.kip")
+    with open(cap, "w") as f:
+        f.write("UPSERT {\n")
+        for i in range(3000):
+            f.write('  CONCEPT ?c%d { {type: "Person", name: "Many %d"} SET ATTRIBUTES { note: "%s" } }\n' % (i, i, "x" * 100))
+        f.write("} WITH METADATA { source: \"e2e\", author: \"mcp\" }\n")
+    subprocess.run([KIP, "--db", db, "import", "-q", cap], check=True, capture_output=True)
+    c = Client(db)
+    c.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+    r = c.request("tools/call", {"name": "execute_kip_readonly", "arguments": {
+        "command": 'FIND(?p) WHERE { ?p {type: "Person"} } LIMIT 5000'}})["result"]
+    text = r["content"][0]["text"]
+    check("large result capped", r["isError"] is True and "KIP_4002" in text and "CURSOR" in text and len(text) < 2000, text[:300])
+    ok = c.request("tools/call", {"name": "execute_kip_readonly", "arguments": {
+        "command": 'FIND(?p.name) WHERE { ?p {type: "Person"} } LIMIT 100'}})["result"]
+    check("paged result fits", ok["isError"] is False and "next_cursor" in ok["content"][0]["text"], ok["content"][0]["text"][:200])
+    c.close()
+    c = Client(db, "--max-response-bytes", "2048")
+    c.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+    r = c.request("tools/call", {"name": "execute_kip_readonly", "arguments": {
+        "command": 'FIND(?p.name) WHERE { ?p {type: "Person"} } LIMIT 1000'}})["result"]
+    check("--max-response-bytes", "KIP_4002" in r["content"][0]["text"], r["content"][0]["text"][:200])
+    c.close()
+
+
+def cancellation(db, tmp):
+    """notifications/cancelled stops a running batch (no answer for it); a broken
+    stdout stops the server instead of letting it run on alone"""
+    slow = {"commands": ['FIND(COUNT(?a)) WHERE { ?a {type: "Person"} ?b {type: "Person"} FILTER(?a.attributes.note < ?b.name) }'] * 100}
+    c = Client(db)
+    c.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+    t0 = time.time()
+    c.send_raw(json.dumps({"jsonrpc": "2.0", "id": 41, "method": "tools/call",
+                           "params": {"name": "execute_kip_readonly", "arguments": slow}}))
+    time.sleep(0.2)
+    c.send_raw(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 41, "reason": "test"}}))
+    c.send_raw(json.dumps({"jsonrpc": "2.0", "id": 42, "method": "ping"}))
+    r = c.read()
+    check("cancelled request not answered; the next one is", r.get("id") == 42, r)
+    check("cancellation is prompt", time.time() - t0 < 5, time.time() - t0)
+    c.close()
+    # the same batch uncancelled takes a while: a baseline for the broken-stdout case
+    p = subprocess.Popen([KIP, "--db", db, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}) + "\n").encode())
+    p.stdin.flush()
+    p.stdout.readline()
+    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                               "params": {"name": "execute_kip_readonly", "arguments": slow}}) + "\n").encode())
+    p.stdin.flush()
+    time.sleep(0.2)
+    t0 = time.time()
+    p.stdout.close()  # the client goes away without closing stdin
+    try:
+        p.wait(timeout=10)
+        check("broken stdout stops the server", time.time() - t0 < 5, time.time() - t0)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        check("broken stdout stops the server", False, "still running after 10 s")
+
+
+def startup_failures(tmp):
+    """the README configuration form works; a start-up failure is said on stderr and to the client"""
+    r = subprocess.run([KIP, "mcp", "--db", os.path.join(tmp, "cfg.db")], input=json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}) + "\n",
+        capture_output=True, text=True, timeout=30)
+    check("kip mcp --db PATH (global option after the subcommand)", '"protocolVersion"' in r.stdout, r.stderr)
+    r = subprocess.run([KIP, "mcp", "--db", "/nonexistent-dir/x/y.db"], input=json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}) + "\n",
+        capture_output=True, text=True, timeout=30)
+    resp = json.loads(r.stdout) if r.stdout.strip() else {}
+    check("start-up failure answered to the client", resp.get("id") == 1 and "could not start" in resp.get("error", {}).get("message", ""), r.stdout)
+    check("start-up failure on stderr", "cannot open the nexus" in r.stderr and r.returncode != 0, (r.returncode, r.stderr))
+    r = subprocess.run([KIP, "mcp", "--bogus"], input="", capture_output=True, text=True, timeout=30)
+    check("unknown option on stderr", "unknown option --bogus" in r.stderr, r.stderr)
+
+
 def main():
     tmp = tempfile.mkdtemp()
     db = os.path.join(tmp, "mcp.db")
 
     # handshake and version negotiation
     for version, expect in [("2025-11-25", "2025-11-25"), ("2025-06-18", "2025-06-18"),
-                            ("2024-11-05", "2024-11-05"), ("1999-01-01", "2025-11-25")]:
+                            ("2025-03-26", "2025-03-26"), ("2025-05-01", "2025-03-26"),
+                            ("2024-11-05", "2024-11-05"), ("2030-01-01", "2025-11-25"),
+                            ("1999-01-01", "2025-11-25")]:
         c = Client(db)
         r = c.request("initialize", {"protocolVersion": version, "capabilities": {},
                                      "clientInfo": {"name": "e2e", "version": "1"}})
@@ -85,8 +244,13 @@ def main():
     names = [t["name"] for t in tools]
     check("tools", names == ["execute_kip", "execute_kip_readonly"], names)
     ref = json.load(open(os.path.join(HERE, "..", "lua", "kip", "mcp", "execute_kip.json")))
-    check("schema", tools[0]["inputSchema"] == ref["parameters"], tools[0]["inputSchema"])
-    check("description", len(tools[0]["description"]) > 40, tools[0])
+    flat = {k: v for k, v in ref["parameters"].items() if k != "oneOf"}
+    check("schema is a flat object", tools[0]["inputSchema"] == flat and tools[0]["inputSchema"]["type"] == "object",
+          tools[0]["inputSchema"])
+    check("description carries the syntax card", 1500 < len(tools[0]["description"]) < 4000
+          and "DESCRIBE PRIMER" in tools[0]["description"], len(tools[0]["description"]))
+    check("annotations", tools[0]["annotations"]["destructiveHint"] is True
+          and tools[1]["annotations"]["readOnlyHint"] is True, tools[0].get("annotations"))
 
     # tools/call: a write, a read, a KIP error, a readonly violation
     w = c.request("tools/call", {"name": "execute_kip", "arguments": {
@@ -96,7 +260,7 @@ def main():
     q = c.request("tools/call", {"name": "execute_kip_readonly", "arguments": {
         "command": 'FIND(?p.attributes.person_class) WHERE { ?p {type: "Person", name: "Ada"} }'}})["result"]
     check("read", q["content"][0]["type"] == "text" and json.loads(q["content"][0]["text"]) == {"result": ["Human"]}, q)
-    check("structured", q.get("structuredContent") == {"result": ["Human"]}, q)
+    check("the payload is sent once", "structuredContent" not in q and len(q["content"]) == 1, q)
     e = c.request("tools/call", {"name": "execute_kip_readonly", "arguments": {"command": "FIND(?x WHERE"}})["result"]
     check("kip error isError", e["isError"] is True and "KIP_1001" in e["content"][0]["text"], e)
     ro = c.request("tools/call", {"name": "execute_kip_readonly", "arguments": {
@@ -108,7 +272,7 @@ def main():
     # RC11 edge cases decided once (docs/decisions.md): the same answers as kip call
     miss = c.request("tools/call", {"name": "execute_kip_readonly", "arguments": {
         "command": 'FIND(?x) WHERE { ?x {type: "Person", name: "Nope"} }'}})["result"]
-    check("missing anchor warning", miss.get("structuredContent") == {
+    check("missing anchor warning", json.loads(miss["content"][0]["text"]) == {
         "result": [], "warnings": ['anchor {type: "Person", name: "Nope"} does not exist']}, miss)
     prot = c.request("tools/call", {"name": "execute_kip", "arguments": {
         "command": 'UPSERT { CONCEPT ?d { {type: "Domain", name: "CoreSchema"} } WITH METADATA { source: "attacker" } }'}})["result"]
@@ -137,10 +301,17 @@ def main():
     pri = c.request("resources/read", {"uri": "kip://primer"})["result"]["contents"][0]
     check("primer", "domain_map" in pri["text"], pri["text"][:200])
     check("unknown resource", c.request("resources/read", {"uri": "kip://nope"})["error"]["code"] == -32602)
+    nouri = c.request("resources/read", {})["error"]
+    check("resources/read without uri", nouri["code"] == -32602 and "needs params.uri" in nouri["message"], nouri)
     pr = c.request("prompts/get", {"name": "kip_grounding"})["result"]
     check("prompt", "DESCRIBE PRIMER" in pr["messages"][0]["content"]["text"], pr)
+    hostile(c)
     rest, code, err = c.close()
     check("clean exit", code == 0 and rest == "", (code, rest, err))
+    stability(db)
+    big_results(db, tmp)
+    cancellation(db, tmp)
+    startup_failures(tmp)
 
     # --readonly server: only the readonly tool
     c = Client(db, "--readonly")

@@ -40,6 +40,13 @@ out=$(post --data '{"command":"FIND(?x) WHERE { ?x {type: \"Person\", name: \"No
 check missing_anchor '{"result":[],"warnings":["anchor {type: \"Person\", name: \"Nope\"} does not exist"]}' "$out"
 out=$(post --data '{"command":"UPSERT { CONCEPT ?d { {type: \"Domain\", name: \"CoreSchema\"} } WITH METADATA { source: \"attacker\" } }"}' "$URL/execute")
 check protected_metadata 'KIP_3004' "$out"
+# decoding as MCP does: BOM, integers beyond 64 bits, lone surrogates; too deep is a 400
+printf '\xef\xbb\xbf{"command":"FIND(?p.name) WHERE { ?p {type: \\"Person\\", name: :n} }","parameters":{"n":"\\ud800x","big":10000000000000000000}}' > "$T/odd.json"
+out=$(post --data-binary @"$T/odd.json" "$URL/execute_readonly"); check lenient_decoding '{"result":[]' "$out"; check lenient_200 'HTTP200' "$out"
+python3 -c 'print("{\"command\":\"DESCRIBE DOMAINS\",\"parameters\":{\"x\":" + "[" * 1000 + "]" * 1000 + "}}")' > "$T/deep.json"
+out=$(post --data-binary @"$T/deep.json" "$URL/execute"); check deep_request 'HTTP400' "$out"
+python3 -c 'print("{\"command\":\"DESCRIBE DOMAINS\",\"parameters\":{\"x\":" + "[" * 63 + "]" * 63 + "}}")' > "$T/deep63.json"
+out=$(post --data-binary @"$T/deep63.json" "$URL/execute"); check param_depth_limit 'KIP_4002' "$out"
 out=$(post --data '{not json' "$URL/execute"); check bad_json 'HTTP400' "$out"; check bad_json_body '"KIP_1001"' "$out"
 out=$(curl -s -w ' HTTP%{http_code}' "$URL/execute"); check wrong_method 'HTTP405' "$out"
 head -c 1500000 /dev/zero | tr '\0' 'x' > "$T/big"; printf '{"command":"%s"}' "$(cat "$T/big")" > "$T/big.json"
@@ -60,6 +67,15 @@ wait
 check all_writes_ok 200 "$(grep -c '"blocks":1' "$T"/w*.out | awk -F: '{s+=$2} END {print s}')"
 out=$(post --data '{"command":"FIND(COUNT(?p)) WHERE { ?p {type: \"Person\"} FILTER(STARTS_WITH(?p.name, \"w\")) }"}' "$URL/execute_readonly")
 check concurrent_count '{"result":200}' "$out"
+# a response over max_response (1 MiB) is KIP_4002 with paging advice
+python3 - "$T/fat.json" <<'PY'
+import json, sys
+blocks = " ".join('CONCEPT ?c%d { {type: "Person", name: "fat%d"} SET ATTRIBUTES { note: "%s" } }' % (i, i, "z" * 900) for i in range(200))
+json.dump({"command": "UPSERT { %s } WITH METADATA { source: \"e2e\", author: \"nginx\" }" % blocks}, open(sys.argv[1], "w"))
+PY
+for i in 1 2 3 4 5 6; do sed "s/fat/fat$i-/g" "$T/fat.json" > "$T/fat$i.json"; post --data-binary @"$T/fat$i.json" "$URL/execute" > /dev/null; done
+out=$(post --data '{"command":"FIND(?p) WHERE { ?p {type: \"Person\"} FILTER(STARTS_WITH(?p.name, \"fat\")) } LIMIT 5000"}' "$URL/execute_readonly")
+check response_cap 'KIP_4002' "$out"; check response_cap_hint 'CURSOR' "$out"
 check no_errors_logged "" "$(grep -i 'kip' "$T/p/logs/error.log" | grep -v 'policy' || true)"
 
 echo "$passes passed, $fails failed"

@@ -163,7 +163,7 @@ class MCP:
             args["parameters"] = req["parameters"]
         r = self.rpc("tools/call", {"name": "execute_kip_readonly", "arguments": args})
         res = r.get("result", {})
-        return json.dumps(res.get("structuredContent"), sort_keys=True) if "structuredContent" in res else json.dumps(r)
+        return res["content"][0]["text"] if "content" in res else json.dumps(r)
 
     def close(self):
         self.p.stdin.close()

@@ -9,12 +9,23 @@
 **   host.readline(prompt) -> line | nil at end of input
 **   host.add_history(line); host.read_history(path); host.write_history(path, max)
 **   host.set_completer(function(text, line_before) -> {candidates}) | nil
+**
+** and what a stdio server (kip mcp) needs to notice a cancellation or a
+** departed client while a request runs: a line reader on fd 0 with its own
+** buffer, so that "is a line waiting?" can be asked without blocking.
+**
+**   host.read_line() -> line | nil at end of input          (blocking; nil
+**                                 too when stdout's reader goes away)
+**   host.line_waiting() -> "line" | "eof" | nil             (never blocks)
+**   host.output_broken() -> bool                             (stdout's reader is gone)
 */
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -118,6 +129,86 @@ static int l_set_completer(lua_State *L) {
   return 0;
 }
 
+/* ------------------------------------------------------ stdin lines */
+static char *inbuf;              /* bytes read from fd 0, not yet returned */
+static size_t inlen, incap;
+static int ineof;
+
+/* read what fd 0 has (blocking if `block`); 0 on data, -1 on EOF or error */
+static int fill(int block) {
+  if (ineof) return -1;
+  if (!block) {
+    struct pollfd p = {0, POLLIN, 0};
+    if (poll(&p, 1, 0) <= 0) return 0;
+  }
+  if (incap - inlen < 65536) {
+    size_t cap = incap ? incap * 2 : 131072;
+    while (cap - inlen < 65536) cap *= 2;
+    char *nb = realloc(inbuf, cap);
+    if (!nb) return -1;
+    inbuf = nb;
+    incap = cap;
+  }
+  ssize_t n;
+  do n = read(0, inbuf + inlen, incap - inlen);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) {
+    ineof = 1;
+    return -1;
+  }
+  inlen += (size_t)n;
+  return 0;
+}
+
+static int push_line(lua_State *L, char *nl) {
+  size_t n = (size_t)(nl - inbuf);
+  lua_pushlstring(L, inbuf, n > 0 && inbuf[n - 1] == '\r' ? n - 1 : n);
+  memmove(inbuf, nl + 1, inlen - n - 1);
+  inlen -= n + 1;
+  return 1;
+}
+
+/* wait until fd 0 has input; 0, or -1 when stdout's reader went away meanwhile */
+static int wait_input(void) {
+  for (;;) {
+    struct pollfd p[2] = {{0, POLLIN, 0}, {1, 0, 0}};
+    int n = poll(p, 2, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return 0;
+    if (p[1].revents & (POLLERR | POLLHUP | POLLNVAL)) return -1;
+    if (p[0].revents) return 0;
+  }
+}
+
+static int l_read_line(lua_State *L) {
+  for (;;) {
+    char *nl = inlen ? memchr(inbuf, '\n', inlen) : NULL;
+    if (nl) return push_line(L, nl);
+    if (!ineof && wait_input() < 0) return 0; /* nobody reads our answers: end of input */
+    if (fill(1) < 0) {
+      if (!inlen) return 0;
+      lua_pushlstring(L, inbuf, inlen); /* a last line without newline */
+      inlen = 0;
+      return 1;
+    }
+  }
+}
+
+static int l_line_waiting(lua_State *L) {
+  if (!(inlen && memchr(inbuf, '\n', inlen))) fill(0);
+  if (inlen && memchr(inbuf, '\n', inlen)) lua_pushliteral(L, "line");
+  else if (ineof) lua_pushliteral(L, "eof");
+  else lua_pushnil(L);
+  return 1;
+}
+
+static int l_output_broken(lua_State *L) {
+  struct pollfd p = {1, POLLOUT, 0};
+  int broken = poll(&p, 1, 0) > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL));
+  lua_pushboolean(L, broken);
+  return 1;
+}
+
 int luaopen_kip_host(lua_State *L) {
   static const luaL_Reg funcs[] = {{"isatty", l_isatty},
                                    {"columns", l_columns},
@@ -126,6 +217,9 @@ int luaopen_kip_host(lua_State *L) {
                                    {"read_history", l_read_history},
                                    {"write_history", l_write_history},
                                    {"set_completer", l_set_completer},
+                                   {"read_line", l_read_line},
+                                   {"line_waiting", l_line_waiting},
+                                   {"output_broken", l_output_broken},
                                    {NULL, NULL}};
   rl_readline_name = "kip";
   luaL_newlib(L, funcs);

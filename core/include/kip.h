@@ -82,6 +82,11 @@ typedef struct kip_command_hooks {
   int (*before)(void *ud, int index, const char *command, size_t len, const char *params_json,
                 struct kip_call_options *o, struct kip_error *err);
   char *(*after)(void *ud, int index, const char *response_json);
+  /* optional: polled while a request runs (between commands, between the
+  ** blocks of an UPSERT, inside long statements; at most every 20 ms);
+  ** nonzero cancels the request: the running command fails with KIP_4001
+  ** "cancelled" and the rest of a batch is skipped */
+  int (*interrupted)(void *ud);
 } kip_command_hooks;
 
 typedef struct kip_call_options {
@@ -126,6 +131,13 @@ void kip_free(void *p);
 ** malloc'd, free with kip_free. Non-finite reals are written as null. */
 struct json_t;
 char *kip_json_format(const struct json_t *v);
+
+/* Decode JSON text a client sent, leniently: a leading byte-order mark is
+** skipped, integers beyond 64 bits are read as reals, lone surrogate escapes
+** as U+FFFD (what kip_call_json accepts too). On failure returns NULL with
+** err filled and, when the text has a top-level "id" (integer or plain
+** string), *id set to it (a new reference) so a reply can still be matched. */
+struct json_t *kip_json_parse_client(const char *s, size_t n, struct json_t **id, kip_error *err);
 
 /* The SQLite handle behind a nexus (for the binding's backup/maintenance). */
 struct sqlite3 *kip_nexus_db(kip_nexus *nx);

@@ -12,10 +12,12 @@
 **   nexus:call_json(request_json [, opts]) -> response json; opts: readonly,
 **     deadline_ms, max_rows, max_hops, eligibility, eligibility_params,
 **     forbidden_types, forbidden_predicates, write_denied, and the per-command
-**     governance hooks before(index, command, params_json) / after(index, response_json)
+**     governance hooks before(index, command, params_json) / after(index, response_json),
+**     and interrupted() -> true to cancel (polled every 20 ms at most)
 **   core.explain(nexus, command [, params_json]) -> json text
 **   core.json_decode(text) -> value    (exact 64-bit integers on Lua 5.4)
-**   core.json_encode(value [, pretty]) -> text
+**   core.json_encode(value [, pretty]) -> text   (object keys sorted: byte-stable output)
+**   core.json_decode_request(text) -> value | nil, message, recovered_id
 **   core.array_mt        metatable marking decoded arrays (so [] stays [])
 **   core.null            sentinel for JSON null inside arrays/objects
 **   core.sandbox_begin / sandbox_end / pattern   sandbox limits (kip_sandbox.c)
@@ -135,6 +137,7 @@ static const char **opt_strlist(lua_State *L, int t, const char *k) {
 typedef struct lhooks {
   lua_State *L;
   int before, after;       /* stack indices of the functions, 0 = none */
+  int interrupted;         /* stack index of opts.interrupted, 0 = none */
   const char **lists[512]; /* forbidden-name arrays to free after the call */
   int nlists;
 } lhooks;
@@ -225,6 +228,19 @@ static char *hook_after(void *ud, int index, const char *response_json) {
   return out;
 }
 
+/* opts.interrupted() -> true to cancel the request (a failing hook cancels nothing) */
+static int hook_interrupted(void *ud) {
+  lhooks *h = ud;
+  lua_State *L = h->L;
+  if (!h->interrupted) return 0;
+  luaL_checkstack(L, 2, "interrupt hook");
+  lua_pushvalue(L, h->interrupted);
+  int cancel = 0;
+  if (lua_pcall(L, 0, 1, 0) == LUA_OK) cancel = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return cancel;
+}
+
 static int l_call_json(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   size_t len;
@@ -244,14 +260,16 @@ static int l_call_json(lua_State *L) {
   o.forbidden_predicates = fp;
   lhooks h;
   memset(&h, 0, sizeof h);
-  kip_command_hooks hooks = {&h, hook_before, hook_after};
+  kip_command_hooks hooks = {&h, hook_before, hook_after, hook_interrupted};
   if (lua_type(L, 3) == LUA_TTABLE) {
     lua_getfield(L, 3, "before");
     lua_getfield(L, 3, "after");
+    lua_getfield(L, 3, "interrupted");
     h.L = L;
-    h.before = lua_isfunction(L, -2) ? lua_gettop(L) - 1 : 0;
-    h.after = lua_isfunction(L, -1) ? lua_gettop(L) : 0;
-    if (h.before || h.after) o.hooks = &hooks;
+    h.before = lua_isfunction(L, -3) ? lua_gettop(L) - 2 : 0;
+    h.after = lua_isfunction(L, -2) ? lua_gettop(L) - 1 : 0;
+    h.interrupted = lua_isfunction(L, -1) ? lua_gettop(L) : 0;
+    if (h.before || h.after || h.interrupted) o.hooks = &hooks;
   }
   char *resp = kip_call_json(n->nx, req, len, &o);
   for (int i = 0; i < h.nlists; i++) free(h.lists[i]);
@@ -288,21 +306,38 @@ static int l_explain(lua_State *L) {
 
 /* ------------------------------------------------------------------ JSON */
 #define ARRAY_MT "kip.array"
+/* registry: a weak-keyed table mapping each decoded JSON object to the list
+** of its keys in document order, so that decode -> change -> encode keeps
+** the order the engine wrote (json_encode emits the remaining keys sorted) */
+#define KEY_ORDER "kip.key_order"
 
 /* jansson value -> Lua value; 0, or -1 (nothing useful pushed) when it
 ** nests deeper than the decoder allows */
 #define DECODE_MAX_DEPTH 200
 
 static int push_json(lua_State *L, json_t *v, int depth) {
-  if (depth > DECODE_MAX_DEPTH || !lua_checkstack(L, 4)) return -1;
+  if (depth > DECODE_MAX_DEPTH || !lua_checkstack(L, 8)) return -1;
   switch (json_typeof(v)) {
     case JSON_OBJECT: {
       const char *k;
       json_t *x;
-      lua_createtable(L, 0, (int)json_object_size(v));
+      size_t n = json_object_size(v);
+      lua_createtable(L, 0, (int)n);
       json_object_foreach(v, k, x) {
         if (push_json(L, x, depth + 1)) return -1;
         lua_setfield(L, -2, k);
+      }
+      if (n >= 2) { /* remember the key order */
+        lua_getfield(L, LUA_REGISTRYINDEX, KEY_ORDER);
+        lua_pushvalue(L, -2);
+        lua_createtable(L, (int)n, 0);
+        int i = 1;
+        json_object_foreach(v, k, x) {
+          lua_pushstring(L, k);
+          lua_rawseti(L, -2, i++);
+        }
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
       }
       break;
     }
@@ -349,17 +384,72 @@ static int l_json_decode(lua_State *L) {
   return 1;
 }
 
+/* core.json_decode_request(text) -> value | nil, message, id
+** Lenient decoding of what a client sent (kip_json_parse_client): BOM, big
+** integers and lone surrogates are accepted; when the text is still not
+** JSON, the top-level "id" is recovered if it can be, so a JSON-RPC error
+** can be matched to its request. */
+static int l_json_decode_request(lua_State *L) {
+  size_t len;
+  const char *s = luaL_checklstring(L, 1, &len);
+  kip_error e;
+  json_t *id = NULL;
+  json_t *v = kip_json_parse_client(s, len, &id, &e);
+  if (!v) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "invalid JSON at line %d column %d: %s", e.line, e.column, e.message);
+    if (id) push_json(L, id, 0);
+    else lua_pushnil(L);
+    json_decref(id);
+    return 3;
+  }
+  int top = lua_gettop(L);
+  int rc = push_json(L, v, 0);
+  if (rc) { /* too deep for Lua: still say which request it was */
+    lua_settop(L, top);
+    lua_pushnil(L);
+    lua_pushfstring(L, "JSON nests deeper than %d levels", DECODE_MAX_DEPTH);
+    json_t *rid = json_is_object(v) ? json_object_get(v, "id") : NULL;
+    if (rid && (json_is_string(rid) || json_is_integer(rid))) push_json(L, rid, 0);
+    else lua_pushnil(L);
+    json_decref(v);
+    return 3;
+  }
+  json_decref(v);
+  return 1;
+}
+
 /* Lua value -> jansson value. Never raises while a tree is half built:
 ** on failure it returns NULL with *why set (the caller frees nothing that
 ** was not returned, and raises afterwards). Cycles end at the depth cap. */
 #define ENCODE_MAX_DEPTH 128
+
+static int cmp_keys(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* a copy of o with its keys inserted in sorted order (o is released) */
+static json_t *sorted_object(json_t *o) {
+  size_t n = json_object_size(o);
+  if (n < 2) return o;
+  const char **keys = malloc(n * sizeof *keys);
+  if (!keys) return o;
+  size_t k = 0;
+  const char *key;
+  json_t *x;
+  json_object_foreach(o, key, x) keys[k++] = key;
+  qsort(keys, n, sizeof *keys, cmp_keys);
+  json_t *out = json_object();
+  for (size_t j = 0; j < n; j++) json_object_set(out, keys[j], json_object_get(o, keys[j]));
+  free(keys);
+  json_decref(o);
+  return out;
+}
 
 static json_t *to_json(lua_State *L, int i, int depth, const char **why) {
   if (depth > ENCODE_MAX_DEPTH) {
     *why = "value nests deeper than 128 levels (or contains a cycle); cannot encode it as JSON";
     return NULL;
   }
-  if (!lua_checkstack(L, 4)) {
+  if (!lua_checkstack(L, 8)) {
     *why = "value nests too deep to encode as JSON";
     return NULL;
   }
@@ -408,6 +498,8 @@ static json_t *to_json(lua_State *L, int i, int depth, const char **why) {
         }
         return a;
       }
+      /* keys in the order they were decoded in, the others sorted: the same
+      ** table always encodes to the same bytes */
       json_t *o = json_object();
       lua_pushnil(L);
       while (lua_next(L, i)) {
@@ -422,6 +514,27 @@ static json_t *to_json(lua_State *L, int i, int depth, const char **why) {
         }
         lua_pop(L, 1);
       }
+      o = sorted_object(o);
+      lua_getfield(L, LUA_REGISTRYINDEX, KEY_ORDER);
+      lua_pushvalue(L, i);
+      lua_rawget(L, -2);
+      if (lua_istable(L, -1)) { /* decoded keys first, in their order */
+        json_t *ordered = json_object();
+        size_t nk = kip_rawlen(L, -1);
+        for (size_t k = 1; k <= nk; k++) {
+          lua_rawgeti(L, -1, (int)k);
+          const char *key = lua_tostring(L, -1);
+          json_t *x = key ? json_object_get(o, key) : NULL;
+          if (x) json_object_set(ordered, key, x);
+          lua_pop(L, 1);
+        }
+        const char *key;
+        json_t *x;
+        json_object_foreach(o, key, x) if (!json_object_get(ordered, key)) json_object_set(ordered, key, x);
+        json_decref(o);
+        o = ordered;
+      }
+      lua_pop(L, 2);
       return o;
     }
     default: *why = "cannot encode this Lua type as JSON"; return NULL;
@@ -491,7 +604,8 @@ static const luaL_Reg nexus_methods[] = {
     {"call_json", l_call_json}, {"backup", l_backup}, {"readonly", l_readonly}, {"close", l_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"open", l_open},           {"parse", l_parse}, {"describe", l_describe},
                                  {"explain", l_explain},     {"json_decode", l_json_decode},
-                                 {"json_encode", l_json_encode}, {NULL, NULL}};
+                                 {"json_encode", l_json_encode}, {"json_decode_request", l_json_decode_request},
+                                 {NULL, NULL}};
 
 void kip_open_sandbox(lua_State *L); /* kip_sandbox.c */
 
@@ -507,6 +621,16 @@ int luaopen_kip_core(lua_State *L) {
     lua_setfield(L, -2, "__close");
     lua_pushcfunction(L, l_tostring);
     lua_setfield(L, -2, "__tostring");
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, KEY_ORDER);
+  if (!lua_istable(L, -1)) {
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, KEY_ORDER);
   }
   lua_pop(L, 1);
   luaL_newmetatable(L, ARRAY_MT);

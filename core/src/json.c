@@ -6,6 +6,7 @@
 */
 #include "kipint.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,27 @@ void kip_json_write(kip_buf *b, const json_t *v) {
 
 char *kip_json_format(const json_t *v) { return kip_json_dump(v); }
 
+int kip_json_depth(const json_t *v) {
+  int d = 0;
+  if (json_is_array(v)) {
+    for (size_t i = 0; i < json_array_size(v); i++) {
+      int x = kip_json_depth(json_array_get(v, i));
+      if (x > d) d = x;
+    }
+    return d + 1;
+  }
+  if (json_is_object(v)) {
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)v, k, x) {
+      int y = kip_json_depth(x);
+      if (y > d) d = y;
+    }
+    return d + 1;
+  }
+  return 0;
+}
+
 int kip_json_has_nul(const json_t *v) {
   switch (json_typeof(v)) {
     case JSON_STRING: return memchr(json_string_value(v), 0, json_string_length(v)) != NULL;
@@ -97,6 +119,153 @@ json_t *kip_json_parse(const char *s, size_t n, kip_error *err) {
   if (!v && err)
     kip_err_at(err, KIP_E_SYNTAX, je.line, je.column, "Send a valid JSON document.",
                "invalid JSON: %s", je.text);
+  return v;
+}
+
+/* ------------------------------------------------- requests from clients */
+static int hex4(const char *p, const char *e, unsigned *out) {
+  if (e - p < 4) return 0;
+  unsigned v = 0;
+  for (int i = 0; i < 4; i++) {
+    char c = p[i];
+    v <<= 4;
+    if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+    else return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+/* the text with lone surrogate escapes as \uFFFD and integers beyond
+** 64 bits written as reals (what JSON.stringify produces for 1e19) */
+static char *normalise(const char *s, size_t n, size_t *outlen) {
+  kip_buf b;
+  kip_buf_init(&b);
+  const char *p = s, *e = s + n;
+  while (p < e) {
+    if (*p == '"') { /* a string: copy, mending lone surrogates */
+      kip_buf_addc(&b, *p++);
+      while (p < e && *p != '"') {
+        unsigned hi, lo;
+        if (*p == '\\' && p + 1 < e && p[1] == 'u' && hex4(p + 2, e, &hi) && hi >= 0xD800 && hi <= 0xDFFF) {
+          int paired = hi <= 0xDBFF && e - p >= 12 && p[6] == '\\' && p[7] == 'u' && hex4(p + 8, e, &lo) &&
+                       lo >= 0xDC00 && lo <= 0xDFFF;
+          if (paired) {
+            kip_buf_add(&b, p, 12);
+            p += 12;
+          } else {
+            kip_buf_adds(&b, "\\uFFFD");
+            p += 6;
+          }
+          continue;
+        }
+        if (*p == '\\' && p + 1 < e) kip_buf_addc(&b, *p++);
+        kip_buf_addc(&b, *p++);
+      }
+      if (p < e) kip_buf_addc(&b, *p++);
+    } else if (*p == '-' || (*p >= '0' && *p <= '9')) { /* a number */
+      const char *q = p + (*p == '-');
+      while (q < e && *q >= '0' && *q <= '9') q++;
+      int integer = !(q < e && (*q == '.' || *q == 'e' || *q == 'E'));
+      kip_buf_add(&b, p, (size_t)(q - p));
+      size_t digits = (size_t)(q - p) - (*p == '-');
+      if (integer && digits >= 19) { /* beyond int64? */
+        char tmp[64];
+        int big = digits > 19;
+        if (!big) {
+          snprintf(tmp, sizeof tmp, "%.*s", (int)(q - p), p);
+          errno = 0;
+          (void)strtoll(tmp, NULL, 10);
+          big = errno == ERANGE;
+        }
+        if (big) kip_buf_adds(&b, ".0");
+      }
+      p = q;
+    } else {
+      kip_buf_addc(&b, *p++);
+    }
+  }
+  *outlen = b.len;
+  return kip_buf_detach(&b);
+}
+
+json_t *kip_json_parse_request(const char *s, size_t n, kip_error *err) {
+  if (n >= 3 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF) {
+    s += 3; /* a leading byte-order mark */
+    n -= 3;
+  }
+  json_error_t je;
+  json_t *v = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+  if (v) return v;
+  size_t m;
+  char *t = normalise(s, n, &m);
+  v = json_loadb(t, m, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+  free(t);
+  if (!v && err)
+    kip_err_at(err, KIP_E_SYNTAX, je.line, je.column, "Send a valid JSON document (UTF-8).", "invalid JSON: %s",
+               je.text);
+  return v;
+}
+
+/* the id value at p (after "id" and optional blanks): ':' then an integer
+** or a string without escapes; NULL otherwise */
+static json_t *id_value_at(const char *p, const char *e) {
+  while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+  if (p >= e || *p != ':') return NULL;
+  p++;
+  while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+  if (p < e && *p == '"') {
+    const char *v = ++p;
+    while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20) p++;
+    return p < e && *p == '"' ? json_stringn(v, (size_t)(p - v)) : NULL;
+  }
+  if (p < e && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+    char tmp[32];
+    size_t k = 0;
+    while (p < e && k < sizeof tmp - 1 && (*p == '-' || (*p >= '0' && *p <= '9'))) tmp[k++] = *p++;
+    tmp[k] = 0;
+    if (p < e && (*p == '.' || *p == 'e' || *p == 'E')) return NULL; /* not an integer id */
+    errno = 0;
+    long long x = strtoll(tmp, NULL, 10);
+    return errno ? NULL : json_integer(x);
+  }
+  return NULL;
+}
+
+json_t *kip_json_recover_id(const char *s, size_t n) {
+  const char *p = s, *e = s + n;
+  int depth = 0;
+  /* first the "id" key of the top-level object, following the structure */
+  while (p < e) {
+    char c = *p;
+    if (c == '"') {
+      const char *k = ++p;
+      while (p < e && *p != '"') p += (*p == '\\') ? 2 : 1;
+      if (p >= e) break;
+      int is_id = depth == 1 && p - k == 2 && k[0] == 'i' && k[1] == 'd';
+      p++;
+      if (is_id) return id_value_at(p, e);
+      continue;
+    }
+    if (c == '{' || c == '[') depth++;
+    else if (c == '}' || c == ']') depth--;
+    p++;
+  }
+  /* the structure itself is broken: the first "id": <value> anywhere */
+  for (p = s; p + 4 <= e; p++)
+    if (p[0] == '"' && p[1] == 'i' && p[2] == 'd' && p[3] == '"') {
+      json_t *v = id_value_at(p + 4, e);
+      if (v) return v;
+    }
+  return NULL;
+}
+
+json_t *kip_json_parse_client(const char *s, size_t n, json_t **id, kip_error *err) {
+  if (id) *id = NULL;
+  json_t *v = kip_json_parse_request(s, n, err);
+  if (!v && id) *id = kip_json_recover_id(s, n);
   return v;
 }
 

@@ -130,6 +130,12 @@ static int execute_command(kip_nexus *nx, const char *text, size_t len, const js
 static int run_command(kip_nexus *nx, int index, const char *text, size_t len, const json_t *params, int readonly,
                        int dry_run, const kip_call_options *opt, kip_buf *out) {
   const kip_command_hooks *h = opt ? opt->hooks : NULL;
+  if (kip_interrupted(nx)) { /* cancelled between commands: this one and the rest do not run */
+    kip_error err;
+    kip_err(&err, KIP_E_TIMEOUT, "The client cancelled the request.", "the request was cancelled before this command");
+    write_error_response(out, &err);
+    return 1;
+  }
   if (!h) return execute_command(nx, text, len, params, readonly, dry_run, opt, out);
   kip_call_options own = *opt;
   kip_buf resp;
@@ -162,9 +168,20 @@ void kip_warn(kip_ctx *c, const char *fmt, ...) {
 
 static int bad_request(kip_buf *out, const char *hint, const char *msg) {
   kip_error e;
-  kip_err(&e, KIP_E_SYNTAX, hint, "invalid request: %s", msg);
+  kip_err(&e, KIP_E_SYNTAX,
+          hint ? hint : "A request is {\"command\": \"...\"} or {\"commands\": [...]}, with optional \"parameters\": {...} and \"dry_run\": true|false.",
+          "invalid request: %s", msg);
   write_error_response(out, &e);
   return 0;
+}
+
+/* a parameter value the parser would refuse inline must not enter by the
+** side door: it could be written but never exported and re-imported */
+static int too_deep(const json_t *params, kip_error *err) {
+  if (kip_json_depth(params) - 1 <= KIP_MAX_VALUE_DEPTH) return 0;
+  kip_err(err, KIP_E_RESOURCE, "Flatten the value: commands nest at most 64 levels, capsules included.",
+          "a parameter value nests deeper than %d levels", KIP_MAX_VALUE_DEPTH);
+  return 1;
 }
 
 static json_t *merged_params(const json_t *shared, const json_t *own) {
@@ -178,7 +195,10 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
   kip_error err;
   kip_err_clear(&err);
   int readonly = opt && opt->readonly;
-  json_t *req = kip_json_parse(request, len, &err);
+  nx->hooks = opt ? opt->hooks : NULL;
+  nx->cancelled = 0;
+  nx->next_interrupt_check = 0;
+  json_t *req = kip_json_parse_request(request, len, &err);
   if (!req) {
     write_error_response(&out, &err);
     return kip_buf_detach(&out);
@@ -218,6 +238,10 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
     goto done;
   }
   if (params && json_is_null(params)) params = NULL;
+  if (params && too_deep(params, &err)) {
+    write_error_response(&out, &err);
+    goto done;
+  }
   if (command && !json_is_string(command)) {
     bad_request(&out, NULL, "\"command\" must be a string");
     goto done;
@@ -256,6 +280,10 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
           bad_request(&out, NULL, msg);
           goto done;
         }
+        if (!strcmp(k, "parameters") && too_deep(v, &err)) {
+          write_error_response(&out, &err);
+          goto done;
+        }
       }
     }
   }
@@ -287,6 +315,7 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
   if (dry_run && !readonly) kip_tx_rollback(nx);
 done:
   json_decref(req);
+  nx->hooks = NULL;
   char *s = kip_buf_detach(&out);
   return s ? s : strdup("{\"error\":{\"code\":\"KIP_4002\",\"name\":\"ResourceExhausted\",\"message\":\"out of memory\",\"hint\":\"\"}}");
 }

@@ -185,7 +185,20 @@ static int progress_handler(void *ud) {
     nx->timed_out = 1;
     return 1;
   }
-  return 0;
+  return kip_interrupted(nx);
+}
+
+int kip_interrupted(kip_nexus *nx) {
+  if (nx->cancelled) return 1;
+  if (!nx->hooks || !nx->hooks->interrupted) return 0;
+  int64_t now = kip_now_us();
+  if (now < nx->next_interrupt_check) return 0;
+  nx->next_interrupt_check = now + 20000;
+  int64_t saved = nx->deadline_us;
+  nx->deadline_us = 0;
+  nx->cancelled = nx->hooks->interrupted(nx->hooks->ud) != 0;
+  nx->deadline_us = saved;
+  return nx->cancelled;
 }
 
 /* 1 when path can be opened read-write: the file (if it exists) and its
@@ -324,6 +337,9 @@ void kip_store_close(kip_nexus *nx) {
 
 int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
   int prim = rc & 0xff;
+  if (nx->cancelled)
+    return kip_err(err, KIP_E_TIMEOUT, "The client cancelled the request; nothing of this command was written.",
+                   "the request was cancelled while %s", what);
   if (prim == SQLITE_INTERRUPT || nx->timed_out)
     return kip_err(err, KIP_E_TIMEOUT, NULL, "execution exceeded the time budget while %s", what);
   if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)

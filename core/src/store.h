@@ -42,6 +42,9 @@ struct kip_nexus {
   const kip_scope *scope;        /* of the running request, or NULL */
   sqlite3_stmt *scope_check;     /* "is element ?1 in scope" for the running request, or NULL */
   uint64_t stmt_clock;
+  const struct kip_command_hooks *hooks; /* of the running request (interrupted()), or NULL */
+  int64_t next_interrupt_check;  /* monotonic µs of the next interrupted() poll */
+  int cancelled;                 /* the host cancelled the running request */
   int64_t id_next;               /* next id of the transaction's chunk (store_ids.c) */
   int id_left;                   /* ids left in it; 0 = take a new chunk */
 };
@@ -70,6 +73,10 @@ void kip_finish(kip_nexus *nx, sqlite3_stmt *st);
 int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err);
 /* scope.c: the SQL function kip_visible(id) (kip_in_scope inside queries) */
 int kip_register_scope_functions(kip_nexus *nx);
+
+/* 1 when the host has cancelled the running request (polls its hook at
+** most every 20 ms) */
+int kip_interrupted(kip_nexus *nx);
 
 /* store_ids.c: the next public id (inside the writer's transaction); the
 ** transaction's chunk of ids ends with it (commit or any rollback) */

@@ -14,7 +14,7 @@ local HELP = {
   main = [[
 kip — a governed memory brain for LLM agents (KIP v1.0-RC11)
 
-usage: kip [--db PATH] <command> [options]
+usage: kip [--db PATH] <command> [options]      (--db may also follow the command)
 
 commands:
   call [--readonly] [FILE|-]     request JSON in, response JSON out (one line)
@@ -114,14 +114,21 @@ Restore it into any nexus with kip restore. Ids and _version are not kept
   explain = "usage: kip [--db PATH] explain 'KQL' [-p name=value]...\n\nPrints the SQL the compiler generates and SQLite's query plan.\n",
   run = "usage: kip [--db PATH] run SCRIPT.lua [args...]\n\nRuns a Lua 5.4 script; `kip` is preloaded and KIP_DB holds the --db path.\n",
   mcp = [[
-usage: kip [--db PATH] mcp [--readonly] [governance options]
+usage: kip mcp [--db PATH] [--readonly] [--max-response-bytes N] [governance options]
 
 Serves the memory to an MCP client (Claude Desktop, Claude Code, Cursor, ...)
 over stdio: JSON-RPC 2.0, one message per line. Tools execute_kip and
 execute_kip_readonly (only the latter with --readonly), resources
 kip://syntax (the KIP syntax card) and kip://primer (DESCRIBE PRIMER), and
 the prompt kip_grounding. Requests pass the governance policies with
-channel "mcp". Logs go to stderr; the server exits when stdin closes.
+channel "mcp". Logs go to stderr; the server exits when stdin closes or
+stdout breaks.
+
+A response larger than --max-response-bytes (default 262144, sized for a
+model's context) is replaced by a KIP_4002 error that says how to page
+(LIMIT / CURSOR). A start-up failure (bad option, unopenable nexus) is
+printed on stderr and answered to the client's first request.
+
 Client configuration:
   { "mcpServers": { "kip": { "command": "kip", "args": ["mcp", "--db", "/path/memory.db"] } } }
 ]],
@@ -174,7 +181,26 @@ while args[i] do
 end
 local cmd = args[i]
 local rest = {}
-for j = i + 1, #args do rest[#rest + 1] = args[j] end
+-- global options are accepted after the subcommand too ("kip mcp --db PATH",
+-- as MCP client configurations write it); a script's own arguments (kip run
+-- SCRIPT.lua ...) are left alone
+do
+  local j, script_seen = i + 1, false
+  while args[j] do
+    local a = args[j]
+    if not script_seen and a == "--db" then
+      db_path = args[j + 1] or die("--db needs a path")
+      j = j + 2
+    elseif not script_seen and a:match("^%-%-db=") then
+      db_path = a:sub(6)
+      j = j + 1
+    else
+      if cmd == "run" and not a:match("^%-") then script_seen = true end
+      rest[#rest + 1] = a
+      j = j + 1
+    end
+  end
+end
 
 if not cmd then
   if not (isatty(0) and isatty(1)) then
@@ -496,11 +522,35 @@ local function frontend_options(name)
 end
 
 function commands.mcp()
-  local readonly = frontend_options("mcp")
-  gov.ctx.channel = gov.ctx.channel or "mcp"
-  local nx = open_nexus(true)
   local mcp = require "kip.mcp"
-  mcp.server(nx, { readonly = readonly }):serve()
+  -- a start-up failure is said on stderr and, since MCP clients often show
+  -- only "connection closed", also as the answer to the client's first request
+  local function fail(fmt, ...)
+    local reason = string.format(fmt, ...)
+    stderr("kip mcp: %s", reason)
+    mcp.refuse_startup(reason)
+    os.exit(2)
+  end
+  local readonly, max_response = false, nil
+  local j = 1
+  while rest[j] do
+    local g = governance_option(j)
+    if g > 0 then j = j + g
+    elseif rest[j] == "--readonly" then readonly = true; j = j + 1
+    elseif rest[j] == "--max-response-bytes" then
+      max_response = tonumber(rest[j + 1] or "")
+      if not max_response or max_response < 1024 then fail("--max-response-bytes needs a number of bytes (at least 1024)") end
+      j = j + 2
+    else fail("unknown option %s (see kip mcp --help)", rest[j]) end
+  end
+  gov.ctx.channel = gov.ctx.channel or "mcp"
+  local policies
+  if not gov.none then policies = #gov.policies > 0 and gov.policies or { "default" } end
+  local path = db_path or default_db()
+  local nx, err = kip.open { path = path, policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx }
+  if not nx then fail("cannot open the nexus %s: %s", path, tostring(err)) end
+  if nx:readonly() == "not writable" then stderr("kip mcp: %s is not writable: opened read-only", path) end
+  mcp.server(nx, { readonly = readonly, max_response_bytes = max_response, host = require("kip.host") }):serve()
   nx:close()
   return 0
 end

@@ -13,20 +13,22 @@
 -- X-KIP-Channel (default "http") and goes into the policies' ctx. Transport
 -- problems get an HTTP status and a KIP-shaped error body: bad JSON 400, a
 -- method other than POST 405, a body over the cap 413; KIP errors are part
--- of a 200 response, like in every other KIP interface.
+-- of a 200 response, like in every other KIP interface. A response larger
+-- than max_response (default 1 MiB) becomes a KIP_4002 error with paging advice.
 local kip = require "kip"
 local core = kip.core
 
-local M = { max_body = 1024 * 1024 }
+local M = { max_body = 1024 * 1024, max_response = 1024 * 1024 }
 local nx -- this worker's Nexus
 local open_error
 
 --- Open this worker's Nexus. opts: db (required), policies (default
 --- {"default"}; {} for none), policy_dirs, max_body (bytes, default 1 MiB),
---- call (default call options).
+--- max_response (bytes, default 1 MiB), call (default call options).
 function M.init_worker(opts)
   assert(type(opts) == "table" and opts.db, "kip.http.init_worker{db = ...} needs a database path")
   M.max_body = opts.max_body or M.max_body
+  M.max_response = opts.max_response or M.max_response
   local policies = opts.policies or { "default" }
   local err
   nx, err = kip.open { path = opts.db, policies = #policies > 0 and policies or nil,
@@ -95,12 +97,14 @@ local function handle(readonly)
     return kip_error(413, "KIP_4002", "ResourceExhausted",
       ("request body is %d bytes; the limit is %d"):format(#body, M.max_body), "Split the batch into several requests.")
   end
-  local decoded, err = core.json_decode(body)
+  -- decoded as leniently as the core decodes it (BOM, 64-bit overflow, lone
+  -- surrogates); too deep or not JSON at all is a 400
+  local decoded, err = core.json_decode_request(body)
   if decoded == nil then
     return kip_error(400, "KIP_1001", "InvalidSyntax", "request body is not JSON: " .. tostring(err),
       "Send {\"command\": \"...\"} as application/json.")
   end
-  return reply(200, nx:call_json(body, { readonly = readonly, ctx = caller() }))
+  return reply(200, kip.cap_response(nx:call_json(body, { readonly = readonly, ctx = caller() }), M.max_response))
 end
 
 function M.execute() return handle(false) end

@@ -214,6 +214,15 @@ function Nexus:explain(command, params)
   return r.result
 end
 
+--- A response text over `max` bytes becomes a KIP_4002 error that says how
+--- to ask for less (servers cap what one call returns: MCP, HTTP).
+function M.cap_response(text, max)
+  if not max or #text <= max then return text end
+  return core.json_encode { error = { code = "KIP_4002", name = "ResourceExhausted",
+    message = ("the response is %d bytes; one call may return at most %d"):format(#text, max),
+    hint = "Ask for less: add LIMIT n and page with CURSOR (next_cursor), project fields (?x.name) instead of whole elements, or split the batch." } }
+end
+
 --- nil when writable; "requested" (readonly_file) or "not writable" (the
 --- file or its directory is not writable: reads work, writes are refused)
 function Nexus:readonly() return self.handle:readonly() end

@@ -25,6 +25,9 @@ local function refusal(message, hint)
   return { code = 4004, message = message, hint = hint or "" }
 end
 
+local POLICY_FAILED = "A governance policy failed on this request and refused it (fail closed); "
+  .. "the message names the policy and line. An operator can check it with `kip policy check FILE`."
+
 -- ids of $self and of the counterparty, for scope parameters (cached per nexus)
 local function identity_ids(nx, ctx)
   local out = {}
@@ -78,11 +81,14 @@ function M.call_options(nx, set, ctx, opts)
     local c = policy.copy(ctx)
     c.self_id, c.counterparty_id = ids.self_id, ids.counterparty_id
     local decisions = {}
+    -- the instruction budget grows with the request: a legitimate large write
+    -- (a 1 500-block UPSERT) must not trip a policy that looks at every value
+    local budget = policy.DEFAULT_BUDGET + 20 * (#command + #(params_json or ""))
     for _, p in ipairs(set:list()) do
-      local ok, dec = policy.call(p, "pre_check", nil, req, c)
-      if not ok then return nil, refusal(dec) end
+      local ok, dec = policy.call(p, "pre_check", p.budget or budget, req, c)
+      if not ok then return nil, refusal(dec, POLICY_FAILED) end
       local checked, err = policy.check_decision(p, dec)
-      if not checked then return nil, refusal(err) end
+      if not checked then return nil, refusal(err, POLICY_FAILED) end
       decisions[#decisions + 1] = checked
     end
     local dec = policy.compose(decisions)
