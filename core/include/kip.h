@@ -95,6 +95,9 @@ typedef struct kip_call_options {
   int64_t max_rows;         /* materialization cap; 0 = default */
   int max_hops;             /* hop cap for path ranges; 0 = default (10) */
   int64_t max_command_bytes; /* size cap of one command; 0 = default (256 KiB); import raises it */
+  int defer_index;          /* bulk loads: commit without updating the SEARCH index; the
+                            ** changed elements stay recorded and are indexed by
+                            ** kip_sync_index (or the next commit without this flag) */
   /* Governance scope (policy RESTRICT constraints), all optional. Every
   ** element a command binds, traverses or touches must satisfy it; outside
   ** elements are invisible to reads and writes refuse them (KIP_4004). */
@@ -125,6 +128,14 @@ char *kip_describe_json(const char *command, size_t len, const char *params_json
 char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const char *params_json);
 
 void kip_free(void *p);
+
+/* Index for SEARCH every element changed by writes that deferred it
+** (kip_call_options.defer_index), in transactions of `batch` elements (0 =
+** all at once); progress(done, total, ud) is called after each, when given.
+** Returns 0 or a kip_code with err filled. SEARCH warns while elements are
+** waiting to be indexed. */
+int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t done, int64_t total, void *ud), void *ud,
+                   kip_error *err);
 
 /* Compact JSON text of a jansson value as the engine writes it (keys in
 ** insertion order, the shortest decimal that round-trips each real);

@@ -87,7 +87,7 @@ static int execute_command(kip_nexus *nx, const char *text, size_t len, const js
       rc = kip_tx_begin(nx, &err);
       if (!rc) {
         rc = dispatch(&c, cmd);
-        if (!rc) rc = kip_search_sync(nx, &err); /* also inside a dry_run's outer transaction */
+        if (!rc && !nx->defer_index) rc = kip_search_sync(nx, &err); /* also inside a dry_run's outer transaction */
         if (rc) kip_tx_rollback(nx);
         else rc = kip_tx_commit(nx, &err);
       }
@@ -196,6 +196,7 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
   kip_err_clear(&err);
   int readonly = opt && opt->readonly;
   nx->hooks = opt ? opt->hooks : NULL;
+  nx->defer_index = opt && opt->defer_index;
   nx->cancelled = 0;
   nx->next_interrupt_check = 0;
   json_t *req = kip_json_parse_request(request, len, &err);
@@ -316,6 +317,7 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
 done:
   json_decref(req);
   nx->hooks = NULL;
+  nx->defer_index = 0;
   char *s = kip_buf_detach(&out);
   return s ? s : strdup("{\"error\":{\"code\":\"KIP_4002\",\"name\":\"ResourceExhausted\",\"message\":\"out of memory\",\"hint\":\"\"}}");
 }

@@ -277,6 +277,9 @@ int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
   if (q->mode && strcmp(json_string_value(q->mode), "keyword"))
     kip_warn(c, "MODE \"%s\" is not available in this build (no embedding model); keyword search was used",
              json_string_value(q->mode));
+  if (kip_unindexed(c->nx))
+    kip_warn(c, "elements written by a bulk load are not indexed yet; SEARCH may miss them until the load finishes "
+                "(kip reindex indexes them now)");
   int64_t limit = q->limit >= 0 ? q->limit : SEARCH_DEFAULT_LIMIT;
   int64_t cap = limit * 10 < 100 ? 100 : limit * 10;
   if (cap > c->nx->max_rows) cap = c->nx->max_rows;

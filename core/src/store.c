@@ -92,7 +92,7 @@ void kip_stamp_now(kip_nexus *nx) {
 ** base_bits and secret are chosen at the first allocation */
 #define SCHEMA_V3 \
     "CREATE TABLE kip_id_alloc(one INTEGER PRIMARY KEY CHECK (one = 1), counter INTEGER NOT NULL,\n" \
-    "  base_bits INTEGER, secret INTEGER);\n" \
+    "  extents INTEGER NOT NULL DEFAULT 0, base_bits INTEGER, secret INTEGER);\n" \
     "INSERT INTO kip_id_alloc(one, counter) VALUES(1, 0);\n"
 
 /* migrations[i] brings user_version i to i+1 */
@@ -163,6 +163,8 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_INSERT_PROP] = ("INSERT INTO element(id, subject, predicate, object, attributes, metadata, version, updated_at) "
                         "VALUES(?9,?1,?2,?3,?4,?5,1,?6)"),
     [ST_NEXT_ID] = "UPDATE kip_id_alloc SET counter = counter + 1 RETURNING counter - 1, base_bits, secret",
+    [ST_NEXT_EXTENT] = "UPDATE kip_id_alloc SET extents = extents + 1 RETURNING extents - 1, base_bits, secret",
+    [ST_ID_RANGE_USED] = "SELECT 1 FROM element WHERE id BETWEEN ?1 AND ?2 LIMIT 1",
     [ST_UPDATE] = "UPDATE element SET attributes=?2, metadata=?3, version=version+1, updated_at=?4 WHERE id=?1",
     [ST_DELETE] = "DELETE FROM element WHERE id=?1",
     [ST_IS_DEFINED] = "SELECT 1 FROM element WHERE type=?1 AND name=?2",
@@ -400,8 +402,75 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
   return 0;
 }
 
+/* ---------------------------------------------------- deferred indexing */
+#define SYNC_BATCH_SQL(from)                                                                                       \
+  "DELETE FROM search_word WHERE rowid IN (SELECT id FROM " from ");"                                              \
+  "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM " from ");"                                           \
+  "INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, " SEARCH_NAME ", " SEARCH_ALIASES ", "          \
+  SEARCH_BODY " FROM " from " d CROSS JOIN element e ON e.id = d.id;"                                               \
+  "INSERT INTO search_trigram(rowid, name, aliases) SELECT e.id, " SEARCH_NAME ", " SEARCH_ALIASES                 \
+  " FROM " from " d CROSS JOIN element e ON e.id = d.id;"                                                           \
+  "DELETE FROM search_dirty WHERE id IN (SELECT id FROM " from ");"
+
+static int64_t count_of(kip_nexus *nx, const char *sql) {
+  sqlite3_stmt *st;
+  int64_t n = -1;
+  if (sqlite3_prepare_v2(nx->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return n;
+}
+
+int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud, kip_error *err) {
+  kip_err_clear(err);
+  if (nx->readonly_file) return 0;
+  int64_t total = count_of(nx, "SELECT count(*) FROM search_dirty"), done = 0;
+  if (total <= 0) return total < 0 ? kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting unindexed elements") : 0;
+  if (batch <= 0 || batch >= total) { /* all at once */
+    if (kip_tx_begin(nx, err)) return err->code;
+    if (kip_search_sync(nx, err)) {
+      kip_tx_rollback(nx);
+      return err->code;
+    }
+    if (kip_tx_commit(nx, err)) return err->code;
+    if (progress) progress(total, total, ud);
+    return 0;
+  }
+  if (exec_sql(nx, "CREATE TEMP TABLE IF NOT EXISTS kip_sync_batch(id INTEGER PRIMARY KEY)", err, "indexing")) return err->code;
+  char pick[160];
+  snprintf(pick, sizeof pick,
+           "DELETE FROM kip_sync_batch; INSERT INTO kip_sync_batch SELECT id FROM search_dirty ORDER BY id LIMIT %lld",
+           (long long)batch);
+  while (done < total) {
+    if (kip_tx_begin(nx, err)) return err->code;
+    int rc = exec_sql(nx, pick, err, "indexing");
+    int64_t n = rc ? 0 : count_of(nx, "SELECT count(*) FROM kip_sync_batch");
+    if (!rc && n > 0) rc = exec_sql(nx, SYNC_BATCH_SQL("kip_sync_batch"), err, "indexing");
+    if (rc) {
+      kip_tx_rollback(nx);
+      return rc;
+    }
+    nx->defer_index = 1; /* this commit indexes exactly the batch */
+    rc = kip_tx_commit(nx, err);
+    nx->defer_index = 0;
+    if (rc) return rc;
+    if (n <= 0) break;
+    done += n;
+    if (progress) progress(done < total ? done : total, total, ud);
+  }
+  return 0;
+}
+
+int64_t kip_unindexed(kip_nexus *nx) {
+  sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+  if (!st) return 0;
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  return rc == SQLITE_ROW;
+}
+
 int kip_tx_commit(kip_nexus *nx, kip_error *err) {
-  if (nx->tx_depth == 1 && kip_search_sync(nx, err)) {
+  if (nx->tx_depth == 1 && !nx->defer_index && kip_search_sync(nx, err)) {
     kip_tx_rollback(nx);
     return err->code;
   }

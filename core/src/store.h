@@ -12,7 +12,7 @@ enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
   ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_SEARCH_PENDING,
   ST_SEARCH_UNINDEX_WORD, ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
-  ST_NEXT_ID, ST_COUNT
+  ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_COUNT
 };
 
 /* The governance scope of a request (policy RESTRICT constraints): every
@@ -45,8 +45,10 @@ struct kip_nexus {
   const struct kip_command_hooks *hooks; /* of the running request (interrupted()), or NULL */
   int64_t next_interrupt_check;  /* monotonic µs of the next interrupted() poll */
   int cancelled;                 /* the host cancelled the running request */
+  int defer_index;               /* the running request defers the SEARCH index (bulk load) */
   int64_t id_next;               /* next id of the transaction's chunk (store_ids.c) */
-  int id_left;                   /* ids left in it; 0 = take a new chunk */
+  int id_left;                   /* ids left in it; 0 = take a new run */
+  int64_t id_taken;              /* ids the transaction took (units first, then extents) */
 };
 
 /* one element (concept or proposition) loaded from the store */
@@ -94,6 +96,8 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err);
 ** kip_tx_commit calls it before every outermost COMMIT */
 int kip_search_sync(kip_nexus *nx, kip_error *err);
 int kip_tx_commit(kip_nexus *nx, kip_error *err);
+/* 1 when elements wait in search_dirty (a deferred bulk load), else 0 */
+int64_t kip_unindexed(kip_nexus *nx);
 void kip_tx_rollback(kip_nexus *nx);
 void kip_stamp_now(kip_nexus *nx);
 

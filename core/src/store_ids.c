@@ -4,33 +4,34 @@
 ** Ids are never reused (RC11) and must not tell a scoped caller how many
 ** elements others created (docs/security.md): with sequential ids, two
 ** writes of one caller bracket the count of everything written between
-** them, hidden elements included. So ids come in chunks of ID_CHUNK
-** consecutive ids, a chunk belongs to one transaction only, and chunks are
-** handed out by a keyed permutation of a chunk counter:
+** them, hidden elements included. So ids are handed out in runs that belong
+** to one transaction only, and the runs are placed by a keyed permutation:
 **
-**   the counter c = 0, 1, 2, ... (kip_id_alloc.counter, bumped in the
-**   writer's transaction) walks blocks of chunk numbers [2^k, 2^(k+1)) for
-**   k = k0, k0+1, ... — block k holds 2^k counter values; within a block the
-**   chunk number is 2^k + P_k(offset), P_k a 4-round Feistel permutation of
-**   k bits keyed by the nexus's secret (cycle-walking for odd k); the ids of
-**   chunk n are n*ID_CHUNK .. n*ID_CHUNK + ID_CHUNK-1.
+**   the id space above 2^J0 is cut into blocks [2^j, 2^(j+1)); blocks
+**   j = J0, J0+2, J0+4, ... hold *units* of 16 ids, blocks J0+1, J0+3, ...
+**   hold *extents* of 1024 ids. A transaction takes a unit for its first 16
+**   new elements and extents after that (bulk writes stay in few B-tree
+**   pages). Each family has a counter (kip_id_alloc.counter / .extents,
+**   bumped in the writer's transaction) that walks its blocks in order; in
+**   block j the run number is P(offset), P a 4-round Feistel permutation of
+**   the block's run numbers keyed by the nexus's secret (cycle-walking).
 **
-** P_k is a bijection, so chunks never collide and, with the counter only
-** ever growing, ids are never reused. A caller learns nothing from two of
-** its ids but the block (the order of magnitude of the nexus); the elements
-** of one command still get consecutive ids, which keeps bulk loads appending
-** to the table's B-tree. Unused ids of a chunk are never used. k0 is chosen
-** above every id a nexus had before this allocator (schema v3), so old ids
-** are never reused either; ids stay below 2^53.
+** P is a bijection and the families use disjoint blocks, so runs never
+** collide and, with the counters only ever growing, ids are never reused. A
+** caller learns nothing from two of its ids but their blocks (the order of
+** magnitude of the nexus); the elements of one command get consecutive ids.
+** Unused ids of a run are never used. J0 is chosen above every id a nexus
+** had before this allocator (schema v3), so old ids are never reused either;
+** ids stay below 2^53.
 */
 #include <string.h>
 
 #include "store.h"
 
-#define ID_CHUNK_BITS 4   /* ids per chunk: 16 */
-#define ID_CHUNK (1 << ID_CHUNK_BITS)
-#define MIN_BLOCK_BITS 6   /* the first block: chunks 64..127, ids 1024..2047 */
-#define MAX_BLOCK_BITS (52 - ID_CHUNK_BITS) /* ids stay below 2^53 (exact in every JSON reader) */
+#define UNIT_BITS 4     /* 16 ids: a transaction's first run */
+#define EXTENT_BITS 10  /* 1024 ids: the runs of a transaction that writes more */
+#define MIN_BASE_BITS 10 /* the first block: ids 1024..2047 */
+#define MAX_ID_BITS 52   /* ids stay below 2^53 (exact in every JSON reader) */
 
 static uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -56,14 +57,16 @@ static uint64_t permute(uint64_t x, int bits, uint64_t key) {
   return x;
 }
 
-/* the chunk number for counter value c, blocks starting at 2^k0 */
-static int64_t chunk_of(uint64_t c, int k0, uint64_t key) {
-  int k = k0;
-  while (k < MAX_BLOCK_BITS && c >= (1ull << k)) {
-    c -= 1ull << k;
-    k++;
+/* the first id of run number c of a family (runs of 2^run_bits ids in the
+** blocks j = first, first+2, ...) */
+static int64_t run_start(uint64_t c, int first, int run_bits, uint64_t key) {
+  int j = first;
+  while (j + 2 <= MAX_ID_BITS && c >= (1ull << (j - run_bits))) {
+    c -= 1ull << (j - run_bits);
+    j += 2;
   }
-  return (int64_t)((1ull << k) + permute(c, k, key));
+  int bits = j - run_bits;
+  return (int64_t)((1ull << j) + (permute(c, bits, key ^ (uint64_t)run_bits) << run_bits));
 }
 
 /* first use on this nexus: pick k0 above every id it ever had, and a secret */
@@ -76,8 +79,8 @@ static int init_alloc(kip_nexus *nx, kip_error *err) {
   if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "initialising the id allocator");
   int64_t max = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
   sqlite3_finalize(st);
-  int k0 = MIN_BLOCK_BITS;
-  while (k0 < MAX_BLOCK_BITS && (1ll << (k0 + ID_CHUNK_BITS)) <= max) k0++;
+  int k0 = MIN_BASE_BITS;
+  while (k0 < MAX_ID_BITS - 2 && (1ll << k0) <= max) k0++;
   int64_t secret;
   sqlite3_randomness(sizeof secret, &secret);
   rc = sqlite3_prepare_v2(nx->db, "UPDATE kip_id_alloc SET base_bits = ?1, secret = ?2", -1, &st, NULL);
@@ -89,10 +92,26 @@ static int init_alloc(kip_nexus *nx, kip_error *err) {
   return rc == SQLITE_DONE ? 0 : kip_store_error(nx, rc, err, "initialising the id allocator");
 }
 
-/* a fresh chunk for the running transaction */
-static int next_chunk(kip_nexus *nx, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_NEXT_ID];
-  for (int attempt = 0; attempt < 2; attempt++) {
+/* 1 when no element has an id in [start, start + n) (rows another tool
+** inserted, e.g. with a plain sqlite3 shell, may sit anywhere) */
+static int run_is_free(kip_nexus *nx, int64_t start, int64_t n, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_ID_RANGE_USED];
+  sqlite3_bind_int64(st, 1, start);
+  sqlite3_bind_int64(st, 2, start + n - 1);
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  if (rc == SQLITE_ROW) return 0;
+  if (rc == SQLITE_DONE) return 1;
+  kip_store_error(nx, rc, err, "allocating an id");
+  return -1;
+}
+
+/* a fresh run of ids for the running transaction: a unit first, then
+** extents; runs that are not free are skipped (never reused either) */
+static int next_run(kip_nexus *nx, kip_error *err) {
+  int extent = nx->id_taken >= (1 << UNIT_BITS);
+  sqlite3_stmt *st = nx->stmts[extent ? ST_NEXT_EXTENT : ST_NEXT_ID];
+  for (int attempt = 0; attempt < 64; attempt++) {
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
       sqlite3_reset(st);
@@ -105,24 +124,35 @@ static int next_chunk(kip_nexus *nx, kip_error *err) {
     sqlite3_step(st); /* RETURNING: run to completion */
     sqlite3_reset(st);
     if (!null_base) {
-      nx->id_next = chunk_of(c, k0, key) << ID_CHUNK_BITS;
-      nx->id_left = ID_CHUNK;
+      int bits = extent ? EXTENT_BITS : UNIT_BITS;
+      int first = k0 + extent; /* units in blocks k0, k0+2, ...; extents in k0+1, k0+3, ... */
+      if (first < bits) first += 2;
+      int64_t start = run_start(c, first, bits, key);
+      int free_run = run_is_free(nx, start, 1 << bits, err);
+      if (free_run < 0) return err->code;
+      if (!free_run) continue;
+      nx->id_next = start;
+      nx->id_left = 1 << bits;
       return 0;
     }
     int irc = init_alloc(nx, err); /* inside the writer's transaction: no race */
     if (irc) return irc;
   }
-  return kip_err(err, KIP_E_INTERNAL, NULL, "the id allocator could not be initialised");
+  return kip_err(err, KIP_E_INTERNAL, NULL, "no free run of ids found (the id allocator's table may be damaged)");
 }
 
 int kip_store_next_id(kip_nexus *nx, int64_t *id, kip_error *err) {
   if (nx->id_left == 0) {
-    int rc = next_chunk(nx, err);
+    int rc = next_run(nx, err);
     if (rc) return rc;
   }
   *id = nx->id_next++;
   nx->id_left--;
+  nx->id_taken++;
   return 0;
 }
 
-void kip_store_end_chunk(kip_nexus *nx) { nx->id_left = 0; }
+void kip_store_end_chunk(kip_nexus *nx) {
+  nx->id_left = 0;
+  nx->id_taken = 0;
+}

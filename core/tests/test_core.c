@@ -253,12 +253,12 @@ static void test_ids(void) {
   int increasing = 0, dup = 0, range = 1;
   for (int i = 0; i < N; i++) {
     ids[i] = create_one(nx, i);
-    if (ids[i] < 1024 || ids[i] >= (1 << 16)) range = 0;
+    if (ids[i] < 1024 || ids[i] >= (1 << 17)) range = 0;
     if (i && ids[i] > ids[i - 1]) increasing++;
     for (int j = 0; j < i && !dup; j++) dup = ids[j] == ids[i];
   }
   CHECK(!dup, "ids are unique");
-  CHECK(range, "ids of 3000 one-element commands stay below 2^16 (chunks of 16)");
+  CHECK(range, "ids of 3000 one-element commands stay below 2^17 (units of 16 in every other block)");
   CHECK(increasing > N * 3 / 10 && increasing < N * 7 / 10, "ids are not in creation order (%d of %d rising)",
         increasing, N - 1);
   /* the elements of one command get consecutive ids */

@@ -141,9 +141,11 @@ static char *request(const char *command) {
 }
 
 /* run one request envelope; *ms (when not NULL) gets the engine's time only */
+static kip_call_options *load_options; /* bulk loads may defer the search index */
+
 static int kip_call_timed(kip_nexus *nx, const char *req, double *ms) {
   double a = now_ms();
-  char *res = kip_call_json(nx, req, strlen(req), NULL);
+  char *res = kip_call_json(nx, req, strlen(req), load_options);
   if (ms) *ms = now_ms() - a;
   int ok = res && strncmp(res, "{\"error\"", 8) != 0;
   if (!ok) fprintf(stderr, "KIP error: %.400s\n  for: %.300s\n", res ? res : "(null)", req);
@@ -218,9 +220,9 @@ static const char *index_sync =
     "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM search_dirty);"
     "INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, coalesce(e.name, e.predicate), "
     "kip_search_text(e.attributes, 0), kip_search_text(e.attributes, 1, (SELECT name FROM element WHERE id = "
-    "e.subject), (SELECT name FROM element WHERE id = e.object)) FROM search_dirty d JOIN element e ON e.id = d.id;"
+    "e.subject), (SELECT name FROM element WHERE id = e.object)) FROM search_dirty d CROSS JOIN element e ON e.id = d.id;"
     "INSERT INTO search_trigram(rowid, name, aliases) SELECT e.id, coalesce(e.name, e.predicate), "
-    "kip_search_text(e.attributes, 0) FROM search_dirty d JOIN element e ON e.id = d.id;"
+    "kip_search_text(e.attributes, 0) FROM search_dirty d CROSS JOIN element e ON e.id = d.id;"
     "DELETE FROM search_dirty;";
 
 static int raw_commit(sqlite3 *db) { return raw_exec(db, index_sync) && raw_exec(db, "COMMIT"); }
@@ -357,6 +359,25 @@ static const bench_query queries[] = {
      "SELECT e.id, e.type, e.name, e.attributes, e.metadata FROM search_word f JOIN element e ON e.id = f.rowid "
      "WHERE search_word MATCH ?1 AND e.type IS NOT NULL ORDER BY bm25(search_word, 10.0, 8.0, 1.0) LIMIT 10",
      1},
+    {"anchored 2-hop into a type",
+     "FIND(?p.name, ?p.attributes.rank) WHERE { ?x {type: \"Topic\", name: \"%s\"} (?d, \"about\", ?x) "
+     "(?p, \"authored\", ?d) ?p {type: \"Person\"} FILTER(?p.attributes.rank < 30) } "
+     "ORDER BY ?p.attributes.rank LIMIT 20",
+     "SELECT DISTINCT p.id, p.name, json_extract(p.attributes, '$.rank') AS r FROM element x "
+     "JOIN element a ON a.object = x.id AND a.predicate = 'about' "
+     "JOIN element b ON b.object = a.subject AND b.predicate = 'authored' JOIN element p ON p.id = b.subject "
+     "WHERE x.type = 'Topic' AND x.name = ?1 AND p.type = 'Person' AND json_extract(p.attributes, '$.rank') < 30 "
+     "ORDER BY r LIMIT 20",
+     1},
+    {"1-hop into a hub (all members)", "FIND(?p.name) WHERE { ?o {type: \"Org\", name: \"%s\"} (?p, \"member_of\", ?o) }",
+     "SELECT DISTINCT p.id, p.name FROM element o JOIN element l ON l.object = o.id AND l.predicate = 'member_of' "
+     "JOIN element p ON p.id = l.subject WHERE o.type = 'Org' AND o.name = ?1",
+     1},
+    {"orphans: Places with no link",
+     "FIND(COUNT(?e)) WHERE { ?e {type: \"Place\"} NOT { (?e, ?p, ?x) } NOT { (?y, ?q, ?e) } }",
+     "SELECT count(*) FROM element e WHERE e.type = 'Place' AND NOT EXISTS (SELECT 1 FROM element l "
+     "WHERE l.subject = e.id) AND NOT EXISTS (SELECT 1 FROM element l WHERE l.object = e.id)",
+     0},
 };
 #define NQUERIES (int)(sizeof queries / sizeof *queries)
 
@@ -373,72 +394,115 @@ static void arguments_for(int q, int run, char *kip_arg, char *sql_arg, size_t n
       snprintf(kip_arg, n, "Topic-%lld", (long long)i);
       break;
     case 7: snprintf(kip_arg, n, "%s", words[run % 16]); break;
+    case 8: /* topic hubs */
+      i = run % (types[TOPIC].count / 100 > 0 ? types[TOPIC].count / 100 : 1);
+      snprintf(kip_arg, n, "Topic-%lld", (long long)i);
+      break;
+    case 9: /* org hubs */
+      i = run % (types[ORG].count / 100 > 0 ? types[ORG].count / 100 : 1);
+      snprintf(kip_arg, n, "Org-%lld", (long long)i);
+      break;
     default: kip_arg[0] = 0;
   }
   if (q == 7) snprintf(sql_arg, n, "\"%.100s\"*", kip_arg);
   else snprintf(sql_arg, n, "%s", kip_arg);
 }
 
-int main(int argc, char **argv) {
-  int64_t nconcepts = 100000, nlinks = 500000;
-  int runs = 21;
-  const char *dir = "/tmp";
-  int keep = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--concepts") && i + 1 < argc) nconcepts = atoll(argv[++i]);
-    else if (!strcmp(argv[i], "--links") && i + 1 < argc) nlinks = atoll(argv[++i]);
-    else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
-    else if (!strcmp(argv[i], "--keep")) keep = 1;
-    else {
-      printf("usage: bench_kql [--concepts N] [--links M] [--runs R] [--dir TMPDIR] [--keep]\n"
-             "  --keep  keep the KIP-loaded database file and print its path\n");
-      return strcmp(argv[i], "--help") ? 2 : 0;
-    }
-  }
-  if (runs < 3) runs = 3;
-  char kpath[512], rpath[512];
-  snprintf(kpath, sizeof kpath, "%s/kip-bench-%d.db", dir, (int)getpid());
-  snprintf(rpath, sizeof rpath, "%s/kip-bench-raw-%d.db", dir, (int)getpid());
-  int64_t ngen;
-  edge *L = generate(nconcepts, nlinks, &ngen);
-  printf("graph: %lld concepts, %lld propositions (generated, seed fixed)\n", (long long)nconcepts, (long long)ngen);
+/* ------------------------------------------------------------ results */
+#define NLOADS 5
+static const char *load_labels[NLOADS] = {"bulk UPSERT, indexed per command", "single-command UPSERT (1 tx each)",
+                                          "single UPSERT concept + link (1 tx)", "many items in one command (items/s)",
+                                          "bulk load, indexed once (import)"};
 
-  kip_nexus *nx, *rx;
-  kip_error err;
-  if (kip_open(kpath, NULL, &nx, &err) || kip_open(rpath, NULL, &rx, &err)) {
-    fprintf(stderr, "open: %s\n", err.message);
-    return 1;
-  }
-  double t0 = now_ms();
-  if (!kip_load(nx, nconcepts, L, ngen)) return 1;
-  double kip_load_ms = now_ms() - t0;
-  t0 = now_ms();
-  raw_load(kip_nexus_db(rx), nconcepts, L, ngen);
-  double raw_load_ms = now_ms() - t0;
-  double total = (double)(nconcepts + ngen);
-  printf("\n%-34s %12s %12s %7s\n", "load", "KIP", "raw SQLite", "ratio");
-  printf("%-34s %9.0f/s %9.0f/s %6.2f\n", "bulk UPSERT (elements/s)", total / kip_load_ms * 1e3,
-         total / raw_load_ms * 1e3, (total / kip_load_ms) / (total / raw_load_ms));
+typedef struct results {
+  double load_kip[NLOADS], load_sql[NLOADS]; /* rates per second */
+  double q_kip[NQUERIES], q_sql[NQUERIES];  /* median ms */
+} results;
 
-  /* single-command upserts: one concept with attributes per request/transaction */
+/* many items in one command: one UPSERT of `n` tasks each with a part_of
+** link, in its own transaction; the same rows by hand in one transaction */
+static void many_items(kip_nexus *nx, sqlite3 *rdb, int n, int round, double *kip_rate, double *sql_rate) {
+  size_t cap = (size_t)n * 200 + 256;
+  char *cmd = malloc(cap);
+  size_t len = (size_t)snprintf(cmd, cap, "UPSERT {\n");
+  int64_t projects = types[PROJECT].count;
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(cmd + len, cap - len,
+                            "CONCEPT ?m%d { {type: \"Task\", name: \"Many-%d-%d\"} SET ATTRIBUTES { rank: %d } "
+                            "SET PROPOSITIONS { (\"part_of\", {type: \"Project\", name: \"Project-%lld\"}) } }\n",
+                            i, round, i, i % 100, (long long)(i % projects));
+  snprintf(cmd + len, cap - len, "} WITH METADATA { source: \"bench\" }");
+  double ms;
+  kip_run(nx, cmd, &ms);
+  *kip_rate = 2.0 * n / ms * 1e3;
+  free(cmd);
+  sqlite3_stmt *ins, *find, *link;
+  sqlite3_prepare_v2(rdb,
+                     "INSERT INTO element(type, name, attributes, metadata, version, updated_at) "
+                     "VALUES('Task', ?1, ?2, '{\"source\":\"bench\"}', 1, strftime('%Y-%m-%dT%H:%M:%fZ'))",
+                     -1, &ins, NULL);
+  sqlite3_prepare_v2(rdb, "SELECT id FROM element WHERE type = 'Project' AND name = ?1", -1, &find, NULL);
+  sqlite3_prepare_v2(rdb,
+                     "INSERT INTO element(subject, predicate, object, attributes, metadata, version, updated_at) "
+                     "VALUES(?1, 'part_of', ?2, '{}', '{\"source\":\"bench\"}', 1, strftime('%Y-%m-%dT%H:%M:%fZ'))",
+                     -1, &link, NULL);
+  double a = now_ms();
+  raw_exec(rdb, "BEGIN IMMEDIATE");
+  char name[64], attrs[64];
+  for (int i = 0; i < n; i++) {
+    snprintf(name, sizeof name, "Many-%d-%d", round, i);
+    snprintf(attrs, sizeof attrs, "{\"rank\":%d}", i % 100);
+    sqlite3_bind_text(ins, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(ins, 2, attrs, -1, SQLITE_TRANSIENT);
+    sqlite3_step(ins);
+    sqlite3_reset(ins);
+    int64_t id = sqlite3_last_insert_rowid(rdb);
+    snprintf(name, sizeof name, "Project-%lld", (long long)(i % projects));
+    sqlite3_bind_text(find, 1, name, -1, SQLITE_TRANSIENT);
+    int64_t pid = sqlite3_step(find) == SQLITE_ROW ? sqlite3_column_int64(find, 0) : 0;
+    sqlite3_reset(find);
+    sqlite3_bind_int64(link, 1, id);
+    sqlite3_bind_int64(link, 2, pid);
+    sqlite3_step(link);
+    sqlite3_reset(link);
+  }
+  raw_commit(rdb);
+  *sql_rate = 2.0 * n / (now_ms() - a) * 1e3;
+  sqlite3_finalize(ins);
+  sqlite3_finalize(find);
+  sqlite3_finalize(link);
+}
+
+/* single-command upserts: one concept (and optionally one link) per request/transaction */
+static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int with_link, double *kip_rate, double *sql_rate) {
   int singles = 500;
   double *ks = malloc(sizeof(double) * (size_t)singles), *rs = malloc(sizeof(double) * (size_t)singles);
-  sqlite3 *rdb = kip_nexus_db(rx);
-  sqlite3_stmt *up;
+  sqlite3_stmt *up, *find, *link;
   sqlite3_prepare_v2(rdb,
                      "INSERT INTO element(type, name, attributes, metadata, version, updated_at) "
                      "VALUES('Task', ?1, ?2, '{\"source\":\"bench\"}', 1, strftime('%Y-%m-%dT%H:%M:%fZ')) "
                      "ON CONFLICT(type, name) WHERE type IS NOT NULL DO UPDATE SET attributes = "
-                     "json_patch(attributes, excluded.attributes), version = version + 1",
+                     "json_patch(attributes, excluded.attributes), version = version + 1 RETURNING id",
                      -1, &up, NULL);
-  char cmd[512], name[64];
+  sqlite3_prepare_v2(rdb, "SELECT id FROM element WHERE type = 'Project' AND name = ?1", -1, &find, NULL);
+  sqlite3_prepare_v2(rdb,
+                     "INSERT OR IGNORE INTO element(subject, predicate, object, attributes, metadata, version, updated_at) "
+                     "VALUES(?1, 'part_of', ?2, '{}', '{\"source\":\"bench\"}', 1, strftime('%Y-%m-%dT%H:%M:%fZ'))",
+                     -1, &link, NULL);
+  char cmd[512], name[64], pname[64];
   for (int i = 0; i < singles; i++) {
-    snprintf(name, sizeof name, "Single-%d", i);
-    snprintf(cmd, sizeof cmd,
-             "UPSERT { CONCEPT ?t { {type: \"Task\", name: \"%s\"} SET ATTRIBUTES { rank: %d, status: \"new\" } } } "
-             "WITH METADATA { source: \"bench\" }",
-             name, i);
+    snprintf(name, sizeof name, "Single-%d-%d", with_link, i);
+    snprintf(pname, sizeof pname, "Project-%lld", (long long)(i % types[PROJECT].count));
+    if (with_link)
+      snprintf(cmd, sizeof cmd,
+               "UPSERT { CONCEPT ?t { {type: \"Task\", name: \"%s\"} SET ATTRIBUTES { rank: %d, status: \"new\" } "
+               "SET PROPOSITIONS { (\"part_of\", {type: \"Project\", name: \"%s\"}) } } } WITH METADATA { source: \"bench\" }",
+               name, i, pname);
+    else
+      snprintf(cmd, sizeof cmd,
+               "UPSERT { CONCEPT ?t { {type: \"Task\", name: \"%s\"} SET ATTRIBUTES { rank: %d, status: \"new\" } } } "
+               "WITH METADATA { source: \"bench\" }",
+               name, i);
     kip_run(nx, cmd, &ks[i]);
     char attrs[64];
     snprintf(attrs, sizeof attrs, "{\"rank\":%d,\"status\":\"new\"}", i);
@@ -446,20 +510,90 @@ int main(int argc, char **argv) {
     raw_exec(rdb, "BEGIN IMMEDIATE");
     sqlite3_bind_text(up, 1, name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(up, 2, attrs, -1, SQLITE_TRANSIENT);
-    sqlite3_step(up);
+    int64_t id = sqlite3_step(up) == SQLITE_ROW ? sqlite3_column_int64(up, 0) : 0;
     sqlite3_reset(up);
+    if (with_link) {
+      sqlite3_bind_text(find, 1, pname, -1, SQLITE_TRANSIENT);
+      int64_t pid = sqlite3_step(find) == SQLITE_ROW ? sqlite3_column_int64(find, 0) : 0;
+      sqlite3_reset(find);
+      sqlite3_bind_int64(link, 1, id);
+      sqlite3_bind_int64(link, 2, pid);
+      sqlite3_step(link);
+      sqlite3_reset(link);
+    }
     raw_commit(rdb);
     rs[i] = now_ms() - a;
   }
   sqlite3_finalize(up);
-  double km = median(ks, singles), rm = median(rs, singles);
-  printf("%-34s %9.0f/s %9.0f/s %6.2f\n", "single-command UPSERT (1 tx each)", 1e3 / km, 1e3 / rm, rm / km);
+  sqlite3_finalize(find);
+  sqlite3_finalize(link);
+  *kip_rate = 1e3 / median(ks, singles);
+  *sql_rate = 1e3 / median(rs, singles);
   free(ks);
   free(rs);
+}
 
-  printf("\n%-34s %12s %12s %7s\n", "query (median)", "KIP ms", "SQL ms", "ratio");
+/* load and measure one graph size */
+static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir, int keep, results *R) {
+  char kpath[512], rpath[512];
+  snprintf(kpath, sizeof kpath, "%s/kip-bench-%d-%lld.db", dir, (int)getpid(), (long long)nconcepts);
+  snprintf(rpath, sizeof rpath, "%s/kip-bench-raw-%d-%lld.db", dir, (int)getpid(), (long long)nconcepts);
+  int64_t ngen;
+  edge *L = generate(nconcepts, nlinks, &ngen);
+  fprintf(stderr, "graph: %lld concepts, %lld propositions (generated, seed fixed): loading...\n", (long long)nconcepts,
+          (long long)ngen);
+  kip_nexus *nx, *rx;
+  kip_error err;
+  if (kip_open(kpath, NULL, &nx, &err) || kip_open(rpath, NULL, &rx, &err)) {
+    fprintf(stderr, "open: %s\n", err.message);
+    return 0;
+  }
+  double total = (double)(nconcepts + ngen);
+  /* the import path first, into a scratch file: UPSERT commands that defer
+  ** the search index, then one indexing pass (kip import does this) */
+  {
+    char bpath[600];
+    snprintf(bpath, sizeof bpath, "%s-bulk", kpath);
+    kip_nexus *bx;
+    if (kip_open(bpath, NULL, &bx, &err)) return 0;
+    kip_call_options defer;
+    memset(&defer, 0, sizeof defer);
+    defer.defer_index = 1;
+    double t0 = now_ms();
+    load_options = &defer;
+    int ok = kip_load(bx, nconcepts, L, ngen);
+    load_options = NULL;
+    if (!ok || kip_sync_index(bx, 0, NULL, NULL, &err)) return 0;
+    R->load_kip[4] = total / (now_ms() - t0) * 1e3;
+    kip_close(bx);
+    for (int i = 0; i < 3; i++) {
+      char side[640];
+      snprintf(side, sizeof side, "%s%s", bpath, i == 0 ? "" : i == 1 ? "-wal" : "-shm");
+      unlink(side);
+    }
+  }
+  double t0 = now_ms();
+  if (!kip_load(nx, nconcepts, L, ngen)) return 0;
+  double kip_load_ms = now_ms() - t0;
+  t0 = now_ms();
+  raw_load(kip_nexus_db(rx), nconcepts, L, ngen);
+  double raw_load_ms = now_ms() - t0;
+  R->load_kip[0] = total / kip_load_ms * 1e3;
+  R->load_sql[0] = total / raw_load_ms * 1e3;
+  R->load_sql[4] = R->load_sql[0];
+  sqlite3 *rdb = kip_nexus_db(rx);
+  fprintf(stderr, "single upserts...\n");
+  single_upserts(nx, rdb, 0, &R->load_kip[1], &R->load_sql[1]);
+  single_upserts(nx, rdb, 1, &R->load_kip[2], &R->load_sql[2]);
+  double kr[3], sr[3];
+  for (int r = 0; r < 3; r++) many_items(nx, rdb, 1000, r, &kr[r], &sr[r]);
+  R->load_kip[3] = median(kr, 3);
+  R->load_sql[3] = median(sr, 3);
+
+  fprintf(stderr, "queries...\n");
   sqlite3 *db = kip_nexus_db(nx);
   double *kt = malloc(sizeof(double) * (size_t)runs), *st = malloc(sizeof(double) * (size_t)runs);
+  char cmd[1024];
   for (int q = 0; q < NQUERIES; q++) {
     char karg[128], sarg[128];
     for (int r = -3; r < runs; r++) { /* 3 warm-up runs */
@@ -470,7 +604,7 @@ int main(int argc, char **argv) {
       ** for reading pages the other already loaded */
       raw_query(db, queries[q].sql, p, queries[q].nparams);
       double k;
-      if (!kip_run(nx, cmd, &k)) return 1;
+      if (!kip_run(nx, cmd, &k)) return 0;
       double b = now_ms();
       raw_query(db, queries[q].sql, p, queries[q].nparams);
       double c = now_ms();
@@ -479,15 +613,15 @@ int main(int argc, char **argv) {
         st[r] = c - b;
       }
     }
-    double k = median(kt, runs), s = median(st, runs);
-    printf("%-34s %12.3f %12.3f %7.2f\n", queries[q].label, k, s, k / s);
+    R->q_kip[q] = median(kt, runs);
+    R->q_sql[q] = median(st, runs);
   }
   free(kt);
   free(st);
   free(L);
   kip_close(nx);
   kip_close(rx);
-  if (keep) printf("\nkept: %s\n", kpath);
+  if (keep) fprintf(stderr, "kept: %s\n", kpath);
   for (int i = keep; i < 2; i++) {
     const char *base = i ? rpath : kpath;
     char side[600];
@@ -497,5 +631,60 @@ int main(int argc, char **argv) {
     unlink(side);
     unlink(base);
   }
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  int64_t nconcepts = 100000, nlinks = 500000;
+  int runs = 21, scale = 0;
+  const char *dir = "/tmp";
+  int keep = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--concepts") && i + 1 < argc) nconcepts = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--links") && i + 1 < argc) nlinks = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--scale") && i + 1 < argc) scale = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
+    else if (!strcmp(argv[i], "--keep")) keep = 1;
+    else {
+      printf("usage: bench_kql [--concepts N] [--links M] [--scale K] [--runs R] [--dir TMPDIR] [--keep]\n"
+             "  --scale K  also run at K times the size and print the growth between the sizes\n"
+             "  --keep     keep the KIP-loaded database files and print their paths\n");
+      return strcmp(argv[i], "--help") ? 2 : 0;
+    }
+  }
+  if (runs < 3) runs = 3;
+  results A, B;
+  if (!run_size(nconcepts, nlinks, runs, dir, keep, &A)) return 1;
+  int two = scale > 1;
+  if (two) {
+    for (int t = 0; t < NTYPES; t++) types[t].count = types[t].first = 0;
+    rng = 0x9E3779B97F4A7C15ULL;
+    if (!run_size(nconcepts * scale, nlinks * scale, runs, dir, keep, &B)) return 1;
+  }
+  printf("graph: %lld concepts, %lld propositions", (long long)nconcepts, (long long)nlinks);
+  if (two) printf("; and x%d: %lld / %lld", scale, (long long)(nconcepts * scale), (long long)(nlinks * scale));
+  printf("\n\n%-36s %10s %10s %6s", "load (rate)", "KIP", "SQL", "ratio");
+  if (two) printf(" | %10s %10s %6s | %8s %8s", "KIP x", "SQL x", "ratio", "grow KIP", "grow SQL");
+  printf("\n");
+  for (int l = 0; l < NLOADS; l++) {
+    printf("%-36s %8.0f/s %8.0f/s %6.2f", load_labels[l], A.load_kip[l], A.load_sql[l], A.load_sql[l] / A.load_kip[l]);
+    if (two)
+      printf(" | %8.0f/s %8.0f/s %6.2f | %8.2f %8.2f", B.load_kip[l], B.load_sql[l], B.load_sql[l] / B.load_kip[l],
+             A.load_kip[l] / B.load_kip[l], A.load_sql[l] / B.load_sql[l]);
+    printf("\n");
+  }
+  printf("\n%-36s %10s %10s %6s", "query (median)", "KIP ms", "SQL ms", "ratio");
+  if (two) printf(" | %10s %10s %6s | %8s %8s", "KIP ms x", "SQL ms x", "ratio", "grow KIP", "grow SQL");
+  printf("\n");
+  for (int q = 0; q < NQUERIES; q++) {
+    printf("%-36s %10.3f %10.3f %6.2f", queries[q].label, A.q_kip[q], A.q_sql[q], A.q_kip[q] / A.q_sql[q]);
+    if (two)
+      printf(" | %10.3f %10.3f %6.2f | %8.2f %8.2f", B.q_kip[q], B.q_sql[q], B.q_kip[q] / B.q_sql[q],
+             B.q_kip[q] / A.q_kip[q], B.q_sql[q] / A.q_sql[q]);
+    printf("\n");
+  }
+  printf("\nratio = KIP time / SQL time (for rates: SQL rate / KIP rate): below 1, KIP is faster.\n");
+  if (two) printf("grow = time (or 1/rate) at x%d divided by the base size's.\n", scale);
   return 0;
 }
