@@ -293,7 +293,12 @@ static char *compile_concept(kql *C, frame *F, const ast_concept *cc) {
     if (cc->var) bind_var(F, cc->var, VK_ELEM, kql_strf(C, "%s.id", r), r, 0);
   }
   if (cc->id) add_where(F, id_condition(C, r, cc->id, 0));
-  if (cc->type) add_where(F, kql_strf(C, "%s.type = %s", r, bind(C, cc->type)));
+  /* a type-only clause on a variable an earlier clause already bound (an
+  ** edge walked from an anchor) is a filter, never a driver: the unary +
+  ** keeps SQLite from starting at every element of the type, whatever its
+  ** statistics say (the plan walks the edge from the anchor) */
+  int filter_only = v && !cc->name && !cc->id;
+  if (cc->type) add_where(F, kql_strf(C, filter_only ? "+%s.type = %s" : "%s.type = %s", r, bind(C, cc->type)));
   else add_where(F, kql_strf(C, "%s.type IS NOT NULL", r));
   if (cc->name) add_where(F, kql_strf(C, "%s.name = %s", r, bind(C, cc->name)));
   return r;

@@ -223,6 +223,46 @@ static void test_plans(void) {
     free(r);
   }
   kip_close(nx);
+  /* an anchored 2-hop ending in a type-only clause walks the edges from the
+  ** anchor even when the statistics make the type look selective and the
+  ** edge look wide (the trap of issue 12: the plan used to start at every
+  ** element of the type) */
+  char path[] = "/tmp/kip_plan_XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  unlink(path);
+  if (kip_open(path, NULL, &nx, &e)) {
+    CHECK(0, "open: %s", e.message);
+    return;
+  }
+  kip_close(nx);
+  sqlite3 *db;
+  char *er = NULL;
+  if (sqlite3_open(path, &db) == SQLITE_OK)
+    sqlite3_exec(db,
+                 "ANALYZE; DELETE FROM sqlite_stat1; INSERT INTO sqlite_stat1 VALUES"
+                 "('element','element_concept','600000 334 1'),('element','element_ops','500000 5000 1000 1'),"
+                 "('element','element_pred','500000 50000 5 1'),('element','element_spo','500000 5 2 1')",
+                 NULL, NULL, &er);
+  CHECK(er == NULL, "fake statistics: %s", er ? er : "");
+  sqlite3_free(er);
+  sqlite3_close(db);
+  if (kip_open(path, NULL, &nx, &e)) {
+    CHECK(0, "reopen: %s", e.message);
+    return;
+  }
+  const char *anchored = "FIND(?d.name) WHERE { ?x {type: \"Person\", name: \"x\"} (?x, \"prefers\", ?s) "
+                         "(?d, \"prefers\", ?s) ?d {type: \"Person\"} FILTER(?d.attributes.risk < 3) } "
+                         "ORDER BY ?d.name LIMIT 20";
+  char *r = kip_explain_json(nx, anchored, strlen(anchored), NULL);
+  const char *first = r ? strstr(r, "\"detail\":\"") : NULL;
+  const char *anchor_first = "\"detail\":\"SEARCH t1 USING COVERING INDEX element_concept (type=? AND name=?)";
+  CHECK(first && !strncmp(first, anchor_first, strlen(anchor_first)) &&
+            !strstr(r, "element_concept (type=?)\"") && !strstr(r, "SCAN "),
+        "anchored plan starts at the anchor and never at a type: %s", r ? r : "(null)");
+  free(r);
+  kip_close(nx);
+  remove_db(path);
 }
 
 
