@@ -7,6 +7,7 @@
 **   nexus:call_json(request_text [, {readonly=, deadline_ms=, max_rows=, max_hops=}]) -> response_text
 **   nexus:close()        (also __gc / __close; idempotent)
 **   nexus:readonly() -> nil | "requested" | "not writable" (opened read-only because of permissions)
+**   nexus:sync_index([batch [, progress(done, total)]]) -> true | nil, message (index deferred bulk loads)
 **   core.parse(command [, params_json]) -> json text
 **   core.describe(command [, params_json]) -> json text (policy request description)
 **   nexus:call_json(request_json [, opts]) -> response json; opts: readonly,
@@ -82,6 +83,37 @@ static int l_close(lua_State *L) {
   if (n->nx) kip_close(n->nx);
   n->nx = NULL;
   return 0;
+}
+
+/* nexus:sync_index([batch [, progress(done, total)]]) -> true | nil, message
+** Index for SEARCH what bulk loads deferred (call option defer_index). */
+typedef struct sync_progress {
+  lua_State *L;
+  int fn; /* stack index of the progress function, 0 = none */
+} sync_progress;
+
+static void on_sync_progress(int64_t done, int64_t total, void *ud) {
+  sync_progress *p = ud;
+  if (!p->fn) return;
+  lua_pushvalue(p->L, p->fn);
+  kip_pushint(p->L, done);
+  kip_pushint(p->L, total);
+  if (lua_pcall(p->L, 2, 0, 0) != LUA_OK) lua_pop(p->L, 1); /* a failing reporter stops nothing */
+}
+
+static int l_sync_index(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  long long batch = 0;
+  if (!lua_isnoneornil(L, 2) && !kip_isinteger(L, 2, &batch)) return luaL_argerror(L, 2, "batch must be an integer");
+  sync_progress p = {L, lua_isfunction(L, 3) ? 3 : 0};
+  kip_error e;
+  if (kip_sync_index(n->nx, (int64_t)batch, on_sync_progress, &p, &e)) {
+    lua_pushnil(L);
+    lua_pushstring(L, e.message);
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
 }
 
 /* nexus:readonly() -> nil | "requested" | "not writable" */
@@ -252,6 +284,7 @@ static int l_call_json(lua_State *L) {
   o.max_rows = opt_int(L, 3, "max_rows", 0);
   o.max_hops = opt_int(L, 3, "max_hops", 0);
   o.max_command_bytes = opt_int(L, 3, "max_command_bytes", 0);
+  o.defer_index = opt_int(L, 3, "defer_index", 0);
   o.eligibility = opt_str(L, 3, "eligibility");
   o.eligibility_params = opt_str(L, 3, "eligibility_params");
   o.write_denied = opt_int(L, 3, "write_denied", 0);
@@ -601,7 +634,8 @@ static int l_backup(lua_State *L) {
 }
 
 static const luaL_Reg nexus_methods[] = {
-    {"call_json", l_call_json}, {"backup", l_backup}, {"readonly", l_readonly}, {"close", l_close}, {NULL, NULL}};
+    {"call_json", l_call_json}, {"backup", l_backup}, {"readonly", l_readonly}, {"sync_index", l_sync_index},
+    {"close", l_close},         {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"open", l_open},           {"parse", l_parse}, {"describe", l_describe},
                                  {"explain", l_explain},     {"json_decode", l_json_decode},
                                  {"json_encode", l_json_encode}, {"json_decode_request", l_json_decode_request},

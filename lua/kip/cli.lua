@@ -352,8 +352,12 @@ local function apply_reporting(nx, text, label, from, batch_bytes, quiet)
       if e.hint and e.hint ~= "" then stderr("  hint: %s", e.hint) end
     end,
     on_progress = function(done, applied, elements) report(done, applied, elements, false) end,
+    on_index = function(done, total)
+      if tty then io.stderr:write(("\r  indexing for SEARCH %d/%d elements   "):format(done, total), done >= total and "\n" or "") end
+    end,
   })
   report(#text, st.applied, st.elements, true)
+  if st.index_error then stderr("%s: indexing for SEARCH failed: %s (it resumes at the next write)", label, st.index_error) end
   return st
 end
 

@@ -16,13 +16,15 @@ end
 --- one transaction each; a failing batch is replayed statement by statement
 --- so every error is reported (on_error(line, err)) and the good statements
 --- are applied. opts: from (first statement, 1-based), batch_bytes,
---- on_error(line, err), on_progress(done_bytes, applied, elements).
---- Returns { applied=, failed=, elements=, statements= }.
+--- on_error(line, err), on_progress(done_bytes, applied, elements),
+--- on_index(done, total) (the SEARCH index is built once, at the end).
+--- Returns { applied=, failed=, elements=, statements= [, index_error=] }.
 function M.apply(nx, text, opts)
   opts = opts or {}
   local stmts = capsule.split(text)
   local from, batch_bytes = opts.from or 1, opts.batch_bytes or 200 * 1024
-  local limit = { max_command_bytes = M.BIG_COMMAND }
+  -- the SEARCH index is built once at the end (kip_sync_index), not per batch
+  local limit = { max_command_bytes = M.BIG_COMMAND, defer_index = true }
   local st = { applied = 0, failed = 0, elements = 0, statements = #stmts, from = math.min(from, #stmts) }
   local function run(list)
     local parts = {}
@@ -53,6 +55,10 @@ function M.apply(nx, text, opts)
     end
     if opts.on_progress then opts.on_progress(stmts[k] and stmts[k].offset - 1 or #text, st.applied, st.elements) end
   end
+  -- one indexing pass over everything the batches wrote, in transactions of
+  -- 50 000 elements (an interrupted pass resumes at the next open or write)
+  local ok, err = nx.handle:sync_index(50000, opts.on_index)
+  if not ok then st.index_error = err end
   return st
 end
 
