@@ -9,23 +9,15 @@ local kip = require "kip"
 local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
 
 describe("RC11 edge cases", function()
-  local path, nx
-  before_each(function()
-    path = H.tmpdb()
-    nx = assert(kip.open { path = path })
-  end)
-  after_each(function()
-    nx:close()
-    H.cleanup(path)
-  end)
+  local current = H.fresh_nexus(before_each, after_each)
 
   local function err(cmd)
-    local r = nx:execute(cmd)
+    local r = current():execute(cmd)
     return r.error and r.error.code, r.error and r.error.message
   end
 
   it("protected structures refuse attribute and metadata changes; identical rewrites are no-ops", function()
-    local before = nx:execute('FIND(?d) WHERE { ?d {type: "Domain", name: "CoreSchema"} }').result[1]
+    local before = current():execute('FIND(?d) WHERE { ?d {type: "Domain", name: "CoreSchema"} }').result[1]
     for _, cmd in ipairs {
       'UPSERT { CONCEPT ?d { {type: "Domain", name: "CoreSchema"} } WITH METADATA { source: "attacker" } }',
       'UPSERT { CONCEPT ?d { {type: "Domain", name: "CoreSchema"} SET ATTRIBUTES { description: "mine" } } }',
@@ -37,60 +29,60 @@ describe("RC11 edge cases", function()
     } do
       assert.equal("KIP_3004", (err(cmd)), cmd)
     end
-    local after = nx:execute('FIND(?d) WHERE { ?d {type: "Domain", name: "CoreSchema"} }').result[1]
+    local after = current():execute('FIND(?d) WHERE { ?d {type: "Domain", name: "CoreSchema"} }').result[1]
     assert.same(before, after)
     -- an identical rewrite (a capsule re-import) succeeds and changes nothing
     local m = before.metadata
-    local same = nx:execute(('UPSERT { CONCEPT ?d { {type: "Domain", name: "CoreSchema"} } WITH METADATA { source: %q, author: %q } }')
+    local same = current():execute(('UPSERT { CONCEPT ?d { {type: "Domain", name: "CoreSchema"} } WITH METADATA { source: %q, author: %q } }')
       :format(m.source, m.author))
     assert.is_nil(same.error)
     assert.equal(before.metadata._version,
-      nx:execute('FIND(?d.metadata._version) WHERE { ?d {type: "Domain", name: "CoreSchema"} }').result[1])
+      current():execute('FIND(?d.metadata._version) WHERE { ?d {type: "Domain", name: "CoreSchema"} }').result[1])
     -- ordinary attributes and metadata of $self stay writable
-    assert.is_nil(nx:execute('UPSERT { CONCEPT ?s { {type: "Person", name: "$self"} SET ATTRIBUTES { mood: "calm" } } WITH METADATA { note: "x" } }').error)
+    assert.is_nil(current():execute('UPSERT { CONCEPT ?s { {type: "Person", name: "$self"} SET ATTRIBUTES { mood: "calm" } } WITH METADATA { note: "x" } }').error)
   end)
 
   it("FIND with a missing anchor: empty result and a warning naming it", function()
-    local r = nx:execute('FIND(?x) WHERE { ?x {type: "Person", name: "Nope"} }')
+    local r = current():execute('FIND(?x) WHERE { ?x {type: "Person", name: "Nope"} }')
     assert.same({ result = {}, warnings = { 'anchor {type: "Person", name: "Nope"} does not exist' } }, r)
-    local e = nx:execute('FIND(?l) WHERE { ?l ({type: "Person", name: "$self"}, "mentions", {id: "C:999999999"}) }')
+    local e = current():execute('FIND(?l) WHERE { ?l ({type: "Person", name: "$self"}, "mentions", {id: "C:999999999"}) }')
     assert.same({ 'anchor {id: "C:999999999"} does not exist' }, e.warnings)
-    local ok = nx:execute('FIND(?x.name) WHERE { ?x {type: "Person", name: "$self"} }')
+    local ok = current():execute('FIND(?x.name) WHERE { ?x {type: "Person", name: "$self"} }')
     assert.is_nil(ok.warnings)
   end)
 
   it("DELETE of an identity-bound target that does not exist: zero counts, success, a warning", function()
     assert.same({ result = { deleted_concepts = 0, deleted_propositions = 0 }, warnings = { "?x matched nothing: nothing was deleted" } },
-      nx:execute('DELETE CONCEPT ?x DETACH WHERE { ?x {type: "Person", name: "Nope"} }'))
+      current():execute('DELETE CONCEPT ?x DETACH WHERE { ?x {type: "Person", name: "Nope"} }'))
     assert.same({ result = { deleted_propositions = 0 }, warnings = { "?l matched nothing: nothing was deleted" } },
-      nx:execute('DELETE PROPOSITIONS ?l WHERE { ?l ({type: "Person", name: "$self"}, "mentions", ?o) }'))
-    local r = nx:execute('DELETE CONCEPT ?x DETACH WHERE { ?x {id: "C:999999"} }')
+      current():execute('DELETE PROPOSITIONS ?l WHERE { ?l ({type: "Person", name: "$self"}, "mentions", ?o) }'))
+    local r = current():execute('DELETE CONCEPT ?x DETACH WHERE { ?x {id: "C:999999"} }')
     assert.equal("KIP_3002", r.error.code)
     assert.equal('no concept with id "C:999999"', r.error.message)
   end)
 
   it("MERGE reports attributes_filled per filled key, aliases included", function()
-    assert.is_nil(nx:execute([[UPSERT {
+    assert.is_nil(current():execute([[UPSERT {
       CONCEPT ?a { {type: "Person", name: "Robert"} SET ATTRIBUTES { email: "r@x.org" } }
       CONCEPT ?b { {type: "Person", name: "Bob"} SET ATTRIBUTES { role: "dev" } } }]]).error)
-    local r = nx:execute('MERGE CONCEPT ?s INTO ?t WHERE { ?s {type: "Person", name: "Robert"} ?t {type: "Person", name: "Bob"} }')
+    local r = current():execute('MERGE CONCEPT ?s INTO ?t WHERE { ?s {type: "Person", name: "Robert"} ?t {type: "Person", name: "Bob"} }')
     assert.same({ merged = true, links_repointed = 0, links_deduplicated = 0, attributes_filled = 2 }, r.result)
-    assert.same({ "Robert" }, nx:execute('FIND(?t.attributes.aliases) WHERE { ?t {type: "Person", name: "Bob"} }').result[1])
+    assert.same({ "Robert" }, current():execute('FIND(?t.attributes.aliases) WHERE { ?t {type: "Person", name: "Bob"} }').result[1])
   end)
 
   it("DELETE PROPOSITIONS refuses to remove the Genesis wiring of protected structures", function()
-    local r = nx:execute('DELETE PROPOSITIONS ?l WHERE { ?l ({type: "$ConceptType", name: "$ConceptType"}, "belongs_to_domain", ?d) }')
+    local r = current():execute('DELETE PROPOSITIONS ?l WHERE { ?l ({type: "$ConceptType", name: "$ConceptType"}, "belongs_to_domain", ?d) }')
     assert.equal("KIP_3004", r.error.code)
-    assert.equal(1, nx:execute('FIND(COUNT(?l)) WHERE { ?l ({type: "$ConceptType", name: "$ConceptType"}, "belongs_to_domain", ?d) }').result)
+    assert.equal(1, current():execute('FIND(COUNT(?l)) WHERE { ?l ({type: "$ConceptType", name: "$ConceptType"}, "belongs_to_domain", ?d) }').result)
     -- ordinary type definitions may be moved out of a domain
-    assert.is_nil(nx:execute('DELETE PROPOSITIONS ?l WHERE { ?l ({type: "$ConceptType", name: "Event"}, "belongs_to_domain", ?d) }').error)
+    assert.is_nil(current():execute('DELETE PROPOSITIONS ?l WHERE { ?l ({type: "$ConceptType", name: "Event"}, "belongs_to_domain", ?d) }').error)
   end)
 
   it("self-loops are allowed, with a warning", function()
-    local r = nx:execute('UPSERT { CONCEPT ?x { {type: "Person", name: "Narcissus"} SET PROPOSITIONS { ("mentions", ?x) } } }')
+    local r = current():execute('UPSERT { CONCEPT ?x { {type: "Person", name: "Narcissus"} SET PROPOSITIONS { ("mentions", ?x) } } }')
     assert.is_nil(r.error)
     assert.equal(1, #r.warnings)
     assert.matches('^self%-loop: the "mentions" link at line 1 points from C:%d+ to itself$', r.warnings[1])
-    assert.equal(1, nx:execute('FIND(COUNT(?l)) WHERE { ?x {type: "Person", name: "Narcissus"} ?l (?x, "mentions", ?x) }').result)
+    assert.equal(1, current():execute('FIND(COUNT(?l)) WHERE { ?x {type: "Person", name: "Narcissus"} ?l (?x, "mentions", ?x) }').result)
   end)
 end)

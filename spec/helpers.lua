@@ -19,4 +19,24 @@ function H.home()
   return src:match("^(.*)/spec/[^/]+$") or "."
 end
 
+--- Register (with busted's before_each / after_each, passed in: they live in
+--- the spec's environment) hooks that open a fresh nexus (kip.open with opts,
+--- path added) and close and remove it; returns a function that gives the
+--- current nexus.
+function H.fresh_nexus(before_each, after_each, opts)
+  local kip = require "kip"
+  local path, nx
+  before_each(function()
+    path = H.tmpdb()
+    local o = { path = path }
+    for k, v in pairs(opts or {}) do o[k] = v end
+    nx = assert(kip.open(o))
+  end)
+  after_each(function()
+    nx:close()
+    H.cleanup(path)
+  end)
+  return function() return nx end
+end
+
 return H

@@ -108,19 +108,11 @@ describe("hostile policies fail closed and the host lives on", function()
 end)
 
 describe("core limits on hostile input", function()
-  local path, nx
-  before_each(function()
-    path = H.tmpdb()
-    nx = assert(kip.open { path = path })
-  end)
-  after_each(function()
-    nx:close()
-    H.cleanup(path)
-  end)
+  local current = H.fresh_nexus(before_each, after_each)
 
   local function timed(cmd)
     local t0 = os.clock()
-    local r = nx:execute(cmd)
+    local r = current():execute(cmd)
     return r, os.clock() - t0
   end
 
@@ -145,9 +137,9 @@ describe("core limits on hostile input", function()
     assert.matches("more than 4096 operands", r.error.message)
     assert.is_true(spent < 0.5)
     terms[4000] = '?x.name == "$self"'
-    local ok = nx:execute('FIND(?x.name) WHERE { ?x {type: "Person"} FILTER(' .. table.concat(terms, " || ", 1, 4000) .. ") }")
+    local ok = current():execute('FIND(?x.name) WHERE { ?x {type: "Person"} FILTER(' .. table.concat(terms, " || ", 1, 4000) .. ") }")
     assert.same({ "$self" }, ok.result)
-    local all = nx:execute('FIND(COUNT(?x)) WHERE { ?x {type: "Person"} FILTER(' .. table.concat(terms, " && ", 1, 3999):gsub("==", "!=") .. ") }")
+    local all = current():execute('FIND(COUNT(?x)) WHERE { ?x {type: "Person"} FILTER(' .. table.concat(terms, " && ", 1, 3999):gsub("==", "!=") .. ") }")
     assert.equal(2, all.result)
   end)
 
@@ -155,11 +147,11 @@ describe("core limits on hostile input", function()
     local items = {}
     for i = 1, 10000 do items[i] = ('"n%d"'):format(i) end
     items[#items + 1] = '"$system"'
-    local r = nx:execute('FIND(?x.name) WHERE { ?x {type: "Person"} FILTER(IN(?x.name, [' .. table.concat(items, ",") .. "])) }")
+    local r = current():execute('FIND(?x.name) WHERE { ?x {type: "Person"} FILTER(IN(?x.name, [' .. table.concat(items, ",") .. "])) }")
     assert.same({ "$system" }, r.result)
-    assert.is_nil(nx:execute('UPSERT { CONCEPT ?x { {type: "Person", name: "N"} SET ATTRIBUTES { n: 3, b: true, o: {k: [1]} } } }').error)
+    assert.is_nil(current():execute('UPSERT { CONCEPT ?x { {type: "Person", name: "N"} SET ATTRIBUTES { n: 3, b: true, o: {k: [1]} } } }').error)
     for _, list in ipairs { "[3.0]", "[true]", '[{"k": [1]}]', '["x", 3]' } do
-      local hit = nx:execute(('FIND(COUNT(?x)) WHERE { ?x {type: "Person", name: "N"} FILTER(IN(?x.attributes.%s, %s)) }')
+      local hit = current():execute(('FIND(COUNT(?x)) WHERE { ?x {type: "Person", name: "N"} FILTER(IN(?x.attributes.%s, %s)) }')
         :format(list == "[true]" and "b" or list:find("k") and "o" or "n", list))
       assert.equal(1, hit.result, list)
     end
@@ -172,15 +164,15 @@ describe("core limits on hostile input", function()
       { command = 'UPSERT { CONCEPT ?b { {type: "Person", name: :n} } }', parameters = { n = "Bob\0x" } },
       { command = 'FIND(?b) WHERE { ?b {type: "Person", name: :n} }', parameters = { n = "Bob\0x" } },
     } do
-      local r = nx:call(req)
+      local r = current():call(req)
       assert.equal("KIP_1001", r.error.code)
       assert.matches("NUL", r.error.message)
     end
-    assert.same({}, nx:execute('FIND(?b) WHERE { ?b {type: "Person", name: "Bob"} }').result)
+    assert.same({}, current():execute('FIND(?b) WHERE { ?b {type: "Person", name: "Bob"} }').result)
   end)
 
   it("a scope placeholder bound to null is refused: an unbound identity never matches", function()
-    local r = nx:call({ command = 'FIND(COUNT(?x)) WHERE { ?x {type: "Person"} }' },
+    local r = current():call({ command = 'FIND(COUNT(?x)) WHERE { ?x {type: "Person"} }' },
       { eligibility = "?e.subject == :who", eligibility_params = '{"who": null}' })
     assert.equal("KIP_4004", r.error.code)
     assert.matches("unbound identity", r.error.message)

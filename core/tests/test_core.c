@@ -126,11 +126,16 @@ static void remove_db(const char *path) {
   unlink(path);
 }
 
+/* a fresh path for a nexus file (the file itself does not exist yet) */
+static void temp_path(char *path) {
+  int fd = mkstemp(path);
+  if (fd >= 0) close(fd);
+  unlink(path);
+}
+
 static void test_nexus(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
-  int fd = mkstemp(path);
-  close(fd);
-  unlink(path);
+  temp_path(path);
   kip_nexus *nx;
   kip_error e;
   int rc = kip_open(path, NULL, &nx, &e);
@@ -228,9 +233,7 @@ static void test_plans(void) {
   ** edge look wide (the trap of issue 12: the plan used to start at every
   ** element of the type) */
   char path[] = "/tmp/kip_plan_XXXXXX";
-  int fd = mkstemp(path);
-  close(fd);
-  unlink(path);
+  temp_path(path);
   if (kip_open(path, NULL, &nx, &e)) {
     CHECK(0, "open: %s", e.message);
     return;
@@ -279,9 +282,7 @@ static int64_t create_one(kip_nexus *nx, int i) {
 
 static void test_ids(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
-  int fd = mkstemp(path);
-  close(fd);
-  unlink(path);
+  temp_path(path);
   kip_nexus *nx;
   kip_error e;
   if (kip_open(path, NULL, &nx, &e)) {
