@@ -130,13 +130,19 @@ static int walk_reserved(const ast_upsert *u, kip_error *err) {
 typedef struct upsert_state {
   kip_ctx *c;
   htab handles;
+  htab defined[2];                /* types / predicates known to be defined (a bulk UPSERT names few) */
   json_t *concept_ids, *prop_ids; /* id arrays for the response */
 } upsert_state;
 
 static int check_defined(upsert_state *U, const char *meta, const char *name, kip_pos pos) {
+  htab *known = &U->defined[meta[1] == 'P']; /* "$PropositionType" / "$ConceptType" */
+  if (hfind(known, name)) return 0;
   int d = kip_store_is_defined(U->c->nx, meta, name, U->c->err);
   if (d < 0) return U->c->err->code;
-  if (d) return 0;
+  if (d) {
+    hput(known, name, 0, 0); /* a definition cannot disappear inside an UPSERT */
+    return 0;
+  }
   int concept = !strcmp(meta, "$ConceptType");
   return kip_err_at(U->c->err, KIP_E_TYPE, pos.line, pos.col,
                     concept ? "Define it first: UPSERT { CONCEPT ?t { {type: \"$ConceptType\", name: \"...\"} } }, or check the case (DESCRIBE CONCEPT TYPES)."
@@ -413,6 +419,8 @@ int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
     }
   }
   free(U.handles.e);
+  free(U.defined[0].e);
+  free(U.defined[1].e);
   json_decref(U.concept_ids);
   json_decref(U.prop_ids);
   return rc;
