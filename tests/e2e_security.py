@@ -354,6 +354,19 @@ def file_size_limit(tmp):
     check("file-size limit: integrity ok", ok == "ok", ok)
 
 
+def import_secrets(tmp):
+    """kip import refuses a statement carrying a secret (the other statements land)"""
+    cap = os.path.join(tmp, "secret.kip")
+    with open(cap, "w") as f:
+        f.write('UPSERT { CONCEPT ?a { {type: "Person", name: "Fine"} } }\n'
+                'UPSERT { CONCEPT ?b { {type: "Person", name: "Leaky"} SET ATTRIBUTES { key: "sk-abcdefghijklmnopqrstuvwx" } } }\n')
+    db = os.path.join(tmp, "import.db")
+    r = subprocess.run([KIP, "--db", db, "import", cap], capture_output=True, text=True, timeout=60)
+    check("import refuses the secret with its line", r.returncode == 1 and "secret.kip:2: KIP_4004" in r.stderr, r.stderr)
+    n = run(["--db", db, "exec", "--no-policies", 'FIND(?p.name) WHERE { ?p {type: "Person"} FILTER(?p.name == "Fine" || ?p.name == "Leaky") }'])
+    check("import applied the clean statement only", json.loads(n) == ["Fine"], n)
+
+
 def main():
     tmp = tempfile.mkdtemp()
     os.chmod(tmp, 0o777)  # nginx workers (www-data) write the -wal/-shm files
@@ -370,6 +383,7 @@ def main():
         nginx_matrix(db_a, db_b, hal_id, tmp)
         readonly_file(db_a, tmp)
         file_size_limit(tmp)
+        import_secrets(tmp)
     finally:
         subprocess.run(["chmod", "-R", "u+w", tmp])
         shutil.rmtree(tmp, ignore_errors=True)

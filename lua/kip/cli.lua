@@ -24,8 +24,9 @@ commands:
                                  Model Context Protocol server on stdio
   policy list | check FILE | test FILE REQUEST.json
                                  inspect governance policies
-  import [--from N] [--batch-kb K] [-q] FILE.kip...
+  import [--from N] [--batch-kb K] [-q] [governance options] FILE.kip...
                                  apply capsules in batched transactions, with progress
+                                 (the policies' content checks apply: secrets are refused)
   export [--domain NAME | --where 'PATTERN binding ?x'] [--page N] [-o FILE]
                                  write the memory (or a part) as capsules
   dump [selection] [-o FILE.jsonl]   logical backup as JSON lines (one capsule page per line)
@@ -67,7 +68,7 @@ JSON when it is valid JSON (numbers, true, [..]) and is a string otherwise.
 --json prints the raw response. Exit status 1 when the command failed.
 ]],
   import = [[
-usage: kip [--db PATH] import [--from N] [--batch-kb K] [-q] FILE.kip...
+usage: kip [--db PATH] import [--from N] [--batch-kb K] [-q] [governance options] FILE.kip...
 
 Applies capsule files. A file is split into its statements; statements are
 applied in batches (about K KiB of text, default 200) of one transaction
@@ -75,8 +76,11 @@ each. A batch that fails is replayed statement by statement, so every bad
 statement is reported as FILE:LINE and the good ones are applied. Importing
 again is idempotent (UPSERT matches what exists); --from N starts at
 statement N to resume a long import. On a terminal a progress line shows the
-share done, statements, elements written, rate and ETA. Governance policies
-do not apply (this is an operator tool). Exit status 1 when a statement failed.
+share done, statements, elements written, rate and ETA; the SEARCH index is
+built once at the end. The policies' content checks apply (the default
+policy refuses statements carrying secrets, reported like any bad statement)
+but not their scopes: the importer is the operator (--no-policies skips the
+policies). Exit status 1 when a statement failed.
 ]],
   export = [[
 usage: kip [--db PATH] export [--domain NAME | --where 'PATTERN'] [--page N] [-o FILE]
@@ -243,6 +247,16 @@ local function open_nexus(governed)
   return nx
 end
 
+-- import and restore write what an operator brings in: through the
+-- policies' content checks (secrets are refused) as the operator, who is
+-- not narrowed by scopes (ctx.operator is set here only, never from a
+-- request or a header)
+local function open_operator_nexus()
+  gov.ctx.operator = true
+  gov.ctx.channel = gov.ctx.channel or "import"
+  return open_nexus(true)
+end
+
 local function read_all(path)
   local f, err
   if path == nil or path == "-" then f = io.stdin else f, err = io.open(path, "rb") end
@@ -365,16 +379,20 @@ function commands.import()
   local files, from, batch_bytes, quiet = {}, 1, 200 * 1024, false
   local j = 1
   while rest[j] do
-    local a = rest[j]
+    local a, g = rest[j], 0
     if a == "--from" then from = tonumber(rest[j + 1]) or die("--from needs a statement number") j = j + 1
     elseif a == "--batch-kb" then batch_bytes = (tonumber(rest[j + 1]) or die("--batch-kb needs a number")) * 1024 j = j + 1
     elseif a == "--quiet" or a == "-q" then quiet = true
-    elseif a:sub(1, 1) == "-" then die("import: unknown option %s", a)
-    else files[#files + 1] = a end
+    else
+      g = governance_option(j)
+      if g > 0 then j = j + g - 1
+      elseif a:sub(1, 1) == "-" then die("import: unknown option %s", a)
+      else files[#files + 1] = a end
+    end
     j = j + 1
   end
   if #files == 0 then die("import needs at least one .kip file") end
-  local nx = open_nexus()
+  local nx = open_operator_nexus()
   local failed = 0
   for _, file in ipairs(files) do
     local st = apply_reporting(nx, read_all(file), file, from, batch_bytes, quiet)
@@ -431,8 +449,16 @@ function commands.export() return export_to("export") end
 function commands.dump() return export_to("dump") end
 
 function commands.restore()
-  local file = rest[1] or die("restore needs a dump file (kip dump)")
-  local nx = open_nexus()
+  local file
+  local j = 1
+  while rest[j] do
+    local g = governance_option(j)
+    if g > 0 then j = j + g
+    elseif rest[j]:sub(1, 1) == "-" then die("restore: unknown option %s", rest[j])
+    else file = file or rest[j]; j = j + 1 end
+  end
+  if not file then die("restore needs a dump file (kip dump)") end
+  local nx = open_operator_nexus()
   local n, failed, applied, elements = 0, 0, 0, 0
   for line in io.lines(file) do
     n = n + 1
