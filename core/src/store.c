@@ -482,7 +482,7 @@ int kip_tx_commit(kip_nexus *nx, kip_error *err) {
     return err->code;
   }
   nx->tx_depth--;
-  if (nx->tx_depth == 0) kip_store_end_chunk(nx); /* a chunk of ids never outlives its transaction */
+  if (nx->tx_depth == 0) kip_store_end_run(nx); /* a run of ids never outlives its transaction */
   return 0;
 }
 
@@ -496,7 +496,7 @@ void kip_tx_rollback(kip_nexus *nx) {
   sqlite3_exec(nx->db, sql, NULL, NULL, NULL);
   nx->deadline_us = saved;
   nx->tx_depth--;
-  kip_store_end_chunk(nx); /* the rollback may have returned its chunk to the counter */
+  kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
 }
 
 /* -------------------------------------------------------------- elements */

@@ -46,7 +46,7 @@ struct kip_nexus {
   int64_t next_interrupt_check;  /* monotonic µs of the next interrupted() poll */
   int cancelled;                 /* the host cancelled the running request */
   int defer_index;               /* the running request defers the SEARCH index (bulk load) */
-  int64_t id_next;               /* next id of the transaction's chunk (store_ids.c) */
+  int64_t id_next;               /* next id of the transaction's run (store_ids.c) */
   int id_left;                   /* ids left in it; 0 = take a new run */
   int64_t id_taken;              /* ids the transaction took (units first, then extents) */
 };
@@ -81,9 +81,9 @@ int kip_register_scope_functions(kip_nexus *nx);
 int kip_interrupted(kip_nexus *nx);
 
 /* store_ids.c: the next public id (inside the writer's transaction); the
-** transaction's chunk of ids ends with it (commit or any rollback) */
+** transaction's run of ids ends with it (commit or any rollback) */
 int kip_store_next_id(kip_nexus *nx, int64_t *id, kip_error *err);
-void kip_store_end_chunk(kip_nexus *nx);
+void kip_store_end_run(kip_nexus *nx);
 
 int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, kip_error *err);
 void kip_store_close(kip_nexus *nx);

@@ -7,8 +7,8 @@
 ** them, hidden elements included. So ids are handed out in runs that belong
 ** to one transaction only, and the runs are placed by a keyed permutation:
 **
-**   the id space above 2^J0 is cut into blocks [2^j, 2^(j+1)); blocks
-**   j = J0, J0+2, J0+4, ... hold *units* of 16 ids, blocks J0+1, J0+3, ...
+**   the id space above 2^k0 is cut into blocks [2^j, 2^(j+1)); blocks
+**   j = k0, k0+2, k0+4, ... hold *units* of 16 ids, blocks k0+1, k0+3, ...
 **   hold *extents* of 1024 ids. A transaction takes a unit for its first 16
 **   new elements and extents after that (bulk writes stay in few B-tree
 **   pages). Each family has a counter (kip_id_alloc.counter / .extents,
@@ -20,7 +20,7 @@
 ** collide and, with the counters only ever growing, ids are never reused. A
 ** caller learns nothing from two of its ids but their blocks (the order of
 ** magnitude of the nexus); the elements of one command get consecutive ids.
-** Unused ids of a run are never used. J0 is chosen above every id a nexus
+** Unused ids of a run are never used. k0 is chosen above every id a nexus
 ** had before this allocator (schema v3), so old ids are never reused either;
 ** ids stay below 2^53.
 */
@@ -126,7 +126,6 @@ static int next_run(kip_nexus *nx, kip_error *err) {
     if (!null_base) {
       int bits = extent ? EXTENT_BITS : UNIT_BITS;
       int first = k0 + extent; /* units in blocks k0, k0+2, ...; extents in k0+1, k0+3, ... */
-      if (first < bits) first += 2;
       int64_t start = run_start(c, first, bits, key);
       int free_run = run_is_free(nx, start, 1 << bits, err);
       if (free_run < 0) return err->code;
@@ -152,7 +151,7 @@ int kip_store_next_id(kip_nexus *nx, int64_t *id, kip_error *err) {
   return 0;
 }
 
-void kip_store_end_chunk(kip_nexus *nx) {
+void kip_store_end_run(kip_nexus *nx) {
   nx->id_left = 0;
   nx->id_taken = 0;
 }
