@@ -124,7 +124,10 @@ function M:call_tool(id, params)
   -- the arguments are the KIP request envelope; the core validates it
   local text = self.nx:call_json(core.json_encode(args), { readonly = readonly, ctx = self.ctx,
     interrupted = self:interrupt_check(id) })
-  if self.cancelled == id then return nil end -- a cancelled request is not answered
+  if self.cancelled == id then -- a cancelled request is not answered
+    self.cancelled = nil
+    return nil
+  end
   text = require("kip").cap_response(text, self.max_response)
   -- the KIP response once, as text (the tools publish no outputSchema, so no
   -- structuredContent copy); isError when it is a KIP error
@@ -186,7 +189,7 @@ end
 function M:handle(msg)
   if type(msg) ~= "table" or msg.jsonrpc ~= "2.0" or type(msg.method) ~= "string" then
     if type(msg) == "table" and msg.method == nil and (msg.result ~= nil or msg.error ~= nil) then return nil end -- a client response
-    return failure(type(msg) == "table" and msg.id or nil, INVALID, "invalid JSON-RPC 2.0 request")
+    return failure(type(msg) == "table" and valid_id(msg.id) and msg.id or nil, INVALID, "invalid JSON-RPC 2.0 request")
   end
   local id, method = msg.id, msg.method
   if id ~= nil and not valid_id(id) then
