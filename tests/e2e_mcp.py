@@ -274,6 +274,14 @@ def main():
         "command": 'FIND(?x) WHERE { ?x {type: "Person", name: "Nope"} }'}})["result"]
     check("missing anchor warning", json.loads(miss["content"][0]["text"]) == {
         "result": [], "warnings": ['anchor {type: "Person", name: "Nope"} does not exist']}, miss)
+    for label, cmd, want in [
+        ("empty DELETE warns", 'DELETE CONCEPT ?x DETACH WHERE { ?x {type: "Person", name: "Nope"} }', '"warnings":["?x matched nothing'),
+        ("DELETE of a missing {id} is KIP_3002", 'DELETE CONCEPT ?x DETACH WHERE { ?x {id: "C:999999"} }', "KIP_3002"),
+        ("Genesis wiring is protected", 'DELETE PROPOSITIONS ?l WHERE { ?l ({type: "$ConceptType", name: "$ConceptType"}, "belongs_to_domain", ?d) }', "KIP_3004"),
+        ("self-loop warns", 'UPSERT { CONCEPT ?x { {type: "Person", name: "Loop"} SET PROPOSITIONS { ("mentions", ?x) } } } WITH METADATA { source: "e2e", author: "mcp" }', "self-loop"),
+    ]:
+        r = c.request("tools/call", {"name": "execute_kip", "arguments": {"command": cmd}})["result"]
+        check(label, want in r["content"][0]["text"], r)
     prot = c.request("tools/call", {"name": "execute_kip", "arguments": {
         "command": 'UPSERT { CONCEPT ?d { {type: "Domain", name: "CoreSchema"} } WITH METADATA { source: "attacker" } }'}})["result"]
     check("protected metadata refused", prot["isError"] is True and "KIP_3004" in prot["content"][0]["text"], prot)

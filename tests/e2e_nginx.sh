@@ -40,6 +40,10 @@ out=$(post --data '{"command":"FIND(?x) WHERE { ?x {type: \"Person\", name: \"No
 check missing_anchor '{"result":[],"warnings":["anchor {type: \"Person\", name: \"Nope\"} does not exist"]}' "$out"
 out=$(post --data '{"command":"UPSERT { CONCEPT ?d { {type: \"Domain\", name: \"CoreSchema\"} } WITH METADATA { source: \"attacker\" } }"}' "$URL/execute")
 check protected_metadata 'KIP_3004' "$out"
+out=$(post --data '{"command":"DELETE CONCEPT ?x DETACH WHERE { ?x {type: \"Person\", name: \"Nope\"} }"}' "$URL/execute"); check empty_delete_warns 'matched nothing' "$out"
+out=$(post --data '{"command":"DELETE CONCEPT ?x DETACH WHERE { ?x {id: \"C:999999\"} }"}' "$URL/execute"); check missing_id_delete 'KIP_3002' "$out"
+out=$(post --data '{"command":"DELETE PROPOSITIONS ?l WHERE { ?l ({type: \"$ConceptType\", name: \"$ConceptType\"}, \"belongs_to_domain\", ?d) }"}' "$URL/execute"); check genesis_wiring 'KIP_3004' "$out"
+out=$(post --data '{"command":"UPSERT { CONCEPT ?x { {type: \"Person\", name: \"Loop\"} SET PROPOSITIONS { (\"mentions\", ?x) } } } WITH METADATA { source: \"e2e\", author: \"nginx\" }"}' "$URL/execute"); check self_loop_warns 'self-loop' "$out"
 # decoding as MCP does: BOM, integers beyond 64 bits, lone surrogates; too deep is a 400
 printf '\xef\xbb\xbf{"command":"FIND(?p.name) WHERE { ?p {type: \\"Person\\", name: :n} }","parameters":{"n":"\\ud800x","big":10000000000000000000}}' > "$T/odd.json"
 out=$(post --data-binary @"$T/odd.json" "$URL/execute_readonly"); check lenient_decoding '{"result":[]' "$out"; check lenient_200 'HTTP200' "$out"
