@@ -47,15 +47,20 @@ local function luhn(s)
   return sum % 10 == 0
 end
 
-local compiled = {}
-for i, d in ipairs(detectors) do compiled[i] = { d[1], anywhere(d[2]) } end
+-- one pass over the string for all detectors: the first secret from the left
+-- wins, its capture is the detector's name
+local any_detector
+for _, d in ipairs(detectors) do
+  local p = d[2] * lpeg.Cc(d[1])
+  any_detector = any_detector and any_detector + p or p
+end
+local compiled = anywhere(any_detector)
 
 --- The kind of secret found in a string, or nil.
 local function secret_in(s)
   if type(s) ~= "string" or #s < 6 then return nil end
-  for _, d in ipairs(compiled) do
-    if lpeg.match(d[2], s) then return d[1] end
-  end
+  local hit = lpeg.match(compiled, s)
+  if hit then return hit end
   -- cards: every digit run long enough, Luhn-checked
   for run in s:gmatch("%d[%d %-]+%d") do
     if luhn(run) then return "payment card number" end
