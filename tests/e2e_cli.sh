@@ -56,6 +56,14 @@ echo '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"Z\"} SET ATTR
 out=$("${KIP[@]}" policy test "$(dirname "$0")/../policies/default.lua" "$T/req.json" --counterparty Z 2>&1); check policy_test '"BLOCK"' "$out"
 out=$("${KIP[@]}" policy list 2>&1); check policy_list 'strict' "$out"
 echo 'return 7' > "$T/s.lua"; "${KIP[@]}" --db "$DB" run "$T/s.lua"; check run_status 7 "$?"
+# many processes opening (and so bootstrapping) one new nexus at once: every one answers
+if [ "${KIP_VALGRIND:-0}" != 1 ]; then
+  for i in $(seq 16); do
+    "${KIP[@]}" --db "$T/race.db" exec --no-policies 'FIND(COUNT(?p)) WHERE { ?p {type: "Person", name: "$self"} }' > "$T/race.$i" 2>&1 &
+  done
+  wait
+  check concurrent_first_opens 16 "$(grep -lx 1 "$T"/race.* | wc -l)"
+fi
 if [ "${KIP_VALGRIND:-0}" = 1 ]; then
   for f in "$T"/vg.*; do
     if [ -s "$f" ]; then fails=$((fails+1)); echo "FAIL valgrind: $f"; cat "$f"; fi

@@ -243,7 +243,18 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
   sqlite3_busy_timeout(nx->db, opt && opt->busy_timeout_ms > 0 ? opt->busy_timeout_ms : 30000);
   sqlite3_progress_handler(nx->db, 2000, progress_handler, nx);
   if (!nx->readonly_file) {
-    if (exec_sql(nx, "PRAGMA journal_mode=WAL", err, "enabling WAL")) return err->code;
+    /* switching a new file to WAL needs an exclusive lock; when another
+    ** process is bootstrapping the same new file, SQLite answers BUSY at once
+    ** (waiting could deadlock), so wait here, up to the busy timeout */
+    int timeout_ms = opt && opt->busy_timeout_ms > 0 ? opt->busy_timeout_ms : 30000;
+    int64_t until = kip_now_us() + (int64_t)timeout_ms * 1000;
+    for (;;) {
+      rc = sqlite3_exec(nx->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+      if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) break;
+      if (kip_now_us() > until) break;
+      sqlite3_sleep(10);
+    }
+    if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "enabling WAL");
   }
   char sql[128];
   snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000; PRAGMA cache_size=-32768",
