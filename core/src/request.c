@@ -202,7 +202,7 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
   json_t *req = kip_json_parse_request(request, len, &err);
   if (!req) {
     write_error_response(&out, &err);
-    return kip_buf_detach(&out);
+    goto done; /* the request's hooks must not outlive it */
   }
   const char *k;
   json_t *v;

@@ -307,29 +307,16 @@ static int in_item_equal(sqlite3_value *a, const in_item *it) {
 static void fn_in(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   in_list *l = sqlite3_get_auxdata(ctx, 1);
-  if (!l) {
-    l = in_list_parse((const char *)sqlite3_value_text(argv[1]), (size_t)sqlite3_value_bytes(argv[1]));
-    if (!l) {
-      sqlite3_result_error(ctx, "kip_in: the list is not a JSON array", -1);
-      return;
-    }
-    sqlite3_set_auxdata(ctx, 1, l, in_list_free);
-    l = sqlite3_get_auxdata(ctx, 1); /* SQLite may have freed it already */
-    if (!l) {
-      in_list *once = in_list_parse((const char *)sqlite3_value_text(argv[1]), (size_t)sqlite3_value_bytes(argv[1]));
-      int r = 0;
-      for (size_t k = 0; once && k < once->n && !r; k++) r = in_item_equal(argv[0], &once->v[k]);
-      if (once) in_list_free(once);
-      sqlite3_result_int(ctx, r);
-      return;
-    }
+  int fresh = !l;
+  if (fresh && !(l = in_list_parse((const char *)sqlite3_value_text(argv[1]), (size_t)sqlite3_value_bytes(argv[1])))) {
+    sqlite3_result_error(ctx, "kip_in: the list is not a JSON array", -1);
+    return;
   }
-  for (size_t k = 0; k < l->n; k++)
-    if (in_item_equal(argv[0], &l->v[k])) {
-      sqlite3_result_int(ctx, 1);
-      return;
-    }
-  sqlite3_result_int(ctx, 0);
+  int r = 0;
+  for (size_t k = 0; k < l->n && !r; k++) r = in_item_equal(argv[0], &l->v[k]);
+  /* kept for the next rows of the statement (SQLite may free it at once) */
+  if (fresh) sqlite3_set_auxdata(ctx, 1, l, in_list_free);
+  sqlite3_result_int(ctx, r);
 }
 
 static void fn_strop(sqlite3_context *ctx, int argc, sqlite3_value **argv) {

@@ -95,6 +95,17 @@ void kip_stamp_now(kip_nexus *nx) {
     "  extents INTEGER NOT NULL DEFAULT 0, base_bits INTEGER, secret INTEGER);\n" \
     "INSERT INTO kip_id_alloc(one, counter) VALUES(1, 0);\n"
 
+/* (re)indexing the elements whose ids are listed in table `from`: driven
+** from that list by construction (CROSS JOIN), never a scan of `element` */
+#define UNINDEX_WORD_SQL(from) "DELETE FROM search_word WHERE rowid IN (SELECT id FROM " from ")"
+#define UNINDEX_TRIGRAM_SQL(from) "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM " from ")"
+#define INDEX_WORD_SQL(from)                                                                                  \
+  "INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, " SEARCH_NAME ", " SEARCH_ALIASES ", "     \
+  SEARCH_BODY " FROM " from " d CROSS JOIN element e ON e.id = d.id"
+#define INDEX_TRIGRAM_SQL(from)                                                                               \
+  "INSERT INTO search_trigram(rowid, name, aliases) SELECT e.id, " SEARCH_NAME ", " SEARCH_ALIASES             \
+  " FROM " from " d CROSS JOIN element e ON e.id = d.id"
+
 /* migrations[i] brings user_version i to i+1 */
 static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3};
 
@@ -170,12 +181,10 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_IS_DEFINED] = "SELECT 1 FROM element WHERE type=?1 AND name=?2",
     [ST_REPOINT] = "UPDATE element SET subject=?2, object=?3, version=version+1, updated_at=?4 WHERE id=?1",
     [ST_SEARCH_PENDING] = "SELECT 1 FROM search_dirty LIMIT 1",
-    [ST_SEARCH_UNINDEX_WORD] = "DELETE FROM search_word WHERE rowid IN (SELECT id FROM search_dirty)",
-    [ST_SEARCH_UNINDEX_TRIGRAM] = "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM search_dirty)",
-    [ST_SEARCH_INDEX_WORD] = ("INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, " SEARCH_NAME ", "
-                              SEARCH_ALIASES ", " SEARCH_BODY " FROM search_dirty d CROSS JOIN element e ON e.id = d.id"),
-    [ST_SEARCH_INDEX_TRIGRAM] = ("INSERT INTO search_trigram(rowid, name, aliases) SELECT e.id, " SEARCH_NAME ", "
-                                 SEARCH_ALIASES " FROM search_dirty d CROSS JOIN element e ON e.id = d.id"),
+    [ST_SEARCH_UNINDEX_WORD] = UNINDEX_WORD_SQL("search_dirty"),
+    [ST_SEARCH_UNINDEX_TRIGRAM] = UNINDEX_TRIGRAM_SQL("search_dirty"),
+    [ST_SEARCH_INDEX_WORD] = INDEX_WORD_SQL("search_dirty"),
+    [ST_SEARCH_INDEX_TRIGRAM] = INDEX_TRIGRAM_SQL("search_dirty"),
     [ST_SEARCH_CLEAR] = "DELETE FROM search_dirty",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
                           "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
@@ -414,14 +423,9 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
 }
 
 /* ---------------------------------------------------- deferred indexing */
-#define SYNC_BATCH_SQL(from)                                                                                       \
-  "DELETE FROM search_word WHERE rowid IN (SELECT id FROM " from ");"                                              \
-  "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM " from ");"                                           \
-  "INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, " SEARCH_NAME ", " SEARCH_ALIASES ", "          \
-  SEARCH_BODY " FROM " from " d CROSS JOIN element e ON e.id = d.id;"                                               \
-  "INSERT INTO search_trigram(rowid, name, aliases) SELECT e.id, " SEARCH_NAME ", " SEARCH_ALIASES                 \
-  " FROM " from " d CROSS JOIN element e ON e.id = d.id;"                                                           \
-  "DELETE FROM search_dirty WHERE id IN (SELECT id FROM " from ");"
+#define SYNC_BATCH_SQL(from)                                                                  \
+  UNINDEX_WORD_SQL(from) ";" UNINDEX_TRIGRAM_SQL(from) ";" INDEX_WORD_SQL(from) ";" INDEX_TRIGRAM_SQL(from) \
+  "; DELETE FROM search_dirty WHERE id IN (SELECT id FROM " from ");"
 
 static int64_t count_of(kip_nexus *nx, const char *sql) {
   sqlite3_stmt *st;
@@ -437,13 +441,8 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
   if (nx->readonly_file) return 0;
   int64_t total = count_of(nx, "SELECT count(*) FROM search_dirty"), done = 0;
   if (total <= 0) return total < 0 ? kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting unindexed elements") : 0;
-  if (batch <= 0 || batch >= total) { /* all at once */
-    if (kip_tx_begin(nx, err)) return err->code;
-    if (kip_search_sync(nx, err)) {
-      kip_tx_rollback(nx);
-      return err->code;
-    }
-    if (kip_tx_commit(nx, err)) return err->code;
+  if (batch <= 0 || batch >= total) { /* all at once: the commit indexes the dirty set */
+    if (kip_tx_begin(nx, err) || kip_tx_commit(nx, err)) return err->code;
     if (progress) progress(total, total, ud);
     return 0;
   }

@@ -236,11 +236,13 @@ local function governance_option(j)
   return 0
 end
 
-local function open_nexus(governed)
+-- fail(fmt, ...) reports a failure to open and exits (default: die)
+local function open_nexus(governed, fail)
   local policies
   if governed and not gov.none then policies = #gov.policies > 0 and gov.policies or { "default" } end
-  local nx, err = kip.open { path = db_path or default_db(), policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx }
-  if not nx then die("cannot open nexus: %s", err) end
+  local path = db_path or default_db()
+  local nx, err = kip.open { path = path, policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx }
+  if not nx then (fail or die)("cannot open the nexus %s: %s", path, tostring(err)) end
   if nx:readonly() == "not writable" then
     io.stderr:write("kip: ", nx.path, " is not writable: opened read-only (reads work, writes are refused)\n")
   end
@@ -539,14 +541,18 @@ function commands.run()
 end
 
 -- options of the long-running front ends: --readonly and the governance options
-local function frontend_options(name)
+-- the options of the interactive front ends: governance, --readonly and
+-- extra(j) for their own (returns how many arguments it took, 0 if none);
+-- fail(fmt, ...) reports an unknown option (default: die)
+local function frontend_options(name, extra, fail)
   local readonly = false
   local j = 1
   while rest[j] do
     local g = governance_option(j)
+    if g == 0 and extra then g = extra(j) end
     if g > 0 then j = j + g
     elseif rest[j] == "--readonly" then readonly = true; j = j + 1
-    else die("%s: unknown option %s", name, rest[j]) end
+    else (fail or die)("%s: unknown option %s (see kip %s --help)", name, rest[j], name) end
   end
   return readonly
 end
@@ -561,25 +567,15 @@ function commands.mcp()
     mcp.refuse_startup(reason)
     os.exit(2)
   end
-  local readonly, max_response = false, nil
-  local j = 1
-  while rest[j] do
-    local g = governance_option(j)
-    if g > 0 then j = j + g
-    elseif rest[j] == "--readonly" then readonly = true; j = j + 1
-    elseif rest[j] == "--max-response-bytes" then
-      max_response = tonumber(rest[j + 1] or "")
-      if not max_response or max_response < 1024 then fail("--max-response-bytes needs a number of bytes (at least 1024)") end
-      j = j + 2
-    else fail("unknown option %s (see kip mcp --help)", rest[j]) end
-  end
+  local max_response
+  local readonly = frontend_options("mcp", function(j)
+    if rest[j] ~= "--max-response-bytes" then return 0 end
+    max_response = tonumber(rest[j + 1] or "")
+    if not max_response or max_response < 1024 then fail("--max-response-bytes needs a number of bytes (at least 1024)") end
+    return 2
+  end, fail)
   gov.ctx.channel = gov.ctx.channel or "mcp"
-  local policies
-  if not gov.none then policies = #gov.policies > 0 and gov.policies or { "default" } end
-  local path = db_path or default_db()
-  local nx, err = kip.open { path = path, policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx }
-  if not nx then fail("cannot open the nexus %s: %s", path, tostring(err)) end
-  if nx:readonly() == "not writable" then stderr("kip mcp: %s is not writable: opened read-only", path) end
+  local nx = open_nexus(true, fail)
   mcp.server(nx, { readonly = readonly, max_response_bytes = max_response, host = require("kip.host") }):serve()
   nx:close()
   return 0
