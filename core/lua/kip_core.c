@@ -22,6 +22,8 @@
 **   core.array_mt        metatable marking decoded arrays (so [] stays [])
 **   core.null            sentinel for JSON null inside arrays/objects
 **   core.sandbox_begin / sandbox_end / pattern   sandbox limits (kip_sandbox.c)
+**   core.default_embeddings   the build's word vectors file (the local embedder)
+**   nexus:set_embedder / embed_pending / reset_vectors / vector_status / embed   (kip_embedder.c)
 */
 #include <jansson.h>
 #include <sqlite3.h>
@@ -29,20 +31,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kip.h"
-#include "kip_compat.h"
+#include "kip_binding.h"
 
-#define NEXUS_MT "kip.Nexus"
+#ifndef KIP_DEFAULT_EMBEDDINGS
+#define KIP_DEFAULT_EMBEDDINGS ""
+#endif
 
-typedef struct lnexus {
-  kip_nexus *nx;
-} lnexus;
-
-static lnexus *check_nexus(lua_State *L, int i) {
+lnexus *kip_check_nexus(lua_State *L, int i) {
   lnexus *n = luaL_checkudata(L, i, NEXUS_MT);
   if (!n->nx) luaL_error(L, "attempt to use a closed nexus");
+  n->L = L;
   return n;
 }
+#define check_nexus kip_check_nexus
 
 static int opt_int(lua_State *L, int t, const char *k, int def) {
   if (lua_type(L, t) != LUA_TTABLE) return def;
@@ -66,6 +67,7 @@ static int l_open(lua_State *L) {
   }
   lnexus *n = lua_newuserdata(L, sizeof *n); /* safe closed state first */
   n->nx = NULL;
+  n->L = L;
   luaL_getmetatable(L, NEXUS_MT);
   lua_setmetatable(L, -2);
   kip_error err;
@@ -80,6 +82,7 @@ static int l_open(lua_State *L) {
 
 static int l_close(lua_State *L) {
   lnexus *n = luaL_checkudata(L, 1, NEXUS_MT);
+  n->L = L; /* a Lua embedder lets go of its function on this thread */
   if (n->nx) kip_close(n->nx);
   n->nx = NULL;
   return 0;
@@ -648,6 +651,7 @@ int luaopen_kip_core(lua_State *L) {
   if (luaL_newmetatable(L, NEXUS_MT)) {
     lua_newtable(L);
     kip_setfuncs(L, nexus_methods);
+    kip_setfuncs(L, kip_embedder_methods);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, l_close);
     lua_setfield(L, -2, "__gc");
@@ -679,5 +683,7 @@ int luaopen_kip_core(lua_State *L) {
   lua_setfield(L, -2, "null");
   lua_pushstring(L, KIP_VERSION);
   lua_setfield(L, -2, "version");
+  lua_pushstring(L, KIP_DEFAULT_EMBEDDINGS);
+  lua_setfield(L, -2, "default_embeddings");
   return 1;
 }

@@ -34,6 +34,7 @@ void kip_close(kip_nexus *nx) {
     nx->tx_depth = 1;
     kip_tx_rollback(nx);
   }
+  kip_vector_close(nx);
   kip_store_close(nx);
   free(nx);
 }

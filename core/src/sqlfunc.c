@@ -502,8 +502,9 @@ static void fn_kv_json(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 }
 
 /* kip_search_text(attributes, which, extra...): the text the SEARCH index
-** holds for an element — which = 0: its aliases; 1: every other string
-** value in the attributes (nested ones too); then each non-NULL extra
+** holds for an element — which = 0: its heading, the attributes that name
+** it in a few words (HEADING_KEYS); 1: every other string value in the
+** attributes (nested ones too); then each non-NULL extra
 ** argument (endpoint names of a proposition); newline-separated. Used by the index
 ** triggers (store.c), so a write the engine did not make cannot bypass it. */
 static void collect_strings(kip_buf *b, const json_t *v, int depth) {
@@ -522,6 +523,14 @@ static void collect_strings(kip_buf *b, const json_t *v, int depth) {
   }
 }
 
+static const char *const HEADING_KEYS[] = {"aliases", "title", "keywords", "tags", NULL};
+
+static int is_heading_key(const char *k) {
+  for (int i = 0; HEADING_KEYS[i]; i++)
+    if (!strcmp(k, HEADING_KEYS[i])) return 1;
+  return 0;
+}
+
 static void fn_search_text(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   if (argc < 2) return;
   const char *text = (const char *)sqlite3_value_text(argv[0]);
@@ -530,12 +539,9 @@ static void fn_search_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   kip_buf b;
   kip_buf_init(&b);
   if (json_is_object(attrs)) {
-    if (which == 0) collect_strings(&b, json_object_get(attrs, "aliases"), 0);
-    else {
-      const char *k;
-      json_t *x;
-      json_object_foreach(attrs, k, x) if (strcmp(k, "aliases")) collect_strings(&b, x, 1);
-    }
+    const char *k;
+    json_t *x;
+    json_object_foreach(attrs, k, x) if (is_heading_key(k) == (which == 0)) collect_strings(&b, x, 1);
   }
   json_decref(attrs);
   for (int i = 2; i < argc; i++) {

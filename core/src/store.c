@@ -11,6 +11,7 @@
 */
 #include "store.h"
 #include "compile.h"
+#include "search.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -82,12 +83,6 @@ void kip_stamp_now(kip_nexus *nx) {
     "INSERT OR IGNORE INTO search_dirty(id) VALUES(old.id); END;\n" \
     "INSERT INTO search_dirty(id) SELECT id FROM element;\n"
 
-#define SEARCH_NAME "coalesce(e.name, e.predicate)"
-#define SEARCH_ALIASES "kip_search_text(e.attributes, 0)"
-#define SEARCH_BODY \
-  "kip_search_text(e.attributes, 1, (SELECT name FROM element WHERE id = e.subject), " \
-  "(SELECT name FROM element WHERE id = e.object))"
-
 /* v3: public ids from a keyed permutation of a counter (store_ids.c);
 ** base_bits and secret are chosen at the first allocation */
 #define SCHEMA_V3 \
@@ -100,14 +95,30 @@ void kip_stamp_now(kip_nexus *nx) {
 #define UNINDEX_WORD_SQL(from) "DELETE FROM search_word WHERE rowid IN (SELECT id FROM " from ")"
 #define UNINDEX_TRIGRAM_SQL(from) "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM " from ")"
 #define INDEX_WORD_SQL(from)                                                                                  \
-  "INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, " SEARCH_NAME ", " SEARCH_ALIASES ", "     \
-  SEARCH_BODY " FROM " from " d CROSS JOIN element e ON e.id = d.id"
+  "INSERT INTO search_word(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                \
+  KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_SQL " FROM " from " d CROSS JOIN element e ON e.id = d.id"
 #define INDEX_TRIGRAM_SQL(from)                                                                               \
-  "INSERT INTO search_trigram(rowid, name, aliases) SELECT e.id, " SEARCH_NAME ", " SEARCH_ALIASES             \
-  " FROM " from " d CROSS JOIN element e ON e.id = d.id"
+  "INSERT INTO search_trigram(rowid, name, heading) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                   \
+  KIP_SEARCH_HEADING_SQL " FROM " from " d CROSS JOIN element e ON e.id = d.id"
+
+/* v4: the word index stems (FTS5 porter over unicode61) and its middle
+** column is the heading (aliases, title, keywords, tags); the vector index
+** (store_vectors.c): int8 unit vectors clustered by kind and type, and the
+** durable queue of elements waiting for a remote embedder. Everything is
+** re-indexed at the first commit. */
+#define SCHEMA_V4 \
+    "DROP TABLE search_word;\n" \
+    "CREATE VIRTUAL TABLE search_word USING fts5(name, heading, body, tokenize = 'porter unicode61 remove_diacritics 2');\n" \
+    "DROP TABLE search_trigram;\n" \
+    "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram');\n" \
+    "CREATE TABLE search_vector(prop INTEGER NOT NULL, kind TEXT NOT NULL, id INTEGER NOT NULL, vec BLOB NOT NULL,\n" \
+    "  PRIMARY KEY (prop, kind, id)) WITHOUT ROWID;\n" \
+    "CREATE UNIQUE INDEX search_vector_id ON search_vector(id);\n" \
+    "CREATE TABLE search_vector_pending(id INTEGER PRIMARY KEY);\n" \
+    "INSERT OR IGNORE INTO search_dirty(id) SELECT id FROM element;\n"
 
 /* migrations[i] brings user_version i to i+1 */
-static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3};
+static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4};
 
 static int exec_sql(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
   char *msg = NULL;
@@ -269,7 +280,8 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
   snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000; PRAGMA cache_size=-32768",
            opt && opt->synchronous_full ? "FULL" : "NORMAL");
   if (exec_sql(nx, sql, err, "configuring the connection")) return err->code;
-  if (kip_register_sql_functions(nx) || kip_register_hops(nx) || kip_register_scope_functions(nx)) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
+  if (kip_register_sql_functions(nx) || kip_register_hops(nx) || kip_register_scope_functions(nx) ||
+      kip_register_rank_function(nx->db)) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
   int created = 0;
   if ((rc = migrate(nx, &created, err))) return rc;
   for (int i = 0; i < ST_COUNT; i++) {
@@ -414,6 +426,7 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
   if (rc == SQLITE_DONE) return 0;
   if (rc != SQLITE_ROW) return kip_store_error(nx, rc, err, "updating the search index");
   for (int i = ST_SEARCH_UNINDEX_WORD; i <= ST_SEARCH_CLEAR; i++) {
+    if (i == ST_SEARCH_CLEAR && kip_vector_sync(nx, "search_dirty", err)) return err->code;
     st = nx->stmts[i];
     rc = sqlite3_step(st);
     sqlite3_reset(st);
@@ -456,6 +469,7 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
     int rc = exec_sql(nx, pick, err, "indexing");
     int64_t n = rc ? 0 : count_of(nx, "SELECT count(*) FROM kip_sync_batch");
     if (!rc && n > 0) rc = exec_sql(nx, SYNC_BATCH_SQL("kip_sync_batch"), err, "indexing");
+    if (!rc && n > 0) rc = kip_vector_sync(nx, "kip_sync_batch", err);
     if (rc) {
       kip_tx_rollback(nx);
       return rc;

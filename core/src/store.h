@@ -6,7 +6,7 @@
 #include <sqlite3.h>
 #include "kipint.h"
 
-#define KIP_SCHEMA_VERSION 3
+#define KIP_SCHEMA_VERSION 4
 
 enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
@@ -49,7 +49,28 @@ struct kip_nexus {
   int64_t id_next;               /* next id of the transaction's run (store_ids.c) */
   int id_left;                   /* ids left in it; 0 = take a new run */
   int64_t id_taken;              /* ids the transaction took (units first, then extents) */
+  kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
+  int has_embedder;
 };
+
+/* The text SEARCH indexes for element `e`, by field: the name (concept name
+** or predicate), the heading (aliases, title, keywords, tags) and the body
+** (every other string attribute; for propositions the endpoint names). */
+#define KIP_SEARCH_NAME_SQL "coalesce(e.name, e.predicate)"
+#define KIP_SEARCH_HEADING_SQL "kip_search_text(e.attributes, 0)"
+#define KIP_SEARCH_BODY_SQL                                                         \
+  "kip_search_text(e.attributes, 1, (SELECT name FROM element WHERE id = e.subject), " \
+  "(SELECT name FROM element WHERE id = e.object))"
+/* all of it, one field per line: what an embedder sees */
+#define KIP_SEARCH_TEXT_SQL                                                                          \
+  "coalesce(" KIP_SEARCH_NAME_SQL ", '') || char(10) || coalesce(" KIP_SEARCH_HEADING_SQL ", '') || char(10) || " \
+  "coalesce(" KIP_SEARCH_BODY_SQL ", '')"
+
+/* store_vectors.c: the vector index, kept in step at every commit (the
+** elements listed in table `from`), and the embedder call */
+int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err);
+int kip_vector_embed(kip_nexus *nx, int n, const char *const *texts, float *out, kip_error *err);
+void kip_vector_close(kip_nexus *nx);
 
 /* one element (concept or proposition) loaded from the store */
 typedef struct kip_elem {

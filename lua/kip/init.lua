@@ -10,6 +10,7 @@
 local core = require "kip.core"
 local policy = require "kip.policy"
 local pipeline = require "kip.pipeline"
+local embedder = require "kip.search.embedder"
 
 local M = { core = core, version = core.version, null = core.null, array_mt = core.array_mt }
 
@@ -60,7 +61,9 @@ end
 --- identity for policies: actor, counterparty, roles, access_scope, channel),
 --- policies (list of policy names or paths; none by default in the Lua API —
 --- the CLI defaults to {"default"}), policy_dirs (searched first), on_policy_error
---- (function(message) for load errors; default: stderr).
+--- (function(message) for load errors; default: stderr), embedder (for
+--- SEARCH semantic/hybrid: default the local word vectors when installed;
+--- false for none; see kip.search.embedder and docs/search.md).
 --- Returns the Nexus, or nil, message, code.
 function M.open(opts)
   if type(opts) == "string" then opts = { path = opts } end
@@ -74,6 +77,12 @@ function M.open(opts)
   local h, err, code = core.open(opts.path, o)
   if not h then return nil, err, code end
   local nx = setmetatable({ handle = h, path = opts.path, defaults = opts.call or {}, ctx = opts.ctx or {} }, Nexus)
+  local kind, eerr = embedder.attach(core, h, opts.embedder)
+  if eerr then
+    h:close()
+    return nil, "embedder: " .. eerr
+  end
+  nx.embedder = kind
   if opts.policies and #opts.policies > 0 then
     nx.policies = policy.set { names = opts.policies, dirs = M.policy_dirs(opts.policy_dirs), log = opts.on_policy_error }
   end
@@ -106,7 +115,9 @@ function Nexus:call_json(text, opts)
     o = pipeline.call_options(self, self.policies, ctx, o)
   end
   o.ctx = nil
-  return self.handle:call_json(text, o)
+  local resp = self.handle:call_json(text, o)
+  if self.embedder and self.embedder ~= "local" then embedder.drain(self) end
+  return resp
 end
 
 --- Request table in, response table out (ids and counters stay exact).
@@ -225,6 +236,31 @@ end
 
 --- nil when writable; "requested" (readonly_file) or "not writable" (the
 --- file or its directory is not writable: reads work, writes are refused)
+--- Vectors: {model=, dim=, vectors=, pending=, embedder_matches=} and the
+--- embedder kind ("local", "http", "hook" or nil).
+function Nexus:vector_status()
+  local st, err = self.handle:vector_status()
+  if st then st.embedder = self.embedder end
+  return st, err
+end
+
+--- Build the vectors SEARCH semantic/hybrid need: embeds every queued
+--- element (all of them after a model change or with all = true), in
+--- transactions of `batch`; progress(done, total). Resumable: a second
+--- call continues with what is left.
+function Nexus:reindex_vectors(opts)
+  opts = opts or {}
+  if not self.embedder then return nil, "no embedder is configured (docs/search.md)" end
+  if opts.all then
+    local ok, err = self.handle:reset_vectors()
+    if not ok then return nil, err end
+  end
+  return self.handle:embed_pending(opts.batch or 256, opts.progress)
+end
+
+--- Vectors of texts from the nexus's embedder (unit length).
+function Nexus:embed(texts) return self.handle:embed(texts) end
+
 function Nexus:readonly() return self.handle:readonly() end
 
 function Nexus:close() self.handle:close() end

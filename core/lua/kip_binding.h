@@ -1,0 +1,23 @@
+/*
+** kip_binding.h — what the files of the Lua binding share: the nexus
+** userdata (kip_core.c) and the method tables the other files add to it.
+*/
+#ifndef KIP_BINDING_H
+#define KIP_BINDING_H
+#include "kip.h"
+#include "kip_compat.h"
+
+#define NEXUS_MT "kip.Nexus"
+
+typedef struct lnexus {
+  kip_nexus *nx;
+  lua_State *L; /* the thread of the method running now: Lua callbacks run on it */
+} lnexus;
+
+/* the open nexus at stack index i (raises for a closed one); records L */
+lnexus *kip_check_nexus(lua_State *L, int i);
+
+/* kip_embedder.c: set_embedder, embed_pending, reset_vectors, vector_status, embed */
+extern const luaL_Reg kip_embedder_methods[];
+
+#endif

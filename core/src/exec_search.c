@@ -1,0 +1,213 @@
+/*
+** exec_search.c — SEARCH CONCEPT | PROPOSITION (RC11 §5.2): the executor.
+**
+** MODE "keyword" (default) ranks by BM25 over the word index plus substring
+** matches (search_keyword.c); MODE "semantic" ranks by the cosine between
+** the query's vector and the elements' vectors (search_vector.c), with
+** _score = max(0, cosine); MODE "hybrid" fuses the two rankings by
+** reciprocal rank fusion, Σ 1/(60 + rank), reported as a share of the best
+** possible fused value 2/61 (first in both lists = 1.0; first in one only
+** ≈ 0.5). THRESHOLD applies to the mode's own score. Kind, WITH TYPE and the
+** request's governance scope filter the candidates *before* ranking (seed
+** 003: vectors shortlist and rank, never widen the scope), and every
+** returned hit is checked against the full scope once more.
+**
+** Semantic and hybrid need an embedder on the nexus (kip_set_embedder).
+** Without one, or when it fails (a remote embedder is down), they answer
+** by keyword search and say so in "warnings"; elements not embedded yet are
+** counted in a warning too. Vectors made by another model than the
+** configured one are refused (KIP_3005) until `kip reindex --vectors`.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+
+#define SEARCH_DEFAULT_LIMIT 10
+#define RRF_K 60.0
+
+/* ------------------------------------------------------------ hit lists */
+void search_hits_push(search_hits *h, int64_t id, double score, double raw) {
+  if (h->n == h->cap) {
+    h->cap = h->cap ? h->cap * 2 : 64;
+    h->v = realloc(h->v, h->cap * sizeof *h->v);
+    if (!h->v) abort();
+  }
+  h->v[h->n++] = (search_hit){id, score, raw};
+}
+
+static int by_id(const void *a, const void *b) {
+  const search_hit *x = a, *y = b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+static int by_score(const void *a, const void *b) {
+  const search_hit *x = a, *y = b;
+  if (x->score != y->score) return x->score < y->score ? 1 : -1;
+  if (x->raw != y->raw) return x->raw < y->raw ? 1 : -1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+void search_hits_sort(search_hits *h) {
+  if (h->n) qsort(h->v, h->n, sizeof *h->v, by_score);
+}
+
+void search_hits_dedup(search_hits *h) {
+  if (!h->n) return;
+  qsort(h->v, h->n, sizeof *h->v, by_id);
+  size_t w = 0;
+  for (size_t i = 0; i < h->n; i++) {
+    if (w && h->v[w - 1].id == h->v[i].id) {
+      if (h->v[i].score > h->v[w - 1].score) h->v[w - 1].score = h->v[i].score;
+      if (h->v[i].raw > h->v[w - 1].raw) h->v[w - 1].raw = h->v[i].raw;
+    } else {
+      h->v[w++] = h->v[i];
+    }
+  }
+  h->n = w;
+  search_hits_sort(h);
+}
+
+/* ---------------------------------------------------------- eligibility */
+int search_scope_init(search_scope *sc, kip_ctx *c, const ast_search *q) {
+  kip_arena_init(&sc->a);
+  kql_init(&sc->C, c->nx, &sc->a, c->err);
+  sc->cond = kql_scope_cond(&sc->C, "e");
+  if (sc->cond && q->propositions) { /* a link to something hidden is hidden too */
+    char *scond = kql_scope_cond(&sc->C, "s"), *ocond = kql_scope_cond(&sc->C, "o");
+    sc->cond = kql_strf(&sc->C, "%s AND (s.id IS NULL OR %s) AND (o.id IS NULL OR %s)", sc->cond, scond, ocond);
+  }
+  return sc->C.failed ? c->err->code : 0;
+}
+
+void search_scope_free(search_scope *sc) {
+  kql_free(&sc->C);
+  kip_arena_free(&sc->a);
+}
+
+void search_add_filter(kip_buf *sql, const search_scope *sc, const ast_search *q) {
+  kip_buf_adds(sql, q->propositions ? "e.predicate IS NOT NULL AND (?9002 IS NULL OR e.predicate = ?9002)"
+                                    : "e.type IS NOT NULL AND (?9002 IS NULL OR e.type = ?9002)");
+  if (sc->cond) kip_buf_printf(sql, " AND %s", sc->cond);
+}
+
+void search_bind_filter(search_scope *sc, const ast_search *q, sqlite3_stmt *st) {
+  kql_bind_all(&sc->C, st);
+  if (q->type) sqlite3_bind_text(st, 9002, json_string_value(q->type), -1, SQLITE_STATIC);
+}
+
+/* ---------------------------------------------------------------- modes */
+typedef enum { MODE_KEYWORD, MODE_SEMANTIC, MODE_HYBRID } search_mode;
+
+/* reciprocal rank fusion of two best-first lists into out */
+static void fuse(const search_hits *a, const search_hits *b, double threshold, int has_threshold, search_hits *out) {
+  for (size_t i = 0; i < a->n; i++) search_hits_push(out, a->v[i].id, 1.0 / (RRF_K + (double)i + 1), a->v[i].score);
+  for (size_t i = 0; i < b->n; i++) search_hits_push(out, b->v[i].id, 1.0 / (RRF_K + (double)i + 1), b->v[i].score);
+  if (!out->n) return;
+  qsort(out->v, out->n, sizeof *out->v, by_id);
+  size_t w = 0;
+  for (size_t i = 0; i < out->n; i++) {
+    if (w && out->v[w - 1].id == out->v[i].id) {
+      out->v[w - 1].score += out->v[i].score;
+      out->v[w - 1].raw += out->v[i].raw;
+    } else {
+      out->v[w++] = out->v[i];
+    }
+  }
+  out->n = w;
+  double best = 2.0 / (RRF_K + 1);
+  w = 0;
+  for (size_t i = 0; i < out->n; i++) {
+    out->v[i].score /= best;
+    if (out->v[i].score > 1) out->v[i].score = 1;
+    if (!has_threshold || out->v[i].score >= threshold) out->v[w++] = out->v[i];
+  }
+  out->n = w;
+  search_hits_sort(out);
+}
+
+/* the ranked hits of the request's mode; falls back to keyword with a
+** warning when vectors cannot answer */
+static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *text, search_mode mode, int64_t cap,
+                search_hits *out) {
+  if (mode == MODE_KEYWORD) return search_keyword(c, q, sc, text, cap, out);
+  float *qv = NULL;
+  int dim = 0;
+  int rc = kip_vector_query(c, text, &qv, &dim);
+  if (rc) return rc;
+  if (!qv) return search_keyword(c, q, sc, text, cap, out); /* warned */
+  if (mode == MODE_SEMANTIC) {
+    rc = kip_vector_nearest(c, q, sc, qv, dim, cap, out);
+    free(qv);
+    return rc;
+  }
+  search_hits kw = {0}, vec = {0};
+  ast_search loose = *q; /* each list uncut by THRESHOLD: it applies to the fused score */
+  loose.has_threshold = 0;
+  rc = search_keyword(c, &loose, sc, text, cap, &kw);
+  if (!rc) rc = kip_vector_nearest(c, &loose, sc, qv, dim, cap, &vec);
+  free(qv);
+  if (!rc) fuse(&kw, &vec, q->threshold, q->has_threshold, out);
+  free(kw.v);
+  free(vec.v);
+  return rc;
+}
+
+static int render(kip_ctx *c, const search_hits *h, size_t n) {
+  sqlite3_stmt *st;
+  int rc = kip_prepare(c->nx, "SELECT e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, "
+                              "e.metadata, e.version, e.updated_at, "
+                              "(SELECT z.type IS NULL FROM element z WHERE z.id = e.subject), "
+                              "(SELECT z.type IS NULL FROM element z WHERE z.id = e.object) "
+                              "FROM element e WHERE e.id = ?1",
+                       -1, &st);
+  if (rc != SQLITE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  kip_buf_addc(c->out, '[');
+  int first = 1;
+  for (size_t i = 0; i < n; i++) {
+    sqlite3_bind_int64(st, 1, h->v[i].id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      if (!first) kip_buf_addc(c->out, ',');
+      first = 0;
+      kip_write_scored_element(c->out, st, 0, &h->v[i].score);
+    }
+    sqlite3_reset(st);
+  }
+  kip_buf_addc(c->out, ']');
+  kip_finish(c->nx, st);
+  return 0;
+}
+
+int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
+  const ast_search *q = &s->u.search;
+  const char *m = q->mode ? json_string_value(q->mode) : "keyword";
+  search_mode mode = !strcmp(m, "semantic") ? MODE_SEMANTIC : !strcmp(m, "hybrid") ? MODE_HYBRID : MODE_KEYWORD;
+  if (kip_unindexed(c->nx))
+    kip_warn(c, "elements written by a bulk load are not indexed yet; SEARCH may miss them until the load finishes "
+                "(kip reindex indexes them now)");
+  int64_t limit = q->limit >= 0 ? q->limit : SEARCH_DEFAULT_LIMIT;
+  int64_t cap = limit * 10 < 100 ? 100 : limit * 10;
+  if (cap > c->nx->max_rows) cap = c->nx->max_rows;
+  search_hits h = {0};
+  search_scope sc;
+  int rc = search_scope_init(&sc, c, q);
+  if (!rc) rc = rank(c, q, &sc, json_string_value(q->term), mode, cap, &h);
+  search_scope_free(&sc);
+  /* the full check (links about links, any depth) on what is returned */
+  if (!rc && c->nx->scope) {
+    size_t w = 0;
+    for (size_t i = 0; i < h.n && w < (size_t)limit; i++) {
+      int in = kip_in_scope(c->nx, h.v[i].id, c->err);
+      if (in < 0) {
+        rc = c->err->code;
+        break;
+      }
+      if (in) h.v[w++] = h.v[i];
+    }
+    h.n = w;
+  }
+  if (!rc) rc = render(c, &h, h.n < (size_t)limit ? h.n : (size_t)limit);
+  free(h.v);
+  return rc;
+}

@@ -1,0 +1,59 @@
+/*
+** search.h — the SEARCH family (RC11 §5.2): candidate generation and scoring
+** shared by exec_search.c (the executor: modes, fusion, rendering),
+** search_keyword.c (FTS5 word + trigram indexes, BM25 via search_rank.c),
+** search_vector.c (the vector index and its maintenance) and embed_local.c
+** (the built-in word-vector embedder). docs/search.md.
+*/
+#ifndef KIP_SEARCH_H
+#define KIP_SEARCH_H
+
+#include "compile.h"
+#include "exec.h"
+
+typedef struct search_hit {
+  int64_t id;
+  double score; /* on the mode's scale, [0,1] */
+  double raw;   /* orders hits of equal score */
+} search_hit;
+
+typedef struct search_hits {
+  search_hit *v;
+  size_t n, cap;
+} search_hits;
+
+void search_hits_push(search_hits *h, int64_t id, double score, double raw);
+void search_hits_sort(search_hits *h); /* by score desc, raw desc, id */
+void search_hits_dedup(search_hits *h); /* one hit per id, keeping the best; sorted after */
+
+/* the request's eligibility: kind (concept/proposition), WITH TYPE and the
+** governance scope as SQL over the candidate alias `e` (and the endpoints
+** `s`/`o` of propositions), with its bindings */
+typedef struct search_scope {
+  kip_arena a;
+  kql C;
+  char *cond; /* NULL: no governance scope */
+} search_scope;
+
+int search_scope_init(search_scope *sc, kip_ctx *c, const ast_search *q);
+void search_scope_free(search_scope *sc);
+/* appends the kind/type/scope filter over `e` (parameters ?9002 = type and
+** the scope's; propositions need the joins `s` and `o` for their endpoints) */
+void search_add_filter(kip_buf *sql, const search_scope *sc, const ast_search *q);
+void search_bind_filter(search_scope *sc, const ast_search *q, sqlite3_stmt *st);
+
+/* keyword candidates, best first, at most cap (search_keyword.c) */
+int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char *text, int64_t cap, search_hits *h);
+
+/* search_vector.c: the query's vector (malloc'd, unit length) in *out, or
+** *out = NULL after a warning when vectors cannot answer (no embedder, it
+** failed, no vectors yet); nonzero only for an error (model mismatch) */
+int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim);
+/* the cap nearest eligible elements by cosine, best first */
+int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,
+                       search_hits *h);
+
+/* search_rank.c: the FTS5 function kip_rank() */
+int kip_register_rank_function(sqlite3 *db);
+
+#endif

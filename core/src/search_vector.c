@@ -1,0 +1,142 @@
+/*
+** search_vector.c — vector candidates for SEARCH MODE "semantic" | "hybrid"
+** (RC11 §5.2.1): the query is embedded by the nexus's embedder and compared
+** by cosine with the int8 unit vectors of store_vectors.c in one exact scan
+** of the eligible range — kind and WITH TYPE select a clustered range of
+** search_vector; under a governance scope each row is joined to its element
+** and the scope condition filters it before it is scored, so a vector never
+** surfaces an element outside the scope (seed 003: vectors shortlist and
+** rank, they never widen the scope). docs/decisions.md "vector index" has
+** the measurements behind the exact scan.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+
+int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim) {
+  kip_nexus *nx = c->nx;
+  *out = NULL;
+  kip_vector_status vs;
+  kip_error e;
+  if (kip_vector_status_get(nx, &vs, &e)) {
+    *c->err = e;
+    return e.code;
+  }
+  if (!nx->has_embedder) {
+    kip_warn(c, "no embedder is configured for this nexus; keyword search was used (docs/search.md)");
+    return 0;
+  }
+  if (!vs.model[0]) {
+    kip_warn(c, "this nexus has no vectors yet; keyword search was used (kip reindex --vectors builds them)");
+    return 0;
+  }
+  if (!vs.embedder_matches)
+    return kip_err(c->err, KIP_E_VERSION,
+                   "Run `kip reindex --vectors` to re-embed every element with the configured embedder, or configure "
+                   "the model the vectors were made with.",
+                   "the nexus's vectors were made by \"%s\" (%d dimensions) but the configured embedder is \"%s\" (%d)",
+                   vs.model, vs.dim, nx->embedder.model, nx->embedder.dim);
+  float *v = calloc((size_t)vs.dim, sizeof *v);
+  if (!v) abort();
+  if (kip_vector_embed(nx, 1, &text, v, &e)) {
+    kip_warn(c, "%s; keyword search was used", e.message);
+    free(v);
+    return 0;
+  }
+  double norm = 0;
+  for (int i = 0; i < vs.dim; i++) norm += (double)v[i] * v[i];
+  norm = sqrt(norm);
+  if (!(norm > 1e-12) || !isfinite(norm)) {
+    kip_warn(c, "the embedder found nothing it knows in the query; keyword search was used");
+    free(v);
+    return 0;
+  }
+  for (int i = 0; i < vs.dim; i++) v[i] = (float)(v[i] / norm);
+  if (vs.pending > 0)
+    kip_warn(c,
+             "%lld element%s not embedded yet and cannot be found by meaning until they are (kip reindex --vectors, or "
+             "the nexus's embedder catches up)",
+             (long long)vs.pending, vs.pending == 1 ? " is" : "s are");
+  *out = v;
+  *dim = vs.dim;
+  return 0;
+}
+
+/* a min-heap of the best `cap` hits by score */
+typedef struct topk {
+  search_hit *v;
+  size_t n, cap;
+} topk;
+
+static void sift_down(topk *t, size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < t->n && t->v[l].score < t->v[m].score) m = l;
+    if (r < t->n && t->v[r].score < t->v[m].score) m = r;
+    if (m == i) return;
+    search_hit x = t->v[i];
+    t->v[i] = t->v[m];
+    t->v[m] = x;
+    i = m;
+  }
+}
+
+static void offer(topk *t, int64_t id, double score) {
+  if (t->n < t->cap) {
+    size_t i = t->n++;
+    t->v[i] = (search_hit){id, score, score};
+    while (i && t->v[(i - 1) / 2].score > t->v[i].score) {
+      search_hit x = t->v[i];
+      t->v[i] = t->v[(i - 1) / 2];
+      t->v[(i - 1) / 2] = x;
+      i = (i - 1) / 2;
+    }
+  } else if (score > t->v[0].score) {
+    t->v[0] = (search_hit){id, score, score};
+    sift_down(t, 0);
+  }
+}
+
+int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,
+                       search_hits *h) {
+  kip_buf sql;
+  kip_buf_init(&sql);
+  kip_buf_adds(&sql, "SELECT v.id, v.vec FROM search_vector v");
+  if (sc->cond) {
+    kip_buf_adds(&sql, " JOIN element e ON e.id = v.id");
+    if (q->propositions) kip_buf_adds(&sql, " LEFT JOIN element s ON s.id = e.subject LEFT JOIN element o ON o.id = e.object");
+  }
+  kip_buf_adds(&sql, " WHERE v.prop = ?9004 AND (?9002 IS NULL OR v.kind = ?9002)");
+  if (sc->cond) kip_buf_printf(&sql, " AND %s", sc->cond);
+  sqlite3_stmt *st;
+  int rc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
+  kip_buf_free(&sql);
+  if (rc != SQLITE_OK) return kip_store_error(c->nx, rc, c->err, "searching vectors");
+  search_bind_filter(sc, q, st);
+  sqlite3_bind_int(st, 9004, q->propositions ? 1 : 0);
+  topk t = {malloc(sizeof(search_hit) * (size_t)(cap > 0 ? cap : 1)), 0, (size_t)(cap > 0 ? cap : 1)};
+  if (!t.v) abort();
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    const signed char *v = sqlite3_column_blob(st, 1);
+    if (sqlite3_column_bytes(st, 1) != dim || !v) continue;
+    float dot = 0, norm = 0;
+    for (int i = 0; i < dim; i++) {
+      dot += qv[i] * (float)v[i];
+      norm += (float)v[i] * (float)v[i];
+    }
+    double cosine = norm > 0 ? dot / sqrtf(norm) : 0;
+    if (cosine <= 0 || (q->has_threshold && cosine < q->threshold)) continue;
+    offer(&t, sqlite3_column_int64(st, 0), cosine > 1 ? 1 : cosine);
+  }
+  kip_finish(c->nx, st);
+  if (rc != SQLITE_DONE) {
+    free(t.v);
+    return kip_store_error(c->nx, rc, c->err, "searching vectors");
+  }
+  for (size_t i = 0; i < t.n; i++) search_hits_push(h, t.v[i].id, t.v[i].score, t.v[i].score);
+  free(t.v);
+  search_hits_sort(h);
+  return 0;
+}

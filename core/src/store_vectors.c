@@ -1,0 +1,370 @@
+/*
+** store_vectors.c — the vector index of SEARCH MODE "semantic" | "hybrid"
+** (RC11 §5.2.1; docs/search.md, docs/decisions.md "vector index"): kept in
+** the nexus file and consistent with the graph.
+**
+** search_vector holds one int8-quantised unit vector per element, clustered
+** by (kind of row, type or predicate, id) so WITH TYPE reads one range; the
+** model and dimension are recorded in kip_info (vector_model, vector_dim).
+** Every commit that changes an element's text (the search_dirty set the
+** keyword index is synced from) changes its vector in the same transaction:
+** with an in-transaction embedder (the local one) the vector is recomputed;
+** otherwise the old vector is dropped and the element queued durably in
+** search_vector_pending, to be embedded after commit (kip_embed_pending,
+** which runs the embedder outside any transaction and writes a vector only
+** if the element has not changed meanwhile). A nexus never holds a vector
+** that disagrees with its element's current text, whatever crashes when.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+#define EMBED_BATCH 64
+#define ADOPT_AT_ONCE_MAX 20000
+
+/* the text an element is embedded from: name, heading, body (store.h) */
+#define VECTOR_ROW_SQL(from)                                                                                \
+  "SELECT d.id, e.id IS NOT NULL, e.predicate IS NOT NULL, coalesce(e.type, e.predicate), e.version, "      \
+  KIP_SEARCH_TEXT_SQL " FROM " from " d LEFT JOIN element e ON e.id = d.id"
+
+static int run(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
+  char *msg = NULL;
+  int rc = sqlite3_exec(nx->db, sql, NULL, NULL, &msg);
+  sqlite3_free(msg);
+  return rc == SQLITE_OK ? 0 : kip_store_error(nx, rc, err, what);
+}
+
+/* the recorded model and dimension; model[0] == 0 when vectors are off */
+static int recorded_model(kip_nexus *nx, char *model, size_t n, int *dim) {
+  model[0] = 0;
+  *dim = 0;
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(nx->db, "SELECT key, value FROM kip_info WHERE key IN ('vector_model', 'vector_dim')", -1,
+                              &st, NULL);
+  if (rc != SQLITE_OK) return rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
+    if (!k || !v) continue;
+    if (!strcmp(k, "vector_model")) snprintf(model, n, "%s", v);
+    else *dim = atoi(v);
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int embedder_matches(kip_nexus *nx, const char *model, int dim) {
+  return nx->has_embedder && model[0] && !strcmp(nx->embedder.model, model) && nx->embedder.dim == dim;
+}
+
+/* quantise a vector to int8 of unit length; 0 when it is all zeros */
+static int quantise(const float *v, int dim, signed char *out) {
+  double norm = 0;
+  for (int i = 0; i < dim; i++) norm += (double)v[i] * v[i];
+  norm = sqrt(norm);
+  if (!(norm > 1e-12) || !isfinite(norm)) return 0;
+  for (int i = 0; i < dim; i++) {
+    double x = v[i] / norm * 127.0;
+    out[i] = (signed char)lrint(x > 127 ? 127 : x < -127 ? -127 : x);
+  }
+  return 1;
+}
+
+int kip_vector_embed(kip_nexus *nx, int n, const char *const *texts, float *out, kip_error *err) {
+  char msg[512] = "";
+  if (nx->embedder.embed(nx->embedder.ud, n, texts, out, msg, sizeof msg))
+    return kip_err(err, KIP_E_INTERNAL, "Check the embedder's configuration and that its service is reachable.",
+                   "the embedder \"%s\" failed: %s", nx->embedder.model, msg[0] ? msg : "no reason given");
+  return 0;
+}
+
+/* write the vectors of rows[0..n) (ids with texts) */
+typedef struct pending_row {
+  int64_t id, version;
+  int prop;
+  char *kind, *text;
+} pending_row;
+
+static void rows_free(pending_row *r, int n) {
+  for (int i = 0; i < n; i++) {
+    free(r[i].kind);
+    free(r[i].text);
+  }
+}
+
+static int write_vectors(kip_nexus *nx, pending_row *rows, int n, const float *vecs, int check_version, kip_error *err) {
+  int dim = nx->embedder.dim;
+  signed char *q = malloc((size_t)dim);
+  if (!q) abort();
+  sqlite3_stmt *put = NULL, *del = NULL, *ver = NULL, *done = NULL;
+  int rc = sqlite3_prepare_v2(nx->db, "INSERT OR REPLACE INTO search_vector(prop, kind, id, vec) VALUES(?1, ?2, ?3, ?4)", -1, &put, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(nx->db, "DELETE FROM search_vector WHERE id = ?1", -1, &del, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(nx->db, "SELECT version FROM element WHERE id = ?1", -1, &ver, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(nx->db, "DELETE FROM search_vector_pending WHERE id = ?1", -1, &done, NULL);
+  for (int i = 0; rc == SQLITE_OK && i < n; i++) {
+    if (check_version) { /* changed since it was read: it is queued again, leave it */
+      sqlite3_bind_int64(ver, 1, rows[i].id);
+      int r = sqlite3_step(ver);
+      int same = r == SQLITE_ROW && sqlite3_column_int64(ver, 0) == rows[i].version;
+      sqlite3_reset(ver);
+      if (r != SQLITE_ROW && r != SQLITE_DONE) {
+        rc = r;
+        break;
+      }
+      if (!same && r == SQLITE_ROW) continue;
+    }
+    sqlite3_stmt *st = del;
+    if (rows[i].kind && quantise(vecs + (size_t)i * (size_t)dim, dim, q)) {
+      st = put;
+      sqlite3_bind_int(put, 1, rows[i].prop);
+      sqlite3_bind_text(put, 2, rows[i].kind, -1, SQLITE_STATIC);
+      sqlite3_bind_int64(put, 3, rows[i].id);
+      sqlite3_bind_blob(put, 4, q, dim, SQLITE_STATIC);
+    } else {
+      sqlite3_bind_int64(del, 1, rows[i].id);
+    }
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) break;
+    sqlite3_bind_int64(done, 1, rows[i].id);
+    rc = sqlite3_step(done);
+    sqlite3_reset(done);
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  }
+  sqlite3_finalize(put);
+  sqlite3_finalize(del);
+  sqlite3_finalize(ver);
+  sqlite3_finalize(done);
+  free(q);
+  return rc == SQLITE_OK || rc == SQLITE_DONE ? 0 : kip_store_error(nx, rc, err, "writing vectors");
+}
+
+/* read up to max rows of `sql` (VECTOR_ROW_SQL) into rows; *n rows read */
+static int read_rows(sqlite3_stmt *st, pending_row *rows, int max, int *n) {
+  *n = 0;
+  int rc = SQLITE_DONE;
+  while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    pending_row *r = &rows[(*n)++];
+    r->id = sqlite3_column_int64(st, 0);
+    r->prop = sqlite3_column_int(st, 2);
+    r->kind = sqlite3_column_int(st, 1) ? strdup((const char *)sqlite3_column_text(st, 3)) : NULL;
+    r->version = sqlite3_column_int64(st, 4);
+    const char *t = (const char *)sqlite3_column_text(st, 5);
+    r->text = strdup(t ? t : "");
+    if (!r->text) abort();
+  }
+  return *n == max ? SQLITE_ROW : rc;
+}
+
+static int embed_rows(kip_nexus *nx, pending_row *rows, int n, float **vecs, kip_error *err) {
+  *vecs = calloc((size_t)(n ? n : 1) * (size_t)nx->embedder.dim, sizeof **vecs);
+  const char **texts = malloc(sizeof *texts * (size_t)(n ? n : 1));
+  if (!*vecs || !texts) abort();
+  for (int i = 0; i < n; i++) texts[i] = rows[i].text;
+  int rc = n ? kip_vector_embed(nx, n, texts, *vecs, err) : 0;
+  free(texts);
+  return rc;
+}
+
+/* ------------------------------------------------ commit-time maintenance */
+int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
+  char model[128];
+  int dim, rc = recorded_model(nx, model, sizeof model, &dim);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  if (!model[0]) return 0; /* vectors are off in this nexus */
+  kip_buf sql;
+  kip_buf_init(&sql);
+  if (!embedder_matches(nx, model, dim) || !nx->embedder.in_transaction) {
+    kip_buf_printf(&sql,
+                   "DELETE FROM search_vector WHERE id IN (SELECT id FROM %s);"
+                   "INSERT OR IGNORE INTO search_vector_pending(id) SELECT id FROM %s",
+                   from, from);
+    rc = run(nx, sql.p, err, "queueing elements for embedding");
+    kip_buf_free(&sql);
+    return rc;
+  }
+  kip_buf_printf(&sql, VECTOR_ROW_SQL("%s"), from);
+  sqlite3_stmt *st;
+  rc = sqlite3_prepare_v2(nx->db, sql.p, -1, &st, NULL);
+  kip_buf_free(&sql);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "embedding");
+  pending_row rows[EMBED_BATCH];
+  int n = 0, r = 0;
+  do {
+    r = read_rows(st, rows, EMBED_BATCH, &n);
+    if (r != SQLITE_ROW && r != SQLITE_DONE) {
+      rows_free(rows, n);
+      rc = kip_store_error(nx, r, err, "embedding");
+      break;
+    }
+    float *vecs;
+    rc = embed_rows(nx, rows, n, &vecs, err);
+    if (!rc) rc = write_vectors(nx, rows, n, vecs, 0, err);
+    free(vecs);
+    rows_free(rows, n);
+  } while (!rc && r == SQLITE_ROW);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* ------------------------------------------------------------ public API */
+static int64_t count(kip_nexus *nx, const char *sql) {
+  sqlite3_stmt *st;
+  int64_t n = -1;
+  if (sqlite3_prepare_v2(nx->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return n;
+}
+
+static int record_model(kip_nexus *nx, kip_error *err) {
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(nx->db, "INSERT OR REPLACE INTO kip_info(key, value) VALUES('vector_model', ?1), ('vector_dim', ?2)",
+                              -1, &st, NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, nx->embedder.model, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, nx->embedder.dim);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+  }
+  return rc == SQLITE_DONE ? 0 : kip_store_error(nx, rc, err, "recording the vector model");
+}
+
+int kip_reset_vectors(kip_nexus *nx, kip_error *err) {
+  kip_err_clear(err);
+  if (!nx->has_embedder)
+    return kip_err(err, KIP_E_INTERNAL, "Configure an embedder first (docs/search.md).", "the nexus has no embedder");
+  if (nx->readonly_file) return kip_err(err, KIP_E_DENIED, "Open the nexus read-write.", "the nexus is read-only");
+  if (kip_tx_begin(nx, err)) return err->code;
+  int rc = record_model(nx, err);
+  if (!rc)
+    rc = run(nx, "DELETE FROM search_vector; INSERT OR IGNORE INTO search_vector_pending(id) SELECT id FROM element", err,
+             "queueing elements for embedding");
+  if (rc) {
+    kip_tx_rollback(nx);
+    return rc;
+  }
+  nx->defer_index = 1; /* nothing to index: do not embed the dirty set now */
+  rc = kip_tx_commit(nx, err);
+  nx->defer_index = 0;
+  return rc;
+}
+
+int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud,
+                      kip_error *err) {
+  kip_err_clear(err);
+  if (!nx->has_embedder)
+    return kip_err(err, KIP_E_INTERNAL, "Configure an embedder first (docs/search.md).", "the nexus has no embedder");
+  if (nx->readonly_file) return 0;
+  char model[128];
+  int dim, rc = recorded_model(nx, model, sizeof model, &dim);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  if (!embedder_matches(nx, model, dim) && kip_reset_vectors(nx, err)) return err->code;
+  if (batch <= 0) batch = 256;
+  if (batch > 4096) batch = 4096;
+  int64_t total = count(nx, "SELECT count(*) FROM search_vector_pending"), done = 0;
+  pending_row *rows = calloc((size_t)batch, sizeof *rows);
+  if (!rows) abort();
+  kip_buf sql;
+  kip_buf_init(&sql);
+  kip_buf_printf(&sql, VECTOR_ROW_SQL("(SELECT id FROM search_vector_pending WHERE id > ?1 ORDER BY id LIMIT %lld)"),
+                 (long long)batch);
+  int64_t after = INT64_MIN;
+  rc = 0;
+  while (!rc) {
+    sqlite3_stmt *st;
+    int r = sqlite3_prepare_v2(nx->db, sql.p, -1, &st, NULL);
+    int n = 0;
+    if (r == SQLITE_OK) {
+      sqlite3_bind_int64(st, 1, after);
+      r = read_rows(st, rows, (int)batch, &n);
+      sqlite3_finalize(st); /* no read transaction stays open while embedding */
+    }
+    if (r != SQLITE_ROW && r != SQLITE_DONE) {
+      rc = kip_store_error(nx, r, err, "reading elements to embed");
+      rows_free(rows, n);
+      break;
+    }
+    if (!n) break;
+    after = rows[n - 1].id;
+    float *vecs;
+    rc = embed_rows(nx, rows, n, &vecs, err);
+    if (!rc && !(rc = kip_tx_begin(nx, err))) {
+      rc = write_vectors(nx, rows, n, vecs, 1, err);
+      if (rc) kip_tx_rollback(nx);
+      else rc = kip_tx_commit(nx, err);
+    }
+    free(vecs);
+    rows_free(rows, n);
+    done += n;
+    if (!rc && progress) progress(done < total ? done : total, total, ud);
+  }
+  kip_buf_free(&sql);
+  free(rows);
+  return rc;
+}
+
+int kip_set_embedder(kip_nexus *nx, const kip_embedder *e, kip_error *err) {
+  kip_err_clear(err);
+  if (nx->has_embedder && nx->embedder.release) nx->embedder.release(nx->embedder.ud);
+  nx->has_embedder = 0;
+  if (!e) return 0;
+  if (!e->embed || e->dim <= 0 || e->dim > 8192 || !e->model[0]) {
+    if (e->release) e->release(e->ud);
+    return kip_err(err, KIP_E_VALUE_TYPE, "An embedder needs a model id, a dimension in 1..8192 and an embed function.",
+                   "invalid embedder \"%s\" (dimension %d)", e->model, e->dim);
+  }
+  nx->embedder = *e;
+  nx->has_embedder = 1;
+  if (nx->readonly_file) return 0;
+  char model[128];
+  int dim, rc = recorded_model(nx, model, sizeof model, &dim);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  if (model[0]) return 0; /* a mismatch is reported by SEARCH until reindexed */
+  if (kip_reset_vectors(nx, err)) return err->code;
+  if (e->in_transaction && count(nx, "SELECT count(*) FROM search_vector_pending") <= ADOPT_AT_ONCE_MAX)
+    return kip_embed_pending(nx, 0, NULL, NULL, err);
+  return 0;
+}
+
+int kip_embed_texts(kip_nexus *nx, int n, const char *const *texts, float **out, int *dim, kip_error *err) {
+  kip_err_clear(err);
+  *out = NULL;
+  *dim = 0;
+  if (!nx->has_embedder)
+    return kip_err(err, KIP_E_INTERNAL, "Configure an embedder first (docs/search.md).", "the nexus has no embedder");
+  int d = nx->embedder.dim;
+  float *v = calloc((size_t)(n > 0 ? n : 1) * (size_t)d, sizeof *v);
+  if (!v) abort();
+  if (n > 0 && kip_vector_embed(nx, n, texts, v, err)) {
+    free(v);
+    return err->code;
+  }
+  for (int i = 0; i < n; i++) {
+    float *x = v + (size_t)i * (size_t)d;
+    double norm = 0;
+    for (int k = 0; k < d; k++) norm += (double)x[k] * x[k];
+    norm = sqrt(norm);
+    for (int k = 0; k < d && norm > 1e-12 && isfinite(norm); k++) x[k] = (float)(x[k] / norm);
+  }
+  *out = v;
+  *dim = d;
+  return 0;
+}
+
+int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err) {
+  kip_err_clear(err);
+  memset(out, 0, sizeof *out);
+  int rc = recorded_model(nx, out->model, sizeof out->model, &out->dim);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  out->vectors = count(nx, "SELECT count(*) FROM search_vector");
+  out->pending = count(nx, "SELECT count(*) FROM search_vector_pending");
+  out->embedder_matches = embedder_matches(nx, out->model, out->dim);
+  return 0;
+}
+
+void kip_vector_close(kip_nexus *nx) {
+  if (nx->has_embedder && nx->embedder.release) nx->embedder.release(nx->embedder.ud);
+  nx->has_embedder = 0;
+}

@@ -1,0 +1,90 @@
+--- Embedders for SEARCH MODE "semantic" | "hybrid" (docs/search.md): turns
+--- the `embedder` option of kip.open (or the CLI's --embedder) into the
+--- nexus's embedder, and keeps a remote embedder's queue moving.
+---
+---   nil | "auto"   the local embedder when its word vectors are installed, else none
+---   "local"        the local embedder (word vectors, no network); an error when missing
+---   false | "none" no embedder: semantic and hybrid answer by keyword, with a warning
+---   { url=, model=, key_env=, dim=, timeout_ms= }   an OpenAI-compatible /v1/embeddings endpoint
+---   { model=, dim=, embed=function(texts) -> vectors | nil, message }   any other (a hook)
+---   "FILE.lua"     a Lua file returning either table
+---
+--- Elements changed while a remote embedder or a hook is configured are
+--- queued in the nexus and embedded after each request (drain); after a
+--- failure the queue waits RETRY_SECONDS before trying again, so a service
+--- that is down never slows every write.
+local M = {}
+
+M.RETRY_SECONDS = 30
+M.DRAIN_BATCH = 256
+
+local function exists(path)
+  local f = path and io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+--- The word vectors file of the local embedder: KIP_EMBEDDINGS, the build
+--- tree's, or an installed copy; nil when there is none.
+function M.local_path(core)
+  local env = os.getenv("KIP_EMBEDDINGS")
+  if env and env ~= "" then return env end
+  if exists(core.default_embeddings) then return core.default_embeddings end
+  for _, p in ipairs { "/usr/local/share/kipnexus/models/wink-sg-100d.kvec", "/usr/share/kipnexus/models/wink-sg-100d.kvec" } do
+    if exists(p) then return p end
+  end
+end
+
+local function from_file(path)
+  local chunk, err = loadfile(path)
+  if not chunk then return nil, err end
+  local ok, spec = pcall(chunk)
+  if not ok then return nil, ("%s: %s"):format(path, tostring(spec)) end
+  if type(spec) ~= "table" then return nil, path .. " must return an embedder table" end
+  return spec
+end
+
+--- Attach the embedder `spec` to a core handle. Returns the attached kind
+--- ("local", "http", "hook" or nil for none), or nil, message.
+function M.attach(core, handle, spec)
+  if spec == nil or spec == "auto" then
+    local path = M.local_path(core)
+    if not path then return nil end
+    local ok, err = handle:set_embedder("local", path)
+    if not ok then return nil, err end
+    return "local"
+  end
+  if spec == false or spec == "none" then return nil end
+  if spec == "local" then
+    local ok, err = handle:set_embedder("local", M.local_path(core) or core.default_embeddings)
+    if not ok then return nil, err end
+    return "local"
+  end
+  if type(spec) == "string" then
+    if spec:match("^https?://") then spec = { url = spec } else
+      local t, err = from_file(spec)
+      if not t then return nil, err end
+      spec = t
+    end
+  end
+  if type(spec) ~= "table" then return nil, "embedder: expected \"local\", \"none\", a URL, a file or a table" end
+  if spec.url then
+    local ok, err = handle:set_embedder("http", spec)
+    if not ok then return nil, err end
+    return "http"
+  end
+  local ok, err = handle:set_embedder(spec)
+  if not ok then return nil, err end
+  return "hook"
+end
+
+--- Embed what the nexus queued for an after-commit embedder (a bounded
+--- batch per call; backs off after a failure).
+function M.drain(nx)
+  local now = os.time()
+  if nx.embed_retry_at and now < nx.embed_retry_at then return end
+  local ok = nx.handle:embed_pending(M.DRAIN_BATCH)
+  nx.embed_retry_at = not ok and now + M.RETRY_SECONDS or nil
+end
+
+return M
