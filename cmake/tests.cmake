@@ -43,6 +43,10 @@ if(PYTHON3_FOR_E2E)
     add_test(NAME e2e_mcp_sdk COMMAND ${NODE_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_mcp_sdk.mjs ${CMAKE_BINARY_DIR})
     set_tests_properties(e2e_mcp_sdk PROPERTIES SKIP_RETURN_CODE 77)
   endif()
+  # the remote embedder against a stub /v1/embeddings server on 127.0.0.1
+  add_test(NAME e2e_embedder COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_embedder.py ${CMAKE_BINARY_DIR})
+  # SIGKILL a random writer again and again: indexes and vectors stay consistent
+  add_test(NAME e2e_crash COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_crash.py ${CMAKE_BINARY_DIR} 12)
   # import of a generated 100k-element capsule, export, backup
   add_test(NAME e2e_import COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_import.sh ${CMAKE_BINARY_DIR})
 endif()

@@ -14,7 +14,7 @@ describe("SEARCH", function()
   local path, nx
   before_each(function()
     path = tmpdb()
-    nx = assert(kip.open { path = path })
+    nx = assert(kip.open { path = path, embedder = false })
     local r = nx:execute [[
 UPSERT {
   CONCEPT ?t { {type: "$ConceptType", name: "Topic"} }
@@ -79,5 +79,31 @@ UPSERT {
     local r = nx:execute('SEARCH CONCEPT "ledger" MODE "semantic"')
     assert.is_nil(r.error)
     assert.matches("keyword", r.warnings[1])
+  end)
+
+  it("ranks sentences by BM25: stems, drops stopwords, keeps phrases", function()
+    nx:execute [[
+UPSERT {
+  CONCEPT ?i { {type: "Topic", name: "Billing"} SET ATTRIBUTES { title: "Invoices", description: "where to download a copy of an invoice" } }
+  CONCEPT ?p { {type: "Topic", name: "Payment methods"} SET ATTRIBUTES { description: "cards, bank transfer, where to pay" } }
+}]]
+    -- "invoices" finds "invoice" (stemming); "how do I get" are stopwords
+    assert.equal("Billing", names(nx:execute('SEARCH CONCEPT "how do I get a copy of old invoices?" LIMIT 1'))[1])
+    -- a quoted phrase must match as a phrase
+    local r = nx:execute("SEARCH CONCEPT :q", { q = '"bank transfer"' })
+    assert.same({ "Payment methods" }, names(r))
+    assert.same({}, nx:execute("SEARCH CONCEPT :q", { q = '"transfer bank"' }).result)
+    -- only stopwords: they are searched for rather than ignored
+    assert.is_nil(nx:execute('SEARCH CONCEPT "the"').error)
+  end)
+
+  it("scores under a governance scope without index-wide statistics", function()
+    nx:execute [[UPSERT { CONCEPT ?s { {type: "Topic", name: "Ledger secrets"} SET ATTRIBUTES { description: "ledger ledger" } } }
+      WITH METADATA { access_level: "private" }]]
+    local scope = { eligibility = '?e.metadata.access_level != "private"' }
+    local with = nx:call({ command = 'SEARCH CONCEPT "general ledger archive"' }, scope)
+    nx:execute('DELETE CONCEPT ?s DETACH WHERE { ?s {type: "Topic", name: "Ledger secrets"} }')
+    local without = nx:call({ command = 'SEARCH CONCEPT "general ledger archive"' }, scope)
+    assert.same(without.result, with.result) -- the hidden element changes no score
   end)
 end)

@@ -196,6 +196,16 @@ typedef struct kip_vector_status {
 } kip_vector_status;
 int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err);
 
+/* Check that the vector index agrees with the graph: every element's vector
+** is the embedding of its current text (re-embedded with the nexus's
+** embedder, which must make the recorded model), or it is queued; no vector
+** outlives its element. Reads only. */
+typedef struct kip_vector_check {
+  int64_t checked, problems;
+  char first[256]; /* the first problem found */
+} kip_vector_check;
+int kip_vector_verify(kip_nexus *nx, kip_vector_check *out, kip_error *err);
+
 /* Compact JSON text of a jansson value as the engine writes it (keys in
 ** insertion order, the shortest decimal that round-trips each real);
 ** malloc'd, free with kip_free. Non-finite reals are written as null. */

@@ -10,6 +10,7 @@
 **   nexus:reset_vectors() -> true | nil, message
 **   nexus:vector_status() -> {model=, dim=, vectors=, pending=, embedder_matches=}
 **   nexus:embed(texts) -> {vec, ...} | nil, message        (the nexus's embedder)
+**   nexus:verify_vectors() -> {checked=, problems=, first=} | nil, message
 **
 ** A Lua hook runs on the thread of the nexus method that needs it (a
 ** SEARCH inside call_json, embed_pending); its vectors are queued after
@@ -186,6 +187,21 @@ static int l_vector_status(lua_State *L) {
   return 1;
 }
 
+static int l_verify_vectors(lua_State *L) {
+  lnexus *n = kip_check_nexus(L, 1);
+  kip_vector_check c;
+  kip_error err;
+  if (kip_vector_verify(n->nx, &c, &err)) return fail(L, &err);
+  lua_createtable(L, 0, 3);
+  kip_pushint(L, c.checked);
+  lua_setfield(L, -2, "checked");
+  kip_pushint(L, c.problems);
+  lua_setfield(L, -2, "problems");
+  lua_pushstring(L, c.first);
+  lua_setfield(L, -2, "first");
+  return 1;
+}
+
 static int l_embed(lua_State *L) {
   lnexus *n = kip_check_nexus(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -222,4 +238,5 @@ static int l_embed(lua_State *L) {
 
 const luaL_Reg kip_embedder_methods[] = {{"set_embedder", l_set_embedder}, {"embed_pending", l_embed_pending},
                                          {"reset_vectors", l_reset_vectors}, {"vector_status", l_vector_status},
-                                         {"embed", l_embed},                 {NULL, NULL}};
+                                         {"embed", l_embed},                 {"verify_vectors", l_verify_vectors},
+                                         {NULL, NULL}};

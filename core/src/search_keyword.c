@@ -6,8 +6,9 @@
 ** "quoted phrases" kept whole, and English stopwords dropped unless nothing
 ** else is left. The terms are OR-ed against the word index (FTS5 `porter`
 ** over `unicode61`, diacritics folded: "invoices" finds "invoice") and
-** ranked by kip_rank() — BM25 with the name column above the heading column
-** (aliases, title, keywords, tags) above the body, normalised to [0,1]
+** ranked by kip_rank() — BM25F with the name column above the heading
+** column (aliases, title, keywords, tags) above the body, normalised to
+** [0,1], and without index-wide statistics under a governance scope
 ** (search_rank.c). A query of one word also matches as a prefix. The whole
 ** text is also looked up as a substring in the trigram index (partial words,
 ** scripts without spaces) and, when it is shorter than a trigram, by a
@@ -291,7 +292,9 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   int rc = 0;
   if (word.len) {
     kip_buf_addc(&word, 0);
-    rc = collect(c, q, sc, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ") AS r",
+    rc = collect(c, q, sc,
+                 sc->cond ? "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", 1) AS r"
+                          : "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", 0) AS r",
                  "search_word f JOIN element e ON e.id = f.rowid", "search_word MATCH ?9001", " ORDER BY r DESC LIMIT ?9003",
                  word.p, &qq, cap, ROW_RANKED, h);
   }

@@ -71,6 +71,9 @@ struct kip_nexus {
 int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err);
 int kip_vector_embed(kip_nexus *nx, int n, const char *const *texts, float *out, kip_error *err);
 void kip_vector_close(kip_nexus *nx);
+/* kip_vector_status_get without counting the vectors (vectors = -1): what
+** a SEARCH needs to know, cheaply */
+int kip_vector_state(kip_nexus *nx, kip_vector_status *out, kip_error *err);
 
 /* one element (concept or proposition) loaded from the store */
 typedef struct kip_elem {

@@ -353,6 +353,17 @@ int kip_embed_texts(kip_nexus *nx, int n, const char *const *texts, float **out,
   return 0;
 }
 
+int kip_vector_state(kip_nexus *nx, kip_vector_status *out, kip_error *err) {
+  kip_err_clear(err);
+  memset(out, 0, sizeof *out);
+  int rc = recorded_model(nx, out->model, sizeof out->model, &out->dim);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  out->vectors = -1;
+  out->pending = count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_vector_pending LIMIT 1000000)");
+  out->embedder_matches = embedder_matches(nx, out->model, out->dim);
+  return 0;
+}
+
 int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err) {
   kip_err_clear(err);
   memset(out, 0, sizeof *out);
@@ -362,6 +373,109 @@ int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err)
   out->pending = count(nx, "SELECT count(*) FROM search_vector_pending");
   out->embedder_matches = embedder_matches(nx, out->model, out->dim);
   return 0;
+}
+
+/* ------------------------------------------------------------ verification */
+#define VERIFY_ROW_SQL                                                                                            \
+  "SELECT e.id, 1, e.predicate IS NOT NULL, coalesce(e.type, e.predicate), e.version, " KIP_SEARCH_TEXT_SQL        \
+  ", v.vec, v.prop, v.kind, p.id IS NOT NULL FROM element e LEFT JOIN search_vector v ON v.id = e.id "           \
+  "LEFT JOIN search_vector_pending p ON p.id = e.id WHERE e.id > ?1 ORDER BY e.id LIMIT 256"
+
+static void note_problem(kip_vector_check *out, int64_t id, const char *what) {
+  if (!out->problems++) snprintf(out->first, sizeof out->first, "element %lld: %s", (long long)id, what);
+}
+
+int kip_vector_verify(kip_nexus *nx, kip_vector_check *out, kip_error *err) {
+  kip_err_clear(err);
+  memset(out, 0, sizeof *out);
+  char model[128];
+  int dim, rc = recorded_model(nx, model, sizeof model, &dim);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  if (!model[0]) return 0;
+  if (!embedder_matches(nx, model, dim))
+    return kip_err(err, KIP_E_VERSION, "Configure the embedder the vectors were made with.",
+                   "the vectors were made by \"%s\"; the nexus's embedder cannot check them", model);
+  sqlite3_stmt *st;
+  rc = sqlite3_prepare_v2(nx->db, VERIFY_ROW_SQL, -1, &st, NULL);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "verifying vectors");
+  signed char *q = malloc((size_t)dim);
+  pending_row rows[256];
+  struct {
+    signed char *vec;
+    int has, prop, pending;
+    char *kind;
+  } got[256];
+  if (!q) abort();
+  int64_t after = INT64_MIN;
+  for (;;) {
+    int n = 0;
+    sqlite3_bind_int64(st, 1, after);
+    while (n < 256 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+      pending_row *r = &rows[n];
+      r->id = sqlite3_column_int64(st, 0);
+      r->prop = sqlite3_column_int(st, 2);
+      r->kind = strdup((const char *)sqlite3_column_text(st, 3));
+      const char *t = (const char *)sqlite3_column_text(st, 5);
+      r->text = strdup(t ? t : "");
+      got[n].has = sqlite3_column_type(st, 6) == SQLITE_BLOB && sqlite3_column_bytes(st, 6) == dim;
+      got[n].vec = NULL;
+      if (got[n].has) {
+        got[n].vec = malloc((size_t)dim);
+        if (!got[n].vec) abort();
+        memcpy(got[n].vec, sqlite3_column_blob(st, 6), (size_t)dim);
+      }
+      if (sqlite3_column_type(st, 6) != SQLITE_NULL && !got[n].has) note_problem(out, r->id, "a vector of the wrong size");
+      got[n].prop = sqlite3_column_int(st, 7);
+      got[n].kind = sqlite3_column_text(st, 8) ? strdup((const char *)sqlite3_column_text(st, 8)) : NULL;
+      got[n].pending = sqlite3_column_int(st, 9);
+      n++;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+      rows_free(rows, n);
+      for (int i = 0; i < n; i++) free(got[i].vec), free(got[i].kind);
+      rc = kip_store_error(nx, rc, err, "verifying vectors");
+      break;
+    }
+    if (!n) {
+      rc = 0;
+      break;
+    }
+    after = rows[n - 1].id;
+    float *vecs;
+    rc = embed_rows(nx, rows, n, &vecs, err);
+    for (int i = 0; i < n; i++) {
+      if (!rc) {
+        out->checked++;
+        int nonzero = quantise(vecs + (size_t)i * (size_t)dim, dim, q);
+        if (got[i].has && got[i].pending) note_problem(out, rows[i].id, "has a vector and is also queued");
+        else if (got[i].has && (!nonzero || got[i].prop != rows[i].prop || !got[i].kind || strcmp(got[i].kind, rows[i].kind)))
+          note_problem(out, rows[i].id, "its vector row does not match the element");
+        else if (got[i].has) {
+          for (int d = 0; d < dim; d++)
+            if (abs(got[i].vec[d] - q[d]) > 1) {
+              note_problem(out, rows[i].id, "its vector does not match its current text");
+              break;
+            }
+        } else if (!got[i].pending && nonzero) note_problem(out, rows[i].id, "has no vector and is not queued");
+      }
+      free(got[i].vec);
+      free(got[i].kind);
+    }
+    free(vecs);
+    rows_free(rows, n);
+    if (rc) break;
+  }
+  sqlite3_finalize(st);
+  free(q);
+  if (!rc) {
+    int64_t orphans = count(nx, "SELECT count(*) FROM search_vector v WHERE NOT EXISTS (SELECT 1 FROM element e WHERE e.id = v.id)");
+    if (orphans > 0) {
+      out->problems += orphans;
+      if (!out->first[0]) snprintf(out->first, sizeof out->first, "%lld vectors of deleted elements", (long long)orphans);
+    }
+  }
+  return rc;
 }
 
 void kip_vector_close(kip_nexus *nx) {

@@ -32,6 +32,9 @@ commands:
   dump [selection] [-o FILE.jsonl]   logical backup as JSON lines (one capsule page per line)
   restore FILE.jsonl             apply a dump
   backup FILE                    online copy of the nexus file (writers keep going)
+  reindex [--vectors] [--all] [--batch N] [-q]
+                                 bring the SEARCH index up to date; --vectors builds the
+                                 vectors of semantic/hybrid SEARCH (resumable, with progress)
   repl [--readonly] [governance options]
                                  interactive shell (also: kip with no command on a terminal);
                                  reads commands from stdin when it is not a terminal
@@ -42,6 +45,11 @@ commands:
 
 options:
   --db PATH    the nexus file (default: $KIP_DB, else $XDG_DATA_HOME/kip/nexus.db)
+  --embedder local|none|URL|FILE.lua
+               what makes vectors for SEARCH semantic/hybrid (default: $KIP_EMBEDDER, else
+               the local word vectors when installed); a URL is an OpenAI-compatible
+               /v1/embeddings endpoint, with --embedder-model M ($KIP_EMBEDDER_MODEL) and
+               --embedder-key-env VAR ($KIP_EMBEDDER_KEY_ENV: the variable holding its key)
   -h, --help   help (also `kip <command> --help`)
 
 governance (call, exec, mcp, repl): requests pass the policies' pre- and post-checks.
@@ -51,6 +59,16 @@ governance (call, exec, mcp, repl): requests pass the policies' pre- and post-ch
                        $KIP_POLICY_PATH, colon-separated); built-in: <home>/policies
   --actor ID, --counterparty NAME|C:<id>, --channel NAME, --role ROLE (repeatable)
                        the caller identity policies see (ctx)
+]],
+  reindex = [[
+usage: kip [--db PATH] [--embedder SPEC] reindex [--vectors] [--all] [--batch N] [-q]
+
+Indexes for SEARCH what bulk loads left unindexed. With --vectors, also
+embeds every element waiting for a vector (all of them when the embedder's
+model differs from the one the nexus's vectors were made with, or with
+--all), in transactions of N elements (default 256), with a progress line on
+a terminal. Interrupted, it resumes where it stopped when run again.
+Prints the vector status at the end.
 ]],
   call = [[
 usage: kip [--db PATH] call [--readonly] [governance options] [FILE|-]
@@ -164,6 +182,8 @@ end
 
 -- global options
 local db_path
+local EMBEDDER_OPTS = { ["--embedder"] = "spec", ["--embedder-model"] = "model", ["--embedder-key-env"] = "key_env" }
+local embedder_opts = {}
 local i = 1
 while args[i] do
   local a = args[i]
@@ -173,6 +193,9 @@ while args[i] do
   elseif a:match("^%-%-db=") then
     db_path = a:sub(6)
     i = i + 1
+  elseif EMBEDDER_OPTS[a] then
+    embedder_opts[EMBEDDER_OPTS[a]] = args[i + 1] or die("%s needs a value", a)
+    i = i + 2
   elseif a == "-h" or a == "--help" then
     io.write(HELP.main)
     return 0
@@ -198,6 +221,9 @@ do
     elseif not script_seen and a:match("^%-%-db=") then
       db_path = a:sub(6)
       j = j + 1
+    elseif not script_seen and EMBEDDER_OPTS[a] then
+      embedder_opts[EMBEDDER_OPTS[a]] = args[j + 1] or die("%s needs a value", a)
+      j = j + 2
     else
       if cmd == "run" and not a:match("^%-") then script_seen = true end
       rest[#rest + 1] = a
@@ -241,7 +267,8 @@ local function open_nexus(governed, fail)
   local policies
   if governed and not gov.none then policies = #gov.policies > 0 and gov.policies or { "default" } end
   local path = db_path or default_db()
-  local nx, err = kip.open { path = path, policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx }
+  local embedder = require("kip.search.embedder").from_options(embedder_opts)
+  local nx, err = kip.open { path = path, policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx, embedder = embedder }
   if not nx then (fail or die)("cannot open the nexus %s: %s", path, tostring(err)) end
   if nx:readonly() == "not writable" then
     io.stderr:write("kip: ", nx.path, " is not writable: opened read-only (reads work, writes are refused)\n")
@@ -491,6 +518,59 @@ function commands.backup()
   nx:close()
   if not ok then stderr("kip: %s", err) return 1 end
   stderr("backed up to %s", file)
+  return 0
+end
+
+function commands.reindex()
+  local vectors, all, batch, quiet = false, false, 256, false
+  local j = 1
+  while rest[j] do
+    local a = rest[j]
+    if a == "--vectors" then vectors = true
+    elseif a == "--all" then all = true
+    elseif a == "-q" or a == "--quiet" then quiet = true
+    elseif a == "--batch" then
+      batch = math.tointeger(tonumber(rest[j + 1] or "")) or die("--batch needs a number of elements")
+      if batch < 1 then die("--batch needs a positive number of elements") end
+      j = j + 1
+    else die("reindex: unknown option %s (kip reindex --help)", a) end
+    j = j + 1
+  end
+  local nx = open_nexus()
+  if nx:readonly() then die("%s is read-only: nothing can be indexed", nx.path) end
+  local tty = isatty(2) and not quiet
+  local function progress(what)
+    local t0, last = os.time(), -1
+    return function(done, total)
+      if not tty then return end
+      local now = os.time()
+      if now == last and done < total then return end
+      last = now
+      local dt = math.max(now - t0, 1)
+      io.stderr:write(("\r  %s %3d%%  %d/%d elements  %d elements/s   "):format(
+        what, total > 0 and done * 100 // total or 100, done, total, done // dt))
+      if done >= total then io.stderr:write("\n") end
+    end
+  end
+  local ok, err = nx.handle:sync_index(50000, progress("keyword index"))
+  if not ok then nx:close() die("reindex: %s", err) end
+  if vectors then
+    if not nx.embedder then nx:close() die("reindex --vectors: no embedder is configured (--embedder, docs/search.md)") end
+    ok, err = nx:reindex_vectors { all = all, batch = batch, progress = progress("vectors") }
+    if not ok then
+      nx:close()
+      die("reindex --vectors: %s (run it again to resume)", err)
+    end
+  end
+  local st = nx:vector_status()
+  nx:close()
+  if not quiet then
+    if st.model == "" then stderr("vectors: none (kip reindex --vectors builds them)")
+    else
+      stderr("vectors: %d (model %s, %d dimensions), %d waiting%s", st.vectors, st.model, st.dim, st.pending,
+        st.embedder_matches and "" or "; the configured embedder makes another model's vectors")
+    end
+  end
   return 0
 end
 

@@ -261,6 +261,10 @@ end
 --- Vectors of texts from the nexus's embedder (unit length).
 function Nexus:embed(texts) return self.handle:embed(texts) end
 
+--- Check the vector index against the graph (re-embeds every element):
+--- {checked=, problems=, first=}.
+function Nexus:verify_vectors() return self.handle:verify_vectors() end
+
 function Nexus:readonly() return self.handle:readonly() end
 
 function Nexus:close() self.handle:close() end

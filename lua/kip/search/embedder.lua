@@ -2,7 +2,8 @@
 --- the `embedder` option of kip.open (or the CLI's --embedder) into the
 --- nexus's embedder, and keeps a remote embedder's queue moving.
 ---
----   nil | "auto"   the local embedder when its word vectors are installed, else none
+---   nil            $KIP_EMBEDDER (and friends, see from_options) when set, else "auto"
+---   "auto"         the local embedder when its word vectors are installed, else none
 ---   "local"        the local embedder (word vectors, no network); an error when missing
 ---   false | "none" no embedder: semantic and hybrid answer by keyword, with a warning
 ---   { url=, model=, key_env=, dim=, timeout_ms= }   an OpenAI-compatible /v1/embeddings endpoint
@@ -44,9 +45,29 @@ local function from_file(path)
   return spec
 end
 
+--- The embedder spec of front ends (CLI, MCP, nginx) from options
+--- {spec=, model=, key_env=} over the environment: KIP_EMBEDDER (local |
+--- none | URL | FILE.lua), KIP_EMBEDDER_MODEL, KIP_EMBEDDER_KEY_ENV,
+--- KIP_EMBEDDER_DIM. nil means the default (auto).
+function M.from_options(o)
+  o = o or {}
+  local function env(k)
+    local v = os.getenv(k)
+    return v ~= "" and v or nil
+  end
+  local spec = o.spec or env("KIP_EMBEDDER")
+  if not spec then return nil end
+  if spec:match("^https?://") then
+    return { url = spec, model = o.model or env("KIP_EMBEDDER_MODEL"), key_env = o.key_env or env("KIP_EMBEDDER_KEY_ENV"),
+             dim = tonumber(env("KIP_EMBEDDER_DIM") or "") }
+  end
+  return spec
+end
+
 --- Attach the embedder `spec` to a core handle. Returns the attached kind
 --- ("local", "http", "hook" or nil for none), or nil, message.
 function M.attach(core, handle, spec)
+  if spec == nil then spec = M.from_options() end -- the environment (KIP_EMBEDDER...)
   if spec == nil or spec == "auto" then
     local path = M.local_path(core)
     if not path then return nil end
@@ -69,6 +90,12 @@ function M.attach(core, handle, spec)
   end
   if type(spec) ~= "table" then return nil, "embedder: expected \"local\", \"none\", a URL, a file or a table" end
   if spec.url then
+    if not spec.dim then -- known from the nexus's vectors: no need to reach the service now
+      local st = handle:vector_status()
+      if st and st.model == spec.model and st.dim > 0 then
+        spec = setmetatable({ dim = st.dim }, { __index = spec })
+      end
+    end
     local ok, err = handle:set_embedder("http", spec)
     if not ok then return nil, err end
     return "http"

@@ -1,0 +1,224 @@
+-- busted specs for SEARCH MODE "semantic" | "hybrid" and the vector index
+-- (RC11 §5.2.1, docs/search.md): embedders, consistency with writes, the
+-- after-commit queue, model changes, scope, fallbacks.
+local kip = require "kip"
+
+local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
+
+local function names(r)
+  local out = {}
+  for i, e in ipairs(r.result or {}) do out[i] = e.name or e.predicate end
+  return out
+end
+
+local TOPICS = [[
+UPSERT {
+  CONCEPT ?t { {type: "$ConceptType", name: "Topic"} }
+  CONCEPT ?a { {type: "Topic", name: "Invoices"} SET ATTRIBUTES { description: "bills sent to customers for payment" } }
+  CONCEPT ?b { {type: "Topic", name: "Weather"} SET ATTRIBUTES { description: "rain, snow and sunshine forecasts" } }
+  CONCEPT ?c { {type: "Topic", name: "Football"} SET ATTRIBUTES { description: "the match, the goals and the league table" } }
+}]]
+
+-- a toy embedder: one dimension per known word, so tests can reason about cosines
+local WORDS = { "invoice", "weather", "football", "money", "rain", "goal" }
+local function toy(model, calls)
+  return {
+    model = model or "toy-v1",
+    dim = #WORDS,
+    embed = function(texts)
+      if calls then calls.n = calls.n + 1 end
+      local out = {}
+      for i, t in ipairs(texts) do
+        local v = {}
+        for d, w in ipairs(WORDS) do v[d] = select(2, t:lower():gsub("%f[%a]" .. w .. "s?%f[%A]", "")) end
+        out[i] = v
+      end
+      return out
+    end,
+  }
+end
+
+local function local_available()
+  local e = require "kip.search.embedder"
+  return e.local_path(require "kip.core") ~= nil
+end
+
+describe("SEARCH with the local embedder", function()
+  if not local_available() then
+    pending("word vectors not installed (scripts/setup-deps BUILD_DIR)")
+    return
+  end
+  local nx = H.fresh_nexus(before_each, after_each, { embedder = "local" })
+
+  it("finds by meaning, with cosine scores in [0,1], descending", function()
+    assert.is_nil(nx():execute(TOPICS).error)
+    local r = nx():execute('SEARCH CONCEPT "will it be sunny tomorrow" WITH TYPE "Topic" MODE "semantic" LIMIT 3')
+    assert.is_nil(r.error)
+    assert.is_nil(r.warnings)
+    assert.equal("Weather", r.result[1].name)
+    local prev = 1
+    for _, e in ipairs(r.result) do
+      assert.is_true(e.metadata._score > 0 and e.metadata._score <= prev)
+      prev = e.metadata._score
+    end
+    r = nx():execute('SEARCH CONCEPT "a striker scored twice" WITH TYPE "Topic" MODE "hybrid" LIMIT 1')
+    assert.same({ "Football" }, names(r))
+    assert.is_true(r.result[1].metadata._score <= 1)
+  end)
+
+  it("applies THRESHOLD on the mode's scale", function()
+    nx():execute(TOPICS)
+    local all = nx():execute('SEARCH CONCEPT "rain" WITH TYPE "Topic" MODE "semantic"').result
+    local cut = nx():execute('SEARCH CONCEPT "rain" WITH TYPE "Topic" MODE "semantic" THRESHOLD 0.99').result
+    assert.is_true(#cut < #all)
+    for _, e in ipairs(cut) do assert.is_true(e.metadata._score >= 0.99) end
+  end)
+
+  it("writes, replaces and removes vectors in the transaction that changes the text", function()
+    nx():execute(TOPICS)
+    local st = nx():vector_status()
+    assert.equal(0, st.pending)
+    local before = st.vectors
+    assert.is_true(before > 3)
+    nx():execute('UPDATE ?x SET ATTRIBUTES { description: "stars, planets and telescopes" } WHERE { ?x {type: "Topic", name: "Weather"} }')
+    assert.equal("Weather", names(nx():execute('SEARCH CONCEPT "astronomy" WITH TYPE "Topic" MODE "semantic" LIMIT 1'))[1])
+    local dry = nx():call { command = 'UPSERT { CONCEPT ?x { {type: "Topic", name: "Zeppelin"} } }', dry_run = true }
+    assert.is_nil(dry.error)
+    assert.equal(before, nx():vector_status().vectors)
+    nx():execute('DELETE CONCEPT ?x DETACH WHERE { ?x {type: "Topic", name: "Football"} }')
+    assert.equal(before - 1, nx():vector_status().vectors)
+  end)
+
+  it("returns unit vectors from nexus:embed", function()
+    local v = nx():embed { "payment by bank transfer", "" }
+    assert.equal(2, #v)
+    local n = 0
+    for _, x in ipairs(v[1]) do n = n + x * x end
+    assert.is_true(math.abs(n - 1) < 1e-4)
+  end)
+end)
+
+describe("SEARCH with a Lua embedder hook", function()
+  local path
+  before_each(function() path = H.tmpdb() end)
+  after_each(function() H.cleanup(path) end)
+
+  it("queues changed elements and embeds them after commit", function()
+    local calls = { n = 0 }
+    local nx = assert(kip.open { path = path, embedder = toy(nil, calls) })
+    nx:execute(TOPICS)
+    assert.equal(0, nx:vector_status().pending)
+    assert.is_true(calls.n > 0)
+    local r = nx:execute('SEARCH CONCEPT "an invoice for money" WITH TYPE "Topic" MODE "semantic" LIMIT 1')
+    assert.same({ "Invoices" }, names(r))
+    assert.is_true(r.result[1].metadata._score > 0.7)
+    nx:close()
+  end)
+
+  it("falls back to keyword with a warning when the embedder fails, and catches up later", function()
+    local down = false
+    local e = toy()
+    local embed = e.embed
+    e.embed = function(texts)
+      if down then return nil, "service unavailable" end
+      return embed(texts)
+    end
+    local nx = assert(kip.open { path = path, embedder = e })
+    down = true
+    nx:execute(TOPICS)
+    assert.is_true(nx:vector_status().pending > 0) -- queued, not lost
+    local r = nx:execute('SEARCH CONCEPT "weather" WITH TYPE "Topic" MODE "hybrid"')
+    assert.is_nil(r.error)
+    assert.equal("Weather", r.result[1].name) -- by keyword
+    assert.matches("service unavailable", r.warnings[1])
+    assert.matches("keyword", r.warnings[1])
+    down = false
+    assert.is_true(nx:reindex_vectors())
+    assert.equal(0, nx:vector_status().pending)
+    r = nx:execute('SEARCH CONCEPT "rain" WITH TYPE "Topic" MODE "semantic" LIMIT 1')
+    assert.is_nil(r.warnings)
+    assert.same({ "Weather" }, names(r))
+    nx:close()
+  end)
+
+  it("warns about elements not embedded yet", function()
+    local e = toy()
+    local nx = assert(kip.open { path = path, embedder = e })
+    e.embed = function() return nil, "down" end
+    nx:execute(TOPICS)
+    e.embed = toy().embed
+    local r = nx:execute('SEARCH CONCEPT "rain" WITH TYPE "Topic" MODE "semantic"')
+    assert.is_nil(r.error)
+    local w = table.concat(r.warnings or {}, " ")
+    assert.matches("not embedded yet", w)
+    nx:close()
+  end)
+
+  it("refuses vectors of another model until reindexed", function()
+    local nx = assert(kip.open { path = path, embedder = toy("toy-v1") })
+    nx:execute(TOPICS)
+    nx:close()
+    nx = assert(kip.open { path = path, embedder = toy("toy-v2") })
+    local r = nx:execute('SEARCH CONCEPT "rain" MODE "semantic"')
+    assert.equal("KIP_3005", r.error.code)
+    assert.matches("toy%-v1", r.error.message)
+    assert.matches("reindex %-%-vectors", r.error.hint)
+    -- keyword search is unaffected
+    assert.is_nil(nx:execute('SEARCH CONCEPT "rain"').error)
+    assert.is_true(nx:reindex_vectors())
+    local st = nx:vector_status()
+    assert.equal("toy-v2", st.model)
+    assert.is_true(st.embedder_matches)
+    r = nx:execute('SEARCH CONCEPT "rain" WITH TYPE "Topic" MODE "semantic" LIMIT 1')
+    assert.same({ "Weather" }, names(r))
+    nx:close()
+  end)
+
+  it("rejects a malformed embedder and a bad vector", function()
+    local nx, err = kip.open { path = path, embedder = { model = "x", dim = 0, embed = function() end } }
+    assert.is_nil(nx)
+    assert.matches("embedder", err)
+    local e = toy()
+    e.embed = function(texts)
+      local out = {}
+      for i = 1, #texts do out[i] = { 1, 2 } end -- wrong dimension
+      return out
+    end
+    nx = assert(kip.open { path = path, embedder = e })
+    local r = nx:execute('SEARCH CONCEPT "rain" MODE "semantic"')
+    assert.is_nil(r.error)
+    assert.matches("not a list of 6 numbers", table.concat(r.warnings, " "))
+    nx:close()
+  end)
+
+  it("never surfaces an element outside the request's scope", function()
+    local nx = assert(kip.open { path = path, embedder = toy() })
+    nx:execute(TOPICS)
+    nx:execute([[UPSERT { CONCEPT ?s { {type: "Topic", name: "Secret rain plan"} SET ATTRIBUTES { description: "rain rain rain" } } }
+      WITH METADATA { access_level: "private" }]])
+    local scope = { eligibility = '?e.metadata.access_level != "private"' }
+    for _, mode in ipairs { "semantic", "hybrid" } do
+      local open = names(nx:execute('SEARCH CONCEPT "rain" MODE "' .. mode .. '"'))
+      assert.equal("Secret rain plan", open[1])
+      local r = nx:call({ command = 'SEARCH CONCEPT "rain" MODE "' .. mode .. '" LIMIT 50' }, scope)
+      assert.is_nil(r.error)
+      for _, n in ipairs(names(r)) do assert.not_equal("Secret rain plan", n) end
+      assert.equal("Weather", names(r)[1])
+    end
+    nx:close()
+  end)
+end)
+
+describe("SEARCH without an embedder", function()
+  local nx = H.fresh_nexus(before_each, after_each, { embedder = false })
+
+  it("answers semantic and hybrid by keyword and says so", function()
+    nx():execute(TOPICS)
+    for _, mode in ipairs { "semantic", "hybrid" } do
+      local r = nx():execute('SEARCH CONCEPT "weather" MODE "' .. mode .. '"')
+      assert.is_nil(r.error)
+      assert.equal("Weather", r.result[1].name)
+      assert.matches("no embedder", r.warnings[1])
+    end
+  end)
+end)

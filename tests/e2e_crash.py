@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Crash harness for the SEARCH indexes (docs/search.md "consistency"): a
+writer process doing random UPSERT / UPDATE / DELETE / MERGE is killed with
+SIGKILL at random moments, again and again, on the same nexus; after every
+kill the file must pass SQLite's and FTS5's integrity checks and the vector
+index must agree with the graph (every element's vector is the embedding of
+its current text, or the element is queued; no vector outlives its
+element). Run with the local embedder (vectors written in the writer's
+transaction) and with a Lua hook embedder (vectors queued, embedded after
+commit).
+
+Usage: e2e_crash.py BUILD_DIR [KILLS]
+"""
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = os.path.abspath(sys.argv[1])
+KIP = os.path.join(BUILD, "kip")
+KILLS = int(sys.argv[2]) if len(sys.argv) > 2 else 12
+failures, passes = [], 0
+
+
+def check(name, cond, detail=""):
+    global passes
+    if cond:
+        passes += 1
+    else:
+        failures.append(f"FAIL {name}: {str(detail)[:800]}")
+
+
+TOY = """
+local WORDS = { "alpha", "beta", "gamma", "delta", "rain", "money", "goal", "cloud" }
+return { model = "toy-crash", dim = #WORDS, embed = function(texts)
+  local out = {}
+  for i, t in ipairs(texts) do
+    local v = {}
+    for d, w in ipairs(WORDS) do v[d] = select(2, t:lower():gsub(w, "")) + d * 1e-3 end
+    out[i] = v
+  end
+  return out
+end }
+"""
+
+WRITER = """
+local kip = require "kip"
+local path, spec, seed = arg[1], arg[2], tonumber(arg[3])
+local embedder = spec == "local" and "local" or dofile(spec)
+local nx = assert(kip.open { path = path, embedder = embedder })
+math.randomseed(seed)
+local words = { "alpha", "beta", "gamma", "delta", "rain", "money", "goal", "cloud", "invoice", "weather" }
+local function text(n)
+  local t = {}
+  for i = 1, n do t[i] = words[math.random(#words)] end
+  return table.concat(t, " ")
+end
+nx:execute('UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "Note"} } }')
+while true do
+  local op, k = math.random(10), math.random(300)
+  local r
+  if op <= 4 then
+    local cmds = {}
+    for i = 1, math.random(20) do
+      cmds[i] = ('CONCEPT ?c%d { {type: "Note", name: "n%d"} SET ATTRIBUTES { body: "%s" } }'):format(i, math.random(300), text(8))
+    end
+    r = nx:execute("UPSERT { " .. table.concat(cmds, " ") .. " }")
+  elseif op <= 7 then
+    r = nx:execute('UPDATE ?x SET ATTRIBUTES { body: :b } WHERE { ?x {type: "Note", name: :n} }', { b = text(12), n = "n" .. k })
+  elseif op <= 9 then
+    r = nx:execute('DELETE CONCEPT ?x DETACH WHERE { ?x {type: "Note", name: :n} }', { n = "n" .. k })
+  else
+    r = nx:execute('MERGE ?a INTO ?b WHERE { ?a {type: "Note", name: :x} ?b {type: "Note", name: :y} }',
+      { x = "n" .. k, y = "n" .. ((k % 300) + 1) })
+  end
+end
+"""
+
+VERIFY = """
+local kip = require "kip"
+local path, spec = arg[1], arg[2]
+local embedder = spec == "local" and "local" or dofile(spec)
+local nx = assert(kip.open { path = path, embedder = embedder })
+local c = assert(nx:verify_vectors())
+local fts = nx:execute('SEARCH CONCEPT "alpha" LIMIT 1')
+print(("checked=%d problems=%d first=%s fts=%s"):format(c.checked, c.problems, c.first, fts.error and fts.error.message or "ok"))
+nx:close()
+"""
+
+tmp = tempfile.mkdtemp(prefix="kip-crash-")
+for name, text in (("toy.lua", TOY), ("writer.lua", WRITER), ("verify.lua", VERIFY)):
+    with open(os.path.join(tmp, name), "w") as f:
+        f.write(text)
+
+rng = random.Random(1234)
+for spec in ("local", os.path.join(tmp, "toy.lua")):
+    label = "local" if spec == "local" else "hook"
+    db = os.path.join(tmp, f"{label}.db")
+    for k in range(KILLS):
+        p = subprocess.Popen([KIP, "run", os.path.join(tmp, "writer.lua"), db, spec, str(k + 1)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(rng.uniform(0.15, 0.8))
+        if p.poll() is not None:
+            check(f"{label}: writer still running before kill {k}", False, p.stderr.read().decode()[:400])
+            continue
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        p.stderr.close()
+        r = subprocess.run([KIP, "run", os.path.join(tmp, "verify.lua"), db, spec], capture_output=True, text=True,
+                           timeout=300)
+        out = r.stdout.strip()
+        check(f"{label}: kill {k}: vectors agree with texts", r.returncode == 0 and " problems=0 " in out and "fts=ok" in out,
+              out + r.stderr)
+        ic = subprocess.run(["sqlite3", db, "PRAGMA integrity_check; INSERT INTO search_word(search_word) VALUES('integrity-check');"],
+                            capture_output=True, text=True)
+        check(f"{label}: kill {k}: integrity", ic.stdout.strip() == "ok" and ic.returncode == 0, ic.stdout + ic.stderr)
+    r = subprocess.run([KIP, "run", os.path.join(tmp, "verify.lua"), db, spec], capture_output=True, text=True)
+    checked = int(r.stdout.split("checked=")[1].split()[0]) if "checked=" in r.stdout else 0
+    check(f"{label}: the writers wrote something", checked > 50, r.stdout)
+
+subprocess.run(["rm", "-rf", tmp])
+for f in failures:
+    print(f)
+print(f"{passes} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
