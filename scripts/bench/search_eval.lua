@@ -54,7 +54,7 @@ for _, p in ipairs(requests) do
     sums[m] = sums[m] + rec
     line[#line + 1] = ("%s %.2f"):format(m:sub(1, 3), rec)
   end
-  if opts.show then print(p.id, table.concat(line, "  "), p.prompt) end
+  if opts.show then print(p.id, table.concat(line, "  "), table.concat(p.tags or {}, ","), p.prompt) end
 end
 nx:close()
 os.execute("rm -rf " .. dir)
