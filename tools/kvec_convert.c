@@ -15,7 +15,8 @@
 ** in the file. Words without a letter or digit (punctuation) are dropped:
 ** the embedder's tokenizer never produces them.
 **
-** Usage: kvec_convert INPUT.json OUTPUT.kvec MODEL-ID
+** Usage: kvec_convert INPUT.json OUTPUT.kvec MODEL-NAME
+** (the model id recorded is MODEL-NAME/sif-a<a>-pc1-<hash of the file's data>)
 */
 #include <ctype.h>
 #include <math.h>
@@ -239,6 +240,12 @@ int main(int argc, char **argv) {
   if (!strings) die("out of memory");
   for (size_t i = 0; i < n; i++) memcpy(strings + str_off[i], words[i].text, strlen(words[i].text) + 1);
 
+  /* the model id names this exact file: its parameters and a hash of its
+  ** vectors and weights, so a changed conversion is a new model (the nexus
+  ** then asks for kip reindex --vectors instead of mixing vectors) */
+  uint32_t digest = kvec_hash((const char *)vec, n * (size_t)dim) ^ kvec_hash((const char *)weight, n * sizeof *weight) ^
+                    kvec_hash((const char *)common, (size_t)dim * sizeof *common);
+  snprintf(h.model, sizeof h.model, "%s/sif-a%g-pc1-%08x", argv[3], SIF_A, digest);
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp", argv[2]);
   FILE *f = fopen(tmp, "wb");

@@ -206,6 +206,11 @@ typedef struct kip_vector_check {
 } kip_vector_check;
 int kip_vector_verify(kip_nexus *nx, kip_vector_check *out, kip_error *err);
 
+/* The duplicate key of a name (sleep-cycle Phase 6): NFKD, combining marks
+** dropped, case-folded, non-alphanumerics as spaces, spaces collapsed.
+** malloc'd; free with kip_free. */
+char *kip_fold_key(const char *text);
+
 /* Compact JSON text of a jansson value as the engine writes it (keys in
 ** insertion order, the shortest decimal that round-trips each real);
 ** malloc'd, free with kip_free. Non-finite reals are written as null. */

@@ -22,6 +22,7 @@
 **   core.array_mt        metatable marking decoded arrays (so [] stays [])
 **   core.null            sentinel for JSON null inside arrays/objects
 **   core.sandbox_begin / sandbox_end / pattern   sandbox limits (kip_sandbox.c)
+**   core.fold_key(text) -> duplicate key (NFKD, no marks, casefold, punctuation as spaces)
 **   core.default_embeddings   the build's word vectors file (the local embedder)
 **   nexus:set_embedder / embed_pending / reset_vectors / vector_status / embed   (kip_embedder.c)
 */
@@ -639,7 +640,15 @@ static int l_backup(lua_State *L) {
 static const luaL_Reg nexus_methods[] = {
     {"call_json", l_call_json}, {"backup", l_backup}, {"readonly", l_readonly}, {"sync_index", l_sync_index},
     {"close", l_close},         {NULL, NULL}};
-static const luaL_Reg funcs[] = {{"open", l_open},           {"parse", l_parse}, {"describe", l_describe},
+/* core.fold_key(text) -> the duplicate key (kip_fold_key) */
+static int l_fold_key(lua_State *L) {
+  char *k = kip_fold_key(luaL_checkstring(L, 1));
+  lua_pushstring(L, k);
+  kip_free(k);
+  return 1;
+}
+
+static const luaL_Reg funcs[] = {{"open", l_open}, {"fold_key", l_fold_key},           {"parse", l_parse}, {"describe", l_describe},
                                  {"explain", l_explain},     {"json_decode", l_json_decode},
                                  {"json_encode", l_json_encode}, {"json_decode_request", l_json_decode_request},
                                  {NULL, NULL}};
