@@ -32,6 +32,8 @@ commands:
   dump [selection] [-o FILE.jsonl]   logical backup as JSON lines (one capsule page per line)
   restore FILE.jsonl             apply a dump
   backup FILE                    online copy of the nexus file (writers keep going)
+  sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--json] [-q]
+                                 run a $system maintenance (sleep) cycle (docs/sleep.md)
   reindex [--vectors] [--all] [--batch N] [-q]
                                  bring the SEARCH index up to date; --vectors builds the
                                  vectors of semantic/hybrid SEARCH (resumable, with progress)
@@ -59,6 +61,27 @@ governance (call, exec, mcp, repl): requests pass the policies' pre- and post-ch
                        $KIP_POLICY_PATH, colon-separated); built-in: <home>/policies
   --actor ID, --counterparty NAME|C:<id>, --channel NAME, --role ROLE (repeatable)
                        the caller identity policies see (ctx)
+]],
+  sleep = [[
+usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--json] [-q]
+                             [governance options]
+
+Runs one $system sleep cycle: SleepTasks, the Unsorted inbox, orphans, stale
+Events, duplicates, contradictions, memory-strength decay, Domain health, TTL
+reclamation, then a SleepCycle report and $system's maintenance_log. Every
+write is KIP issued by actor $system through the policies. Deterministic: no
+judgment hook is configured from the command line, so what no rule decides is
+flagged in the report, never guessed. A second run right after writes nothing
+but the report.
+
+  --now ISO      the cycle's clock (default: now), e.g. 2026-11-20T00:00:00Z
+  --dry-run      list the KIP commands the cycle would send; change nothing
+  --phase P      run only these phases (repeatable): assess tasks unsorted orphans
+                 events duplicates contradictions decay domains ttl finalize
+  --if-needed    run only when a health threshold is crossed (Unsorted > 20,
+                 orphans > 10, stale Events > 30, pending SleepTasks >= 10)
+  --json         print the report as JSON
+  -q             no per-phase progress
 ]],
   reindex = [[
 usage: kip [--db PATH] [--embedder SPEC] reindex [--vectors] [--all] [--batch N] [-q]
@@ -572,6 +595,71 @@ function commands.reindex()
     end
   end
   return 0
+end
+
+function commands.sleep()
+  local opts, json_out, quiet, if_needed = { phases = nil }, false, false, false
+  local j = 1
+  while rest[j] do
+    local a = rest[j]
+    local g = governance_option(j)
+    if g > 0 then j = j + g
+    else
+      if a == "--now" then opts.now = rest[j + 1] or die("--now needs an ISO-8601 time") j = j + 1
+      elseif a == "--dry-run" then opts.dry_run = true
+      elseif a == "--phase" then
+        opts.phases = opts.phases or {}
+        opts.phases[#opts.phases + 1] = rest[j + 1] or die("--phase needs a phase name")
+        j = j + 1
+      elseif a == "--if-needed" then if_needed = true
+      elseif a == "--json" then json_out = true
+      elseif a == "-q" or a == "--quiet" then quiet = true
+      else die("sleep: unknown option %s (kip sleep --help)", a) end
+      j = j + 1
+    end
+  end
+  local sleep = require "kip.sleep"
+  local nx = open_nexus(true)
+  if if_needed then
+    local ok, needed, why = pcall(sleep.check, nx, opts)
+    if not ok then nx:close() die("sleep: %s", tostring(needed)) end
+    if not needed then
+      nx:close()
+      if not quiet then stderr("sleep: not needed (no health threshold crossed)") end
+      return 0
+    end
+    opts.trigger = "threshold: " .. table.concat(why, ", ")
+  end
+  opts.trigger = opts.trigger or "manual"
+  if not quiet and not json_out then
+    opts.progress = function(name, title, counts, secs)
+      local parts = {}
+      for k, v in pairs(type(counts) == "table" and counts or {}) do parts[#parts + 1] = k .. "=" .. tostring(v) end
+      table.sort(parts)
+      io.stderr:write(("  %-15s %-40s %6.2fs  %s\n"):format(name, title, secs, table.concat(parts, " ")))
+    end
+  end
+  local ok, report = pcall(sleep.run, nx, opts)
+  nx:close()
+  if not ok then die("sleep: %s", tostring(report)) end
+  if json_out then
+    report.decisions = nil
+    print(core.json_encode(report))
+  else
+    if opts.dry_run then
+      for _, p in ipairs(report.planned or {}) do
+        print(("-- [%s] %s"):format(p.phase, p.why or ""))
+        print(p.command)
+        if p.parameters and next(p.parameters) then print("-- parameters: " .. core.json_encode(p.parameters)) end
+      end
+    end
+    if not quiet then
+      stderr("sleep cycle %s: %d write(s), %d flagged, %d error(s)%s", report.now, report.writes or 0,
+        #(report.flagged or {}), #(report.errors or {}), opts.dry_run and " (dry run: nothing changed)" or "")
+      for _, f in ipairs(report.flagged or {}) do stderr("  flagged [%s] %s: %s", f.phase or "", f.name, f.reason) end
+    end
+  end
+  return #(report.errors or {}) > 0 and 1 or 0
 end
 
 function commands.parse()

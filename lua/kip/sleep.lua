@@ -1,0 +1,73 @@
+--- kip.sleep — the $system sleep cycle (SystemInstructions.md "Sleep Cycle
+--- Workflow"; docs/sleep.md): memory maintenance as a sequence of phases,
+--- each a Lua module in kip/sleep/phases/ that reads the graph through KQL
+--- and changes it through KIP issued by actor $system in the governed
+--- pipeline.
+---
+---   local sleep = require "kip.sleep"
+---   local report = sleep.run(nx, { now = "2026-11-20T00:00:00Z" })
+---
+--- opts: now (ISO-8601 UTC; default the clock), dry_run (list the intended
+--- commands, change nothing), phases (names or phase tables, default
+--- sleep.PHASES; an operator replaces or adds a phase by naming a module
+--- that returns {name=, title=, run=function(cycle) -> counts}), hooks
+--- (judgment steps: classify, consolidate, duplicates, contradiction, task;
+--- without one a rule decides what it can and flags the rest), trigger,
+--- progress(phase, title, counts, seconds) after each phase.
+--- Returns the report: {now, phases = {{phase, title, counts, seconds}},
+--- flagged, writes, errors, metrics_before, metrics_after, planned (dry run)}.
+local cycle = require "kip.sleep.cycle"
+
+local M = {}
+
+M.PHASES = { "assess", "tasks", "unsorted", "orphans", "events", "duplicates", "contradictions", "decay", "domains",
+  "ttl", "finalize" }
+
+local function load_phase(p)
+  if type(p) == "table" then return p end
+  local ok, mod = pcall(require, "kip.sleep.phases." .. p)
+  if ok then return mod end
+  local ok2, mod2 = pcall(require, p) -- an operator's module
+  if ok2 and type(mod2) == "table" and mod2.run then return mod2 end
+  error(("sleep: unknown phase %q (built in: %s)"):format(tostring(p), table.concat(M.PHASES, ", ")), 0)
+end
+
+function M.run(nx, opts)
+  opts = opts or {}
+  local c = cycle.new(nx, opts)
+  c.trigger = opts.trigger
+  c.results = {}
+  local phases = {}
+  for _, p in ipairs(opts.phases or M.PHASES) do phases[#phases + 1] = load_phase(p) end
+  for _, ph in ipairs(phases) do
+    c.phase = ph.name
+    local t0 = os.clock()
+    local ok, counts = pcall(ph.run, c)
+    local secs = os.clock() - t0
+    if not ok then
+      c.errors[#c.errors + 1] = { phase = ph.name, error = { message = tostring(counts) } }
+      c:flag(ph.name, "phase failed: " .. tostring(counts))
+      counts = { failed = true }
+    end
+    local res = { phase = ph.name, title = ph.title or ph.name, counts = counts, seconds = secs }
+    if ph.name ~= "finalize" then c.results[#c.results + 1] = res end
+    if opts.progress then opts.progress(ph.name, res.title, counts, secs) end
+  end
+  local report = c.report or { now = c.now, phases = c.results, flagged = c.flags, writes = c.writes,
+    metrics_before = c.metrics_before, metrics_after = c.metrics_after }
+  report.errors = c.errors
+  report.planned = c.dry_run and c.planned or nil
+  report.decisions = c.decisions
+  return report
+end
+
+--- the health metrics now, and whether the threshold trigger fires
+function M.check(nx, opts)
+  local assess = require "kip.sleep.phases.assess"
+  local c = cycle.new(nx, opts)
+  local m = assess.metrics(c, require("kip.sleep.snapshot").take(c))
+  local needed, why = assess.needed(m)
+  return needed, why, m
+end
+
+return M

@@ -1,0 +1,131 @@
+--- kip.sleep.cycle — the context every sleep phase works through
+--- (SystemInstructions.md "Sleep Cycle Workflow"; docs/sleep.md).
+---
+--- Reads and writes are KIP requests through the nexus's governed pipeline
+--- as actor `$system` (policies see every one; nothing goes behind the
+--- core's back). Phases decide from what they read and send a write only
+--- when something must change, so a second run sends none. In a dry run
+--- writes are recorded, not sent. Every decision the
+--- cycle takes is logged (`decisions`) so a run can be replayed and audited.
+local core = require "kip.core"
+
+local Cycle = {}
+Cycle.__index = Cycle
+
+local M = {}
+
+local function iso(t) return os.date("!%Y-%m-%dT%H:%M:%SZ", t) end
+
+--- seconds since the epoch of an ISO-8601 UTC timestamp (date, minutes,
+--- seconds, fractions and a trailing Z or offset are accepted), or nil
+function M.parse_time(s)
+  if type(s) ~= "string" then return nil end
+  local y, mo, d, rest = s:match("^(%d%d%d%d)%-(%d%d)%-(%d%d)(.*)$")
+  if not y then return nil end
+  local h, mi, sec = rest:match("^[T ](%d%d):(%d%d):?(%d?%d?)")
+  h, mi, sec = tonumber(h) or 0, tonumber(mi) or 0, tonumber(sec) or 0
+  local off = 0
+  local sign, oh, om = rest:match("([%+%-])(%d%d):?(%d%d)$")
+  if sign then off = (tonumber(oh) * 3600 + tonumber(om) * 60) * (sign == "+" and 1 or -1) end
+  -- days from civil (Howard Hinnant), independent of the local time zone
+  y, mo, d = tonumber(y), tonumber(mo), tonumber(d)
+  if mo < 1 or mo > 12 or d < 1 or d > 31 then return nil end
+  local yy = mo <= 2 and y - 1 or y
+  local era = (yy >= 0 and yy or yy - 399) // 400
+  local yoe = yy - era * 400
+  local doy = (153 * (mo + (mo > 2 and -3 or 9)) + 2) // 5 + d - 1
+  local doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+  local days = era * 146097 + doe - 719468
+  return days * 86400 + h * 3600 + mi * 60 + sec - off
+end
+
+M.iso = iso
+
+--- A new cycle on nexus `nx`. opts: now (ISO string; default the clock),
+--- dry_run, hooks, params (overrides of M.DEFAULTS), log(fmt, ...) for
+--- progress lines.
+function M.new(nx, opts)
+  opts = opts or {}
+  local now = opts.now or iso(os.time())
+  local now_s = M.parse_time(now)
+  if not now_s then error(("--now: %q is not an ISO-8601 UTC time (e.g. 2026-11-20T00:00:00Z)"):format(tostring(now)), 0) end
+  local params = {}
+  for k, v in pairs(M.DEFAULTS) do params[k] = v end
+  for k, v in pairs(opts.params or {}) do params[k] = v end
+  local c = setmetatable({
+    nx = nx, now = iso(now_s), now_s = now_s, dry_run = opts.dry_run, hooks = opts.hooks or {},
+    params = params, log = opts.log or function() end,
+    writes = 0, planned = {}, flags = {}, decisions = {}, errors = {},
+  }, Cycle)
+  c.cutoff = iso(now_s - params.stale_event_days * 86400)
+  c.reinforcement_cutoff = iso(now_s - params.reinforcement_window_days * 86400)
+  return c
+end
+
+M.DEFAULTS = {
+  stale_event_days = 7,
+  landmark_salience_min = 90,
+  trivial_salience_max = 20,
+  archive_ttl_days = 30,
+  ttl_hard_cap = 500,
+  decay_floor = 0.05,
+  decay_default_strength = 0.7,
+  decay_generic = 0.95,
+  decay_assertion_slow = 0.98,
+  decay_assertion_fast = 0.90,
+  decay_slow_min_evidence = 3,
+  reinforcement_window_days = 14,
+  assertion_predicates = { prefers = true, learned = true },
+  provenance_predicates = { derived_from = true, consolidated_to = true, involves = true, mentions = true,
+    supersedes = true, assigned_to = true },
+  small_domain_max = 2,
+}
+
+local CTX = { actor = "$system", channel = "sleep" }
+
+--- Run a read; returns the result (raises on a KIP error).
+function Cycle:read(command, params)
+  local r = self.nx:execute(command, params, { ctx = CTX })
+  if r.error then error(("sleep: %s: %s"):format(r.error.code, r.error.message), 0) end
+  return r.result, r
+end
+
+--- Every row of a FIND, following cursors.
+function Cycle:read_all(command, params)
+  local rows, cursor = {}, nil
+  repeat
+    local cmd = cursor and (command .. " CURSOR " .. core.json_encode(cursor)) or command
+    local res, r = self:read(cmd, params)
+    for _, row in ipairs(res) do rows[#rows + 1] = row end
+    cursor = r.next_cursor
+  until not cursor
+  return rows
+end
+
+--- Send a write (or record it in a dry run). Returns the response; a KIP
+--- error is returned, not raised, so one bad item never stops a phase.
+function Cycle:write(command, params, why)
+  self.decisions[#self.decisions + 1] = { phase = self.phase, why = why, command = command, parameters = params }
+  if self.dry_run then
+    self.planned[#self.planned + 1] = { phase = self.phase, why = why, command = command, parameters = params }
+    return { result = {} }
+  end
+  local r = self.nx:execute(command, params, { ctx = CTX })
+  if r.error then
+    self.errors[#self.errors + 1] = { phase = self.phase, why = why, error = r.error }
+    self:flag(why or command, "write failed: " .. r.error.code .. " " .. r.error.message)
+    return r
+  end
+  self.writes = self.writes + 1
+  return r
+end
+
+--- Report an element that needs attention (or that a rule could not decide).
+function Cycle:flag(name, reason)
+  self.flags[#self.flags + 1] = { phase = self.phase, name = name, reason = reason }
+end
+
+--- A KIP string literal (for positions that take no parameters: predicates)
+function M.lit(s) return core.json_encode(s) end
+
+return M

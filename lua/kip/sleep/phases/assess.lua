@@ -1,0 +1,64 @@
+--- Phase 1 — assessment (SystemInstructions.md Phase 1 and "Health Metrics
+--- & Targets"): read-only health metrics of the nexus, taken before and
+--- after the cycle (the finalization phase records both).
+local snapshot = require "kip.sleep.snapshot"
+local rules = require "kip.sleep.rules"
+
+local M = { name = "assess", title = "Assessment" }
+
+--- the health metrics of snapshot s at cycle c
+function M.metrics(c, s)
+  local m = { orphans = 0, unsorted = 0, stale_events = 0, pending_sleep_tasks = 0, superseded_propositions = 0,
+    live_functional_conflicts = 0, expired_nodes = 0, expired_links = 0, domain_sizes = {} }
+  local strength, strength_n = 0, 0
+  for _, e in ipairs(s.concepts) do
+    local a, md = e.attributes or {}, e.metadata or {}
+    if not rules.protected(s, e) and e.type ~= "Domain" and #s:links_from(e.id, "belongs_to_domain") == 0 then m.orphans = m.orphans + 1 end
+    if e.type == "Event" and type(a.start_time) == "string" and a.start_time < c.cutoff and
+      (a.consolidation_status == nil or a.consolidation_status == "pending") and #s:links_from(e.id, "consolidated_to") == 0 then
+      m.stale_events = m.stale_events + 1
+    end
+    if e.type == "SleepTask" and a.status == "pending" then m.pending_sleep_tasks = m.pending_sleep_tasks + 1 end
+    if type(md.expires_at) == "string" and md.expires_at < c.now then m.expired_nodes = m.expired_nodes + 1 end
+    if e.type == "Domain" then m.domain_sizes[e.name] = #s:links_to(e.id, "belongs_to_domain") end
+  end
+  local inbox = s:get("Domain", "Unsorted")
+  m.unsorted = inbox and #s:links_to(inbox.id, "belongs_to_domain") or 0
+  local functional = {}
+  for name, p in pairs(s.predicates) do if p.attributes and p.attributes.is_functional == true then functional[name] = true end end
+  local seen = {}
+  for _, l in ipairs(s.links) do
+    local md = l.metadata or {}
+    if md.superseded == true then m.superseded_propositions = m.superseded_propositions + 1 end
+    if type(md.memory_strength) == "number" then
+      strength, strength_n = strength + md.memory_strength, strength_n + 1
+    end
+    if type(md.expires_at) == "string" and md.expires_at < c.now then m.expired_links = m.expired_links + 1 end
+    if functional[l.predicate] and snapshot.live(l) then
+      local k = l.subject .. " " .. l.predicate
+      seen[k] = (seen[k] or 0) + 1
+      if seen[k] == 2 then m.live_functional_conflicts = m.live_functional_conflicts + 1 end
+    end
+  end
+  m.average_memory_strength = strength_n > 0 and strength / strength_n or nil
+  m.links_with_strength = strength_n
+  return m
+end
+
+--- does the nexus need a cycle (the guide's threshold trigger)?
+function M.needed(m)
+  local why = {}
+  if m.unsorted > 20 then why[#why + 1] = ("Unsorted %d > 20"):format(m.unsorted) end
+  if m.orphans > 10 then why[#why + 1] = ("orphans %d > 10"):format(m.orphans) end
+  if m.stale_events > 30 then why[#why + 1] = ("stale Events %d > 30"):format(m.stale_events) end
+  if m.pending_sleep_tasks >= 10 then why[#why + 1] = ("pending SleepTasks %d >= 10"):format(m.pending_sleep_tasks) end
+  return #why > 0, why
+end
+
+function M.run(c)
+  c.metrics_before = M.metrics(c, snapshot.take(c))
+  return { orphans = c.metrics_before.orphans, unsorted = c.metrics_before.unsorted,
+    stale_events = c.metrics_before.stale_events, pending_sleep_tasks = c.metrics_before.pending_sleep_tasks }
+end
+
+return M

@@ -1,0 +1,88 @@
+--- Contradictions — state evolution for single-valued facts
+--- (SystemInstructions.md "Core Principles" 3; docs/sleep.md rule 5). The
+--- functional predicates are the $PropositionTypes with is_functional:
+--- true. A conflict is a subject with two or more live links of one
+--- functional predicate. If one is strictly newest (valid_from, else
+--- observed_at, else created_at), every older one is marked superseded with
+--- a pointer to it and it records what it supersedes; nothing is deleted.
+--- Ties or missing dates decide nothing: reported (or the `contradiction`
+--- hook decides).
+local snapshot = require "kip.sleep.snapshot"
+local rules = require "kip.sleep.rules"
+
+local M = { name = "contradictions", title = "Contradictions (functional predicates)" }
+
+local function set_meta(c, l, sets, params, why)
+  params.id = l.id
+  c:write("UPDATE ?l SET METADATA { " .. table.concat(sets, ", ") .. " } WHERE { ?l (id: :id) }", params, why)
+end
+
+--- resolve the conflicts of the given subjects (all when nil); returns
+--- resolved, undecided counts
+function M.resolve(c, s, subjects)
+  local resolved, undecided = 0, 0
+  local preds = {}
+  for name, p in pairs(s.predicates) do
+    if p.attributes and p.attributes.is_functional == true then preds[#preds + 1] = name end
+  end
+  table.sort(preds)
+  for _, p in ipairs(preds) do
+    local by_subject, order = {}, {}
+    for _, l in ipairs(s.links) do
+      if l.predicate == p and snapshot.live(l) and (not subjects or subjects[l.subject]) then
+        if not by_subject[l.subject] then
+          by_subject[l.subject] = {}
+          order[#order + 1] = l.subject
+        end
+        table.insert(by_subject[l.subject], l)
+      end
+    end
+    for _, sid in ipairs(order) do
+      local group = by_subject[sid]
+      if #group >= 2 then
+        local subject = s.by_id[sid]
+        local label = (subject and snapshot.label(subject) or sid) .. " " .. p .. " x" .. #group
+        local newest, tie, dated = nil, false, true
+        for _, l in ipairs(group) do
+          local d = rules.link_date(l)
+          if type(d) ~= "string" then dated = false
+          elseif not newest or d > rules.link_date(newest) then newest, tie = l, false
+          elseif d == rules.link_date(newest) then tie = true end
+        end
+        if subject and rules.protected(s, subject) then
+          undecided = undecided + 1
+          c:flag(label, "conflict on a protected subject: left as it is")
+        elseif not dated or tie or not newest then
+          if c.hooks.contradiction then
+            local ok, err = pcall(c.hooks.contradiction, c, group, s)
+            if not ok then c:flag(label, "the contradiction hook failed: " .. tostring(err)) end
+          else
+            undecided = undecided + 1
+            c:flag(label, not dated and "conflict with an undated link: needs judgment" or "conflict between equally dated links: needs judgment")
+          end
+        else
+          local older = {}
+          for _, l in ipairs(group) do
+            if l ~= newest then
+              older[#older + 1] = l.id
+              set_meta(c, l, { "superseded: true", "superseded_at: :now", "superseded_by: :by" }, { now = c.now, by = newest.id },
+                "supersede " .. label)
+            end
+          end
+          table.sort(older)
+          set_meta(c, newest, { "supersedes: :old" }, { old = #older == 1 and older[1] or older }, "supersede " .. label)
+          resolved = resolved + 1
+        end
+      end
+    end
+  end
+  return resolved, undecided
+end
+
+function M.run(c)
+  local s = snapshot.take(c)
+  local resolved, undecided = M.resolve(c, s)
+  return { resolved = resolved, undecided = undecided }
+end
+
+return M

@@ -1,0 +1,125 @@
+--- Phase 6 — duplicates (SystemInstructions.md Phase 6; docs/sleep.md rule
+--- 4). Concepts of one type whose names share the duplicate key (NFKD,
+--- marks dropped, case-folded, punctuation as spaces: core.fold_key) are a
+--- group; a group whose attributes agree on every shared key (strings by the
+--- same key, aliases ignored) is merged into one survivor with MERGE CONCEPT
+--- (links repointed, aliases and _merged_from kept by the engine). A group
+--- with conflicting attributes is kept and reported. Near-duplicates with
+--- different keys — found by semantic SEARCH when the nexus has vectors —
+--- are only reported: similarity is not identity (the `duplicates` hook may
+--- merge them). Protected concepts are never merged.
+local core = require "kip.core"
+local snapshot = require "kip.sleep.snapshot"
+local rules = require "kip.sleep.rules"
+
+local M = { name = "duplicates", title = "Duplicates" }
+
+M.SEMANTIC_THRESHOLD = 0.92
+M.SEMANTIC_PROBES = 500 -- per cycle: semantic checks cost a SEARCH each
+
+local function same(a, b)
+  if type(a) == "string" and type(b) == "string" then return core.fold_key(a) == core.fold_key(b) end
+  return core.json_encode(a) == core.json_encode(b)
+end
+
+local function agree(group)
+  for i = 1, #group do
+    for j = i + 1, #group do
+      local a, b = group[i].attributes or {}, group[j].attributes or {}
+      for k, v in pairs(a) do
+        if k ~= "aliases" and b[k] ~= nil and not same(v, b[k]) then return false, k end
+      end
+    end
+  end
+  return true
+end
+
+-- the survivor: the most connected, then the oldest, then the first by name
+local function survivor(s, group)
+  table.sort(group, function(x, y)
+    local lx, ly = #s:links_from(x.id) + #s:links_to(x.id), #s:links_from(y.id) + #s:links_to(y.id)
+    if lx ~= ly then return lx > ly end
+    local cx, cy = (x.metadata or {}).created_at or "", (y.metadata or {}).created_at or ""
+    if cx ~= cy then return cx < cy end
+    return x.name < y.name
+  end)
+  return group[1]
+end
+
+local function semantic_pairs(c, s, keyed)
+  local st = c.nx:vector_status()
+  if not st or st.model == "" or not st.embedder_matches then return end
+  local probes, seen = 0, {}
+  for _, e in ipairs(s.concepts) do
+    if probes >= M.SEMANTIC_PROBES then
+      c:flag("duplicates", "semantic duplicate probes stopped at the per-cycle budget of " .. M.SEMANTIC_PROBES)
+      return
+    end
+    if e.type ~= "Domain" and e.type:sub(1, 1) ~= "$" and not rules.protected(s, e) then
+      probes = probes + 1
+      local ok, hits = pcall(c.read, c, 'SEARCH CONCEPT :q WITH TYPE :t MODE "semantic" THRESHOLD :th LIMIT 3',
+        { q = e.name, t = e.type, th = M.SEMANTIC_THRESHOLD })
+      for _, h in ipairs(ok and hits or {}) do
+        local pair = e.id < h.id and (e.id .. h.id) or (h.id .. e.id)
+        if h.id ~= e.id and keyed[h.id] ~= keyed[e.id] and not seen[pair] then
+          seen[pair] = true
+          if c.hooks.duplicates then
+            local hok, herr = pcall(c.hooks.duplicates, c, e, s.by_id[h.id] or h, s)
+            if not hok then c:flag(snapshot.label(e), "the duplicates hook failed: " .. tostring(herr)) end
+          else
+            c:flag(snapshot.label(e), ("possible duplicate of %s (similarity %.2f): not merged, similarity is not identity")
+              :format(snapshot.label(h), h.metadata._score))
+          end
+        end
+      end
+    end
+  end
+end
+
+function M.run(c)
+  local s = snapshot.take(c)
+  local groups, order, keyed = {}, {}, {}
+  for _, e in ipairs(s.concepts) do
+    if e.type:sub(1, 1) ~= "$" then
+      local k = e.type .. "\0" .. core.fold_key(e.name)
+      keyed[e.id] = k
+      if not groups[k] then
+        groups[k] = {}
+        order[#order + 1] = k
+      end
+      table.insert(groups[k], e)
+    end
+  end
+  local n = { groups = 0, merged = 0, conflicting = 0 }
+  for _, k in ipairs(order) do
+    local g = groups[k]
+    if #g > 1 then
+      n.groups = n.groups + 1
+      local names = {}
+      local guarded = false
+      for _, e in ipairs(g) do
+        names[#names + 1] = snapshot.label(e)
+        guarded = guarded or rules.protected(s, e)
+      end
+      table.sort(names)
+      local ok, key = agree(g)
+      if guarded then
+        c:flag(table.concat(names, " | "), "duplicate group with a protected member: not merged")
+      elseif not ok then
+        n.conflicting = n.conflicting + 1
+        c:flag(table.concat(names, " | "), "duplicate names but conflicting attribute " .. key .. ": kept")
+      else
+        local keep = survivor(s, g)
+        for i = 2, #g do
+          c:write("MERGE CONCEPT ?dup INTO ?keep WHERE { ?dup {type: :t, name: :a} ?keep {type: :t, name: :b} }",
+            { t = keep.type, a = g[i].name, b = keep.name }, ("merge %s into %s"):format(snapshot.label(g[i]), snapshot.label(keep)))
+          n.merged = n.merged + 1
+        end
+      end
+    end
+  end
+  semantic_pairs(c, s, keyed)
+  return n
+end
+
+return M
