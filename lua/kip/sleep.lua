@@ -32,10 +32,33 @@ local function load_phase(p)
   error(("sleep: unknown phase %q (built in: %s)"):format(tostring(p), table.concat(M.PHASES, ", ")), 0)
 end
 
+-- the clock of an interrupted cycle to resume (its SleepCycle is still
+-- "running"), so a rerun reuses the same cycle start (:cycle_start) and
+-- nothing is applied twice
+local function resume_clock(nx)
+  local c = cycle.new(nx, {})
+  local ok, rows = pcall(c.read, c, [[FIND(?r.attributes.now) WHERE { ?r {type: "SleepCycle"}
+  FILTER(?r.attributes.status == "running") } ORDER BY ?r.attributes.now DESC LIMIT 1]])
+  return ok and rows[1] or nil
+end
+
 function M.run(nx, opts)
   opts = opts or {}
+  local finalize = require "kip.sleep.phases.finalize"
+  if not opts.dry_run then
+    local c0 = cycle.new(nx, opts)
+    finalize.ensure_type(c0)
+    if not opts.now then
+      local now = resume_clock(nx)
+      if now then
+        opts = setmetatable({ now = now, resumed = true }, { __index = opts })
+      end
+    end
+  end
   local c = cycle.new(nx, opts)
+  c.resumed = opts.resumed
   c.trigger = opts.trigger
+  if not c.dry_run then finalize.mark_running(c) end
   c.results = {}
   local phases = {}
   for _, p in ipairs(opts.phases or M.PHASES) do phases[#phases + 1] = load_phase(p) end

@@ -145,8 +145,10 @@ function M.archive(c, s, e, why, extra)
       params["x_" .. k] = v
     end
   end
-  if #sets > 0 then M.set_attributes(c, e, sets, params, why) end
+  -- the Domain first, the status last: the status is what takes the item out
+  -- of its phase's selection, so a crash in between is finished by a rerun
   M.move_to_domain(c, s, e, "Archived", "SleepArchive", why)
+  if #sets > 0 then M.set_attributes(c, e, sets, params, why) end
 end
 
 --- the date of a link: valid_from, else observed_at, else created_at

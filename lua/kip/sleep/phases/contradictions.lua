@@ -12,9 +12,18 @@ local rules = require "kip.sleep.rules"
 
 local M = { name = "contradictions", title = "Contradictions (functional predicates)" }
 
-local function set_meta(c, l, sets, params, why)
-  params.id = l.id
-  c:write("UPDATE ?l SET METADATA { " .. table.concat(sets, ", ") .. " } WHERE { ?l (id: :id) }", params, why)
+-- the endpoints of link l as a KIP reference with parameters prefixed p
+local function endpoint(s, id, p, params)
+  local e = s.by_id[id]
+  params[p .. "t"], params[p .. "n"] = e.type, e.name
+  return ("{type: :%st, name: :%sn}"):format(p, p)
+end
+
+-- one UPSERT statement that merges metadata keys into existing link l
+local function meta_upsert(s, l, i, meta, params)
+  local subj, obj = endpoint(s, l.subject, "s" .. i, params), endpoint(s, l.object, "o" .. i, params)
+  return ("UPSERT { PROPOSITION ?l%d { (%s, %s, %s) } } WITH METADATA { %s }"):format(i, subj,
+    require("kip.sleep.cycle").lit(l.predicate), obj, meta)
 end
 
 --- resolve the conflicts of the given subjects (all when nil); returns
@@ -61,16 +70,25 @@ function M.resolve(c, s, subjects)
             c:flag(label, not dated and "conflict with an undated link: needs judgment" or "conflict between equally dated links: needs judgment")
           end
         else
-          local older = {}
-          for _, l in ipairs(group) do
+          -- one command: the older links superseded and the newest pointing
+          -- back, in one transaction (a crash never leaves half a resolution);
+          -- the newest keeps what it superseded before
+          local older, parts, params = {}, {}, { now = c.now, by = newest.id }
+          for i, l in ipairs(group) do
             if l ~= newest then
               older[#older + 1] = l.id
-              set_meta(c, l, { "superseded: true", "superseded_at: :now", "superseded_by: :by" }, { now = c.now, by = newest.id },
-                "supersede " .. label)
+              parts[#parts + 1] = meta_upsert(s, l, i, "superseded: true, superseded_at: :now, superseded_by: :by", params)
             end
           end
+          local prev = (newest.metadata or {}).supersedes
+          if type(prev) == "string" then older[#older + 1] = prev
+          elseif type(prev) == "table" then for _, id in ipairs(prev) do older[#older + 1] = id end end
           table.sort(older)
-          set_meta(c, newest, { "supersedes: :old" }, { old = #older == 1 and older[1] or older }, "supersede " .. label)
+          local uniq = {}
+          for _, id in ipairs(older) do if uniq[#uniq] ~= id then uniq[#uniq + 1] = id end end
+          params.old = #uniq == 1 and uniq[1] or setmetatable(uniq, require("kip.core").array_mt)
+          parts[#parts + 1] = meta_upsert(s, newest, 0, "supersedes: :old", params)
+          c:write(table.concat(parts, "\n"), params, "supersede " .. label)
           resolved = resolved + 1
         end
       end

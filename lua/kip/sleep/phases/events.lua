@@ -32,17 +32,28 @@ end
 
 --- consolidate Event ev to its anchors (consolidated_to each, derived_from back where missing)
 function M.consolidate(c, s, ev, anchors, why)
-  for _, a in ipairs(anchors) do
+  -- one command, one transaction: a crash leaves the Event either untouched
+  -- or consolidated, never linked but still pending
+  local at = ev.attributes or {}
+  local parts, params = {}, { e = ev.name, now = c.now }
+  if at.consolidation_status ~= "completed" then
+    parts[#parts + 1] = [[UPSERT { CONCEPT ?e { {type: "Event", name: :e}
+  SET ATTRIBUTES { consolidation_status: "completed", consolidated_at: :now } } }]]
+  end
+  for i, a in ipairs(anchors) do
     local linked, back = false, false
     for _, l in ipairs(s:links_from(ev.id, "consolidated_to")) do if l.object == a.id then linked = true end end
     for _, l in ipairs(s:links_from(a.id, "derived_from")) do if l.object == ev.id then back = true end end
-    if not linked then rules.add_link(c, ev, "consolidated_to", a, "SleepConsolidation", why) end
-    if not back then rules.add_link(c, a, "derived_from", ev, "SleepConsolidation", why) end
+    params["t" .. i], params["n" .. i] = a.type, a.name
+    local props = {}
+    if not linked then props[#props + 1] = ('PROPOSITION ?c%d { ({type: "Event", name: :e}, "consolidated_to", {type: :t%d, name: :n%d}) }'):format(i, i, i) end
+    if not back then props[#props + 1] = ('PROPOSITION ?d%d { ({type: :t%d, name: :n%d}, "derived_from", {type: "Event", name: :e}) }'):format(i, i, i) end
+    if #props > 0 then
+      parts[#parts + 1] = "UPSERT { " .. table.concat(props, " ") ..
+        ' } WITH METADATA { source: "SleepConsolidation", author: "$system", created_at: :now }'
+    end
   end
-  local at = ev.attributes or {}
-  if at.consolidation_status ~= "completed" then
-    rules.set_attributes(c, ev, { 'consolidation_status: "completed"', "consolidated_at: :now" }, { now = c.now }, why)
-  end
+  if #parts > 0 then c:write(table.concat(parts, "\n"), params, why) end
 end
 
 local function stale(c, s, ev)

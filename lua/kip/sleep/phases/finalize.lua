@@ -12,13 +12,23 @@ local M = { name = "finalize", title = "Finalization" }
 
 M.LOG_ENTRIES = 50
 
-local function ensure_type(c, s)
-  if s:get("$ConceptType", "SleepCycle") then return end
+--- define the SleepCycle type when the nexus does not have it yet
+function M.ensure_type(c)
+  local n = c:read('FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: "SleepCycle"} }')
+  if (type(n) == "table" and n[1] or n or 0) > 0 then return end
   c:write([[UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "SleepCycle"}
-  SET ATTRIBUTES { description: "The report of one $system sleep (maintenance) cycle: its clock, trigger, per-phase results, flagged items and health metrics before and after. Written by the cycle itself.",
+  SET ATTRIBUTES { description: "The report of one $system sleep (maintenance) cycle: its clock, trigger, status (running until it finishes; a rerun resumes it with the same clock), per-phase results, flagged items and health metrics before and after. Written by the cycle itself.",
     display_hint: "🌙" }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "CoreSchema"}) } } }
 WITH METADATA { source: "SleepCycle", author: "$system" }]], {}, "define SleepCycle")
+end
+
+--- the cycle's record, marked running until finalization completes it
+function M.mark_running(c)
+  c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
+  SET ATTRIBUTES { now: :now, status: "running", trigger: :trigger }
+  SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
+WITH METADATA { source: "SleepCycle", author: "$system" }]], { name = "SleepCycle:" .. c.now, now = c.now, trigger = c.trigger or "manual" }, "start")
 end
 
 function M.run(c)
@@ -32,14 +42,13 @@ function M.run(c)
   }
   c.report = report
   if c.dry_run then return { flagged = #flagged } end
-  ensure_type(c, s)
   local name = "SleepCycle:" .. c.now
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
-  SET ATTRIBUTES { now: :now, trigger: :trigger, phases: :phases, flagged: :flagged, writes: :writes, errors: :errors,
-    metrics_before: :before, metrics_after: :after }
+  SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
+    flagged: :flagged, writes: :writes, errors: :errors, metrics_before: :before, metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
 WITH METADATA { source: "SleepCycle", author: "$system" }]],
-    { name = name, now = c.now, trigger = report.trigger, phases = report.phases, flagged = flagged,
+    { name = name, now = c.now, resumed = c.resumed == true, trigger = report.trigger, phases = report.phases, flagged = flagged,
       writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after }, "report")
   local entry = { timestamp = c.now, trigger = report.trigger, actions_taken = {}, items_processed = c.writes,
     issues_found = #flagged, report = name }

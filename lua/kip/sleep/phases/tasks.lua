@@ -31,6 +31,16 @@ local function assigned_to_system(s, task)
   return false
 end
 
+-- a merge_duplicates task whose merge already happened (a rerun after a
+-- crash between the MERGE and the task's completion)
+local function merged_already(s, a)
+  local into = type(a.merge_into) == "string" and type(a.target_type) == "string" and s:get(a.target_type, a.merge_into)
+  local from = into and (into.metadata or {})._merged_from
+  if type(from) ~= "table" then return false end
+  for _, x in ipairs(from) do if x == a.target_type .. ":" .. tostring(a.target_name) then return true end end
+  return false
+end
+
 -- carry out a valid task: returns "completed", result | nil, why-pending
 local function carry_out(c, s, task, target)
   local a = task.attributes
@@ -63,7 +73,8 @@ local function carry_out(c, s, task, target)
     return "completed", "consolidated to " .. #anchors .. " anchor(s)"
   elseif action == "resolve_contradiction" then
     local resolved, undecided = contradictions.resolve(c, s, { [target.id] = true })
-    if resolved == 0 then return nil, undecided > 0 and "the conflict has no strictly newest link" or "no live conflict on the target" end
+    if resolved == 0 and undecided > 0 then return nil, "the conflict has no strictly newest link" end
+    if resolved == 0 then return "completed", "no live conflict on the target (nothing to resolve)" end
     return "completed", ("resolved %d conflict(s)"):format(resolved)
   end
   return nil, action .. " needs judgment"
@@ -86,6 +97,11 @@ function M.run(c)
     local a = task.attributes
     local target = type(a.target_type) == "string" and type(a.target_name) == "string" and s:get(a.target_type, a.target_name)
     local malformed
+    if not target and a.requested_action == "merge_duplicates" and merged_already(s, a) then
+      finish(c, task, "completed", "merged into " .. a.merge_into)
+      n.completed = n.completed + 1
+      goto next_task
+    end
     if not M.ACTIONS[a.requested_action] then malformed = ("unknown requested_action %q"):format(tostring(a.requested_action))
     elseif type(a.target_type) ~= "string" or type(a.target_name) ~= "string" then malformed = "target_type or target_name is missing"
     elseif not target then malformed = ("the target %s:%s does not exist"):format(a.target_type, a.target_name)
@@ -110,6 +126,7 @@ function M.run(c)
         c:flag(snapshot.label(task), "left pending: " .. result)
       end
     end
+    ::next_task::
   end
   return n
 end
