@@ -31,10 +31,10 @@ function M.parse_time(s)
   y, mo, d = tonumber(y), tonumber(mo), tonumber(d)
   if mo < 1 or mo > 12 or d < 1 or d > 31 then return nil end
   local yy = mo <= 2 and y - 1 or y
-  local era = (yy >= 0 and yy or yy - 399) // 400
+  local era = math.floor((yy >= 0 and yy or yy - 399) / 400)
   local yoe = yy - era * 400
-  local doy = (153 * (mo + (mo > 2 and -3 or 9)) + 2) // 5 + d - 1
-  local doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+  local doy = math.floor((153 * (mo + (mo > 2 and -3 or 9)) + 2) / 5) + d - 1
+  local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
   local days = era * 146097 + doe - 719468
   return days * 86400 + h * 3600 + mi * 60 + sec - off
 end

@@ -1,0 +1,284 @@
+-- busted specs for the $system sleep cycle (docs/sleep.md): each phase on a
+-- small graph, the hook and no-hook paths, failing hooks, dry runs,
+-- idempotency, and governance (the cycle's writes pass the policies).
+local kip = require "kip"
+local sleep = require "kip.sleep"
+
+local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
+
+local NOW = "2026-11-20T00:00:00Z"
+
+local SCHEMA = [[
+UPSERT {
+  CONCEPT ?n { {type: "$ConceptType", name: "Note"} }
+  CONCEPT ?pl { {type: "$ConceptType", name: "Place"} }
+  CONCEPT ?li { {type: "$PropositionType", name: "lives_in"} SET ATTRIBUTES { is_functional: true } }
+  CONCEPT ?kn { {type: "$PropositionType", name: "knows"} }
+  CONCEPT ?f { {type: "Domain", name: "Finance"} SET ATTRIBUTES { description: "money", aliases: ["money", "budget"] } }
+  CONCEPT ?h { {type: "Domain", name: "Health"} SET ATTRIBUTES { description: "health" } }
+} WITH METADATA { source: "spec", author: "spec" }]]
+
+local function run(nx, opts)
+  opts = opts or {}
+  opts.now = opts.now or NOW
+  return sleep.run(nx, opts)
+end
+
+local function domains(nx, t, n)
+  local r = nx:execute('FIND(?d.name) WHERE { ?x {type: :t, name: :n} (?x, "belongs_to_domain", ?d) } ORDER BY ?d.name',
+    { t = t, n = n })
+  return r.result or {}
+end
+
+local function attr(nx, t, n, k)
+  local r = nx:execute("FIND(?x.attributes) WHERE { ?x {type: :t, name: :n} }", { t = t, n = n })
+  return r.result[1] and r.result[1][k]
+end
+
+local function flagged(report, pattern)
+  for _, f in ipairs(report.flagged or {}) do
+    if (f.name .. " " .. f.reason):find(pattern) then return f end
+  end
+end
+
+local function write(nx, cmd, params)
+  local r = nx:execute(cmd, params)
+  assert(not r.error, r.error and r.error.message)
+  return r
+end
+
+describe("sleep cycle", function()
+  local nx = H.fresh_nexus(before_each, after_each, { embedder = false })
+  before_each(function() write(nx(), SCHEMA) end)
+
+  describe("SleepTasks", function()
+    local function task(name, attrs, assigned)
+      local sets = {}
+      for k, v in pairs(attrs) do sets[#sets + 1] = k .. ": " .. require("kip.core").json_encode(v) end
+      write(nx(), ([[UPSERT { CONCEPT ?t { {type: "SleepTask", name: :n} SET ATTRIBUTES { %s }
+        SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) %s } } }
+        WITH METADATA { source: "spec", author: "$self" }]]):format(table.concat(sets, ", "),
+        assigned == false and "" or '("assigned_to", {type: "Person", name: "$system"})'), { n = name })
+    end
+
+    it("fails malformed tasks with a reason and carries out valid ones", function()
+      write(nx(), [[UPSERT { CONCEPT ?x { {type: "Note", name: "Invoice"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } } }
+        WITH METADATA { source: "spec", author: "spec" }]])
+      task("t-bad-action", { target_type = "Note", target_name = "Invoice", requested_action = "defragment", status = "pending", reason = "x" })
+      task("t-missing", { target_type = "Note", target_name = "Nope", requested_action = "archive", status = "pending", reason = "x" })
+      task("t-protected", { target_type = "Person", target_name = "$system", requested_action = "archive", status = "pending", reason = "x" })
+      task("t-move", { target_type = "Note", target_name = "Invoice", requested_action = "reclassify", target_domain = "Finance",
+        status = "pending", reason = "x" })
+      task("t-review", { target_type = "Note", target_name = "Invoice", requested_action = "review", status = "pending", reason = "x" })
+      task("t-other", { target_type = "Note", target_name = "Invoice", requested_action = "archive", status = "pending", reason = "x" }, false)
+      local report = run(nx(), { phases = { "tasks" } })
+      assert.equal("failed", attr(nx(), "SleepTask", "t-bad-action", "status"))
+      assert.matches("defragment", attr(nx(), "SleepTask", "t-bad-action", "result"))
+      assert.equal("failed", attr(nx(), "SleepTask", "t-missing", "status"))
+      assert.equal("failed", attr(nx(), "SleepTask", "t-protected", "status"))
+      assert.matches("protected", attr(nx(), "SleepTask", "t-protected", "result"))
+      assert.equal("completed", attr(nx(), "SleepTask", "t-move", "status"))
+      assert.same({ "Finance" }, domains(nx(), "Note", "Invoice"))
+      assert.equal("pending", attr(nx(), "SleepTask", "t-review", "status"))
+      assert.truthy(flagged(report, "t%-review"))
+      assert.equal("pending", attr(nx(), "SleepTask", "t-other", "status")) -- not for $system: left alone
+    end)
+
+    it("hands tasks that need judgment to the task hook; a failing hook is reported, the cycle goes on", function()
+      write(nx(), [[UPSERT { CONCEPT ?x { {type: "Note", name: "N"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Finance"}) } } }
+        WITH METADATA { source: "spec", author: "spec" }]])
+      task("t-review", { target_type = "Note", target_name = "N", requested_action = "review", status = "pending", reason = "x" })
+      local seen
+      run(nx(), { phases = { "tasks" }, hooks = { task = function(c, t) seen = t.name end } })
+      assert.equal("t-review", seen)
+      local report = run(nx(), { phases = { "tasks", "orphans" }, hooks = { task = function() error("model down") end } })
+      assert.truthy(flagged(report, "model down"))
+      assert.equal(2, #report.phases)
+    end)
+  end)
+
+  describe("classification", function()
+    it("moves Unsorted items by the tag and neighbour rules and reports the rest", function()
+      write(nx(), [[
+UPSERT { CONCEPT ?a { {type: "Note", name: "Tagged"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } } }
+WITH METADATA { source: "spec", author: "spec", relevance_tags: ["Budget"] }
+UPSERT { CONCEPT ?b { {type: "Note", name: "Conflicting"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } } }
+WITH METADATA { source: "spec", author: "spec", relevance_tags: ["money", "health"] }
+UPSERT {
+  CONCEPT ?p1 { {type: "Person", name: "Ann"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?p2 { {type: "Person", name: "Bo"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?c { {type: "Note", name: "Neighbourly"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) ("knows", ?p1) ("knows", ?p2) } }
+} WITH METADATA { source: "spec", author: "spec" }]])
+      local report = run(nx(), { phases = { "unsorted" } })
+      assert.same({ "Finance" }, domains(nx(), "Note", "Tagged"))
+      assert.same({ "Health" }, domains(nx(), "Note", "Neighbourly"))
+      assert.same({ "Unsorted" }, domains(nx(), "Note", "Conflicting"))
+      assert.truthy(flagged(report, "Conflicting"))
+    end)
+
+    it("asks the classify hook about what no rule decides", function()
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Vague"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } } }
+        WITH METADATA { source: "spec", author: "spec" }]])
+      run(nx(), { phases = { "unsorted" }, hooks = { classify = function(c, e) return "Health" end } })
+      assert.same({ "Health" }, domains(nx(), "Note", "Vague"))
+    end)
+
+    it("gives orphans their decided Domain or Unsorted", function()
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Lost"} } } WITH METADATA { source: "spec", author: "spec" }
+UPSERT { CONCEPT ?b { {type: "Note", name: "Lost money"} } } WITH METADATA { source: "spec", author: "spec", relevance_tags: ["finance"] }]])
+      run(nx(), { phases = { "orphans" } })
+      assert.same({ "Unsorted" }, domains(nx(), "Note", "Lost"))
+      assert.same({ "Finance" }, domains(nx(), "Note", "Lost money"))
+    end)
+  end)
+
+  describe("stale Events", function()
+    local function event(name, attrs)
+      local sets = { 'start_time: "2026-10-01T10:00:00Z"', 'consolidation_status: "pending"' }
+      for k, v in pairs(attrs or {}) do sets[#sets + 1] = k .. ": " .. require("kip.core").json_encode(v) end
+      write(nx(), ([[UPSERT { CONCEPT ?e { {type: "Event", name: :n} SET ATTRIBUTES { %s }
+        SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } } WITH METADATA { source: "spec", author: "spec" }]])
+        :format(table.concat(sets, ", ")), { n = name })
+    end
+
+    it("consolidates anchored Events, archives trivial ones, keeps landmarks and reports the rest", function()
+      event("anchored")
+      write(nx(), [[UPSERT { CONCEPT ?p { {type: "Preference", name: "Tea"} SET ATTRIBUTES { description: "likes tea" }
+        SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) ("derived_from", {type: "Event", name: "anchored"}) } } }
+        WITH METADATA { source: "spec", author: "spec" }]])
+      event("trivial", { salience_score = 5 })
+      event("landmark", { salience_score = 95 })
+      event("ordinary", { salience_score = 50 })
+      local report = run(nx(), { phases = { "events" } })
+      assert.equal("completed", attr(nx(), "Event", "anchored", "consolidation_status"))
+      local r = nx():execute('FIND(?p.name) WHERE { (?e, "consolidated_to", ?p) ?e {type: "Event", name: "anchored"} }')
+      assert.same({ "Tea" }, r.result)
+      assert.equal("archived", attr(nx(), "Event", "trivial", "consolidation_status"))
+      assert.same({ "Archived" }, domains(nx(), "Event", "trivial"))
+      assert.equal("pending", attr(nx(), "Event", "landmark", "consolidation_status"))
+      assert.truthy(flagged(report, "landmark"))
+      assert.truthy(flagged(report, "ordinary.*judgment"))
+    end)
+
+    it("lets the consolidate hook take what rules cannot decide", function()
+      event("ordinary", { salience_score = 50 })
+      local got
+      run(nx(), { phases = { "events" }, hooks = { consolidate = function(c, ev) got = ev.name end } })
+      assert.equal("ordinary", got)
+    end)
+  end)
+
+  describe("duplicates and contradictions", function()
+    it("merges normalised-name twins that agree, keeps conflicting ones", function()
+      write(nx(), [[UPSERT {
+  CONCEPT ?a { {type: "Place", name: "Malmö Central"} SET ATTRIBUTES { city: "Malmö" } SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?b { {type: "Place", name: "malmo central"} SET ATTRIBUTES { city: "malmo" } SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?c { {type: "Person", name: "Sam Reed"} SET ATTRIBUTES { email: "a@x" } SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?d { {type: "Person", name: "sam reed"} SET ATTRIBUTES { email: "b@x" } SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+} WITH METADATA { source: "spec", author: "spec" }]])
+      local report = run(nx(), { phases = { "duplicates" } })
+      local r = nx():execute('FIND(?p.name, ?p.metadata._merged_from) WHERE { ?p {type: "Place"} }')
+      assert.equal(1, #r.result[1])
+      assert.equal(1, #r.result[2][1])
+      assert.equal(2, #nx():execute('FIND(?p.name) WHERE { ?p {type: "Person", name: :n} }', { n = "Sam Reed" }).result
+        + #nx():execute('FIND(?p.name) WHERE { ?p {type: "Person", name: :n} }', { n = "sam reed" }).result)
+      assert.truthy(flagged(report, "conflicting attribute email"))
+    end)
+
+    it("supersedes the older of two live single-valued facts, reports ties", function()
+      write(nx(), [[UPSERT {
+  CONCEPT ?x { {type: "Place", name: "Oslo"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?y { {type: "Place", name: "Bergen"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?p { {type: "Person", name: "Kim"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?q { {type: "Person", name: "Lu"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+} WITH METADATA { source: "spec", author: "spec" }
+UPSERT { PROPOSITION ?a { ({type: "Person", name: "Kim"}, "lives_in", {type: "Place", name: "Oslo"}) } } WITH METADATA { source: "s", author: "s", valid_from: "2020-01-01" }
+UPSERT { PROPOSITION ?b { ({type: "Person", name: "Kim"}, "lives_in", {type: "Place", name: "Bergen"}) } } WITH METADATA { source: "s", author: "s", valid_from: "2024-01-01" }
+UPSERT { PROPOSITION ?c { ({type: "Person", name: "Lu"}, "lives_in", {type: "Place", name: "Oslo"}) } } WITH METADATA { source: "s", author: "s", valid_from: "2024-01-01" }
+UPSERT { PROPOSITION ?d { ({type: "Person", name: "Lu"}, "lives_in", {type: "Place", name: "Bergen"}) } } WITH METADATA { source: "s", author: "s", valid_from: "2024-01-01" }]])
+      local report = run(nx(), { phases = { "contradictions" } })
+      local r = nx():execute('FIND(?o.name, ?l.metadata.superseded, ?l.metadata.supersedes) WHERE { ?l ({type: "Person", name: "Kim"}, "lives_in", ?o) } ORDER BY ?o.name')
+      assert.same({ "Bergen", "Oslo" }, r.result[1])
+      assert.equal(true, r.result[2][2])
+      assert.is_string(r.result[3][1])
+      assert.truthy(flagged(report, "Lu.*equally dated"))
+    end)
+  end)
+
+  describe("decay and TTL", function()
+    it("decays memory_strength once per cycle, never confidence", function()
+      write(nx(), [[UPSERT { CONCEPT ?x { {type: "Person", name: "Ann"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+        CONCEPT ?y { {type: "Person", name: "Bo"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
+        WITH METADATA { source: "spec", author: "spec" }
+UPSERT { PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Person", name: "Bo"}) } }
+  WITH METADATA { source: "s", author: "s", confidence: 0.9, memory_strength: 0.8, observed_at: "2026-01-01T00:00:00Z" }]])
+      local q = 'FIND(?l.metadata.memory_strength, ?l.metadata.confidence) WHERE { ?l ({type: "Person", name: "Ann"}, "knows", ?o) }'
+      run(nx(), { phases = { "decay" } })
+      local r = nx():execute(q)
+      assert.is_true(math.abs(r.result[1][1] - 0.76) < 1e-9)
+      assert.equal(0.9, r.result[2][1])
+      run(nx(), { phases = { "decay" } }) -- same clock: nothing twice
+      assert.is_true(math.abs(nx():execute(q).result[1][1] - 0.76) < 1e-9)
+    end)
+
+    it("deletes only whitelisted expired nodes and asks for review of the others", function()
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Scratch"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
+        WITH METADATA { source: "s", author: "s", expires_at: "2026-01-01T00:00:00Z", memory_tier: "short-term" }
+UPSERT { CONCEPT ?b { {type: "Person", name: "Courier"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
+        WITH METADATA { source: "s", author: "s", expires_at: "2026-01-01T00:00:00Z" }]])
+      local report = run(nx(), { phases = { "ttl" } })
+      assert.same({}, nx():execute('FIND(?x) WHERE { ?x {type: "Note", name: "Scratch"} }').result)
+      assert.equal(1, #nx():execute('FIND(?x) WHERE { ?x {type: "Person", name: "Courier"} }').result)
+      assert.truthy(flagged(report, "Courier"))
+      local t = nx():execute('FIND(?t.attributes.requested_action) WHERE { ?t {type: "SleepTask"} FILTER(?t.attributes.target_name == "Courier") }')
+      assert.same({ "review" }, t.result)
+    end)
+  end)
+
+  describe("the whole cycle", function()
+    it("reports, logs to $system, writes nothing but its report the second time, and a dry run changes nothing", function()
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Lost"} } } WITH METADATA { source: "spec", author: "spec" }]])
+      local dry = run(nx(), { dry_run = true })
+      assert.is_true(#dry.planned > 0)
+      assert.same({}, domains(nx(), "Note", "Lost"))
+      local first = run(nx())
+      assert.is_true(first.writes > 0)
+      assert.same({ "Unsorted" }, domains(nx(), "Note", "Lost"))
+      local second = run(nx())
+      -- the second run writes only its report: start marker, record, log
+      for _, d in ipairs(second.decisions) do
+        assert.truthy(d.why == "start" or d.why == "report" or d.why == "maintenance_log", d.why)
+      end
+      local log = nx():execute('FIND(?s.attributes.maintenance_log) WHERE { ?s {type: "Person", name: "$system"} }').result[1]
+      assert.equal(2, #log)
+      local rec = nx():execute('FIND(?r.attributes.status) WHERE { ?r {type: "SleepCycle", name: :n} }', { n = "SleepCycle:" .. NOW })
+      assert.same({ "completed" }, rec.result)
+    end)
+
+    it("sends every write through the policies as $system", function()
+      local dir = os.tmpname()
+      os.remove(dir)
+      os.execute("mkdir -p " .. dir)
+      local f = assert(io.open(dir .. "/no_deletes.lua", "w"))
+      f:write([[return kip.policy { name = "no_deletes", pre_check = function(req, ctx)
+        if ctx.actor == "$system" and req.kind == "DELETE" then return { state = "DENY", reasons = { "no deletes tonight" } } end
+        return { state = "ALLOW" } end }]])
+      f:close()
+      local path = H.tmpdb()
+      local g = assert(kip.open { path = path, policies = { "no_deletes" }, policy_dirs = { dir }, embedder = false })
+      write(g, SCHEMA)
+      write(g, [[UPSERT { CONCEPT ?a { {type: "Note", name: "Scratch"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
+        WITH METADATA { source: "s", author: "s", expires_at: "2026-01-01T00:00:00Z", memory_tier: "short-term" }]])
+      local report = run(g)
+      assert.equal(1, #g:execute('FIND(?x) WHERE { ?x {type: "Note", name: "Scratch"} }').result)
+      assert.truthy(flagged(report, "KIP_4004"))
+      g:close()
+      H.cleanup(path)
+      os.execute("rm -rf " .. dir)
+    end)
+
+    it("refuses a malformed clock", function()
+      assert.has_error(function() run(nx(), { now = "yesterday" }) end)
+    end)
+  end)
+end)
