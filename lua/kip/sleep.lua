@@ -64,10 +64,16 @@ function M.run(nx, opts)
   for _, p in ipairs(opts.phases or M.PHASES) do phases[#phases + 1] = load_phase(p) end
   for _, ph in ipairs(phases) do
     c.phase = ph.name
+    c.phase_started, c.phase_writes0 = os.time(), c.writes
     local t0 = os.clock()
     local ok, counts = pcall(ph.run, c)
     local secs = os.clock() - t0
-    if not ok then
+    c.phase_started = nil
+    if not ok and counts == cycle.BUDGET then
+      c:flag(ph.name, ("phase budget reached (%d s or %d writes): the next cycle continues"):format(
+        c.params.phase_seconds, c.params.phase_writes))
+      counts = { budget_reached = true }
+    elseif not ok then
       c.errors[#c.errors + 1] = { phase = ph.name, error = { message = tostring(counts) } }
       c:flag(ph.name, "phase failed: " .. tostring(counts))
       counts = { failed = true }

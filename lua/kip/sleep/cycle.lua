@@ -79,7 +79,13 @@ M.DEFAULTS = {
   provenance_predicates = { derived_from = true, consolidated_to = true, involves = true, mentions = true,
     supersedes = true, assigned_to = true },
   small_domain_max = 2,
+  phase_seconds = 300,   -- budget per phase (wall time); the rest waits for the next cycle
+  phase_writes = 20000,  -- budget per phase (write commands)
+  report_flags = 500,    -- flagged items kept in the SleepCycle record (all are counted)
 }
+
+--- raised inside a phase when its budget is spent (sleep.run reports it)
+M.BUDGET = setmetatable({}, { __tostring = function() return "budget reached" end })
 
 local CTX = { actor = "$system", channel = "sleep" }
 
@@ -102,9 +108,18 @@ function Cycle:read_all(command, params)
   return rows
 end
 
+--- the phase's budget: raises M.BUDGET once it is spent
+function Cycle:check_budget()
+  if self.phase_started and (os.time() - self.phase_started > self.params.phase_seconds or
+      self.writes - (self.phase_writes0 or 0) >= self.params.phase_writes) then
+    error(M.BUDGET, 0)
+  end
+end
+
 --- Send a write (or record it in a dry run). Returns the response; a KIP
 --- error is returned, not raised, so one bad item never stops a phase.
 function Cycle:write(command, params, why)
+  self:check_budget()
   self.decisions[#self.decisions + 1] = { phase = self.phase, why = why, command = command, parameters = params }
   if self.dry_run then
     self.planned[#self.planned + 1] = { phase = self.phase, why = why, command = command, parameters = params }

@@ -11,7 +11,17 @@ Snap.__index = Snap
 
 local function key(t, n) return t .. "\0" .. n end
 
+--- the graph as the cycle sees it now: taken again only when the cycle
+--- wrote something since the last snapshot (or another process may have:
+--- each phase starts from a fresh one when writes happened)
 function M.take(c)
+  if c.snap and c.snap_writes == c.writes then return c.snap end
+  local s = M.read(c)
+  c.snap, c.snap_writes = s, c.writes
+  return s
+end
+
+function M.read(c)
   local s = setmetatable({ by_id = {}, by_key = {}, out = {}, into = {}, concepts = {}, links = {},
     types = {}, predicates = {} }, Snap)
   for _, t in ipairs(c:read_all('FIND(?t) WHERE { ?t {type: "$ConceptType"} } LIMIT 1000')) do

@@ -36,6 +36,12 @@ function M.run(c)
   c.metrics_after = assess.metrics(c, s)
   local flagged = {}
   for _, f in ipairs(c.flags) do flagged[#flagged + 1] = { phase = f.phase, name = f.name, reason = f.reason } end
+  -- the record keeps the first report_flags items (every one is counted)
+  local kept = flagged
+  if #flagged > c.params.report_flags then
+    kept = {}
+    for i = 1, c.params.report_flags do kept[i] = flagged[i] end
+  end
   local report = {
     now = c.now, trigger = c.trigger or "manual", phases = c.results, flagged = flagged,
     writes = c.writes, errors = #c.errors, metrics_before = c.metrics_before, metrics_after = c.metrics_after,
@@ -45,11 +51,13 @@ function M.run(c)
   local name = "SleepCycle:" .. c.now
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
-    flagged: :flagged, writes: :writes, errors: :errors, metrics_before: :before, metrics_after: :after }
+    flagged: :flagged, flagged_count: :nflagged, writes: :writes, errors: :errors, metrics_before: :before,
+    metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
 WITH METADATA { source: "SleepCycle", author: "$system" }]],
-    { name = name, now = c.now, resumed = c.resumed == true, trigger = report.trigger, phases = report.phases, flagged = flagged,
-      writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after }, "report")
+    { name = name, now = c.now, resumed = c.resumed == true, trigger = report.trigger, phases = report.phases, flagged = kept,
+      writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after,
+      nflagged = #flagged }, "report")
   local entry = { timestamp = c.now, trigger = report.trigger, actions_taken = {}, items_processed = c.writes,
     issues_found = #flagged, report = name }
   for _, ph in ipairs(c.results or {}) do entry.actions_taken[#entry.actions_taken + 1] = ph.phase end
