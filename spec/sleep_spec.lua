@@ -277,6 +277,28 @@ UPSERT { CONCEPT ?b { {type: "Person", name: "Courier"} SET PROPOSITIONS { ("bel
       os.execute("rm -rf " .. dir)
     end)
 
+    it("lets one holder at a time take the scheduling lease", function()
+      local timer = require "kip.sleep.timer"
+      local path = H.tmpdb()
+      local a = assert(kip.open { path = path, embedder = false })
+      local b = assert(kip.open { path = path, embedder = false })
+      local ha = assert(timer.acquire(a, "A"))
+      local hb, why = timer.acquire(b, "B")
+      assert.is_nil(hb)
+      assert.matches("lease", why)
+      assert.is_true(timer.release(a, ha))
+      assert.equal("B", timer.acquire(b, "B"))
+      assert.is_false(timer.release(a, "A")) -- only the holder releases
+      assert.is_true(timer.release(b, "B"))
+      local report = timer.run_once(a, { now = NOW })
+      assert.equal(NOW, report.now)
+      local _, not_needed = timer.run_once(a, { now = NOW, if_needed = true })
+      assert.matches("not needed", not_needed)
+      a:close()
+      b:close()
+      H.cleanup(path)
+    end)
+
     it("refuses a malformed clock", function()
       assert.has_error(function() run(nx(), { now = "yesterday" }) end)
     end)

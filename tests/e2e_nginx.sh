@@ -16,7 +16,8 @@ trap stop EXIT
 # workers run as nginx's unprivileged user when started as root: they need to
 # write the database directory and the body buffers
 chmod 755 "$T"; mkdir -p "$T/data"; chmod 777 "$T/data"
-"$HERE/scripts/nginx/render" "$T/p" "$PORT" "$T/data/n.db" "$BUILD" >/dev/null || exit 1
+# the sleep-cycle timer ticks every second in both workers; the lease lets one run
+KIP_SLEEP_EVERY=1 KIP_SLEEP_IF_NEEDED=false "$HERE/scripts/nginx/render" "$T/p" "$PORT" "$T/data/n.db" "$BUILD" >/dev/null || exit 1
 chmod -R 777 "$T/p/tmp"
 nginx -p "$T/p" -c "$T/p/conf/kip.conf" || { cat "$T/p/logs/error.log"; exit 1; }
 URL="http://127.0.0.1:$PORT/kip"
@@ -81,6 +82,18 @@ for i in 1 2 3 4 5 6; do sed "s/fat/fat$i-/g" "$T/fat.json" > "$T/fat$i.json"; p
 out=$(post --data '{"command":"FIND(?p) WHERE { ?p {type: \"Person\"} FILTER(STARTS_WITH(?p.name, \"fat\")) } LIMIT 5000"}' "$URL/execute_readonly")
 check response_cap 'KIP_4002' "$out"; check response_cap_hint 'CURSOR' "$out"
 check no_errors_logged "" "$(grep -i 'kip' "$T/p/logs/error.log" | grep -v 'policy' || true)"
+
+# the sleep timer: cycles ran (one worker per tick: no two log entries for one clock)
+for i in $(seq 50); do
+  out=$(post --data '{"command":"FIND(COUNT(?r)) WHERE { ?r {type: \"SleepCycle\"} FILTER(?r.attributes.status == \"completed\") }"}' "$URL/execute_readonly")
+  [[ "$out" =~ \"result\":([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 2 ] && break
+  sleep 0.2
+done
+check sleep_timer_ran '"result":' "$out"
+[[ "$out" =~ \"result\":([2-9]|[1-9][0-9]+) ]] && passes=$((passes+1)) || { fails=$((fails+1)); echo "FAIL sleep_timer_cycles: $out"; }
+out=$(post --data '{"command":"FIND(?s.attributes.maintenance_log) WHERE { ?s {type: \"Person\", name: \"$system\"} }"}' "$URL/execute_readonly")
+dups=$(printf '%s' "$out" | python3 -c 'import json,sys; log=json.loads(sys.stdin.read().rsplit(" HTTP",1)[0])["result"][0]; ts=[e["timestamp"] for e in log]; print(len(ts)-len(set(ts)))')
+check sleep_timer_one_worker_per_tick "0" "$dups"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -218,10 +218,10 @@ static int raw_exec(sqlite3 *db, const char *sql) {
 static const char *index_sync =
     "DELETE FROM search_word WHERE rowid IN (SELECT id FROM search_dirty);"
     "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM search_dirty);"
-    "INSERT INTO search_word(rowid, name, aliases, body) SELECT e.id, coalesce(e.name, e.predicate), "
+    "INSERT INTO search_word(rowid, name, heading, body) SELECT e.id, coalesce(e.name, e.predicate), "
     "kip_search_text(e.attributes, 0), kip_search_text(e.attributes, 1, (SELECT name FROM element WHERE id = "
     "e.subject), (SELECT name FROM element WHERE id = e.object)) FROM search_dirty d CROSS JOIN element e ON e.id = d.id;"
-    "INSERT INTO search_trigram(rowid, name, aliases) SELECT e.id, coalesce(e.name, e.predicate), "
+    "INSERT INTO search_trigram(rowid, name, heading) SELECT e.id, coalesce(e.name, e.predicate), "
     "kip_search_text(e.attributes, 0) FROM search_dirty d CROSS JOIN element e ON e.id = d.id;"
     "DELETE FROM search_dirty;";
 
@@ -357,7 +357,7 @@ static const bench_query queries[] = {
      0},
     {"keyword SEARCH (top 10)", "SEARCH CONCEPT \"%s\" LIMIT 10",
      "SELECT e.id, e.type, e.name, e.attributes, e.metadata FROM search_word f JOIN element e ON e.id = f.rowid "
-     "WHERE search_word MATCH ?1 AND e.type IS NOT NULL ORDER BY bm25(search_word, 10.0, 8.0, 1.0) LIMIT 10",
+     "WHERE search_word MATCH ?1 AND e.type IS NOT NULL ORDER BY bm25(search_word, 3.0, 2.0, 1.0) LIMIT 10",
      1},
     {"anchored 2-hop into a type",
      "FIND(?p.name, ?p.attributes.rank) WHERE { ?x {type: \"Topic\", name: \"%s\"} (?d, \"about\", ?x) "
