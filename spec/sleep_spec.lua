@@ -235,6 +235,23 @@ UPSERT { CONCEPT ?b { {type: "Person", name: "Courier"} SET PROPOSITIONS { ("bel
     end)
   end)
 
+  describe("assessment and Domain health", function()
+    it("measures the guide's health metrics and reports small Domains", function()
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Lost"} } } WITH METADATA { source: "spec", author: "spec" }
+UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } } }
+  WITH METADATA { source: "spec", author: "spec" }]])
+      local needed, why, m = sleep.check(nx(), { now = NOW })
+      assert.equal(1, m.orphans)
+      assert.equal(1, m.unsorted)
+      assert.is_false(needed)
+      assert.same({}, why)
+      local report = run(nx(), { phases = { "assess", "domains" } })
+      assert.equal(1, report.phases[1].counts.orphans)
+      assert.truthy(flagged(report, "Domain:Finance.*0 member"))
+      assert.truthy(flagged(report, "Domain:Health.*0 member"))
+    end)
+  end)
+
   describe("the whole cycle", function()
     it("reports, logs to $system, writes nothing but its report the second time, and a dry run changes nothing", function()
       write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Lost"} } } WITH METADATA { source: "spec", author: "spec" }]])
@@ -297,6 +314,18 @@ UPSERT { CONCEPT ?b { {type: "Person", name: "Courier"} SET PROPOSITIONS { ("bel
       a:close()
       b:close()
       H.cleanup(path)
+    end)
+
+    it("cannot be made to touch protected structures, even by a hook", function()
+      write(nx(), [[UPSERT { CONCEPT ?e { {type: "Event", name: "e1"} SET ATTRIBUTES { start_time: "2026-10-01T00:00:00Z", salience_score: 50 }
+        SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } } WITH METADATA { source: "s", author: "s" }]])
+      local report = run(nx(), { phases = { "events" }, hooks = { consolidate = function(c)
+        c:write('DELETE CONCEPT ?x DETACH WHERE { ?x {type: "Person", name: "$self"} }', {}, "evil")
+        c:write('UPDATE ?d SET ATTRIBUTES { description: "mine" } WHERE { ?d {type: "Domain", name: "CoreSchema"} }', {}, "evil")
+      end } })
+      assert.equal(1, #nx():execute('FIND(?x) WHERE { ?x {type: "Person", name: "$self"} }').result)
+      assert.equal(2, #report.errors)
+      for _, e in ipairs(report.errors) do assert.equal("KIP_3004", e.error.code) end
     end)
 
     it("refuses a malformed clock", function()

@@ -63,16 +63,17 @@ governance (call, exec, mcp, repl): requests pass the policies' pre- and post-ch
                        the caller identity policies see (ctx)
 ]],
   sleep = [[
-usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--json] [-q]
-                             [governance options]
+usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--hooks FILE.lua]
+                             [--log FILE.jsonl] [--json] [-q] [governance options]
 
 Runs one $system sleep cycle: SleepTasks, the Unsorted inbox, orphans, stale
 Events, duplicates, contradictions, memory-strength decay, Domain health, TTL
 reclamation, then a SleepCycle report and $system's maintenance_log. Every
 write is KIP issued by actor $system through the policies. Deterministic: no
 judgment hook is configured from the command line, so what no rule decides is
-flagged in the report, never guessed. A second run right after writes nothing
-but the report.
+flagged in the report, never guessed (--hooks plugs judgment in). A second
+run right after writes nothing but the report. An interrupted cycle resumes
+with its own clock when run again.
 
   --now ISO      the cycle's clock (default: now), e.g. 2026-11-20T00:00:00Z
   --dry-run      list the KIP commands the cycle would send; change nothing
@@ -80,6 +81,10 @@ but the report.
                  events duplicates contradictions decay domains ttl finalize
   --if-needed    run only when a health threshold is crossed (Unsorted > 20,
                  orphans > 10, stale Events > 30, pending SleepTasks >= 10)
+  --hooks FILE   a Lua file returning judgment hooks {classify=, consolidate=,
+                 duplicates=, contradiction=, task=} (docs/sleep.md)
+  --log FILE     write every decision (phase, reason, KIP command, parameters)
+                 as JSON lines, to audit or replay the cycle
   --json         print the report as JSON
   -q             no per-phase progress
 ]],
@@ -598,7 +603,7 @@ function commands.reindex()
 end
 
 function commands.sleep()
-  local opts, json_out, quiet, if_needed = { phases = nil }, false, false, false
+  local opts, json_out, quiet, if_needed, log_file = { phases = nil }, false, false, false, nil
   local j = 1
   while rest[j] do
     local a = rest[j]
@@ -612,6 +617,15 @@ function commands.sleep()
         opts.phases[#opts.phases + 1] = rest[j + 1] or die("--phase needs a phase name")
         j = j + 1
       elseif a == "--if-needed" then if_needed = true
+      elseif a == "--hooks" then
+        local file = rest[j + 1] or die("--hooks needs a Lua file")
+        local chunk, err = loadfile(file)
+        if not chunk then die("--hooks: %s", err) end
+        local ok, hooks = pcall(chunk)
+        if not ok or type(hooks) ~= "table" then die("--hooks: %s must return a table of hook functions", file) end
+        opts.hooks = hooks
+        j = j + 1
+      elseif a == "--log" then log_file = rest[j + 1] or die("--log needs a file") j = j + 1
       elseif a == "--json" then json_out = true
       elseif a == "-q" or a == "--quiet" then quiet = true
       else die("sleep: unknown option %s (kip sleep --help)", a) end
@@ -642,8 +656,15 @@ function commands.sleep()
   local ok, report = pcall(sleep.run, nx, opts)
   nx:close()
   if not ok then die("sleep: %s", tostring(report)) end
+  if log_file then
+    local f, err = io.open(log_file, "a")
+    if not f then die("--log: %s", err) end
+    for _, d in ipairs(report.decisions or {}) do
+      f:write(core.json_encode { now = report.now, phase = d.phase, why = d.why, command = d.command, parameters = d.parameters }, "\n")
+    end
+    f:close()
+  end
   if json_out then
-    report.decisions = nil
     print(core.json_encode(report))
   else
     if opts.dry_run then
