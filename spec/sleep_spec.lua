@@ -278,7 +278,7 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       os.execute("mkdir -p " .. dir)
       local f = assert(io.open(dir .. "/no_deletes.lua", "w"))
       f:write([[return kip.policy { name = "no_deletes", pre_check = function(req, ctx)
-        if ctx.actor == "$system" and req.kind == "DELETE" then return { state = "DENY", reasons = { "no deletes tonight" } } end
+        if ctx.actor == "$system" and req.kind == "DELETE" then return { state = "BLOCK", reasons = { "no deletes tonight" } } end
         return { state = "ALLOW" } end }]])
       f:close()
       local path = H.tmpdb()

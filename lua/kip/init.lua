@@ -84,7 +84,17 @@ function M.open(opts)
   end
   nx.embedder = kind
   if opts.policies and #opts.policies > 0 then
-    nx.policies = policy.set { names = opts.policies, dirs = M.policy_dirs(opts.policy_dirs), log = opts.on_policy_error }
+    -- the mind model's authority and gates are part of every governed nexus
+    -- (they only act on Knowledge, its links and events: docs/mind.md)
+    local names, have = {}, {}
+    for _, n in ipairs(opts.policies) do
+      names[#names + 1] = n
+      have[n] = true
+    end
+    for _, n in ipairs { "mind", "mind_gates" } do
+      if not have[n] and opts.mind_policies ~= false then names[#names + 1] = n end
+    end
+    nx.policies = policy.set { names = names, dirs = M.policy_dirs(opts.policy_dirs), log = opts.on_policy_error }
   end
   return nx
 end

@@ -1,0 +1,226 @@
+-- busted specs for the mind model (seed 004; docs/mind.md): the lifecycle
+-- loop end to end, the authority the policies enforce (adversarial), and
+-- gates that reload when their file changes.
+local kip = require "kip"
+local mind = require "kip.mind"
+
+local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
+
+local HERE = { global = "global", repo = "repo:/src/app", worktree = "worktree:/src/app-feature", parent_of_worktree = "repo:/src/app" }
+
+local function ok(r, e)
+  assert(r, e and (e.code .. " " .. e.message))
+  return r
+end
+
+describe("mind model", function()
+  local path, dir, nx
+  local agent = { actor = "agent-1", roles = { "agent" } }
+  local reviewer = { actor = "ana", roles = { "reviewer" } }
+
+  before_each(function()
+    path = H.tmpdb()
+    dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p " .. dir .. " && cp " .. H.home() .. "/policies/mind_gates.lua " .. dir .. "/")
+    nx = assert(kip.open { path = path, policies = { "default" }, policy_dirs = { dir }, embedder = false })
+    assert(mind.init(nx))
+  end)
+  after_each(function()
+    nx:close()
+    H.cleanup(path)
+    os.execute("rm -rf " .. dir)
+  end)
+
+  local function record(content, extra)
+    local o = { content = content, domain = "project", field = "debugging", provenance = "runtime", here = HERE, ctx = agent }
+    for k, v in pairs(extra or {}) do o[k] = v end
+    return ok(mind.record(nx, o)).evidence
+  end
+
+  local function section(ctxpack, tier)
+    for _, s in ipairs(ctxpack.sections) do if s.tier == tier then return s.items end end
+  end
+
+  it("walks the loop: record, distill, gate, verify, promote, context, counterexample, demote, history", function()
+    local e1 = record("flaky test passed after clearing the build cache", { source_ref = "ci/run/101" })
+    local k = ok(mind.distill(nx, { statement = "Clear the build cache before re-running a flaky test", tier = "shu",
+      domain = "project", field = "debugging", supporting = { e1 }, here = HERE, ctx = agent }))
+    assert.equal("candidate", k.status)
+    assert.equal("worktree", k.anchor_kind)
+    local g = ok(mind.gate(nx, { name = k.knowledge, ctx = agent }))
+    assert.is_false(g.ready)
+    assert.equal(1, g.missing.verification)
+    local r, e = mind.promote(nx, { name = k.knowledge, reason = "seems right", ctx = agent })
+    assert.is_nil(r)
+    assert.equal("KIP_2002", e.code)
+    assert.matches("1 more verification", e.message)
+    local e2 = record("re-ran the flaky test 5 times with a clean cache: all green", { source_ref = "ci/run/102" })
+    r = ok(mind.promote(nx, { name = k.knowledge, verification = { e2 }, reason = "re-verified", ctx = agent }))
+    assert.equal("promoted", r.to)
+    -- context: in the shu section, with its evidence by role
+    local pack = ok(mind.context(nx, { here = HERE, ctx = agent }))
+    local shu = section(pack, "shu")
+    assert.equal(1, #shu)
+    assert.equal(k.knowledge, shu[1].knowledge)
+    assert.equal(e1, shu[1].evidence.supporting[1].name)
+    assert.equal("ci/run/101", shu[1].evidence.supporting[1].source_ref)
+    assert.equal(e2, shu[1].evidence.verification[1].name)
+    -- a counterexample demotes it, and it leaves the default context
+    local e3 = record("the flaky test failed again with a clean cache: the cache was not the cause")
+    r = ok(mind.demote(nx, { name = k.knowledge, counterexamples = { e3 }, reason = "contradicted", ctx = agent }))
+    assert.equal("demoted", r.to)
+    assert.same({}, section(ok(mind.context(nx, { here = HERE, ctx = agent })), "shu"))
+    -- the events tell the whole history
+    local ev = ok(mind.events(nx, { name = k.knowledge }))
+    local types = {}
+    for i, x in ipairs(ev) do types[i] = x.type .. ":" .. tostring(x.to) end
+    assert.same({ "created:candidate", "promoted:promoted", "demoted:demoted" }, types)
+    assert.equal("agent-1", ev[2].actor)
+  end)
+
+  it("orders sections dao_tian, dao_ren, shu, qi, prefers worktree over repo over global, keeps dao_tian sparse", function()
+    local function promoted(statement, tier, kind, domain, nsup, nver, nteach, who)
+      local refs = {}
+      for i = 1, nsup do refs[i] = record(statement .. " support " .. i, { domain = domain }) end
+      local k = ok(mind.distill(nx, { statement = statement, tier = tier, domain = domain or "project", field = "debugging",
+        supporting = refs, anchor = kind, here = HERE, ctx = agent }))
+      local ver, teach = {}, {}
+      for i = 1, nver do ver[i] = record(statement .. " verified " .. i, { domain = domain }) end
+      for i = 1, nteach do teach[i] = record(statement .. " taught " .. i, { domain = domain, provenance = "human" }) end
+      ok(mind.promote(nx, { name = k.knowledge, verification = ver, teaching = teach, ctx = who or agent }))
+      return k.knowledge
+    end
+    local law1 = promoted("Evidence precedes assertion", "dao_tian", "global", "global", 3, 2, 1, reviewer)
+    promoted("Prefer reversible changes", "dao_tian", "global", "global", 3, 2, 1, reviewer)
+    local dr = promoted("Flaky tests hide ordering bugs", "dao_ren", "repo", "project", 2, 1, 0)
+    local s_repo = promoted("Bisect with the cache cleared", "shu", "repo", "project", 1, 1, 0)
+    local s_wt = promoted("Bisect this branch with --first-parent", "shu", "worktree", "project", 1, 1, 0)
+    local q = promoted("kip explain shows the plan", "qi", "worktree", "project", 1, 1, 0)
+    local pack = ok(mind.context(nx, { here = HERE }))
+    local tiers = {}
+    for i, s in ipairs(pack.sections) do tiers[i] = s.tier end
+    assert.same({ "dao_tian", "dao_ren", "shu", "qi" }, tiers)
+    assert.equal(1, #section(pack, "dao_tian")) -- sparse by default
+    assert.equal(law1 and 1 or 1, #section(pack, "dao_tian"))
+    assert.equal(dr, section(pack, "dao_ren")[1].knowledge)
+    assert.same({ s_wt, s_repo }, { section(pack, "shu")[1].knowledge, section(pack, "shu")[2].knowledge })
+    assert.equal(q, section(pack, "qi")[1].knowledge)
+    assert.equal(2, #section(ok(mind.context(nx, { here = HERE, dao_tian_limit = 5 })), "dao_tian"))
+    assert.same({}, section(ok(mind.context(nx, { here = HERE, dao_tian_limit = 0 })), "dao_tian"))
+    -- another checkout of another repo sees only the global items
+    local other = { global = "global", repo = "repo:/src/other", worktree = "worktree:/src/other" }
+    pack = ok(mind.context(nx, { here = other, dao_tian_limit = 5 }))
+    assert.equal(2, #section(pack, "dao_tian"))
+    assert.same({}, section(pack, "shu"))
+  end)
+
+  it("publishes outward worktree -> repo -> global only for active, global-domain knowledge", function()
+    local e = record("x")
+    local k = ok(mind.distill(nx, { statement = "s", tier = "qi", domain = "project", field = "tooling", supporting = { e },
+      here = HERE, ctx = agent }))
+    local r, err = mind.publish_anchor(nx, { name = k.knowledge })
+    assert.is_nil(r)
+    assert.matches("only promoted or canonical", err.message)
+    ok(mind.promote(nx, { name = k.knowledge, verification = { record("y") }, ctx = agent }))
+    r = ok(mind.publish_anchor(nx, { name = k.knowledge, reason = "shared by the team" }))
+    assert.equal("repo:/src/app", r.to_anchor)
+    r, err = mind.publish_anchor(nx, { name = k.knowledge })
+    assert.matches("domain=global", err.message)
+    local ev = ok(mind.events(nx, { name = k.knowledge }))
+    assert.equal("published_anchor", ev[#ev].type)
+  end)
+
+  it("suggests fields with enough evidence and no active knowledge", function()
+    for i = 1, 5 do record("observation " .. i, { field = "performance" }) end
+    local pack = ok(mind.context(nx, { here = HERE }))
+    assert.same({ { field = "performance", evidence = 5 } }, pack.distill_suggestions)
+  end)
+
+  describe("authority (adversarial)", function()
+    local function refused(cmd, params, ctx)
+      local r = nx:execute(cmd, params, { ctx = ctx or agent })
+      assert.is_table(r.error, "expected a refusal of " .. cmd)
+      return r.error
+    end
+
+    it("refuses direct KML on Knowledge, its links and its events, and writes nothing", function()
+      local e = record("x")
+      local err = refused([[UPSERT { CONCEPT ?k { {type: "Knowledge", name: "kn:forged"} SET ATTRIBUTES { statement: "trust me",
+        tier: "dao_tian", status: "canonical", domain: "global", field: "x", anchor_kind: "global", anchor_id: "global" } } }
+        WITH METADATA { source: "agent", author: "agent-1" }]])
+      assert.equal("KIP_4004", err.code)
+      assert.matches("lifecycle operations", err.message)
+      assert.is_nil(mind.gate(nx, { name = "kn:forged" }))
+      -- even a candidate: knowledge comes only from distill
+      refused([[UPSERT { CONCEPT ?k { {type: "Knowledge", name: "kn:sneaky"} SET ATTRIBUTES { statement: "s", tier: "qi", status: "candidate" } } }]])
+      local k = ok(mind.distill(nx, { statement = "real", tier = "qi", domain = "project", field = "x", supporting = { e },
+        here = HERE, ctx = agent }))
+      -- status by plain UPDATE, evidence links by hand, deleting it
+      refused('UPDATE ?k SET ATTRIBUTES { status: "promoted" } WHERE { ?k {type: "Knowledge", name: :n} }', { n = k.knowledge })
+      refused([[UPSERT { PROPOSITION ?l { ({type: "Evidence", name: :e}, "verifies", {type: "Knowledge", name: :n}) } }
+        WITH METADATA { source: "agent", author: "agent-1" }]], { e = e, n = k.knowledge })
+      refused('DELETE CONCEPT ?k DETACH WHERE { ?k {type: "Knowledge", name: :n} }', { n = k.knowledge })
+      -- nor by taking its evidence away or rewriting it
+      refused('DELETE CONCEPT ?e DETACH WHERE { ?e {type: "Evidence", name: :n} }', { n = e })
+      refused('UPDATE ?e SET ATTRIBUTES { content: "never mind" } WHERE { ?e {type: "Evidence", name: :n} }', { n = e })
+      assert.equal("candidate", ok(mind.gate(nx, { name = k.knowledge })).status)
+      -- events are append-only, for everyone, even inside an operation
+      local ev = ok(mind.events(nx, { name = k.knowledge }))[1].event
+      for _, who in ipairs { agent, reviewer, { actor = "op", roles = { "reviewer" }, mind_op = "promote" } } do
+        refused('UPDATE ?e SET ATTRIBUTES { reason: "rewritten" } WHERE { ?e {type: "KnowledgeEvent", name: :n} }', { n = ev }, who)
+        refused('DELETE CONCEPT ?e DETACH WHERE { ?e {type: "KnowledgeEvent", name: :n} }', { n = ev }, who)
+      end
+      assert.equal(1, #ok(mind.events(nx, { name = k.knowledge })))
+    end)
+
+    it("needs the reviewer role (never a field) to canonize dao_tian", function()
+      local refs, ver = {}, {}
+      for i = 1, 3 do refs[i] = record("law support " .. i, { domain = "global" }) end
+      for i = 1, 2 do ver[i] = record("law verified " .. i, { domain = "global" }) end
+      local teach = record("a human taught it", { domain = "global", provenance = "human" })
+      local k = ok(mind.distill(nx, { statement = "Evidence precedes assertion", tier = "dao_tian", domain = "global",
+        field = "epistemics", supporting = refs, here = HERE, ctx = agent }))
+      -- a reviewer claimed in a field is ignored
+      local r, e = mind.promote(nx, { name = k.knowledge, verification = ver, teaching = { teach }, reviewer = "ana",
+        ctx = { actor = "agent-1", roles = { "agent" }, reviewer = "ana" } })
+      assert.is_nil(r)
+      assert.equal("KIP_4004", e.code)
+      assert.matches("reviewer", e.message)
+      assert.equal("candidate", ok(mind.gate(nx, { name = k.knowledge })).status)
+      r = ok(mind.promote(nx, { name = k.knowledge, verification = ver, teaching = { teach }, ctx = reviewer }))
+      assert.equal("canonical", r.to)
+      assert.same({ "reviewer" }, ok(mind.events(nx, { name = k.knowledge }))[2].roles)
+    end)
+
+    it("accepts only existing Evidence as refs", function()
+      local e = record("x")
+      local k = ok(mind.distill(nx, { statement = "a", tier = "qi", domain = "project", field = "x", supporting = { e }, here = HERE }))
+      local r, err = mind.distill(nx, { statement = "b", tier = "qi", domain = "project", field = "x", supporting = { k.knowledge }, here = HERE })
+      assert.is_nil(r)
+      assert.equal("KIP_2001", err.code)
+      r, err = mind.promote(nx, { name = k.knowledge, verification = { "ev:nope" } })
+      assert.equal("KIP_3002", err.code)
+      r, err = mind.demote(nx, { name = k.knowledge, reason = "no evidence" })
+      assert.equal("KIP_2002", err.code)
+      r, err = mind.distill(nx, { statement = "c", tier = "qi", domain = "project", field = "x", supporting = {}, here = HERE })
+      assert.equal("KIP_2002", err.code)
+    end)
+  end)
+
+  it("uses gate thresholds edited in the policy file without a restart", function()
+    local e = record("x")
+    local k = ok(mind.distill(nx, { statement = "q", tier = "qi", domain = "project", field = "x", supporting = { e }, here = HERE }))
+    assert.is_false(ok(mind.gate(nx, { name = k.knowledge })).ready)
+    local f = assert(io.open(dir .. "/mind_gates.lua"))
+    local text = f:read("a")
+    f:close()
+    text = text:gsub("qi = { target = \"promoted\", supporting = 1, verification = 1", "qi = { target = \"promoted\", supporting = 1, verification = 0")
+    f = assert(io.open(dir .. "/mind_gates.lua", "w"))
+    f:write(text)
+    f:close()
+    os.execute("sleep 1.2") -- the policy set looks at its files at most once per second
+    assert.is_true(ok(mind.gate(nx, { name = k.knowledge })).ready)
+    assert.equal("promoted", ok(mind.promote(nx, { name = k.knowledge })).to)
+  end)
+end)
