@@ -32,6 +32,8 @@ commands:
   dump [selection] [-o FILE.jsonl]   logical backup as JSON lines (one capsule page per line)
   restore FILE.jsonl             apply a dump
   backup FILE                    online copy of the nexus file (writers keep going)
+  mind init|anchor|policy|record|distill|gate|promote|demote|retire|publish-anchor|context|events
+                                 the mind model: evidence, gated knowledge, context (docs/mind.md)
   sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--json] [-q]
                                  run a $system maintenance (sleep) cycle (docs/sleep.md)
   reindex [--vectors] [--all] [--batch N] [-q]
@@ -87,6 +89,31 @@ with its own clock when run again.
                  as JSON lines, to audit or replay the cycle
   --json         print the report as JSON
   -q             no per-phase progress
+]],
+  mind = [[
+usage: kip [--db PATH] mind SUBCOMMAND [options] [governance options]
+
+The mind model (docs/mind.md): evidence, knowledge in tiers dao_tian >
+dao_ren > shu > qi, promotion only through deterministic gates, typed
+context. Every write passes the policies; a reviewer is the caller's role
+(--role reviewer), never a field. Results are JSON.
+
+  init                                   apply the schema capsule (once)
+  anchor                                 this directory's anchors (global, repo, worktree)
+  policy                                 the promotion gates in force
+  record --content TEXT --domain D --provenance runtime|research|human [--field F]
+         [--source-ref REF] [--tag T]... [--anchor global|repo|worktree] [--name N]
+  distill --statement S --tier qi|shu|dao_ren|dao_tian --domain D --evidence REF...
+         [--field F] [--content TEXT] [--scope TEXT] [--anchor K] [--name N] [--reason R]
+  gate NAME                              is its gate met? (read-only)
+  promote NAME [--verification REF]... [--teaching REF]... [--supporting REF]... [--reason R]
+  demote NAME --counterexample REF... --reason R [--retire]
+  retire NAME --reason R
+  publish-anchor NAME [--reason R]       worktree -> repo -> global
+  context [QUERY] [--limit N] [--dao-tian-limit N] [--include-evidence] [--include-inactive]
+  events NAME                            the history of a knowledge item
+
+domains: project, agent, skill, global
 ]],
   reindex = [[
 usage: kip [--db PATH] [--embedder SPEC] reindex [--vectors] [--all] [--batch N] [-q]
@@ -681,6 +708,84 @@ function commands.sleep()
     end
   end
   return #(report.errors or {}) > 0 and 1 or 0
+end
+
+-- kip mind: flags of each subcommand -> option fields (multi: repeatable)
+local MIND_FLAGS = {
+  record = { ["--content"] = "content", ["--domain"] = "domain", ["--field"] = "field", ["--provenance"] = "provenance",
+    ["--source-ref"] = "source_ref", ["--tag"] = { "tags" }, ["--anchor"] = "anchor", ["--name"] = "name" },
+  distill = { ["--statement"] = "statement", ["--tier"] = "tier", ["--domain"] = "domain", ["--field"] = "field",
+    ["--evidence"] = { "supporting" }, ["--content"] = "content", ["--scope"] = "scope_constraints", ["--anchor"] = "anchor",
+    ["--name"] = "name", ["--reason"] = "reason" },
+  gate = {},
+  promote = { ["--verification"] = { "verification" }, ["--teaching"] = { "teaching" }, ["--supporting"] = { "supporting" },
+    ["--reason"] = "reason" },
+  demote = { ["--counterexample"] = { "counterexamples" }, ["--reason"] = "reason", ["--retire"] = true },
+  retire = { ["--reason"] = "reason" },
+  ["publish-anchor"] = { ["--reason"] = "reason" },
+  context = { ["--limit"] = "limit", ["--dao-tian-limit"] = "dao_tian_limit", ["--include-evidence"] = true,
+    ["--include-inactive"] = true },
+  events = {},
+}
+
+function commands.mind()
+  local mind = require "kip.mind"
+  local sub = rest[1]
+  if not sub then io.write(HELP.mind) return 2 end
+  if sub == "anchor" then print(core.json_encode(mind.anchors(), true)) return 0 end
+  local flags = MIND_FLAGS[sub]
+  if not flags and sub ~= "init" and sub ~= "policy" then die("mind: unknown subcommand %s (kip mind --help)", sub) end
+  local o, positional = {}, {}
+  local j = 2
+  while rest[j] do
+    local a = rest[j]
+    local g = governance_option(j)
+    if g > 0 then j = j + g
+    elseif flags and flags[a] == true then o[a:sub(3):gsub("%-", "_")] = true j = j + 1
+    elseif flags and type(flags[a]) == "table" then
+      local k = flags[a][1]
+      o[k] = o[k] or {}
+      table.insert(o[k], rest[j + 1] or die("%s needs a value", a))
+      j = j + 2
+    elseif flags and flags[a] then o[flags[a]] = rest[j + 1] or die("%s needs a value", a) j = j + 2
+    elseif a:sub(1, 2) == "--" then die("mind %s: unknown option %s (kip mind --help)", sub, a)
+    else positional[#positional + 1] = a j = j + 1 end
+  end
+  for _, k in ipairs { "limit", "dao_tian_limit" } do
+    if o[k] then o[k] = math.tointeger(tonumber(o[k])) or die("--%s needs a whole number", k:gsub("_", "-")) end
+  end
+  local nx = open_nexus(true)
+  o.ctx = gov.ctx
+  local result, err
+  if sub == "init" then
+    result, err = mind.init(nx)
+    if result then result = { applied = "capsules/mind", ready = mind.ready(nx) } end
+  elseif sub == "policy" then
+    local g, from = mind.gates(nx)
+    result = { gates = g, from = from }
+  elseif not mind.ready(nx) then
+    err = { code = "KIP_2001", message = "this nexus has no mind schema", hint = "Run `kip mind init` once." }
+  elseif sub == "context" then
+    o.query = table.concat(positional, " ")
+    result, err = mind.context(nx, o)
+  else
+    if sub ~= "record" and sub ~= "distill" then
+      o.name = positional[1] or die("mind %s needs the knowledge name", sub)
+    end
+    if sub == "demote" and o.retire then o.target = "retired" end
+    local fn = mind[(sub:gsub("%-", "_"))]
+    result, err = fn(nx, o)
+  end
+  nx:close()
+  if not result then
+    if type(err) == "table" then
+      stderr("%s %s", err.code or "error", err.message or "")
+      if err.hint and err.hint ~= "" then stderr("  hint: %s", err.hint) end
+    else stderr("kip mind: %s", tostring(err)) end
+    return 1
+  end
+  print(core.json_encode(result, true))
+  return 0
 end
 
 function commands.parse()

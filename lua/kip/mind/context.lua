@@ -9,6 +9,7 @@
 --- worktree → repo → global, then by relevance to the query; each item
 --- with its role-separated evidence citations; distill_suggestions: fields
 --- with at least 5 Evidence and no active knowledge (at most 3).
+local core = require "kip.core"
 local ops = require "kip.mind.ops"
 local anchor = require "kip.mind.anchor"
 
@@ -51,7 +52,7 @@ function M.assemble(nx, o)
       table.insert(by_tier[a.tier], { k = k, ar = ar, rel = rank[k.name] or 0 })
     end
   end
-  local out = { sections = {}, anchors = here, query = q }
+  local out = { sections = setmetatable({}, core.array_mt), anchors = here, query = q }
   for _, tier in ipairs(M.TIER_ORDER) do
     local list = by_tier[tier] or {}
     table.sort(list, function(x, y)
@@ -69,7 +70,7 @@ function M.assemble(nx, o)
         domain = a.domain, field = a.field, anchor_kind = a.anchor_kind, anchor_id = a.anchor_id,
         trigger_hints = a.trigger_hints, scope_constraints = a.scope_constraints, evidence = ev }
     end
-    out.sections[#out.sections + 1] = { tier = tier, items = items }
+    out.sections[#out.sections + 1] = { tier = tier, items = setmetatable(items, core.array_mt) }
   end
   if o.include_evidence then
     local evs = q and read(nx, ctx, 'SEARCH CONCEPT :q WITH TYPE "Evidence" MODE "hybrid" LIMIT :n', { q = q, n = o.limit or 5 })
@@ -80,7 +81,7 @@ function M.assemble(nx, o)
       items[#items + 1] = { evidence = e.name, content = a.content, provenance = a.provenance, source_ref = a.source_ref,
         field = a.field, anchor_id = a.anchor_id }
     end
-    out.sections[#out.sections + 1] = { tier = "evidence", items = items }
+    out.sections[#out.sections + 1] = { tier = "evidence", items = setmetatable(items, core.array_mt) }
   end
   out.distill_suggestions = M.suggestions(nx, ctx, all)
   return out
@@ -103,7 +104,7 @@ function M.suggestions(nx, ctx, knowledge)
     return a.field < b.field
   end)
   while #out > M.SUGGEST_MAX do table.remove(out) end
-  return out
+  return setmetatable(out, core.array_mt)
 end
 
 return M

@@ -96,7 +96,7 @@ function M.evidence(nx, name, ctx)
       core.json_encode(pred) .. ', ?k) ?e {type: "Evidence"} } ORDER BY ?e.name', { n = name }) or { {}, {} }
     local list = {}
     for i, ev in ipairs(rows[1] or {}) do list[#list + 1] = { name = ev, source_ref = (rows[2] or {})[i] } end
-    by_role[role] = list
+    by_role[role] = setmetatable(list, core.array_mt)
   end
   return by_role
 end
@@ -365,7 +365,7 @@ function M.events(nx, o)
     out[#out + 1] = { event = e.name, type = a.event_type, from = a.from_status, to = a.to_status, reason = a.reason,
       actor = a.actor, roles = a.roles, at = a.at, details = a.details }
   end
-  return out
+  return setmetatable(out, core.array_mt)
 end
 
 return M
