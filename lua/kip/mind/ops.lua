@@ -23,11 +23,14 @@ M.ROLE_LINKS = { supporting = "supports", verification = "verifies", teaching = 
 
 local function err(code, message, hint) return nil, { code = code, message = message, hint = hint or "" } end
 
+-- a unique suffix for generated names, in letters a-p only: a run of digits
+-- in a name could look like a card number to the secret filter
 local seq = 0
+local function letters(hex) return (hex:gsub("%x", function(h) return string.char(97 + tonumber(h, 16)) end)) end
 local function stamp()
   seq = seq + 1
-  return os.date("!%Y-%m-%dT%H:%M:%SZ"), ("%x%04x"):format(os.time() % 0x100000, seq % 0x10000) ..
-    (tostring({}):match("0x(%x+)") or ""):sub(-4)
+  return os.date("!%Y-%m-%dT%H:%M:%SZ"), letters(("%05x%04x"):format(os.time() % 0x100000, seq % 0x10000) ..
+    (tostring({}):match("0x(%x+)") or ""):sub(-4))
 end
 
 local function slug(s) return (s:lower():gsub("[^%w]+", "-"):gsub("^%-+", ""):gsub("%-+$", "")):sub(1, 60) end
@@ -356,7 +359,7 @@ end
 --- events{name, ctx?}: the history of a Knowledge item, oldest first
 function M.events(nx, o)
   local ctx = ctx_for(nx, o, nil)
-  local rows, rerr = read(nx, ctx, 'FIND(?e) WHERE { ?e {type: "KnowledgeEvent"} FILTER(?e.attributes.knowledge == :n) } ORDER BY ?e.attributes.at, ?e.name LIMIT 1000',
+  local rows, rerr = read(nx, ctx, 'FIND(?e) WHERE { ?e {type: "KnowledgeEvent"} FILTER(?e.attributes.knowledge == :n) } ORDER BY ?e.metadata._updated_at, ?e.name LIMIT 1000',
     { n = o.name })
   if not rows then return nil, rerr end
   local out = {}
