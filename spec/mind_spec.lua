@@ -56,7 +56,9 @@ describe("mind model", function()
     assert.equal("KIP_2002", e.code)
     assert.matches("1 more verification", e.message)
     local e2 = record("re-ran the flaky test 5 times with a clean cache: all green", { source_ref = "ci/run/102" })
-    r = ok(mind.promote(nx, { name = k.knowledge, verification = { e2 }, reason = "re-verified", ctx = agent }))
+    ok(mind.link(nx, { name = k.knowledge, verification = { e2 }, reason = "re-verified", ctx = agent }))
+    assert.is_true(ok(mind.gate(nx, { name = k.knowledge })).ready)
+    r = ok(mind.promote(nx, { name = k.knowledge, reason = "gate met", ctx = agent }))
     assert.equal("promoted", r.to)
     -- context: in the shu section, with its evidence by role
     local pack = ok(mind.context(nx, { here = HERE, ctx = agent }))
@@ -75,8 +77,8 @@ describe("mind model", function()
     local ev = ok(mind.events(nx, { name = k.knowledge }))
     local types = {}
     for i, x in ipairs(ev) do types[i] = x.type .. ":" .. tostring(x.to) end
-    assert.same({ "created:candidate", "promoted:promoted", "demoted:demoted" }, types)
-    assert.equal("agent-1", ev[2].actor)
+    assert.same({ "created:candidate", "linked:candidate", "promoted:promoted", "demoted:demoted" }, types)
+    assert.equal("agent-1", ev[3].actor)
   end)
 
   it("orders sections dao_tian, dao_ren, shu, qi, prefers worktree over repo over global, keeps dao_tian sparse", function()

@@ -32,7 +32,7 @@ commands:
   dump [selection] [-o FILE.jsonl]   logical backup as JSON lines (one capsule page per line)
   restore FILE.jsonl             apply a dump
   backup FILE                    online copy of the nexus file (writers keep going)
-  mind init|anchor|policy|record|distill|gate|promote|demote|retire|publish-anchor|context|events
+  mind init|anchor|policy|record|distill|link|gate|promote|demote|retire|publish-anchor|context|events
                                  the mind model: evidence, gated knowledge, context (docs/mind.md)
   sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--json] [-q]
                                  run a $system maintenance (sleep) cycle (docs/sleep.md)
@@ -105,6 +105,8 @@ context. Every write passes the policies; a reviewer is the caller's role
          [--source-ref REF] [--tag T]... [--anchor global|repo|worktree] [--name N]
   distill --statement S --tier qi|shu|dao_ren|dao_tian --domain D --evidence REF...
          [--field F] [--content TEXT] [--scope TEXT] [--anchor K] [--name N] [--reason R]
+  link NAME [--supporting REF]... [--verification REF]... [--teaching REF]... [--reason R]
+                                         add evidence without changing the status
   gate NAME                              is its gate met? (read-only)
   promote NAME [--verification REF]... [--teaching REF]... [--supporting REF]... [--reason R]
   demote NAME --counterexample REF... --reason R [--retire]
@@ -718,6 +720,8 @@ local MIND_FLAGS = {
     ["--evidence"] = { "supporting" }, ["--content"] = "content", ["--scope"] = "scope_constraints", ["--anchor"] = "anchor",
     ["--name"] = "name", ["--reason"] = "reason" },
   gate = {},
+  link = { ["--verification"] = { "verification" }, ["--teaching"] = { "teaching" }, ["--supporting"] = { "supporting" },
+    ["--reason"] = "reason" },
   promote = { ["--verification"] = { "verification" }, ["--teaching"] = { "teaching" }, ["--supporting"] = { "supporting" },
     ["--reason"] = "reason" },
   demote = { ["--counterexample"] = { "counterexamples" }, ["--reason"] = "reason", ["--retire"] = true },

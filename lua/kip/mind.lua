@@ -16,7 +16,7 @@
 local ops = require "kip.mind.ops"
 
 local M = {
-  record = ops.record, distill = ops.distill, gate = ops.gate, promote = ops.promote, demote = ops.demote,
+  record = ops.record, distill = ops.distill, link = ops.link, gate = ops.gate, promote = ops.promote, demote = ops.demote,
   retire = ops.retire, publish_anchor = ops.publish_anchor, events = ops.events,
   context = function(nx, o) return require("kip.mind.context").assemble(nx, o) end,
   anchors = function(dir) return require("kip.mind.anchor").current(dir) end,

@@ -1,6 +1,6 @@
 --- kip.mind.ops — the lifecycle operations of the mind model (seed 004 "Four
 --- Core Operations", "Minimal Interface Surface", Phase-2 events; docs/mind.md):
---- record, distill, gate, promote, demote, retire, publish_anchor, events.
+--- record, distill, link, gate, promote, demote, retire, publish_anchor, events.
 ---
 --- Every write is KIP through the nexus's governed pipeline with ctx.mind_op
 --- set, the mark policies/mind.lua requires before it lets Knowledge change;
@@ -287,6 +287,29 @@ function M.promote(nx, o)
   local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params)
   if werr then return nil, werr end
   return { knowledge = k.name, from = from, to = report.target, gate = report }
+end
+
+--- link{name, supporting?, verification?, teaching? (Evidence refs), reason?, ctx?}:
+--- add evidence to a knowledge item without changing its status
+function M.link(nx, o)
+  local ctx = ctx_for(nx, o, "link")
+  local k = M.knowledge(nx, o.name, ctx)
+  if not k then return err("KIP_3002", ("no Knowledge called %q"):format(tostring(o.name))) end
+  local new, any = {}, false
+  for _, role in ipairs { "supporting", "verification", "teaching" } do
+    local refs, rerr = evidence_refs(nx, ctx, o[role], role)
+    if not refs then return nil, rerr end
+    new[role] = refs
+    any = any or #refs > 0
+  end
+  if not any then return err("KIP_2002", "link needs at least one Evidence ref (supporting, verification or teaching)") end
+  local params = { kn = k.name }
+  local stmts = { event_statement(params, ctx, "linked", k.attributes.status, k.attributes.status, o.reason or "evidence added",
+    { added = new }) }
+  stmts[#stmts + 1] = link_statements(new, params)
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params)
+  if werr then return nil, werr end
+  return { knowledge = k.name, added = new }
 end
 
 --- demote{name, counterexamples (Evidence refs, required), reason, target? ("demoted" | "retired"), ctx?}
