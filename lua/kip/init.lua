@@ -11,8 +11,10 @@ local core = require "kip.core"
 local policy = require "kip.policy"
 local pipeline = require "kip.pipeline"
 local embedder = require "kip.search.embedder"
+local text = require "kip.text"
 
-local M = { core = core, version = core.version, null = core.null, array_mt = core.array_mt }
+local M = { core = core, version = core.version, null = core.null, array_mt = core.array_mt,
+  pretty = text.pretty, result_text = text.result_text, cap_response = text.cap_response }
 
 --- The constructor policy files return: kip.policy{ name=, priority=, pre_check=, post_check= }.
 M.policy = policy.new
@@ -142,82 +144,6 @@ function Nexus:execute(command, params, opts)
   return self:call(req, opts)
 end
 
---- Re-indent JSON text for people, keeping the engine's key order and number
---- spelling exactly (no decode/encode round trip).
-function M.pretty(text, indent)
-  indent = indent or "  "
-  local out, depth, i, n = {}, 0, 1, #text
-  local function nl() out[#out + 1] = "\n" .. indent:rep(depth) end
-  while i <= n do
-    local c = text:sub(i, i)
-    if c == '"' then
-      local j = i + 1
-      while true do
-        local q = text:find('["\\]', j)
-        if not q then j = n break end
-        if text:sub(q, q) == "\\" then j = q + 2 else j = q break end
-      end
-      out[#out + 1] = text:sub(i, j)
-      i = j + 1
-    elseif c == "{" or c == "[" then
-      local close = c == "{" and "}" or "]"
-      if text:sub(i + 1, i + 1) == close then
-        out[#out + 1] = c .. close
-        i = i + 2
-      else
-        out[#out + 1] = c
-        depth = depth + 1
-        nl()
-        i = i + 1
-      end
-    elseif c == "}" or c == "]" then
-      depth = depth - 1
-      nl()
-      out[#out + 1] = c
-      i = i + 1
-    elseif c == "," then
-      out[#out + 1] = ","
-      nl()
-      i = i + 1
-    elseif c == ":" then
-      out[#out + 1] = ": "
-      i = i + 1
-    elseif c:match("%s") then
-      i = i + 1
-    else
-      local j = text:find('[,:%]}%s]', i) or n + 1
-      out[#out + 1] = text:sub(i, j - 1)
-      i = j
-    end
-  end
-  return table.concat(out)
-end
-
---- The raw JSON text of the "result" member of a response text (as the
---- engine wrote it), or nil.
-function M.result_text(resp)
-  local start = resp:match('^{"result":()')
-  if not start then return nil end
-  local depth, i, n = 0, start, #resp
-  while i <= n do
-    local c = resp:sub(i, i)
-    if c == '"' then
-      repeat
-        local q = resp:find('["\\]', i + 1)
-        if not q then return nil end
-        i = resp:sub(q, q) == "\\" and q + 1 or q
-      until resp:sub(q, q) == '"'
-    elseif c == "{" or c == "[" then depth = depth + 1
-    elseif c == "}" or c == "]" then
-      if depth == 0 then return resp:sub(start, i - 1) end
-      depth = depth - 1
-    elseif c == "," and depth == 0 then return resp:sub(start, i - 1)
-    end
-    i = i + 1
-  end
-  return nil
-end
-
 --- Parse a command; returns the AST table or nil, error table.
 function Nexus:parse(command, params)
   return M.parse(command, params)
@@ -233,15 +159,6 @@ function Nexus:explain(command, params)
   local r = core.json_decode(core.explain(self.handle, command, params and core.json_encode(params) or nil))
   if r.error then return nil, r.error end
   return r.result
-end
-
---- A response text over `max` bytes becomes a KIP_4002 error that says how
---- to ask for less (servers cap what one call returns: MCP, HTTP).
-function M.cap_response(text, max)
-  if not max or #text <= max then return text end
-  return core.json_encode { error = { code = "KIP_4002", name = "ResourceExhausted",
-    message = ("the response is %d bytes; one call may return at most %d"):format(#text, max),
-    hint = "Ask for less: add LIMIT n and page with CURSOR (next_cursor), project fields (?x.name) instead of whole elements, or split the batch." } }
 end
 
 --- nil when writable; "requested" (readonly_file) or "not writable" (the

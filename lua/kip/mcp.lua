@@ -139,7 +139,7 @@ function M:call_tool(id, params)
     self.cancelled = nil
     return nil
   end
-  text = require("kip").cap_response(text, self.max_response)
+  text = require("kip.text").cap_response(text, self.max_response)
   -- the KIP response once, as text (the tools publish no outputSchema, so no
   -- structuredContent copy); isError when it is a KIP error
   local is_error = text:sub(1, 9) == '{"error":'

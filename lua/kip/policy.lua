@@ -1,31 +1,26 @@
--- kip.policy — governance policies (ARG Policy Manager): loading policy files
--- into a sandbox, hot reload, running their hooks under an instruction
--- budget, and composing their decisions.
+-- kip.policy — governance policies (ARG Policy Manager): policy files
+-- loaded into the sandbox (kip.sandbox) and hot-reloaded (kip.loader),
+-- their hooks run under the sandbox's limits, their decisions composed.
 --
 -- A policy file returns kip.policy{ name=, priority=, pre_check=, post_check= }
--- (docs/policies.md). It runs in its own environment with whitelisted
--- libraries only: string (without dump), table, math, utf8, lpeg, json
--- {encode, decode}, os.time/clock/date, and the basic functions that cannot
--- reach outside (no io, os.execute, require, load, dofile, debug,
--- getmetatable, collectgarbage). Every hook call has an instruction budget,
--- a memory cap and a string-pattern step budget (the last two bound what
--- one C call can spend: kip_sandbox.c); a hook that fails, loops, exceeds a
--- limit or returns garbage refuses the request (fail closed) with an error
--- naming the policy and the line.
+-- (docs/policies.md). A hook that fails, loops, exceeds a limit or returns
+-- garbage refuses the request (fail closed) with an error naming the
+-- policy and the line.
 local core = require "kip.core"
+local sandbox = require "kip.sandbox"
+local loader = require "kip.loader"
 
 local M = {}
 
 M.STATES = { ALLOW = 1, ALLOW_WITH_REFOCUS = 2, RESTRICT = 3, BLOCK = 4 }
 M.MODES = { normal = 1, prudent = 2, refocus = 3, refusal = 4 }
-M.DEFAULT_BUDGET = 1000000 -- VM instructions per hook call
-M.MEMORY_CAP = 64 * 1024 * 1024 -- bytes a hook call may grow the Lua heap by
-M.PATTERN_STEPS = 20000000 -- string-pattern matching steps per hook call (C-level time)
-M.MAX_REP = 16 * 1024 * 1024 -- longest string string.rep may build in a sandbox
-
-local has_lpeg, lpeg = pcall(require, "lpeg")
-local jit_ok, jit = pcall(require, "jit")
-if not (jit_ok and type(jit) == "table" and jit.off) then jit = nil end
+M.DEFAULT_BUDGET = sandbox.DEFAULT_BUDGET
+M.MEMORY_CAP = sandbox.MEMORY_CAP
+M.PATTERN_STEPS = sandbox.PATTERN_STEPS
+M.MAX_REP = sandbox.MAX_REP
+M.SAFE_STRING = sandbox.SAFE_STRING
+M.copy = sandbox.copy
+local copy = sandbox.copy
 
 --- The constructor policy files call: validates and tags the table.
 function M.new(def)
@@ -39,136 +34,12 @@ function M.new(def)
   return def
 end
 
-local function copy(t, seen)
-  if type(t) ~= "table" then return t end
-  seen = seen or {}
-  if seen[t] then return seen[t] end
-  local c = {}
-  seen[t] = c
-  for k, v in pairs(t) do c[copy(k, seen)] = copy(v, seen) end
-  return setmetatable(c, getmetatable(t) == core.array_mt and core.array_mt or nil)
-end
-M.copy = copy
-
-local pack = table.pack or function(...) return { n = select("#", ...), ... } end
-local unpack = table.unpack or unpack
-local STEP = 1000
--- raised by the instruction hook; the sandbox's pcall/xpcall re-raise it so
--- a policy cannot swallow its own budget exhaustion
-local BUDGET = setmetatable({}, { __tostring = function() return "instruction budget exceeded" end })
-
--- Run fn(...) with an instruction budget; returns ok, first result (or the
--- error carrying a traceback that names the policy file and line). One hook
--- function and one handler serve every call (no per-call closures).
-local used, limit = 0, 0
-local function count_hook()
-  used = used + STEP
-  if used > limit then error(BUDGET, 0) end
-end
-local MEMORY_MSG = ("memory cap exceeded (%d MiB)"):format(math.floor(M.MEMORY_CAP / (1024 * 1024)))
-local function on_error(e)
-  if e == BUDGET then return ("instruction budget exceeded (%d instructions)\n%s"):format(limit, debug.traceback()) end
-  return debug.traceback(tostring(e), 2)
-end
-
--- The string library of sandboxed code: no dump, string.rep bounded, and
--- the pattern functions with a step budget (core.pattern, kip_sandbox.c).
--- It is also the strings' metatable __index while a hook runs, so that
--- ("x"):find(...) is bounded too.
-local SAFE_STRING = {}
-for k, v in pairs(string) do if k ~= "dump" then SAFE_STRING[k] = v end end
-for k, v in pairs(core.pattern) do SAFE_STRING[k] = v end
-function SAFE_STRING.rep(s, n, sep)
-  local len = #tostring(s) + (sep and #tostring(sep) or 0)
-  if type(n) == "number" and n > 0 and len * n > M.MAX_REP then
-    error(("string.rep: result longer than %d bytes"):format(M.MAX_REP), 2)
-  end
-  return string.rep(s, n, sep)
-end
-M.SAFE_STRING = SAFE_STRING
-local string_mt = getmetatable("")
-
--- Run fn(...) under every sandbox limit; returns ok, result-or-message.
-local function budgeted(budget, fn, ...)
-  used, limit = 0, budget
-  local host_index = string_mt.__index
-  string_mt.__index = SAFE_STRING
-  core.sandbox_begin(M.MEMORY_CAP, M.PATTERN_STEPS)
-  debug.sethook(count_hook, "", STEP)
-  local ok, res = xpcall(fn, on_error, ...)
-  debug.sethook()
-  core.sandbox_end()
-  string_mt.__index = host_index
-  -- a memory error skips the message handler; say which limit it was
-  if not ok and res == "not enough memory" then res = MEMORY_MSG end
-  return ok, res
-end
-
-local function guarded(protected)
-  return function(...)
-    local r = pack(protected(...))
-    if not r[1] and r[2] == BUDGET then error(BUDGET, 0) end
-    return unpack(r, 1, r.n)
-  end
-end
-
-local function sandbox_env(name)
-  local env = {
-    string = copy(SAFE_STRING), table = copy(table), math = copy(math), utf8 = utf8 and copy(utf8) or nil,
-    lpeg = has_lpeg and lpeg or nil,
-    json = { encode = core.json_encode, decode = core.json_decode, null = core.null },
-    os = { time = os.time, clock = os.clock, date = os.date },
-    assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, pcall = guarded(pcall),
-    rawequal = rawequal, rawget = rawget, rawlen = rawlen, rawset = rawset, select = select,
-    setmetatable = function(t, mt)
-      if type(t) ~= "table" then error("setmetatable: only tables", 2) end
-      -- finalizers would run later, outside any budget
-      if type(mt) == "table" and (rawget(mt, "__gc") ~= nil or rawget(mt, "__close") ~= nil) then
-        error("setmetatable: __gc and __close are not allowed in policies", 2)
-      end
-      return setmetatable(t, mt)
-    end,
-    tonumber = tonumber, tostring = tostring, type = type, unpack = table.unpack or unpack,
-    xpcall = guarded(xpcall),
-    print = function(...) -- policies log to stderr, never to stdout (protocol channels)
-      local parts = {}
-      for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
-      io.stderr:write("[policy ", name, "] ", table.concat(parts, "\t"), "\n")
-    end,
-  }
-  env._G = env
-  env.kip = { policy = M.new, null = core.null }
-  return env
-end
-
-local function read_file(path)
-  local f, err = io.open(path, "rb")
-  if not f then return nil, err end
-  local text = f:read("a") or f:read("*a")
-  f:close()
-  return text
-end
-
 --- Load one policy file into a sandbox. Returns the policy table or nil, message.
 function M.load_file(path, budget)
-  local text, err = read_file(path)
-  if not text then return nil, "cannot read policy " .. path .. ": " .. tostring(err) end
-  if text:sub(1, 4) == "\27Lua" or text:sub(1, 3) == "\27LJ" then
-    return nil, path .. ": precompiled bytecode is not accepted"
-  end
   local name = path:match("([^/]+)%.lua$") or path
-  local env = sandbox_env(name)
-  local chunk, cerr
-  if setfenv then
-    chunk, cerr = loadstring(text, "@" .. path)
-    if chunk then setfenv(chunk, env) end
-  else
-    chunk, cerr = load(text, "@" .. path, "t", env)
-  end
-  if not chunk then return nil, cerr end
-  if jit then jit.off(chunk, true) end -- hooks do not fire inside compiled traces
-  local ok, p = budgeted(budget or M.DEFAULT_BUDGET, chunk)
-  if not ok then return nil, tostring(p):match("^[^\n]*") end
+  local env = sandbox.env("policy " .. name, { kip = { policy = M.new, null = core.null } })
+  local p, text = sandbox.load_file(path, env, budget)
+  if not p then return nil, (tostring(text):gsub("^cannot read ", "cannot read policy ")) end
   if type(p) ~= "table" or not p.__kip_policy then
     return nil, path .. ": a policy file must return kip.policy{...}"
   end
@@ -180,7 +51,7 @@ end
 function M.call(p, hook, budget, ...)
   local fn = p[hook]
   if not fn then return true, nil end
-  local ok, res = budgeted(budget or p.budget or M.DEFAULT_BUDGET, fn, ...)
+  local ok, res = sandbox.run(budget or p.budget or M.DEFAULT_BUDGET, fn, ...)
   if not ok then
     -- the first line names the file and line; the traceback goes to the log
     local msg = tostring(res)
@@ -255,87 +126,29 @@ function M.check_decision(p, d)
 end
 
 -- ------------------------------------------------------------ the set
-local Set = {}
-Set.__index = Set
-
 --- A set of named policies found in dirs (searched in order), reloaded when
 --- their files change (checked at most once per `interval` seconds).
+--- :list() gives them in priority order (lower first); :missing() names one
+--- that could not be loaded at all (every request then fails closed).
 function M.set(opts)
-  local s = setmetatable({
-    names = opts.names or { "default" }, dirs = opts.dirs or {}, interval = opts.interval or 1,
-    budget = opts.budget or M.DEFAULT_BUDGET, policies = {}, errors = {}, checked = -math.huge,
-    clock = opts.clock or os.time, log = opts.log or function(msg) io.stderr:write("kip: ", msg, "\n") end,
-  }, Set)
-  s:reload(true)
+  local budget = opts.budget or M.DEFAULT_BUDGET
+  local s = loader.set { names = opts.names or { "default" }, dirs = opts.dirs, interval = opts.interval,
+    clock = opts.clock, log = opts.log, what = "policy", load = function(path) return M.load_file(path, budget) end }
+  local list = s.list
+  s.policies = s.objects
+  function s:list()
+    self:reload(false)
+    self.policies = self.objects
+    if self.sorted_for == self.objects then return self.sorted end -- no reload pass since the last sort
+    local out = list(self)
+    table.sort(out, function(a, b)
+      if a.priority ~= b.priority then return a.priority < b.priority end
+      return a.name < b.name
+    end)
+    self.sorted, self.sorted_for = out, self.objects
+    return out
+  end
   return s
-end
-
-local function find(dirs, name)
-  if name:find("/") then return name end
-  for _, d in ipairs(dirs) do
-    local p = d .. "/" .. name .. ".lua"
-    local f = io.open(p, "r")
-    if f then f:close() return p end
-  end
-  return nil
-end
-
---- Reload changed files; a file that fails to load keeps the previous
---- version active and the error is reported. force: reload regardless of time.
-function Set:reload(force)
-  local now = self.clock()
-  if not force and now - self.checked < self.interval then return end
-  self.checked = now
-  local loaded = {}
-  for _, name in ipairs(self.names) do
-    local old = self.policies[name]
-    local path = find(self.dirs, name)
-    if not path then
-      self.errors[name] = "policy '" .. name .. "' not found in " .. table.concat(self.dirs, ", ")
-      if force then self.log(self.errors[name]) end
-      loaded[name] = old
-    else
-      local text = read_file(path)
-      if old and text == old.source then
-        loaded[name] = old
-      else
-        local p, err = M.load_file(path, self.budget)
-        if p then
-          loaded[name] = p
-          self.errors[name] = nil
-        else
-          loaded[name] = old
-          self.errors[name] = err
-          self.log(err .. (old and " (keeping the previous version)" or ""))
-        end
-      end
-    end
-  end
-  self.policies = loaded
-  self.sorted = nil
-end
-
---- Active policies in priority order (lower first).
-function Set:list()
-  self:reload(false)
-  if self.sorted then return self.sorted end
-  local out = {}
-  for _, name in ipairs(self.names) do
-    if self.policies[name] then out[#out + 1] = self.policies[name] end
-  end
-  table.sort(out, function(a, b)
-    if a.priority ~= b.priority then return a.priority < b.priority end
-    return a.name < b.name
-  end)
-  self.sorted = out
-  return out
-end
-
---- A policy that could not be loaded at all makes every request fail closed.
-function Set:missing()
-  for _, name in ipairs(self.names) do
-    if not self.policies[name] then return self.errors[name] or ("policy '" .. name .. "' is not loaded") end
-  end
 end
 
 return M

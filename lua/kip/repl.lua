@@ -7,6 +7,7 @@
 -- the offending column. Without a terminal it reads commands from stdin and
 -- prints their results (a script runner).
 local core = require "kip.core"
+local jsontext = require "kip.text"
 local capsule = require "kip.capsule"
 
 local M = {}
@@ -208,8 +209,8 @@ function Repl:run_command(text)
       self:print(M.table(resp.result, heads, cols))
     end
   else
-    local r = require("kip").result_text(raw)
-    self:print(r and require("kip").pretty(r) or core.json_encode(resp.result, true))
+    local r = jsontext.result_text(raw)
+    self:print(r and jsontext.pretty(r) or core.json_encode(resp.result, true))
   end
   if resp.next_cursor then self:print("next_cursor: " .. resp.next_cursor) end
   for _, w in ipairs(resp.warnings or {}) do self:print("warning: " .. w) end
