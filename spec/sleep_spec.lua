@@ -328,6 +328,38 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       for _, e in ipairs(report.errors) do assert.equal("KIP_3004", e.error.code) end
     end)
 
+    it("runs an operator's phase file in the sandbox, and survives a broken or runaway one", function()
+      local dir = os.tmpname()
+      os.remove(dir)
+      os.execute("mkdir -p " .. dir)
+      local function file(name, text)
+        local f = assert(io.open(dir .. "/" .. name, "w"))
+        f:write(text)
+        f:close()
+        return dir .. "/" .. name
+      end
+      local good = file("notes.lua", [[return { name = "notes", title = "Count notes", run = function(c)
+        local s = sleep.snapshot.take(c)
+        local n = 0
+        for _, e in ipairs(s.concepts) do if e.type == "Note" then n = n + 1 end end
+        c:flag("notes", n .. " notes")
+        return { notes = n }
+      end }]])
+      local bad = file("bad.lua", [[return { name = "bad", run = function(c) return io.open("/etc/passwd") end }]])
+      local loop = file("loop.lua", [[return { name = "loop", run = function(c) while true do c:flag("x", "y") end end }]])
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "N1"} } } WITH METADATA { source: "spec", author: "spec" }]])
+      sleep.PHASE_BUDGET = 1000000
+      local report = run(nx(), { phases = { good, bad, loop, "orphans" } })
+      sleep.PHASE_BUDGET = 2000000000
+      assert.equal(1, report.phases[1].counts.notes)
+      assert.truthy(report.phases[2].counts.failed)
+      assert.truthy(flagged(report, "bad.lua.*io") or flagged(report, "phase failed"))
+      assert.truthy(report.phases[3].counts.failed)
+      assert.truthy(flagged(report, "instruction budget"))
+      assert.equal("orphans", report.phases[4].phase)
+      os.execute("rm -rf " .. dir)
+    end)
+
     it("refuses a malformed clock", function()
       assert.has_error(function() run(nx(), { now = "yesterday" }) end)
     end)

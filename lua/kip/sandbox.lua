@@ -74,7 +74,13 @@ local string_mt = getmetatable("")
 
 --- Run fn(...) under every sandbox limit (instructions, memory, pattern
 --- steps); returns ok, result-or-message (the message names file and line).
+local depth = 0
 function M.run(budget, fn, ...)
+  -- a sandboxed call may lead to another (an operator's sleep phase writes,
+  -- the policies check the write): the inner one runs under its own limits,
+  -- then the outer one's are put back (its instruction count continues)
+  local outer_used, outer_limit = used, limit
+  depth = depth + 1
   used, limit = 0, budget
   local host_index = string_mt.__index
   string_mt.__index = SAFE_STRING
@@ -84,6 +90,12 @@ function M.run(budget, fn, ...)
   debug.sethook()
   core.sandbox_end()
   string_mt.__index = host_index
+  depth = depth - 1
+  if depth > 0 then
+    used, limit = outer_used, outer_limit
+    core.sandbox_begin(M.MEMORY_CAP, M.PATTERN_STEPS)
+    debug.sethook(count_hook, "", STEP)
+  end
   -- a memory error skips the message handler; say which limit it was
   if not ok and res == "not enough memory" then res = MEMORY_MSG end
   return ok, res

@@ -9,8 +9,9 @@
 ---
 --- opts: now (ISO-8601 UTC; default the clock), dry_run (list the intended
 --- commands, change nothing), phases (names or phase tables, default
---- sleep.PHASES; an operator replaces or adds a phase by naming a module
---- that returns {name=, title=, run=function(cycle) -> counts}), hooks
+--- sleep.PHASES; an operator replaces or adds a phase by naming a file
+--- path ending in .lua that returns {name=, title=, run=function(cycle) ->
+--- counts}: it runs in the shared sandbox, see load_phase_file), hooks
 --- (judgment steps: classify, consolidate, duplicates, contradiction, task;
 --- without one a rule decides what it can and flags the rest), trigger,
 --- progress(phase, title, counts, seconds) after each phase.
@@ -23,13 +24,39 @@ local M = {}
 M.PHASES = { "assess", "tasks", "unsorted", "orphans", "events", "duplicates", "contradictions", "decay", "domains",
   "ttl", "finalize" }
 
+M.PHASE_BUDGET = 2000000000 -- VM instructions an operator's phase file may spend per cycle
+
+-- An operator's phase file (a path ending in .lua): loaded into the shared
+-- sandbox (kip.sandbox: no io, no require, limits) with the cycle's helper
+-- modules as globals — sleep.snapshot, sleep.rules, sleep.cycle — and run
+-- under its budget; it returns {name=, title=, run=function(c) ... end}.
+local function load_phase_file(path)
+  local sandbox = require "kip.sandbox"
+  local env = sandbox.env("sleep phase " .. path, {
+    sleep = { snapshot = require "kip.sleep.snapshot", rules = require "kip.sleep.rules", cycle = require "kip.sleep.cycle" },
+    kip = { null = require("kip.core").null },
+  })
+  local phase, err = sandbox.load_file(path, env)
+  if not phase then error(("sleep: phase file %s: %s"):format(path, tostring(err)), 0) end
+  if type(phase) ~= "table" or type(phase.run) ~= "function" or type(phase.name) ~= "string" then
+    error(("sleep: phase file %s must return {name=, run=function(cycle) ... end}"):format(path), 0)
+  end
+  local run = phase.run
+  return { name = phase.name, title = phase.title or phase.name, run = function(c)
+    local ok, res = sandbox.run(M.PHASE_BUDGET, run, c)
+    if not ok and tostring(res):match("^budget reached") then error(cycle.BUDGET, 0) end
+    if not ok then error(tostring(res):match("^[^\n]*"), 0) end
+    return res
+  end }
+end
+
 local function load_phase(p)
   if type(p) == "table" then return p end
+  if type(p) == "string" and p:match("%.lua$") then return load_phase_file(p) end
   local ok, mod = pcall(require, "kip.sleep.phases." .. p)
   if ok then return mod end
-  local ok2, mod2 = pcall(require, p) -- an operator's module
-  if ok2 and type(mod2) == "table" and mod2.run then return mod2 end
-  error(("sleep: unknown phase %q (built in: %s)"):format(tostring(p), table.concat(M.PHASES, ", ")), 0)
+  error(("sleep: unknown phase %q (built in: %s; or a path to a phase file ending in .lua)"):format(tostring(p),
+    table.concat(M.PHASES, ", ")), 0)
 end
 
 -- the clock of an interrupted cycle to resume (its SleepCycle is still
