@@ -53,7 +53,4 @@ int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim);
 int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,
                        search_hits *h);
 
-/* search_rank.c: the FTS5 function kip_rank() */
-int kip_register_rank_function(sqlite3 *db);
-
 #endif

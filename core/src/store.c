@@ -11,7 +11,6 @@
 */
 #include "store.h"
 #include "compile.h"
-#include "search.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -153,6 +153,8 @@ int kip_protection(const char *type, const char *name);
 
 /* sqlfunc.c: register KIP value semantics as SQL functions */
 int kip_register_sql_functions(kip_nexus *nx);
+/* search_rank.c: the FTS5 ranking function kip_rank() of keyword SEARCH */
+int kip_register_rank_function(sqlite3 *db);
 void kip_free_sql_state(kip_nexus *nx);
 
 /* monotonic clock in microseconds */
