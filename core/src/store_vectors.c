@@ -103,6 +103,7 @@ static int write_vectors(kip_nexus *nx, pending_row *rows, int n, const float *v
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(nx->db, "SELECT version FROM element WHERE id = ?1", -1, &ver, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(nx->db, "DELETE FROM search_vector_pending WHERE id = ?1", -1, &done, NULL);
   for (int i = 0; rc == SQLITE_OK && i < n; i++) {
+    int gone = 0;
     if (check_version) { /* changed since it was read: it is queued again, leave it */
       sqlite3_bind_int64(ver, 1, rows[i].id);
       int r = sqlite3_step(ver);
@@ -113,9 +114,10 @@ static int write_vectors(kip_nexus *nx, pending_row *rows, int n, const float *v
         break;
       }
       if (!same && r == SQLITE_ROW) continue;
+      gone = r == SQLITE_DONE; /* deleted meanwhile: no vector may outlive it */
     }
     sqlite3_stmt *st = del;
-    if (rows[i].kind && quantise(vecs + (size_t)i * (size_t)dim, dim, q)) {
+    if (!gone && rows[i].kind && quantise(vecs + (size_t)i * (size_t)dim, dim, q)) {
       st = put;
       sqlite3_bind_int(put, 1, rows[i].prop);
       sqlite3_bind_text(put, 2, rows[i].kind, -1, SQLITE_STATIC);
