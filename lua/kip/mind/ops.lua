@@ -131,8 +131,11 @@ end
 local function link_statements(links, params)
   local parts = {}
   local i = 0
-  for role, names in pairs(links) do
-    for _, n in ipairs(names) do
+  local roles = {}
+  for role in pairs(links) do roles[#roles + 1] = role end
+  table.sort(roles)
+  for _, role in ipairs(roles) do
+    for _, n in ipairs(links[role]) do
       i = i + 1
       params["ev" .. i] = n
       parts[#parts + 1] = ('PROPOSITION ?l%d { ({type: "Evidence", name: :ev%d}, %s, {type: "Knowledge", name: :kn}) }')

@@ -98,14 +98,22 @@ function M.classify(s, e)
   return nil
 end
 
+--- the keys of t (nil: none), sorted: deterministic command texts
+function M.sorted_keys(t)
+  local keys = {}
+  for k in pairs(t or {}) do keys[#keys + 1] = k end
+  table.sort(keys)
+  return keys
+end
+
 --- Writes that leave the concept's own metadata (its provenance) alone:
 --- a new link carries its own metadata; attributes change by UPDATE.
 function M.add_link(c, from, predicate, to, source, why, extra_meta)
   local meta = { 'source: :src', 'author: "$system"', 'created_at: :now' }
   local params = { st = from.type, sn = from.name, ot = to.type, on = to.name, src = source, now = c.now }
-  for k, v in pairs(extra_meta or {}) do
+  for _, k in ipairs(M.sorted_keys(extra_meta)) do
     meta[#meta + 1] = k .. ": :m_" .. k
-    params["m_" .. k] = v
+    params["m_" .. k] = extra_meta[k]
   end
   return c:write("UPSERT { PROPOSITION ?l { ({type: :st, name: :sn}, " .. require("kip.sleep.cycle").lit(predicate) ..
     ", {type: :ot, name: :on}) } } WITH METADATA { " .. table.concat(meta, ", ") .. " }", params, why)
@@ -122,7 +130,7 @@ end
 function M.move_to_domain(c, s, e, domain, source, why)
   local has = s:domains(e.id)
   if not has[domain] then M.add_link(c, e, "belongs_to_domain", { type = "Domain", name = domain }, source, why) end
-  for name in pairs(has) do
+  for _, name in ipairs(M.sorted_keys(has)) do
     if name ~= domain then
       c:write([[DELETE PROPOSITIONS ?l WHERE { ?l ({type: :t, name: :n}, "belongs_to_domain", {type: "Domain", name: :d}) }]],
         { t = e.type, n = e.name, d = name }, why)
@@ -139,10 +147,10 @@ function M.archive(c, s, e, why, extra)
     sets = { 'status: "archived"', "archived_at: :now", 'archived_by: "$system"' }
     params.now = c.now
   end
-  for k, v in pairs(extra or {}) do
-    if a[k] ~= v then
+  for _, k in ipairs(M.sorted_keys(extra)) do
+    if a[k] ~= extra[k] then
       sets[#sets + 1] = k .. ": :x_" .. k
-      params["x_" .. k] = v
+      params["x_" .. k] = extra[k]
     end
   end
   -- the Domain first, the status last: the status is what takes the item out

@@ -37,7 +37,10 @@ function M.read(c)
       s.by_key[key(e.type, e.name)] = e
     end
   end
-  for p in pairs(s.predicates) do
+  local preds = {}
+  for p in pairs(s.predicates) do preds[#preds + 1] = p end
+  table.sort(preds) -- a deterministic order: the same run gives the same decision log
+  for _, p in ipairs(preds) do
     local rows = c:read_all("FIND(?l) WHERE { ?l (?s, " .. cycle.lit(p) .. ", ?o) } LIMIT 1000")
     for _, l in ipairs(rows) do
       s.links[#s.links + 1] = l

@@ -26,8 +26,11 @@ local function agree(group)
   for i = 1, #group do
     for j = i + 1, #group do
       local a, b = group[i].attributes or {}, group[j].attributes or {}
-      for k, v in pairs(a) do
-        if k ~= "aliases" and b[k] ~= nil and not same(v, b[k]) then return false, k end
+      local keys = {}
+      for k in pairs(a) do keys[#keys + 1] = k end
+      table.sort(keys) -- the same conflict is named every run
+      for _, k in ipairs(keys) do
+        if k ~= "aliases" and b[k] ~= nil and not same(a[k], b[k]) then return false, k end
       end
     end
   end
