@@ -28,6 +28,17 @@ end
 
 local function block(msg) return { state = "BLOCK", reasons = { msg } } end
 
+local GUARDED = { "Knowledge", "KnowledgeEvent", "supports", "verifies", "counterexample_of", "teaches", "event_of" }
+
+-- the write guards: outside an operation nothing of the mind model may be
+-- written but new Evidence; inside one, events and evidence stay append-only
+local function guards(ctx)
+  if ctx.mind_op then
+    return { state = "RESTRICT", constraints = { append_only = { "KnowledgeEvent", "Evidence" } } }
+  end
+  return { state = "RESTRICT", constraints = { write_protected = GUARDED, append_only = { "Evidence" } } }
+end
+
 return kip.policy {
   name = "mind",
   priority = 20,
@@ -48,7 +59,7 @@ return kip.policy {
       if KNOWLEDGE_LINKS[p.predicate] then touches = true end
     end
     if req.kind ~= "UPSERT" and (reads_type(req, "Knowledge") or reads_type(req, "Evidence")) then touches = true end
-    if not touches then return nil end
+    if not touches then return guards(ctx) end
     local op = ctx.mind_op
     if not op then
       return block("Knowledge, its evidence and links and its events change only through the lifecycle operations " ..
@@ -61,6 +72,6 @@ return kip.policy {
           "(set by the host — kip --role reviewer, or an authenticated HTTP header), not a request field")
       end
     end
-    return nil
+    return guards(ctx)
   end,
 }

@@ -167,6 +167,20 @@ describe("mind model", function()
       refused('DELETE CONCEPT ?e DETACH WHERE { ?e {type: "Evidence", name: :n} }', { n = e })
       refused('UPDATE ?e SET ATTRIBUTES { content: "never mind" } WHERE { ?e {type: "Evidence", name: :n} }', { n = e })
       assert.equal("candidate", ok(mind.gate(nx, { name = k.knowledge })).status)
+      -- nor by id, through a cascade or a merge: the core's write guards refuse every row
+      local kid = nx:execute('FIND(?k.id) WHERE { ?k {type: "Knowledge", name: :n} }', { n = k.knowledge }).result[1]
+      local eid = nx:execute('FIND(?e.id) WHERE { ?e {type: "Evidence", name: :n} }', { n = e }).result[1]
+      local err2 = refused('UPDATE ?k SET ATTRIBUTES { status: "canonical" } WHERE { ?k {id: :id} }', { id = kid })
+      assert.equal("KIP_4004", err2.code)
+      assert.matches("Knowledge", err2.message)
+      refused('UPSERT { CONCEPT ?k { {id: :id} SET ATTRIBUTES { status: "canonical" } } } WITH METADATA { source: "a", author: "b" }', { id = kid })
+      refused('DELETE CONCEPT ?x DETACH WHERE { ?x {id: :id} }', { id = eid })
+      refused('DELETE CONCEPT ?x DETACH WHERE { ?x {id: :id} }', { id = kid })
+      local _ = nx:execute([[UPSERT { CONCEPT ?n { {type: "Evidence", name: "ev:twin"} SET ATTRIBUTES { content: "x" } } }
+        WITH METADATA { source: "a", author: "b" }]], nil, { ctx = agent })
+      refused('MERGE CONCEPT ?a INTO ?b WHERE { ?a {type: "Evidence", name: "ev:twin"} ?b {id: :id} }', { id = eid })
+      assert.equal("candidate", ok(mind.gate(nx, { name = k.knowledge })).status)
+      assert.equal(1, ok(mind.gate(nx, { name = k.knowledge })).counts.supporting)
       -- events are append-only, for everyone, even inside an operation
       local ev = ok(mind.events(nx, { name = k.knowledge }))[1].event
       for _, who in ipairs { agent, reviewer, { actor = "op", roles = { "reviewer" }, mind_op = "promote" } } do

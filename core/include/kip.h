@@ -106,6 +106,11 @@ typedef struct kip_call_options {
   const char *eligibility_params; /* JSON object for :placeholders in it */
   const char *const *forbidden_types;      /* NULL-terminated concept types */
   const char *const *forbidden_predicates; /* NULL-terminated predicates */
+  /* Write guards (readable, not writable), enforced on every row a command
+  ** writes — UPSERT by name or id, UPDATE, DELETE with its cascades, MERGE
+  ** repointing — whatever the query that found it: */
+  const char *const *write_protected; /* NULL-terminated types/predicates: no insert, update or delete */
+  const char *const *append_only;     /* NULL-terminated types/predicates: inserted, never updated or deleted */
   int write_denied;               /* refuse KML (KIP_4004 PolicyDenied) */
   const kip_command_hooks *hooks; /* per-command governance hooks, or NULL */
 } kip_call_options;

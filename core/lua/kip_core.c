@@ -12,7 +12,7 @@
 **   core.describe(command [, params_json]) -> json text (policy request description)
 **   nexus:call_json(request_json [, opts]) -> response json; opts: readonly,
 **     deadline_ms, max_rows, max_hops, eligibility, eligibility_params,
-**     forbidden_types, forbidden_predicates, write_denied, and the per-command
+**     forbidden_types, forbidden_predicates, write_protected, append_only, write_denied, and the per-command
 **     governance hooks before(index, command, params_json) / after(index, response_json),
 **     and interrupted() -> true to cancel (polled every 20 ms at most)
 **   core.explain(nexus, command [, params_json]) -> json text
@@ -238,6 +238,11 @@ static int hook_before(void *ud, int index, const char *command, size_t len, con
   else free(ft);
   if (fp && h->nlists < 512) o->forbidden_predicates = h->lists[h->nlists++] = fp;
   else free(fp);
+  const char **wp = opt_strlist(L, t, "write_protected"), **ao = opt_strlist(L, t, "append_only");
+  if (wp && h->nlists < 512) o->write_protected = h->lists[h->nlists++] = wp;
+  else free(wp);
+  if (ao && h->nlists < 512) o->append_only = h->lists[h->nlists++] = ao;
+  else free(ao);
   return 0;
 }
 
@@ -295,6 +300,9 @@ static int l_call_json(lua_State *L) {
   const char **ft = opt_strlist(L, 3, "forbidden_types"), **fp = opt_strlist(L, 3, "forbidden_predicates");
   o.forbidden_types = ft;
   o.forbidden_predicates = fp;
+  const char **wp = opt_strlist(L, 3, "write_protected"), **ao = opt_strlist(L, 3, "append_only");
+  o.write_protected = wp;
+  o.append_only = ao;
   lhooks h;
   memset(&h, 0, sizeof h);
   kip_command_hooks hooks = {&h, hook_before, hook_after, hook_interrupted};
@@ -312,6 +320,8 @@ static int l_call_json(lua_State *L) {
   for (int i = 0; i < h.nlists; i++) free(h.lists[i]);
   free(ft);
   free(fp);
+  free(wp);
+  free(ao);
   if (!resp) return luaL_error(L, "out of memory");
   lua_pushstring(L, resp);
   kip_free(resp);

@@ -81,6 +81,8 @@ static int execute_command(kip_nexus *nx, const char *text, size_t len, const js
     nx->max_rows = opt && opt->max_rows > 0 ? opt->max_rows : KIP_DEFAULT_MAX_ROWS;
     nx->max_hops = opt && opt->max_hops > 0 ? opt->max_hops : KIP_DEFAULT_MAX_HOPS;
     nx->deadline_us = kip_now_us() + (int64_t)deadline * 1000;
+    nx->write_protected = opt ? opt->write_protected : NULL;
+    nx->append_only = opt ? opt->append_only : NULL;
     int rc;
     if (cmd->is_kml) {
       kip_stamp_now(nx);
@@ -96,6 +98,7 @@ static int execute_command(kip_nexus *nx, const char *text, size_t len, const js
       rc = dispatch(&c, cmd);
     }
     nx->deadline_us = 0;
+    nx->write_protected = nx->append_only = NULL;
     kip_scope_end(nx);
     if (rc) {
       write_error_response(out, &err);

@@ -554,6 +554,24 @@ static void fn_search_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   kip_buf_free(&b);
 }
 
+/* kip_write_refused(type_or_predicate, changes): 1 when the running
+** command's write guards refuse writing a row of that kind — changes = 0 for
+** an insert (write_protected), 1 for an update or delete (write_protected
+** or append_only). The guard triggers (store.c) raise KIP_4004 on it. */
+static int listed(const char *const *list, const char *kind) {
+  for (; list && *list; list++)
+    if (!strcmp(*list, kind)) return 1;
+  return 0;
+}
+
+static void fn_write_refused(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  kip_nexus *nx = sqlite3_user_data(ctx);
+  const char *kind = argc == 2 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
+  int refused = kind && (listed(nx->write_protected, kind) || (sqlite3_value_int(argv[1]) && listed(nx->append_only, kind)));
+  if (refused) snprintf(nx->guard_hit, sizeof nx->guard_hit, "%s", kind);
+  sqlite3_result_int(ctx, refused);
+}
+
 int kip_register_sql_functions(kip_nexus *nx) {
   static int which[3] = {0, 1, 2};
   sqlite3 *db = nx->db;
@@ -571,5 +589,6 @@ int kip_register_sql_functions(kip_nexus *nx) {
   rc |= sqlite3_create_function(db, "kip_avg", 1, f, NULL, NULL, agg_step, avg_final);
   rc |= sqlite3_create_function(db, "kip_kv_json", 1, f, NULL, fn_kv_json, NULL, NULL);
   rc |= sqlite3_create_function(db, "kip_search_text", -1, f, NULL, fn_search_text, NULL, NULL);
+  rc |= sqlite3_create_function(db, "kip_write_refused", 2, SQLITE_UTF8, nx, fn_write_refused, NULL, NULL);
   return rc;
 }

@@ -287,6 +287,22 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
     rc = sqlite3_prepare_v3(nx->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &nx->stmts[i], NULL);
     if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "preparing statements");
   }
+  /* the write guards (kip_call_options.write_protected / append_only): TEMP
+  ** triggers of this connection, so every row a command writes is checked,
+  ** whichever statement writes it */
+  if (!nx->readonly_file &&
+      exec_sql(nx,
+               "CREATE TEMP TRIGGER kip_guard_insert BEFORE INSERT ON main.element "
+               "WHEN kip_write_refused(coalesce(NEW.type, NEW.predicate), 0) "
+               "BEGIN SELECT RAISE(ABORT, 'KIP_4004: write-protected'); END;"
+               "CREATE TEMP TRIGGER kip_guard_update BEFORE UPDATE ON main.element "
+               "WHEN kip_write_refused(coalesce(OLD.type, OLD.predicate), 1) "
+               "BEGIN SELECT RAISE(ABORT, 'KIP_4004: write-protected'); END;"
+               "CREATE TEMP TRIGGER kip_guard_delete BEFORE DELETE ON main.element "
+               "WHEN kip_write_refused(coalesce(OLD.type, OLD.predicate), 1) "
+               "BEGIN SELECT RAISE(ABORT, 'KIP_4004: write-protected'); END;",
+               err, "installing the write guards"))
+    return err->code;
   /* index what a migration or another tool wrote */
   if (!nx->readonly_file) {
     sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
@@ -399,6 +415,11 @@ int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
     return kip_err(err, KIP_E_INTERNAL, "Check the disk, the file system and the file's permissions; this command was rolled back.",
                    "I/O error while %s: %s", what, sqlite3_errstr(rc));
   const char *m = nx->db ? sqlite3_errmsg(nx->db) : "";
+  if (!strncmp(m, "KIP_4004: write-protected", 25))
+    return kip_err(err, KIP_E_DENIED,
+                   "The governance policy protects these elements from this caller: use the operations that own them "
+                   "(e.g. kip mind … for Knowledge).",
+                   "the write touches \"%s\", which the governance policy protects from this write while %s", nx->guard_hit, what);
   if (!strncmp(m, "KIP_4002: ", 10))
     return kip_err(err, KIP_E_RESOURCE, "Lower the hop range or anchor the path closer to its target.", "%s", m + 10);
   if (nx->regex_error)

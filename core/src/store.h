@@ -49,6 +49,9 @@ struct kip_nexus {
   int64_t id_next;               /* next id of the transaction's run (store_ids.c) */
   int id_left;                   /* ids left in it; 0 = take a new run */
   int64_t id_taken;              /* ids the transaction took (units first, then extents) */
+  const char *const *write_protected; /* the running command's write guards (kip_call_options) */
+  const char *const *append_only;
+  char guard_hit[256];           /* what the last refused write was (its type or predicate) */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
 };

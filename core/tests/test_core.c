@@ -328,7 +328,63 @@ static void test_ids(void) {
   remove_db(path);
 }
 
+/* write guards (kip_call_options.write_protected / append_only): every row
+** a command writes is checked — by name, by id, in cascades — reads are not */
+static char *call_guarded(kip_nexus *nx, const char *req, const char *const *protected_, const char *const *append) {
+  kip_call_options o;
+  memset(&o, 0, sizeof o);
+  o.write_protected = protected_;
+  o.append_only = append;
+  return kip_call_json(nx, req, strlen(req), &o);
+}
+
+static void test_write_guards(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  temp_path(path);
+  kip_nexus *nx;
+  kip_error e;
+  int rc = kip_open(path, NULL, &nx, &e);
+  CHECK(rc == 0, "open: %s", e.message);
+  if (rc) return;
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?t { {type: \\\"$ConceptType\\\", name: \\\"Secret\\\"} } "
+                "CONCEPT ?u { {type: \\\"$ConceptType\\\", name: \\\"Log\\\"} } }\"}", 0));
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?s { {type: \\\"Secret\\\", name: \\\"s1\\\"} SET ATTRIBUTES { v: 1 } } "
+                "CONCEPT ?l { {type: \\\"Log\\\", name: \\\"l1\\\"} } }\"}", 0));
+  const char *const prot[] = {"Secret", NULL}, *const app[] = {"Log", NULL};
+  char *r = call_guarded(nx, "{\"command\":\"FIND(?s.attributes.v) WHERE { ?s {type: \\\"Secret\\\"} }\"}", prot, app);
+  CHECK(strstr(r, "\"result\":[1]") != NULL, "guarded types stay readable: %s", r);
+  free(r);
+  r = call_guarded(nx, "{\"command\":\"UPDATE ?s SET ATTRIBUTES { v: 2 } WHERE { ?s {type: \\\"Secret\\\"} }\"}", prot, app);
+  CHECK(strstr(r, "KIP_4004") && strstr(r, "Secret"), "update refused, naming the type: %s", r);
+  free(r);
+  r = call(nx, "{\"command\":\"FIND(?s.id) WHERE { ?s {type: \\\"Secret\\\"} }\"}", 0);
+  char id[64] = "";
+  const char *q = strstr(r, "\"C:");
+  if (q) sscanf(q + 1, "%63[^\"]", id);
+  free(r);
+  char req[512];
+  snprintf(req, sizeof req, "{\"command\":\"DELETE CONCEPT ?s DETACH WHERE { ?s {id: \\\"%s\\\"} }\"}", id);
+  r = call_guarded(nx, req, prot, app);
+  CHECK(strstr(r, "KIP_4004") != NULL, "delete by id refused: %s", r);
+  free(r);
+  r = call_guarded(nx, "{\"command\":\"UPSERT { CONCEPT ?l { {type: \\\"Log\\\", name: \\\"l2\\\"} } }\"}", prot, app);
+  CHECK(strstr(r, "upsert_concept_nodes") != NULL, "append-only: inserts pass: %s", r);
+  free(r);
+  r = call_guarded(nx, "{\"command\":\"UPDATE ?l SET ATTRIBUTES { x: 1 } WHERE { ?l {type: \\\"Log\\\", name: \\\"l1\\\"} }\"}", prot, app);
+  CHECK(strstr(r, "KIP_4004") != NULL, "append-only: updates refused: %s", r);
+  free(r);
+  r = call(nx, "{\"command\":\"FIND(?s.attributes.v, ?s.metadata._version) WHERE { ?s {type: \\\"Secret\\\"} }\"}", 0);
+  CHECK(strstr(r, "[[1],[1]]") != NULL, "nothing written: %s", r);
+  free(r);
+  r = call(nx, "{\"command\":\"UPDATE ?s SET ATTRIBUTES { v: 3 } WHERE { ?s {type: \\\"Secret\\\"} }\"}", 0);
+  CHECK(strstr(r, "\"updated\":1") != NULL, "without guards the write passes: %s", r);
+  free(r);
+  kip_close(nx);
+  remove_db(path);
+}
+
 int main(void) {
+  test_write_guards();
   test_lexer();
   test_parser();
   test_nexus();

@@ -111,6 +111,8 @@ function M.call_options(nx, set, ctx, opts)
       eligibility_params = k.eligibility and core.json_encode(params) or nil,
       forbidden_types = k.forbidden_types,
       forbidden_predicates = k.forbidden_predicates,
+      write_protected = k.write_protected,
+      append_only = k.append_only,
       write_denied = k.write_allowed == false or nil,
     }
     local b = k.budgets or {}

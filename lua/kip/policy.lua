@@ -96,6 +96,8 @@ function M.compose(decisions)
     if k.eligibility then elig[#elig + 1] = "(" .. k.eligibility .. ")" end
     c.forbidden_types = list_union(c.forbidden_types, k.forbidden_types)
     c.forbidden_predicates = list_union(c.forbidden_predicates, k.forbidden_predicates)
+    c.write_protected = list_union(c.write_protected, k.write_protected)
+    c.append_only = list_union(c.append_only, k.append_only)
     if k.write_allowed == false then c.write_allowed = false end
     if k.budgets then
       c.budgets = c.budgets or {}

@@ -76,8 +76,10 @@ M.DEFAULTS = {
   decay_slow_min_evidence = 3,
   reinforcement_window_days = 14,
   assertion_predicates = { prefers = true, learned = true },
+  -- (and the mind model's evidence links: citations, not memories to fade)
   provenance_predicates = { derived_from = true, consolidated_to = true, involves = true, mentions = true,
-    supersedes = true, assigned_to = true },
+    supersedes = true, assigned_to = true, supports = true, verifies = true, teaches = true,
+    counterexample_of = true, event_of = true },
   small_domain_max = 2,
   phase_seconds = 300,   -- budget per phase (wall time); the rest waits for the next cycle
   phase_writes = 20000,  -- budget per phase (write commands)
