@@ -3,7 +3,9 @@
 -- docs/mind.md). Knowledge changes only through the lifecycle operations
 -- (lua/kip/mind/), which the host runs with ctx.mind_op set — a request
 -- cannot set it (ctx comes from the host: CLI flags, HTTP headers mapped by
--- lua/kip/http.lua, never from the request body). So, from any agent:
+-- lua/kip/http.lua, never from the request body). `kip import` and `kip
+-- restore` run as the operator (ctx.operator) and bring knowledge back as
+-- it was exported, events still append-only. So, from any agent:
 --
 --  * no KML may create or change a Knowledge item, its evidence links
 --    (supports, verifies, counterexample_of, teaches) or a KnowledgeEvent;
@@ -44,6 +46,12 @@ return kip.policy {
   priority = 20,
   pre_check = function(req, ctx)
     if not req.mutates then return nil end
+    if ctx.operator then
+      -- `kip import` / `kip restore` (ctx.operator is set by those commands
+      -- only): an operator brings knowledge back from a capsule or a dump
+      -- as it was; events still cannot be rewritten
+      return { state = "RESTRICT", constraints = { append_only = { "KnowledgeEvent" } } }
+    end
     local w = req.writes or {}
     if req.kind ~= "UPSERT" and reads_type(req, "KnowledgeEvent") then
       return block("KnowledgeEvent records are append-only: they are never updated, merged or deleted")

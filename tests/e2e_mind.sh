@@ -30,6 +30,14 @@ out=$($K exec 'UPDATE ?k SET ATTRIBUTES { status: "retired" } WHERE { ?k {type: 
 check direct_kml_refused 'KIP_4004' "$out"
 out=$($K mind policy); check policy '"dao_tian"' "$out"
 
+# a capsule of the mind model travels: export, import into another nexus as the operator
+$K export --domain MindModel -o "$T/mind.kip" 2>/dev/null
+K2="$BUILD/kip --db $T/m2.db"
+$K2 mind init >/dev/null
+out=$($K2 import "$T/mind.kip" 2>&1); check import_as_operator '0 failed' "$out"
+out=$($K2 mind gate kn:evidence-first); check imported_status '"status": "canonical"' "$out"
+out=$($K2 mind events kn:evidence-first); check imported_history '"type": "promoted"' "$out"
+
 # MCP: the mind tools, read-only ones only under --readonly
 mcp() { printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' "$2" | $K mcp $1; }
 out=$(mcp "" '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'); check mcp_tools '"mind_distill"' "$out"
