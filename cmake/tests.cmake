@@ -47,6 +47,8 @@ if(PYTHON3_FOR_E2E)
   add_test(NAME e2e_embedder COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_embedder.py ${CMAKE_BINARY_DIR})
   # SIGKILL a random writer again and again: indexes and vectors stay consistent
   add_test(NAME e2e_crash COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_crash.py ${CMAKE_BINARY_DIR} 12)
+  # the core's layering: no upward include, hence no include cycle (scripts/check-layers)
+  add_test(NAME layers COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/scripts/check-layers)
   # the mind model through the CLI and MCP
   add_test(NAME e2e_mind COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_mind.sh ${CMAKE_BINARY_DIR})
   # the sleep cycle on ../shared/sleep (scored by its check.py) and killed at random moments

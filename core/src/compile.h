@@ -65,4 +65,17 @@ int kql_target_sql(kql *C, const ast_group *where, const char *target, kip_pos t
 
 int kip_register_hops(kip_nexus *nx);
 
+/* scope.c: the governance scope (not a store concern) */
+/* 1 when element id is inside the request's scope (always without one),
+** 0 when outside, -1 on a database error (err filled) */
+int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err);
+/* scope.c: the SQL function kip_visible(id) (kip_in_scope inside queries) */
+int kip_register_scope_functions(kip_nexus *nx);
+
+/* scope.c: the governance scope of a request (see kip_call_options) */
+int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, kip_scope *S, kip_error *err);
+void kip_scope_end(kip_nexus *nx);
+
+int kip_scope_denied(kip_error *err, kip_pos pos);
+
 #endif

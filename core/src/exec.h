@@ -5,7 +5,7 @@
 */
 #ifndef KIP_EXEC_H
 #define KIP_EXEC_H
-#include "store.h"
+#include "compile.h"
 
 typedef struct kip_ctx {
   kip_nexus *nx;
@@ -54,11 +54,6 @@ int kip_cursor_parse(const json_t *cur, uint64_t fp, int64_t *offset, kip_error 
 int kip_check_reserved(const json_t *meta, kip_pos pos, kip_error *err);
 int kip_check_protected_change(kip_nexus *nx, const kip_elem *e, const json_t *new_attrs, const json_t *new_meta,
                                kip_error *err);
-
-/* scope.c: the governance scope of a request (see kip_call_options) */
-int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, kip_scope *S, kip_error *err);
-void kip_scope_end(kip_nexus *nx);
-int kip_scope_denied(kip_error *err, kip_pos pos);
 
 /* bootstrap.c */
 int kip_bootstrap(kip_nexus *nx, const char *capsule_dir, kip_error *err);

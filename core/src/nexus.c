@@ -5,7 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile.h"
 #include "exec.h"
+
+/* the SQL functions the compiled queries call: hop traversal (hops.c) and
+** the governance scope check (scope.c) */
+static int register_query_functions(kip_nexus *nx) { return kip_register_hops(nx) || kip_register_scope_functions(nx); }
 
 int kip_open(const char *path, const kip_open_options *opt, kip_nexus **out, kip_error *err) {
   kip_error tmp;
@@ -17,7 +22,7 @@ int kip_open(const char *path, const kip_open_options *opt, kip_nexus **out, kip
   if (!nx) return kip_err(err, KIP_E_RESOURCE, NULL, "out of memory");
   nx->max_hops = KIP_DEFAULT_MAX_HOPS;
   nx->max_rows = KIP_DEFAULT_MAX_ROWS;
-  int rc = kip_store_open(nx, path, opt, err);
+  int rc = kip_store_open(nx, path, opt, register_query_functions, err);
   if (!rc) rc = kip_bootstrap(nx, opt ? opt->capsule_dir : NULL, err);
   if (rc) {
     kip_store_close(nx);

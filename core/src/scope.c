@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "compile.h"
-#include "exec.h"
+
 
 static int has_scope(const kip_call_options *opt) {
   return opt && ((opt->eligibility && *opt->eligibility) || (opt->forbidden_types && opt->forbidden_types[0]) ||

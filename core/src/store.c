@@ -10,7 +10,6 @@
 ** rows carry subject+predicate+object; a CHECK keeps the two shapes apart.
 */
 #include "store.h"
-#include "compile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -248,7 +247,8 @@ static int open_readonly(kip_nexus *nx, const char *path) {
   return rc;
 }
 
-int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, kip_error *err) {
+int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, int (*extra_functions)(kip_nexus *),
+                   kip_error *err) {
   nx->readonly_file = opt && opt->readonly;
   if (!nx->readonly_file && !writable_path(path)) nx->readonly_file = nx->readonly_fallback = 1;
   int rc = nx->readonly_file ? open_readonly(nx, path)
@@ -279,8 +279,7 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
   snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000; PRAGMA cache_size=-32768",
            opt && opt->synchronous_full ? "FULL" : "NORMAL");
   if (exec_sql(nx, sql, err, "configuring the connection")) return err->code;
-  if (kip_register_sql_functions(nx) || kip_register_hops(nx) || kip_register_scope_functions(nx) ||
-      kip_register_rank_function(nx->db)) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
+  if (kip_register_sql_functions(nx) || kip_register_rank_function(nx->db) || (extra_functions && extra_functions(nx))) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
   int created = 0;
   if ((rc = migrate(nx, &created, err))) return rc;
   for (int i = 0; i < ST_COUNT; i++) {

@@ -97,11 +97,7 @@ void kip_elem_clear(kip_elem *e);
 int kip_prepare(kip_nexus *nx, const char *sql, int len, sqlite3_stmt **st);
 void kip_finish(kip_nexus *nx, sqlite3_stmt *st);
 
-/* 1 when element id is inside the request's scope (always without one),
-** 0 when outside, -1 on a database error (err filled) */
-int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err);
-/* scope.c: the SQL function kip_visible(id) (kip_in_scope inside queries) */
-int kip_register_scope_functions(kip_nexus *nx);
+
 
 /* 1 when the host has cancelled the running request (polls its hook at
 ** most every 20 ms) */
@@ -112,7 +108,11 @@ int kip_interrupted(kip_nexus *nx);
 int kip_store_next_id(kip_nexus *nx, int64_t *id, kip_error *err);
 void kip_store_end_run(kip_nexus *nx);
 
-int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, kip_error *err);
+/* extra_functions: the SQL functions of the layers above (hop traversal,
+** the scope check), registered before the schema is migrated and indexed —
+** the store does not know the compiler */
+int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, int (*extra_functions)(kip_nexus *),
+                   kip_error *err);
 void kip_store_close(kip_nexus *nx);
 
 /* map an SQLite failure to a kip_error (busy, interrupt, constraint, ...) */
