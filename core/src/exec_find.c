@@ -3,8 +3,8 @@
 ** around the compiled WHERE frame: solution dedup over the projected
 ** variables (GROUP BY their identities), implicit grouping for aggregates
 ** (over the deduplicated solutions), ORDER BY with nulls last, LIMIT +
-** opaque CURSOR bound to the query fingerprint, a row cap (KIP_4002), and
-** renders the columnar result from the rows.
+** opaque CURSOR (exec_cursor.c), a row cap (KIP_4002), the exploration
+** guard, and the columnar result rendered from the rows (exec_render.c).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +15,11 @@
 
 enum { R_ELEM = 1, R_ID, R_TEXT, R_JSON, R_META, R_KV };
 
-typedef struct proj {
+struct proj {
   int render;
   int col, ncols;  /* first result column and count */
   int agg;         /* E_AGG */
-} proj;
+};
 
 static const char *agg_sql[] = {"", "COUNT", "kip_sum", "kip_avg", "min", "max"};
 
@@ -84,156 +84,27 @@ static int render_cols(kql *C, frame *F, const ast_expr *e, kip_buf *sel, int *r
   return -1;
 }
 
-static void write_id(kip_buf *b, int64_t id, int is_prop) {
-  char s[32];
-  kip_format_id(s, sizeof s, id, is_prop);
-  kip_buf_json_str(b, s, strlen(s));
-}
-
-static void write_text(kip_buf *b, sqlite3_stmt *st, int i) {
-  if (sqlite3_column_type(st, i) == SQLITE_NULL) kip_buf_adds(b, "null");
-  else kip_buf_json_str(b, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
-}
-
-static void write_raw(kip_buf *b, sqlite3_stmt *st, int i) {
-  if (sqlite3_column_type(st, i) == SQLITE_NULL) kip_buf_adds(b, "null");
-  else kip_buf_add(b, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
-}
-
-static void write_kv(kip_buf *b, sqlite3_stmt *st, int i) {
-  switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL: kip_buf_adds(b, "null"); break;
-    case SQLITE_INTEGER: kip_buf_printf(b, "%lld", (long long)sqlite3_column_int64(st, i)); break;
-    case SQLITE_FLOAT: {
-      json_t *r = json_real(sqlite3_column_double(st, i));
-      kip_json_write(b, r);
-      json_decref(r);
-      break;
-    }
-    case SQLITE_TEXT: write_text(b, st, i); break;
-    default: kip_buf_add(b, sqlite3_column_blob(st, i), (size_t)sqlite3_column_bytes(st, i));
-  }
-}
-
-/* metadata text + _version + _updated_at (+ the transient _score of SEARCH) */
-void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at,
-                        const double *score) {
-  while (n && meta[n - 1] != '}') n--;
-  if (n < 2) {
-    meta = "{}";
-    n = 2;
-  }
-  kip_buf_add(b, meta, n - 1);
-  int empty = 1;
-  for (size_t i = 1; i + 1 < n; i++)
-    if (meta[i] != ' ') {
-      empty = 0;
-      break;
-    }
-  kip_buf_printf(b, "%s\"_version\":%lld,\"_updated_at\":", empty ? "" : ",", (long long)version);
-  kip_buf_json_str(b, updated_at ? updated_at : "", updated_at ? strlen(updated_at) : 0);
-  if (score) {
-    json_t *v = json_real(*score);
-    kip_buf_adds(b, ",\"_score\":");
-    kip_json_write(b, v);
-    json_decref(v);
-  }
-  kip_buf_addc(b, '}');
-}
-
-void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c) { kip_write_scored_element(b, st, c, NULL); }
-
-void kip_write_scored_element(kip_buf *b, sqlite3_stmt *st, int c, const double *score) {
-  if (sqlite3_column_type(st, c) == SQLITE_NULL) {
-    kip_buf_adds(b, "null");
-    return;
-  }
-  int64_t id = sqlite3_column_int64(st, c);
-  int is_prop = sqlite3_column_type(st, c + 1) == SQLITE_NULL;
-  kip_buf_adds(b, "{\"id\":");
-  write_id(b, id, is_prop);
-  if (!is_prop) {
-    kip_buf_adds(b, ",\"type\":");
-    write_text(b, st, c + 1);
-    kip_buf_adds(b, ",\"name\":");
-    write_text(b, st, c + 2);
-  } else {
-    kip_buf_adds(b, ",\"subject\":");
-    write_id(b, sqlite3_column_int64(st, c + 3), sqlite3_column_int(st, c + 10));
-    kip_buf_adds(b, ",\"predicate\":");
-    write_text(b, st, c + 4);
-    kip_buf_adds(b, ",\"object\":");
-    write_id(b, sqlite3_column_int64(st, c + 5), sqlite3_column_int(st, c + 11));
-  }
-  kip_buf_adds(b, ",\"attributes\":");
-  write_raw(b, st, c + 6);
-  kip_buf_adds(b, ",\"metadata\":");
-  kip_write_metadata(b, (const char *)sqlite3_column_text(st, c + 7), (size_t)sqlite3_column_bytes(st, c + 7),
-                     sqlite3_column_int64(st, c + 8), (const char *)sqlite3_column_text(st, c + 9), score);
-  kip_buf_addc(b, '}');
-}
-
 static void render(kip_buf *b, sqlite3_stmt *st, const proj *p) {
   int c = p->col;
   switch (p->render) {
     case R_ELEM: kip_write_element(b, st, c); break;
     case R_ID:
       if (sqlite3_column_type(st, c) == SQLITE_NULL) kip_buf_adds(b, "null");
-      else write_id(b, sqlite3_column_int64(st, c), sqlite3_column_int(st, c + 1));
+      else kip_write_id(b, sqlite3_column_int64(st, c), sqlite3_column_int(st, c + 1));
       break;
-    case R_TEXT: write_text(b, st, c); break;
-    case R_JSON: write_raw(b, st, c); break;
+    case R_TEXT: kip_write_text(b, st, c); break;
+    case R_JSON: kip_write_raw(b, st, c); break;
     case R_META:
       if (sqlite3_column_type(st, c) == SQLITE_NULL) kip_buf_adds(b, "null");
       else
         kip_write_metadata(b, (const char *)sqlite3_column_text(st, c), (size_t)sqlite3_column_bytes(st, c),
                            sqlite3_column_int64(st, c + 1), (const char *)sqlite3_column_text(st, c + 2), NULL);
       break;
-    case R_KV: write_kv(b, st, c); break;
+    case R_KV: kip_write_kv(b, st, c); break;
   }
 }
 
 /* ----------------------------------------------------------- cursors */
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ULL;
-  return h;
-}
-
-uint64_t kip_query_fingerprint(const char *sql, const json_t *binds) {
-  uint64_t h = fnv(1469598103934665603ULL, sql, strlen(sql));
-  char *b = kip_json_dump(binds);
-  h = fnv(h, b, strlen(b));
-  free(b);
-  return h;
-}
-
-char *kip_cursor_make(uint64_t fp, int64_t offset) {
-  char buf[64];
-  uint32_t check = (uint32_t)(fnv(fp, &offset, sizeof offset) >> 7);
-  snprintf(buf, sizeof buf, "k1.%llx.%016llx.%08x", (unsigned long long)offset, (unsigned long long)fp, check);
-  return strdup(buf);
-}
-
-int kip_cursor_parse(const json_t *cur, uint64_t fp, int64_t *offset, kip_error *err) {
-  *offset = 0;
-  if (!cur) return 0;
-  const char *s = json_string_value(cur);
-  unsigned long long off, f;
-  unsigned check;
-  char tail;
-  if (sscanf(s, "k1.%llx.%16llx.%8x%c", &off, &f, &check, &tail) != 3 || off > (unsigned long long)INT64_MAX ||
-      (uint32_t)(fnv(f, &(int64_t){(int64_t)off}, sizeof(int64_t)) >> 7) != check)
-    return kip_err(err, KIP_E_SYNTAX, "Pass the next_cursor value of a previous response unchanged.",
-                   "malformed CURSOR token \"%.60s\"", s);
-  if (f != fp)
-    return kip_err(err, KIP_E_SYNTAX, "A cursor only continues the query that produced it (same text and parameters).",
-                   "CURSOR token belongs to a different query");
-  *offset = (int64_t)off;
-  return 0;
-}
-
-/* ------------------------------------------------------------ FIND */
 static int same_expr(const ast_expr *a, const ast_expr *b) {
   if (a->kind != b->kind || a->op != b->op || a->field != b->field || a->distinct != b->distinct) return 0;
   if ((a->var || b->var) && (!a->var || !b->var || strcmp(a->var, b->var))) return 0;
@@ -278,7 +149,6 @@ static int rows_are_solutions(const frame *F, cvar **keys, int nkeys) {
   return 0;
 }
 
-int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int *aggregated_out);
 int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int *aggregated_out) {
   frame F;
   frame_init(&F, NULL);
@@ -682,69 +552,3 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
 
 /* kip explain: the SQL of a FIND (or the target selection of a bulk
 ** statement) and SQLite's query plan for it. */
-char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const char *params_json) {
-  kip_error err;
-  kip_err_clear(&err);
-  kip_buf out, sql;
-  kip_buf_init(&out);
-  kip_buf_init(&sql);
-  kip_arena a;
-  kip_arena_init(&a);
-  json_t *params = params_json && *params_json ? kip_json_parse(params_json, strlen(params_json), &err) : NULL;
-  kql C;
-  kql_init(&C, nx, &a, &err);
-  ast_command *cmd = err.code ? NULL : kip_parse(&a, command, len, params, &err);
-  if (cmd) {
-    const ast_stmt *s = cmd->stmts[0];
-    proj *P = NULL;
-    int agg;
-    switch (s->kind) {
-      case S_FIND: kip_find_sql(&C, &s->u.find, &sql, &P, &agg); break;
-      case S_UPDATE: kql_target_sql(&C, s->u.update.where, s->u.update.target, s->u.update.target_pos, s->u.update.limit, &sql, 0); break;
-      case S_DELETE: kql_target_sql(&C, s->u.del.where, s->u.del.target, s->u.del.target_pos, -1, &sql, 1); break;
-      case S_EXPORT: kql_target_sql(&C, s->u.exp.where, s->u.exp.target, s->u.exp.target_pos, -1, &sql, 1); break;
-      default: kip_err(&err, KIP_E_SYNTAX, "Explain FIND, UPDATE, DELETE or EXPORT.", "nothing to explain for %s",
-                       kip_stmt_kind_name(s->kind));
-    }
-    free(P);
-  }
-  if (!err.code) {
-    kip_buf_adds(&out, "{\"result\":{\"sql\":");
-    kip_buf_json_str(&out, sql.p, sql.len);
-    kip_buf_adds(&out, ",\"parameters\":");
-    kip_json_write(&out, C.binds);
-    kip_buf_adds(&out, ",\"plan\":[");
-    kip_buf q;
-    kip_buf_init(&q);
-    kip_buf_adds(&q, "EXPLAIN QUERY PLAN ");
-    kip_buf_add(&q, sql.p, sql.len);
-    sqlite3_stmt *st;
-    if (kip_prepare(nx, q.p, (int)q.len, &st) == SQLITE_OK) {
-      kql_bind_all(&C, st);
-      int first = 1;
-      while (sqlite3_step(st) == SQLITE_ROW) {
-        if (!first) kip_buf_addc(&out, ',');
-        first = 0;
-        kip_buf_printf(&out, "{\"id\":%d,\"parent\":%d,\"detail\":", sqlite3_column_int(st, 0), sqlite3_column_int(st, 1));
-        write_text(&out, st, 3);
-        kip_buf_addc(&out, '}');
-      }
-      kip_finish(nx, st);
-    } else {
-      kip_store_error(nx, sqlite3_errcode(nx->db), &err, "explaining the query");
-    }
-    kip_buf_free(&q);
-    kip_buf_adds(&out, "]}}");
-  }
-  if (err.code) {
-    kip_buf_free(&out);
-    kip_buf_adds(&out, "{\"error\":");
-    kip_json_write_error(&out, &err);
-    kip_buf_addc(&out, '}');
-  }
-  json_decref(params);
-  kql_free(&C);
-  kip_arena_free(&a);
-  kip_buf_free(&sql);
-  return kip_buf_detach(&out);
-}
