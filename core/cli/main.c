@@ -3,7 +3,7 @@
 ** locates the kipnexus home (lua/, policies/, capsules/) — $KIP_HOME, the
 ** install prefix next to the binary, or the source tree it was built from —
 ** and runs lua/kip/cli.lua inside a protected call with a traceback.
-** kip.host (host.c) adds readline, isatty and the terminal width.
+** kip.host (core/binding/lua/kip_host.c) adds readline, isatty and the terminal width.
 ** Symbols are exported so C Lua modules (lpeg, ...) load.
 */
 #include <lauxlib.h>

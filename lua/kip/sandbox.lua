@@ -8,7 +8,7 @@
 -- outside (no io, os.execute, require, load, dofile, debug, getmetatable,
 -- collectgarbage). Every call has an instruction budget, a memory cap and a
 -- string-pattern step budget (the last two bound what one C call can spend:
--- core/lua/kip_sandbox.c); pcall/xpcall inside cannot swallow an exhausted
+-- core/binding/lua/kip_sandbox.c); pcall/xpcall inside cannot swallow an exhausted
 -- budget.
 local core = require "kip.core"
 

@@ -1,5 +1,5 @@
 /*
-** meta_describe.c — DESCRIBE (RC11 §5.1): PRIMER (identity from $self plus
+** exec_describe.c — DESCRIBE (RC11 §5.1): PRIMER (identity from $self plus
 ** the domain map with member counts and key concept types per domain),
 ** DOMAINS, CONCEPT TYPES / PROPOSITION TYPES (paginated names), and
 ** CONCEPT TYPE "X" / PROPOSITION TYPE "X" (the definition node; KIP_2001 if

@@ -1,5 +1,5 @@
 /*
-** host.c — the `kip.host` Lua module of the kip executable: what the CLI
+** kip_host.c — the `kip.host` Lua module of the kip executable: what the CLI
 ** needs from the terminal and that Lua lacks. Line editing and persistent
 ** history (GNU readline), tab completion through a Lua callback, isatty and
 ** the terminal width.
