@@ -165,7 +165,7 @@ int kip_bootstrap(kip_nexus *nx, const char *capsule_dir, kip_error *err) {
       if (!rc) {
         sqlite3_bind_text(up, 1, src[i].name, -1, SQLITE_STATIC);
         sqlite3_bind_text(up, 2, hashes[i], -1, SQLITE_STATIC);
-        sqlite3_bind_text(up, 3, nx->now, -1, SQLITE_STATIC);
+        sqlite3_bind_text(up, 3, nx->req->now, -1, SQLITE_STATIC);
         if (sqlite3_step(up) != SQLITE_DONE) rc = kip_store_error(nx, sqlite3_errcode(nx->db), err, "recording a capsule");
         sqlite3_reset(up);
       }

@@ -225,7 +225,7 @@ static void append_not_in(kql *C, kip_buf *b, const char *alias, const char *col
 }
 
 char *kql_scope_cond(kql *C, const char *alias) {
-  const kip_scope *S = C->nx->scope;
+  const kip_scope *S = C->nx->req->scope;
   if (!S) return NULL;
   kip_buf b;
   kip_buf_init(&b);
@@ -315,7 +315,7 @@ static int endpoint_join(kql *C, frame *F, const ast_endpoint *ep, const char *c
       return 0;
     }
     v = bind_var(F, ep->var, VK_ELEM, kql_strf(C, "%s", col), NULL, 0);
-    if (C->nx->scope) { /* a scoped endpoint needs its row; a link endpoint, its own endpoints checked */
+    if (C->nx->req->scope) { /* a scoped endpoint needs its row; a link endpoint, its own endpoints checked */
       char *r = kql_row(C, F, v);
       add_where(F, kql_strf(C, "(%s.type IS NOT NULL OR kip_visible(%s.id))", r, r));
     } else if (needs_row(C, ep->var)) {
@@ -335,9 +335,9 @@ static char *compile_hops(kql *C, frame *F, const ast_prop *pr) {
     return fail_at(C, pr->pos, KIP_E_SYNTAX, "Bind links of single hops only: ?l (?a, \"p\", ?b).",
                    "link variable ?%s cannot bind a multi-hop path", pr->var), (char *)NULL;
   if (check_defined(C, "$PropositionType", pd->names[0], pd->pos)) return NULL;
-  if (pd->max > C->nx->max_hops || pd->min > C->nx->max_hops) {
+  if (pd->max > C->nx->req->max_hops || pd->min > C->nx->req->max_hops) {
     fail_at(C, pd->pos, KIP_E_RESOURCE, "Lower the upper bound of the hop range.",
-            "hop range {%d,%d} exceeds the hop cap of %d", pd->min, pd->max, C->nx->max_hops);
+            "hop range {%d,%d} exceeds the hop cap of %d", pd->min, pd->max, C->nx->req->max_hops);
     return NULL;
   }
   const ast_endpoint *s = &pr->subject, *o = &pr->object;
@@ -391,7 +391,7 @@ static char *compile_prop(kql *C, frame *F, const ast_prop *pr) {
   }
   if (pr->id) {
     add_where(F, id_condition(C, r, pr->id, 1));
-    if (C->nx->scope) add_where(F, kql_strf(C, "kip_visible(%s.id)", r)); /* its endpoints are not joined */
+    if (C->nx->req->scope) add_where(F, kql_strf(C, "kip_visible(%s.id)", r)); /* its endpoints are not joined */
     return r;
   }
   if (pd->kind == PRED_VAR) {
@@ -674,7 +674,7 @@ static char *frame_select(kql *C, frame *F, const char **names, int n, int *kind
 ** scanned per outer row without statistics.) Returns 0 when the group is not
 ** of this shape, 1 when compiled, -1 on error. */
 static int optional_single_link(kql *C, frame *F, const ast_group *g) {
-  if (C->nx->scope) return 0; /* the endpoint's row must be checked inside the optional part */
+  if (C->nx->req->scope) return 0; /* the endpoint's row must be checked inside the optional part */
   if (g->n != 1 || g->items[0]->kind != W_PROP) return 0;
   const ast_prop *pr = g->items[0]->prop;
   const ast_pred *pd = &pr->pred;

@@ -19,7 +19,7 @@
 /* under a governance scope, every element a cascade would remove must be
 ** inside it (a DETACH must not remove a link to something the caller cannot see) */
 static int cascade_in_scope(kip_ctx *c, int64_t id, kip_pos pos) {
-  if (!c->nx->scope) return 0;
+  if (!c->nx->req->scope) return 0;
   static const char *sql =
       DOOMED_CTE "SELECT id FROM doomed";
   sqlite3_stmt *st;

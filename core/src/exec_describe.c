@@ -132,7 +132,7 @@ static int type_list(kip_ctx *c, const ast_describe *d, const char *meta) {
   if (rc) return rc;
   sqlite3_stmt *st;
   if ((rc = prepare(c, "SELECT name FROM element WHERE type = ?1 ORDER BY id LIMIT ?2 OFFSET ?3", &st))) return rc;
-  int64_t limit = d->limit >= 0 ? d->limit : c->nx->max_rows;
+  int64_t limit = d->limit >= 0 ? d->limit : c->nx->req->max_rows;
   sqlite3_bind_text(st, 1, meta, -1, SQLITE_STATIC);
   sqlite3_bind_int64(st, 2, limit + 1);
   sqlite3_bind_int64(st, 3, off);

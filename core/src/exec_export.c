@@ -140,9 +140,9 @@ static int export_set(kip_ctx *c, const ast_export *x, xelem **out, size_t *n, u
       size_t cap = 0;
       idmap memo = {0};
       while (!rc && (prc = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((int64_t)*n >= c->nx->max_rows) {
+        if ((int64_t)*n >= c->nx->req->max_rows) {
           rc = kip_err(c->err, KIP_E_RESOURCE, "Export a narrower pattern (per type, domain or predicate).",
-                       "EXPORT matches more than %lld elements (materialization cap)", (long long)c->nx->max_rows);
+                       "EXPORT matches more than %lld elements (materialization cap)", (long long)c->nx->req->max_rows);
           break;
         }
         if (*n == cap) {

@@ -481,7 +481,7 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
     rc = kip_cursor_parse(f->cursor, fp, &offset, c->err);
   }
   int64_t limit = f->limit;
-  int64_t cap = c->nx->max_rows;
+  int64_t cap = c->nx->req->max_rows;
   if (!rc && aggregated != 2) {
     int64_t fetch = limit >= 0 && limit < cap ? limit + 1 : cap + 1;
     kip_buf_printf(&sql, " LIMIT %lld OFFSET %lld", (long long)fetch, (long long)offset);

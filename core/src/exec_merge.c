@@ -69,7 +69,7 @@ static int repoint_references(kip_ctx *c, int64_t from, int64_t to, merge_stats 
   int rc;
   int64_t ref;
   while (!(rc = kip_store_next_referrer(c->nx, from, &ref, c->err))) {
-    if (c->nx->scope) { /* never repoint or absorb a link the caller cannot see */
+    if (c->nx->req->scope) { /* never repoint or absorb a link the caller cannot see */
       int in = kip_in_scope(c->nx, ref, c->err);
       if (in <= 0) {
         rc = in < 0 ? c->err->code : kip_scope_denied(c->err, (kip_pos){0, 0});
@@ -82,7 +82,7 @@ static int repoint_references(kip_ctx *c, int64_t from, int64_t to, merge_stats 
     rc = kip_store_find_prop(c->nx, s, l.predicate, o, &other, c->err);
     kip_elem_clear(&l);
     if (rc == 0 && other != ref) {
-      int in = c->nx->scope ? kip_in_scope(c->nx, other, c->err) : 1;
+      int in = c->nx->req->scope ? kip_in_scope(c->nx, other, c->err) : 1;
       rc = in < 0 ? c->err->code : !in ? kip_scope_denied(c->err, (kip_pos){0, 0}) : absorb_link(c, ref, other, ms);
     } else if (rc == KIP_E_NOT_FOUND) {
       rc = kip_store_repoint(c->nx, ref, s, o, c->err);

@@ -188,14 +188,14 @@ int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
                 "(kip reindex indexes them now)");
   int64_t limit = q->limit >= 0 ? q->limit : SEARCH_DEFAULT_LIMIT;
   int64_t cap = limit * 10 < 100 ? 100 : limit * 10;
-  if (cap > c->nx->max_rows) cap = c->nx->max_rows;
+  if (cap > c->nx->req->max_rows) cap = c->nx->req->max_rows;
   search_hits h = {0};
   search_scope sc;
   int rc = search_scope_init(&sc, c, q);
   if (!rc) rc = rank(c, q, &sc, json_string_value(q->term), mode, cap, &h);
   search_scope_free(&sc);
   /* the full check (links about links, any depth) on what is returned */
-  if (!rc && c->nx->scope) {
+  if (!rc && c->nx->req->scope) {
     size_t w = 0;
     for (size_t i = 0; i < h.n && w < (size_t)limit; i++) {
       int in = kip_in_scope(c->nx, h.v[i].id, c->err);

@@ -32,10 +32,10 @@ int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, k
           *ids = realloc(*ids, cap * sizeof **ids);
         }
         (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-        if ((int64_t)*n > c->nx->max_rows) {
+        if ((int64_t)*n > c->nx->req->max_rows) {
           rc = kip_err(c->err, KIP_E_RESOURCE,
                        "Shard the sweep with a structural constraint (per predicate, type or domain) and a marker guard.",
-                       "the pattern selects more than %lld targets (materialization cap)", (long long)c->nx->max_rows);
+                       "the pattern selects more than %lld targets (materialization cap)", (long long)c->nx->req->max_rows);
           break;
         }
       }

@@ -157,7 +157,7 @@ static int resolve_endpoint(upsert_state *U, const ast_endpoint *ep, int64_t *id
 ** forbidden type/predicate. */
 static int scope_guard(upsert_state *U, int64_t id, kip_pos pos) {
   kip_nexus *nx = U->c->nx;
-  if (!nx->scope) return 0;
+  if (!nx->req->scope) return 0;
   int r = kip_in_scope(nx, id, U->c->err);
   if (r < 0) return U->c->err->code;
   return r ? 0 : kip_scope_denied(U->c->err, pos);
@@ -167,7 +167,7 @@ static int scope_guard(upsert_state *U, int64_t id, kip_pos pos) {
 ** reference to a missing one: 1 when `id` is visible, 0 when hidden. */
 static int visible(upsert_state *U, int64_t id, int *out) {
   *out = 1;
-  if (!U->c->nx->scope) return 0;
+  if (!U->c->nx->req->scope) return 0;
   int r = kip_in_scope(U->c->nx, id, U->c->err);
   if (r < 0) return U->c->err->code;
   *out = r;
@@ -175,7 +175,7 @@ static int visible(upsert_state *U, int64_t id, int *out) {
 }
 
 static int scope_forbids(upsert_state *U, const char *const *list, const char *name, kip_pos pos) {
-  for (int i = 0; U->c->nx->scope && list && list[i]; i++)
+  for (int i = 0; U->c->nx->req->scope && list && list[i]; i++)
     if (!strcmp(list[i], name)) return kip_scope_denied(U->c->err, pos);
   return 0;
 }
@@ -297,7 +297,7 @@ static int upsert_link(upsert_state *U, int64_t s, const char *pred, int64_t o, 
     if (has_expect && expect != 0)
       return kip_err_at(U->c->err, KIP_E_VERSION, epos.line, epos.col, NULL,
                         "EXPECT VERSION %lld but the proposition does not exist", (long long)expect);
-    if ((rc = scope_forbids(U, U->c->nx->scope ? U->c->nx->scope->forbidden_predicates : NULL, pred, pos))) return rc;
+    if ((rc = scope_forbids(U, U->c->nx->req->scope ? U->c->nx->req->scope->forbidden_predicates : NULL, pred, pos))) return rc;
     rc = kip_store_insert_prop(U->c->nx, s, pred, o, attrs, meta, &id, U->c->err);
     if (!rc && s == o) {
       char idb[32];
@@ -331,7 +331,7 @@ static int exec_concept_block(upsert_state *U, const ast_block *b, const json_t 
         rc = kip_err_at(c->err, KIP_E_VERSION, b->expect_pos.line, b->expect_pos.col, NULL,
                         "EXPECT VERSION %lld but {type: \"%s\", name: \"%s\"} does not exist", (long long)b->expect, type,
                         name);
-      else if (!(rc = scope_forbids(U, c->nx->scope ? c->nx->scope->forbidden_types : NULL, type, cc->pos)))
+      else if (!(rc = scope_forbids(U, c->nx->req->scope ? c->nx->req->scope->forbidden_types : NULL, type, cc->pos)))
         rc = kip_store_insert_concept(c->nx, type, name, b->attrs, meta, &id, c->err);
     } else if (rc == 0) {
       rc = merge_existing(U, id, b->attrs, meta, b->has_expect, b->expect, b->expect_pos);

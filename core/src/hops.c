@@ -161,7 +161,7 @@ static int neighbours(hops_vtab *v, int backward, int64_t node, sqlite3_value *p
   sqlite3_bind_value(*sp, 2, pred);
   while ((rc = sqlite3_step(*sp)) == SQLITE_ROW) {
     int64_t to = sqlite3_column_int64(*sp, 0);
-    if (v->nx->scope_check) { /* the governance scope: never cross a link or node outside it */
+    if (v->nx->req->scope_check) { /* the governance scope: never cross a link or node outside it */
       kip_error e;
       int a = kip_in_scope(v->nx, sqlite3_column_int64(*sp, 1), &e), b = a == 1 ? kip_in_scope(v->nx, to, &e) : a;
       if (a < 0 || b < 0) {
@@ -190,7 +190,7 @@ static int hops_filter(sqlite3_vtab_cursor *p, int idxNum, const char *idxStr, i
   int64_t start = sqlite3_value_int64(argv[0]);
   sqlite3_value *pred = argv[1];
   int lo = sqlite3_value_int(argv[2]), hi = sqlite3_value_int(argv[3]), backward = sqlite3_value_int(argv[4]);
-  int cap = v->nx->max_hops > 0 ? v->nx->max_hops : KIP_DEFAULT_MAX_HOPS;
+  int cap = v->nx->req->max_hops > 0 ? v->nx->req->max_hops : KIP_DEFAULT_MAX_HOPS;
   idset emitted = {0}, seen = {0};
   ivec level = {0}, next = {0};
   int rc = SQLITE_OK;

@@ -20,8 +20,9 @@ int kip_open(const char *path, const kip_open_options *opt, kip_nexus **out, kip
   if (!path || !*path) return kip_err(err, KIP_E_INTERNAL, "Pass a database file path.", "no database path given");
   kip_nexus *nx = calloc(1, sizeof *nx);
   if (!nx) return kip_err(err, KIP_E_RESOURCE, NULL, "out of memory");
-  nx->max_hops = KIP_DEFAULT_MAX_HOPS;
-  nx->max_rows = KIP_DEFAULT_MAX_ROWS;
+  nx->req = &nx->idle;
+  nx->req->max_hops = KIP_DEFAULT_MAX_HOPS;
+  nx->req->max_rows = KIP_DEFAULT_MAX_ROWS;
   int rc = kip_store_open(nx, path, opt, register_query_functions, err);
   if (!rc) rc = kip_bootstrap(nx, opt ? opt->capsule_dir : NULL, err);
   if (rc) {

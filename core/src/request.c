@@ -76,20 +76,20 @@ static int execute_command(kip_nexus *nx, const char *text, size_t len, const js
     kip_buf_init(&res);
     kip_ctx c = {nx, &err, dry_run, &res, NULL, {0}};
     int deadline = opt && opt->deadline_ms > 0 ? opt->deadline_ms : KIP_DEFAULT_DEADLINE_MS;
-    nx->timed_out = 0;
-    nx->regex_error = 0;
-    nx->max_rows = opt && opt->max_rows > 0 ? opt->max_rows : KIP_DEFAULT_MAX_ROWS;
-    nx->max_hops = opt && opt->max_hops > 0 ? opt->max_hops : KIP_DEFAULT_MAX_HOPS;
-    nx->deadline_us = kip_now_us() + (int64_t)deadline * 1000;
-    nx->write_protected = opt ? opt->write_protected : NULL;
-    nx->append_only = opt ? opt->append_only : NULL;
+    nx->req->timed_out = 0;
+    nx->req->regex_error = 0;
+    nx->req->max_rows = opt && opt->max_rows > 0 ? opt->max_rows : KIP_DEFAULT_MAX_ROWS;
+    nx->req->max_hops = opt && opt->max_hops > 0 ? opt->max_hops : KIP_DEFAULT_MAX_HOPS;
+    nx->req->deadline_us = kip_now_us() + (int64_t)deadline * 1000;
+    nx->req->write_protected = opt ? opt->write_protected : NULL;
+    nx->req->append_only = opt ? opt->append_only : NULL;
     int rc;
     if (cmd->is_kml) {
       kip_stamp_now(nx);
       rc = kip_tx_begin(nx, &err);
       if (!rc) {
         rc = dispatch(&c, cmd);
-        if (!rc && !nx->defer_index) rc = kip_search_sync(nx, &err); /* also inside a dry_run's outer transaction */
+        if (!rc && !nx->req->defer_index) rc = kip_search_sync(nx, &err); /* also inside a dry_run's outer transaction */
         if (rc) kip_tx_rollback(nx);
         else rc = kip_tx_commit(nx, &err);
       }
@@ -97,8 +97,8 @@ static int execute_command(kip_nexus *nx, const char *text, size_t len, const js
     } else {
       rc = dispatch(&c, cmd);
     }
-    nx->deadline_us = 0;
-    nx->write_protected = nx->append_only = NULL;
+    nx->req->deadline_us = 0;
+    nx->req->write_protected = nx->req->append_only = NULL;
     kip_scope_end(nx);
     if (rc) {
       write_error_response(out, &err);
@@ -198,10 +198,14 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
   kip_error err;
   kip_err_clear(&err);
   int readonly = opt && opt->readonly;
-  nx->hooks = opt ? opt->hooks : NULL;
-  nx->defer_index = opt && opt->defer_index;
-  nx->cancelled = 0;
-  nx->next_interrupt_check = 0;
+  /* this call's own request state; the nexus's idle state comes back after */
+  kip_request rq, *outer = nx->req;
+  memset(&rq, 0, sizeof rq);
+  rq.max_rows = KIP_DEFAULT_MAX_ROWS;
+  rq.max_hops = KIP_DEFAULT_MAX_HOPS;
+  nx->req = &rq;
+  nx->req->hooks = opt ? opt->hooks : NULL;
+  nx->req->defer_index = opt && opt->defer_index;
   json_t *req = kip_json_parse_request(request, len, &err);
   if (!req) {
     write_error_response(&out, &err);
@@ -319,8 +323,7 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
   if (dry_run && !readonly) kip_tx_rollback(nx);
 done:
   json_decref(req);
-  nx->hooks = NULL;
-  nx->defer_index = 0;
+  nx->req = outer; /* the request's hooks and limits end with it */
   char *s = kip_buf_detach(&out);
   return s ? s : strdup("{\"error\":{\"code\":\"KIP_4002\",\"name\":\"ResourceExhausted\",\"message\":\"out of memory\",\"hint\":\"\"}}");
 }

@@ -46,7 +46,7 @@ int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, ki
   }
   S->forbidden_types = opt->forbidden_types;
   S->forbidden_predicates = opt->forbidden_predicates;
-  nx->scope = S;
+  nx->req->scope = S;
 
   /* an element is in scope when it satisfies the scope and, for a link,
   ** so do both endpoints (a link to something hidden is hidden too); the
@@ -72,9 +72,9 @@ int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, ki
                    " AND (e.object IS NULL OR EXISTS (SELECT 1 FROM element o WHERE o.id = e.object AND %s))"
                    " AND e.id = ?%zu",
                    cond ? cond : "1", scond ? scond : "1", ocond ? ocond : "1", json_array_size(C.binds) + 1);
-    int prc = kip_prepare(nx, sql.p, (int)sql.len, &nx->scope_check);
+    int prc = kip_prepare(nx, sql.p, (int)sql.len, &nx->req->scope_check);
     if (prc != SQLITE_OK) rc = kip_store_error(nx, prc, err, "preparing the scope check");
-    else kql_bind_all(&C, nx->scope_check);
+    else kql_bind_all(&C, nx->req->scope_check);
     kip_buf_free(&sql);
   }
   kql_free(&C);
@@ -84,15 +84,15 @@ int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, ki
 }
 
 void kip_scope_end(kip_nexus *nx) {
-  kip_finish(nx, nx->scope_check);
-  nx->scope_check = NULL;
-  nx->scope = NULL;
+  kip_finish(nx, nx->req->scope_check);
+  nx->req->scope_check = NULL;
+  nx->req->scope = NULL;
 }
 
 #define MAX_SCOPE_DEPTH 64 /* links about links about ... */
 
 static int in_scope_at(kip_nexus *nx, int64_t id, int depth, kip_error *err) {
-  sqlite3_stmt *st = nx->scope_check;
+  sqlite3_stmt *st = nx->req->scope_check;
   if (!st) return 1;
   if (depth > MAX_SCOPE_DEPTH) return 0; /* cannot be shown to be inside: outside */
   sqlite3_bind_int64(st, sqlite3_bind_parameter_count(st), id);

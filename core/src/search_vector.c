@@ -54,7 +54,7 @@ int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim) {
     return 0;
   }
   for (int i = 0; i < vs.dim; i++) v[i] = (float)(v[i] / norm);
-  if (vs.pending > 0 && nx->scope) /* a count would include hidden elements */
+  if (vs.pending > 0 && nx->req->scope) /* a count would include hidden elements */
     kip_warn(c, "some elements are not embedded yet and cannot be found by meaning until they are");
   else if (vs.pending > 0)
     kip_warn(c,

@@ -379,9 +379,9 @@ static pcre2_code *regex_get(kip_nexus *nx, const char *pat, size_t n) {
   if (!code) {
     PCRE2_UCHAR buf[160];
     pcre2_get_error_message(ec, buf, sizeof buf);
-    snprintf(nx->regex_msg, sizeof nx->regex_msg, "invalid REGEX pattern \"%.60s\" at offset %zu: %s", pat,
+    snprintf(nx->req->regex_msg, sizeof nx->req->regex_msg, "invalid REGEX pattern \"%.60s\" at offset %zu: %s", pat,
              (size_t)eo, (char *)buf);
-    nx->regex_error = 1;
+    nx->req->regex_error = 1;
     return NULL;
   }
   free(c->e[victim].pattern);
@@ -405,15 +405,15 @@ static void fn_regex(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
   pcre2_code *re = regex_get(nx, (const char *)sqlite3_value_text(argv[1]), (size_t)sqlite3_value_bytes(argv[1]));
   if (!re) {
-    sqlite3_result_error(ctx, nx->regex_msg[0] ? nx->regex_msg : "REGEX failed", -1);
+    sqlite3_result_error(ctx, nx->req->regex_msg[0] ? nx->req->regex_msg : "REGEX failed", -1);
     return;
   }
   int rc = pcre2_match(re, (PCRE2_SPTR)sqlite3_value_text(argv[0]), (size_t)sqlite3_value_bytes(argv[0]), 0, 0,
                        nx->regex->md, nx->regex->mctx);
   if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT) {
-    snprintf(nx->regex_msg, sizeof nx->regex_msg, "REGEX exceeded its match budget (catastrophic backtracking?)");
-    nx->regex_error = 1;
-    sqlite3_result_error(ctx, nx->regex_msg, -1);
+    snprintf(nx->req->regex_msg, sizeof nx->req->regex_msg, "REGEX exceeded its match budget (catastrophic backtracking?)");
+    nx->req->regex_error = 1;
+    sqlite3_result_error(ctx, nx->req->regex_msg, -1);
     return;
   }
   sqlite3_result_int(ctx, rc >= 0);
@@ -567,8 +567,8 @@ static int listed(const char *const *list, const char *kind) {
 static void fn_write_refused(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   kip_nexus *nx = sqlite3_user_data(ctx);
   const char *kind = argc == 2 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
-  int refused = kind && (listed(nx->write_protected, kind) || (sqlite3_value_int(argv[1]) && listed(nx->append_only, kind)));
-  if (refused) snprintf(nx->guard_hit, sizeof nx->guard_hit, "%s", kind);
+  int refused = kind && (listed(nx->req->write_protected, kind) || (sqlite3_value_int(argv[1]) && listed(nx->req->append_only, kind)));
+  if (refused) snprintf(nx->req->guard_hit, sizeof nx->req->guard_hit, "%s", kind);
   sqlite3_result_int(ctx, refused);
 }
 

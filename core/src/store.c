@@ -29,9 +29,9 @@ void kip_stamp_now(kip_nexus *nx) {
   clock_gettime(CLOCK_REALTIME, &ts);
   struct tm tm;
   gmtime_r(&ts.tv_sec, &tm);
-  strftime(nx->now, sizeof nx->now, "%Y-%m-%dT%H:%M:%S", &tm);
-  size_t n = strlen(nx->now);
-  snprintf(nx->now + n, sizeof nx->now - n, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
+  strftime(nx->req->now, sizeof nx->req->now, "%Y-%m-%dT%H:%M:%S", &tm);
+  size_t n = strlen(nx->req->now);
+  snprintf(nx->req->now + n, sizeof nx->req->now - n, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
 }
 
 /* --------------------------------------------------------------- schema */
@@ -201,24 +201,24 @@ static const char *stmt_sql[ST_COUNT] = {
 
 static int progress_handler(void *ud) {
   kip_nexus *nx = ud;
-  if (nx->deadline_us && kip_now_us() > nx->deadline_us) {
-    nx->timed_out = 1;
+  if (nx->req->deadline_us && kip_now_us() > nx->req->deadline_us) {
+    nx->req->timed_out = 1;
     return 1;
   }
   return kip_interrupted(nx);
 }
 
 int kip_interrupted(kip_nexus *nx) {
-  if (nx->cancelled) return 1;
-  if (!nx->hooks || !nx->hooks->interrupted) return 0;
+  if (nx->req->cancelled) return 1;
+  if (!nx->req->hooks || !nx->req->hooks->interrupted) return 0;
   int64_t now = kip_now_us();
-  if (now < nx->next_interrupt_check) return 0;
-  nx->next_interrupt_check = now + 20000;
-  int64_t saved = nx->deadline_us;
-  nx->deadline_us = 0;
-  nx->cancelled = nx->hooks->interrupted(nx->hooks->ud) != 0;
-  nx->deadline_us = saved;
-  return nx->cancelled;
+  if (now < nx->req->next_interrupt_check) return 0;
+  nx->req->next_interrupt_check = now + 20000;
+  int64_t saved = nx->req->deadline_us;
+  nx->req->deadline_us = 0;
+  nx->req->cancelled = nx->req->hooks->interrupted(nx->req->hooks->ud) != 0;
+  nx->req->deadline_us = saved;
+  return nx->req->cancelled;
 }
 
 /* 1 when path can be opened read-write: the file (if it exists) and its
@@ -385,10 +385,10 @@ void kip_store_close(kip_nexus *nx) {
 
 int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
   int prim = rc & 0xff;
-  if (nx->cancelled)
+  if (nx->req->cancelled)
     return kip_err(err, KIP_E_TIMEOUT, "The client cancelled the request; nothing of this command was written.",
                    "the request was cancelled while %s", what);
-  if (prim == SQLITE_INTERRUPT || nx->timed_out)
+  if (prim == SQLITE_INTERRUPT || nx->req->timed_out)
     return kip_err(err, KIP_E_TIMEOUT, NULL, "execution exceeded the time budget while %s", what);
   if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
     return kip_err(err, KIP_E_TIMEOUT, "Another writer holds the database; retry shortly.",
@@ -418,11 +418,11 @@ int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
     return kip_err(err, KIP_E_DENIED,
                    "The governance policy protects these elements from this caller: use the operations that own them "
                    "(e.g. kip mind … for Knowledge).",
-                   "the write touches \"%s\", which the governance policy protects from this write while %s", nx->guard_hit, what);
+                   "the write touches \"%s\", which the governance policy protects from this write while %s", nx->req->guard_hit, what);
   if (!strncmp(m, "KIP_4002: ", 10))
     return kip_err(err, KIP_E_RESOURCE, "Lower the hop range or anchor the path closer to its target.", "%s", m + 10);
-  if (nx->regex_error)
-    return kip_err(err, KIP_E_SYNTAX, "Check the REGEX pattern (PCRE2 syntax).", "%s", nx->regex_msg);
+  if (nx->req->regex_error)
+    return kip_err(err, KIP_E_SYNTAX, "Check the REGEX pattern (PCRE2 syntax).", "%s", nx->req->regex_msg);
   return kip_err(err, KIP_E_INTERNAL, NULL, "database error while %s: %s", what,
                  nx->db ? sqlite3_errmsg(nx->db) : sqlite3_errstr(rc));
 }
@@ -493,9 +493,9 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
       kip_tx_rollback(nx);
       return rc;
     }
-    nx->defer_index = 1; /* this commit indexes exactly the batch */
+    nx->req->defer_index = 1; /* this commit indexes exactly the batch */
     rc = kip_tx_commit(nx, err);
-    nx->defer_index = 0;
+    nx->req->defer_index = 0;
     if (rc) return rc;
     if (n <= 0) break;
     done += n;
@@ -513,7 +513,7 @@ int64_t kip_unindexed(kip_nexus *nx) {
 }
 
 int kip_tx_commit(kip_nexus *nx, kip_error *err) {
-  if (nx->tx_depth == 1 && !nx->defer_index && kip_search_sync(nx, err)) {
+  if (nx->tx_depth == 1 && !nx->req->defer_index && kip_search_sync(nx, err)) {
     kip_tx_rollback(nx);
     return err->code;
   }
@@ -534,10 +534,10 @@ void kip_tx_rollback(kip_nexus *nx) {
   char sql[96];
   if (nx->tx_depth == 1) snprintf(sql, sizeof sql, "ROLLBACK");
   else snprintf(sql, sizeof sql, "ROLLBACK TO kip_sp%d; RELEASE kip_sp%d", nx->tx_depth - 1, nx->tx_depth - 1);
-  int64_t saved = nx->deadline_us;
-  nx->deadline_us = 0; /* a rollback must never be interrupted */
+  int64_t saved = nx->req->deadline_us;
+  nx->req->deadline_us = 0; /* a rollback must never be interrupted */
   sqlite3_exec(nx->db, sql, NULL, NULL, NULL);
-  nx->deadline_us = saved;
+  nx->req->deadline_us = saved;
   nx->tx_depth--;
   kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
 }
@@ -663,7 +663,7 @@ int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, 
   sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
   bind_json(st, 3, attrs ? attrs : empty);
   bind_json(st, 4, meta ? meta : empty);
-  sqlite3_bind_text(st, 5, nx->now, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 5, nx->req->now, -1, SQLITE_STATIC);
   json_decref(empty);
   rc = step_write(nx, st, err, "creating a concept");
   if (!rc) *id = nid;
@@ -683,7 +683,7 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
   sqlite3_bind_int64(st, 3, o);
   bind_json(st, 4, attrs ? attrs : empty);
   bind_json(st, 5, meta ? meta : empty);
-  sqlite3_bind_text(st, 6, nx->now, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 6, nx->req->now, -1, SQLITE_STATIC);
   json_decref(empty);
   rc = step_write(nx, st, err, "creating a proposition");
   if (!rc) *id = nid;
@@ -695,7 +695,7 @@ int kip_store_update(kip_nexus *nx, int64_t id, const json_t *attrs, const json_
   sqlite3_bind_int64(st, 1, id);
   bind_json(st, 2, attrs);
   bind_json(st, 3, meta);
-  sqlite3_bind_text(st, 4, nx->now, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 4, nx->req->now, -1, SQLITE_STATIC);
   return step_write(nx, st, err, "updating an element");
 }
 
@@ -710,7 +710,7 @@ int kip_store_repoint(kip_nexus *nx, int64_t id, int64_t subject, int64_t object
   sqlite3_bind_int64(st, 1, id);
   sqlite3_bind_int64(st, 2, subject);
   sqlite3_bind_int64(st, 3, object);
-  sqlite3_bind_text(st, 4, nx->now, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 4, nx->req->now, -1, SQLITE_STATIC);
   return step_write(nx, st, err, "repointing a proposition");
 }
 

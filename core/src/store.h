@@ -23,37 +23,46 @@ typedef struct kip_scope {
   const char *const *forbidden_predicates;  /* NULL-terminated, or NULL */
 } kip_scope;
 
+/* The state of the request running on a nexus (kip_call_json, or the
+** nexus's own work between requests): its clock, budgets, scope, guards,
+** hooks and cancellation — apart from the connection, so a request's
+** limits never leak into the next one. */
+typedef struct kip_request {
+  char now[64];                  /* ISO-8601 timestamp of the current command */
+  int64_t deadline_us;           /* monotonic deadline; 0 = none */
+  int timed_out;                 /* set by the progress handler */
+  int64_t max_rows;              /* materialization cap */
+  int max_hops;                  /* hop cap */
+  int regex_error;               /* set when REGEX got an invalid pattern */
+  char regex_msg[512];
+  const kip_scope *scope;        /* governance scope, or NULL */
+  sqlite3_stmt *scope_check;     /* "is element ?1 in scope", or NULL */
+  const struct kip_command_hooks *hooks; /* interrupted(), or NULL */
+  int64_t next_interrupt_check;  /* monotonic µs of the next interrupted() poll */
+  int cancelled;                 /* the host cancelled the request */
+  int defer_index;               /* the request defers the SEARCH index (bulk load) */
+  const char *const *write_protected; /* write guards (kip_call_options) */
+  const char *const *append_only;
+  char guard_hit[256];           /* what the last refused write was (its type or predicate) */
+} kip_request;
+
 struct kip_nexus {
   sqlite3 *db;
   sqlite3_stmt *stmts[ST_COUNT]; /* persistent prepared statements */
   int tx_depth;                  /* 0 = autocommit; 1 = BEGIN; >1 = savepoints */
-  char now[64];                  /* ISO-8601 timestamp of the current command */
   int privileged;                /* bootstrap: protected-core writes allowed */
   int readonly_file;             /* opened read-only */
   int readonly_fallback;         /* read-only because the file or its directory is not writable */
-  int64_t deadline_us;           /* monotonic deadline of the running request; 0 = none */
-  int timed_out;                 /* set by the progress handler */
-  int64_t max_rows;              /* materialization cap of the running request */
-  int max_hops;                  /* hop cap of the running request */
-  int regex_error;               /* set when REGEX got an invalid pattern */
-  char regex_msg[512];
   struct kip_regex_cache *regex; /* compiled PCRE2 patterns (sqlfunc.c) */
   struct kip_stmt_slot *stmt_cache; /* prepared statements by SQL text (kip_prepare) */
-  const kip_scope *scope;        /* of the running request, or NULL */
-  sqlite3_stmt *scope_check;     /* "is element ?1 in scope" for the running request, or NULL */
   uint64_t stmt_clock;
-  const struct kip_command_hooks *hooks; /* of the running request (interrupted()), or NULL */
-  int64_t next_interrupt_check;  /* monotonic µs of the next interrupted() poll */
-  int cancelled;                 /* the host cancelled the running request */
-  int defer_index;               /* the running request defers the SEARCH index (bulk load) */
   int64_t id_next;               /* next id of the transaction's run (store_ids.c) */
   int id_left;                   /* ids left in it; 0 = take a new run */
   int64_t id_taken;              /* ids the transaction took (units first, then extents) */
-  const char *const *write_protected; /* the running command's write guards (kip_call_options) */
-  const char *const *append_only;
-  char guard_hit[256];           /* what the last refused write was (its type or predicate) */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
+  kip_request *req;              /* the running request's state: a call's own, or idle */
+  kip_request idle;              /* the state between requests (open, index sync, embedding) */
 };
 
 /* The text SEARCH indexes for element `e`, by field: the name (concept name

@@ -247,9 +247,9 @@ int kip_reset_vectors(kip_nexus *nx, kip_error *err) {
     kip_tx_rollback(nx);
     return rc;
   }
-  nx->defer_index = 1; /* nothing to index: do not embed the dirty set now */
+  nx->req->defer_index = 1; /* nothing to index: do not embed the dirty set now */
   rc = kip_tx_commit(nx, err);
-  nx->defer_index = 0;
+  nx->req->defer_index = 0;
   return rc;
 }
 
