@@ -229,8 +229,10 @@ char *kip_json_format(const struct json_t *v);
 ** string), *id set to it (a new reference) so a reply can still be matched. */
 struct json_t *kip_json_parse_client(const char *s, size_t n, struct json_t **id, kip_error *err);
 
-/* The SQLite handle behind a nexus (for the binding's backup/maintenance). */
-struct sqlite3 *kip_nexus_db(kip_nexus *nx);
+/* An online copy of the nexus into the file at path (kip backup): writers
+** keep going meanwhile; progress(done_pages, total_pages, ud) after each step. */
+int kip_backup(kip_nexus *nx, const char *path, void (*progress)(int done, int total, void *ud), void *ud,
+               kip_error *err);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,7 @@ void kip_close(kip_nexus *nx) {
   free(nx);
 }
 
-struct sqlite3 *kip_nexus_db(kip_nexus *nx) { return nx ? nx->db : NULL; }
+struct sqlite3 *kip_store_db(kip_nexus *nx) { return nx ? nx->db : NULL; }
 
 /* Parse a command with its parameters (JSON object text or NULL) and
 ** return {"result": <render(cmd)>} or {"error": {...}}: the shape of

@@ -78,6 +78,9 @@ struct kip_nexus {
   "coalesce(" KIP_SEARCH_NAME_SQL ", '') || char(10) || coalesce(" KIP_SEARCH_HEADING_SQL ", '') || char(10) || " \
   "coalesce(" KIP_SEARCH_BODY_SQL ", '')"
 
+/* the SQLite handle (in-tree tools only: tests, the benchmark's raw-SQL side) */
+struct sqlite3 *kip_store_db(kip_nexus *nx);
+
 /* store_vectors.c: the vector index, kept in step at every commit (the
 ** elements listed in table `from`), and the embedder call */
 int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err);

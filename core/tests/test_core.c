@@ -12,6 +12,7 @@
 
 #include "kipint.h"
 #include "lexer.h"
+#include "store.h"
 
 static int passed, failed;
 #define CHECK(cond, ...)                                   \
@@ -178,7 +179,7 @@ static void test_limits(void) {
     return;
   }
   /* a chain of 10002 people: 10001 "prefers" links, written with plain SQL */
-  int rc = sqlite3_exec(kip_nexus_db(nx),
+  int rc = sqlite3_exec(kip_store_db(nx),
                         "INSERT INTO element(type, name, updated_at) "
                         "  WITH RECURSIVE n(i) AS (VALUES(1) UNION ALL SELECT i + 1 FROM n WHERE i < 10002) "
                         "  SELECT 'Person', 'p' || i, '' FROM n;"
@@ -186,7 +187,7 @@ static void test_limits(void) {
                         "  SELECT a.id, 'prefers', b.id, '' FROM element a JOIN element b ON b.name = 'p' || "
                         "  (CAST(substr(a.name, 2) AS INTEGER) + 1) WHERE a.type = 'Person' AND a.name LIKE 'p%';",
                         NULL, NULL, NULL);
-  CHECK(rc == SQLITE_OK, "fixture: %s", sqlite3_errmsg(kip_nexus_db(nx)));
+  CHECK(rc == SQLITE_OK, "fixture: %s", sqlite3_errmsg(kip_store_db(nx)));
   EXPECT(nx, "{\"command\":\"FIND(?s, ?o)\\nWHERE { (?s, ?p, ?o) }\"}", 0,
          "\"code\":\"KIP_4002\"");
   EXPECT(nx, "{\"command\":\"FIND(?s, ?o)\\nWHERE { (?s, ?p, ?o) }\"}", 0, "\"line\":2,\"column\":9");

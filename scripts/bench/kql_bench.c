@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "kip.h"
+#include "store.h" /* kip_store_db: the raw-SQL side of the comparison */
 
 /* ------------------------------------------------------------ generator */
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
@@ -576,15 +577,15 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   if (!kip_load(nx, nconcepts, L, ngen)) return 0;
   double kip_load_ms = now_ms() - t0;
   t0 = now_ms();
-  raw_load(kip_nexus_db(rx), nconcepts, L, ngen);
+  raw_load(kip_store_db(rx), nconcepts, L, ngen);
   double raw_load_ms = now_ms() - t0;
   R->load_kip[0] = total / kip_load_ms * 1e3;
   R->load_sql[0] = total / raw_load_ms * 1e3;
   R->load_sql[4] = R->load_sql[0];
-  sqlite3 *rdb = kip_nexus_db(rx);
+  sqlite3 *rdb = kip_store_db(rx);
   /* both files start the write measurements from the same state: the loads'
   ** WAL checkpointed away, a few untimed writes to warm the caches */
-  sqlite3_wal_checkpoint_v2(kip_nexus_db(nx), NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+  sqlite3_wal_checkpoint_v2(kip_store_db(nx), NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
   sqlite3_wal_checkpoint_v2(rdb, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
   fprintf(stderr, "single upserts...\n");
   single_upserts(nx, rdb, 0, &R->load_kip[1], &R->load_sql[1]);
@@ -595,7 +596,7 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   R->load_sql[3] = median(sr, 3);
 
   fprintf(stderr, "queries...\n");
-  sqlite3 *db = kip_nexus_db(nx);
+  sqlite3 *db = kip_store_db(nx);
   double *kt = malloc(sizeof(double) * (size_t)runs), *st = malloc(sizeof(double) * (size_t)runs);
   char cmd[1024];
   for (int q = 0; q < NQUERIES; q++) {

@@ -27,7 +27,6 @@
 **   nexus:set_embedder / embed_pending / reset_vectors / vector_status / embed   (kip_embedder.c)
 */
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -604,45 +603,29 @@ static int l_json_encode(lua_State *L) {
 /* nexus:backup(path [, progress(done_pages, total_pages)]) -> true | nil, message
 ** An online copy through SQLite's backup API, a few hundred pages at a time,
 ** so writers in other connections and processes keep going meanwhile. */
+typedef struct backup_progress {
+  lua_State *L;
+  int fn;
+} backup_progress;
+
+static void on_backup_progress(int done, int total, void *ud) {
+  backup_progress *p = ud;
+  lua_pushvalue(p->L, p->fn);
+  lua_pushinteger(p->L, done);
+  lua_pushinteger(p->L, total);
+  lua_call(p->L, 2, 0);
+}
+
 static int l_backup(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   const char *path = luaL_checkstring(L, 2);
-  int has_progress = lua_isfunction(L, 3);
-  sqlite3 *dst;
-  if (sqlite3_open_v2(path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+  backup_progress p = {L, 3};
+  kip_error err;
+  if (kip_backup(n->nx, path, lua_isfunction(L, 3) ? on_backup_progress : NULL, &p, &err)) {
     lua_pushnil(L);
-    lua_pushfstring(L, "cannot create %s: %s", path, sqlite3_errmsg(dst));
-    sqlite3_close(dst);
+    lua_pushstring(L, err.message);
     return 2;
   }
-  sqlite3_backup *b = sqlite3_backup_init(dst, "main", kip_nexus_db(n->nx), "main");
-  if (!b) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "cannot start the backup: %s", sqlite3_errmsg(dst));
-    sqlite3_close(dst);
-    return 2;
-  }
-  int rc;
-  do {
-    rc = sqlite3_backup_step(b, 256);
-    if (has_progress) {
-      lua_pushvalue(L, 3);
-      int total = sqlite3_backup_pagecount(b);
-      lua_pushinteger(L, total - sqlite3_backup_remaining(b));
-      lua_pushinteger(L, total);
-      lua_call(L, 2, 0);
-    }
-    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) sqlite3_sleep(20);
-  } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
-  sqlite3_backup_finish(b);
-  rc = rc == SQLITE_DONE ? sqlite3_errcode(dst) : rc;
-  if (rc != SQLITE_OK) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "backup failed: %s", sqlite3_errstr(rc));
-    sqlite3_close(dst);
-    return 2;
-  }
-  sqlite3_close(dst);
   lua_pushboolean(L, 1);
   return 1;
 }
