@@ -34,91 +34,7 @@ void kip_stamp_now(kip_nexus *nx) {
   snprintf(nx->req->now + n, sizeof nx->req->now - n, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
 }
 
-/* --------------------------------------------------------------- schema */
-#define SCHEMA_V1 \
-    "CREATE TABLE element(\n" \
-    "  id INTEGER PRIMARY KEY AUTOINCREMENT,\n" \
-    "  type TEXT,\n" \
-    "  name TEXT,\n" \
-    "  subject INTEGER REFERENCES element(id),\n" \
-    "  predicate TEXT,\n" \
-    "  object INTEGER REFERENCES element(id),\n" \
-    "  attributes TEXT NOT NULL DEFAULT '{}',\n" \
-    "  metadata TEXT NOT NULL DEFAULT '{}',\n" \
-    "  version INTEGER NOT NULL DEFAULT 1,\n" \
-    "  updated_at TEXT NOT NULL,\n" \
-    "  CHECK ((type IS NOT NULL AND name IS NOT NULL AND subject IS NULL AND predicate IS NULL AND object IS NULL)\n" \
-    "      OR (type IS NULL AND name IS NULL AND subject IS NOT NULL AND predicate IS NOT NULL AND object IS NOT NULL))\n" \
-    ");\n" \
-    "CREATE UNIQUE INDEX element_concept ON element(type, name) WHERE type IS NOT NULL;\n" \
-    "CREATE INDEX element_name ON element(name) WHERE name IS NOT NULL;\n" \
-    "CREATE UNIQUE INDEX element_spo ON element(subject, predicate, object) WHERE subject IS NOT NULL;\n" \
-    "CREATE INDEX element_ops ON element(object, predicate, subject) WHERE object IS NOT NULL;\n" \
-    "CREATE INDEX element_pred ON element(predicate, subject, object) WHERE predicate IS NOT NULL;\n" \
-    "CREATE TABLE kip_capsule(name TEXT PRIMARY KEY, hash TEXT NOT NULL, applied_at TEXT NOT NULL);\n" \
-    "CREATE TABLE kip_info(key TEXT PRIMARY KEY, value TEXT);\n"
-
-/* v2: the SEARCH index. A word index (FTS5 unicode61, diacritics folded,
-** prefix queries) over name (concept name or predicate), aliases and body
-** (every other string in attributes; for propositions also the endpoint
-** names), and a trigram index over name and aliases (substrings, scripts
-** without spaces). Triggers only record which elements changed in
-** search_dirty (FTS5 flushes its buffers at every statement, so per-row
-** index writes would cost ~10x); kip_search_sync() re-indexes the recorded
-** elements with one statement per table before every commit — the index
-** changes in the writer's transaction. Rows written by other tools (a plain
-** sqlite3 shell) are recorded too and indexed at the next engine commit or
-** open. */
-#define SCHEMA_V2 \
-    "CREATE VIRTUAL TABLE search_word USING fts5(name, aliases, body, tokenize = 'unicode61 remove_diacritics 2');\n" \
-    "CREATE VIRTUAL TABLE search_trigram USING fts5(name, aliases, tokenize = 'trigram');\n" \
-    "CREATE TABLE search_dirty(id INTEGER PRIMARY KEY);\n" \
-    "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN " \
-    "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END;\n" \
-    "CREATE TRIGGER element_search_update AFTER UPDATE OF attributes, subject, object ON element BEGIN " \
-    "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END;\n" \
-    "CREATE TRIGGER element_search_delete AFTER DELETE ON element BEGIN " \
-    "INSERT OR IGNORE INTO search_dirty(id) VALUES(old.id); END;\n" \
-    "INSERT INTO search_dirty(id) SELECT id FROM element;\n"
-
-/* v3: public ids from a keyed permutation of a counter (store_ids.c);
-** base_bits and secret are chosen at the first allocation */
-#define SCHEMA_V3 \
-    "CREATE TABLE kip_id_alloc(one INTEGER PRIMARY KEY CHECK (one = 1), counter INTEGER NOT NULL,\n" \
-    "  extents INTEGER NOT NULL DEFAULT 0, base_bits INTEGER, secret INTEGER);\n" \
-    "INSERT INTO kip_id_alloc(one, counter) VALUES(1, 0);\n"
-
-/* (re)indexing the elements whose ids are listed in table `from`: driven
-** from that list by construction (CROSS JOIN), never a scan of `element` */
-#define UNINDEX_WORD_SQL(from) "DELETE FROM search_word WHERE rowid IN (SELECT id FROM " from ")"
-#define UNINDEX_TRIGRAM_SQL(from) "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM " from ")"
-#define INDEX_WORD_SQL(from)                                                                                  \
-  "INSERT INTO search_word(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                \
-  KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_SQL " FROM " from " d CROSS JOIN element e ON e.id = d.id"
-#define INDEX_TRIGRAM_SQL(from)                                                                               \
-  "INSERT INTO search_trigram(rowid, name, heading) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                   \
-  KIP_SEARCH_HEADING_SQL " FROM " from " d CROSS JOIN element e ON e.id = d.id"
-
-/* v4: the word index stems (FTS5 porter over unicode61) and its middle
-** column is the heading (aliases, title, keywords, tags); the vector index
-** (store_vectors.c): int8 unit vectors clustered by kind and type, and the
-** durable queue of elements waiting for a remote embedder. Everything is
-** re-indexed at the first commit. */
-#define SCHEMA_V4 \
-    "DROP TABLE search_word;\n" \
-    "CREATE VIRTUAL TABLE search_word USING fts5(name, heading, body, tokenize = 'porter unicode61 remove_diacritics 2');\n" \
-    "DROP TABLE search_trigram;\n" \
-    "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram');\n" \
-    "CREATE TABLE search_vector(prop INTEGER NOT NULL, kind TEXT NOT NULL, id INTEGER NOT NULL, vec BLOB NOT NULL,\n" \
-    "  PRIMARY KEY (prop, kind, id)) WITHOUT ROWID;\n" \
-    "CREATE UNIQUE INDEX search_vector_id ON search_vector(id);\n" \
-    "CREATE TABLE search_vector_pending(id INTEGER PRIMARY KEY);\n" \
-    "INSERT OR IGNORE INTO search_dirty(id) SELECT id FROM element;\n"
-
-/* migrations[i] brings user_version i to i+1 */
-static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4};
-
-static int exec_sql(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
+int kip_store_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
   char *msg = NULL;
   int rc = sqlite3_exec(nx->db, sql, NULL, NULL, &msg);
   if (rc != SQLITE_OK) {
@@ -129,49 +45,6 @@ static int exec_sql(kip_nexus *nx, const char *sql, kip_error *err, const char *
     return err->code;
   }
   return 0;
-}
-
-static int user_version(kip_nexus *nx, int *v) {
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(nx->db, "PRAGMA user_version", -1, &st, NULL);
-  if (rc != SQLITE_OK) return rc;
-  rc = sqlite3_step(st);
-  *v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-  sqlite3_finalize(st);
-  return rc == SQLITE_ROW ? SQLITE_OK : rc;
-}
-
-static int migrate(kip_nexus *nx, int *created, kip_error *err) {
-  int v = 0;
-  int rc = user_version(nx, &v);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the schema version");
-  if (v == KIP_SCHEMA_VERSION) return 0;
-  if (v > KIP_SCHEMA_VERSION)
-    return kip_err(err, KIP_E_INTERNAL, "Upgrade kipnexus to open this file.",
-                   "database schema version %d is newer than this build supports (%d)", v, KIP_SCHEMA_VERSION);
-  if (nx->readonly_file)
-    return kip_err(err, KIP_E_INTERNAL, "Open it once read-write to initialise it.",
-                   "database is not initialised and was opened read-only");
-  if ((rc = kip_tx_begin(nx, err))) return rc;
-  rc = user_version(nx, &v); /* another process may have won the race */
-  if (rc != SQLITE_OK) {
-    kip_tx_rollback(nx);
-    return kip_store_error(nx, rc, err, "reading the schema version");
-  }
-  *created = v == 0;
-  for (; v < KIP_SCHEMA_VERSION; v++) {
-    if (exec_sql(nx, migrations[v], err, "migrating the schema")) {
-      kip_tx_rollback(nx);
-      return err->code;
-    }
-    char sql[64];
-    snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
-    if (exec_sql(nx, sql, err, "migrating the schema")) {
-      kip_tx_rollback(nx);
-      return err->code;
-    }
-  }
-  return kip_tx_commit(nx, err);
 }
 
 static const char *stmt_sql[ST_COUNT] = {
@@ -278,10 +151,10 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
   char sql[128];
   snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000; PRAGMA cache_size=-32768",
            opt && opt->synchronous_full ? "FULL" : "NORMAL");
-  if (exec_sql(nx, sql, err, "configuring the connection")) return err->code;
+  if (kip_store_exec(nx, sql, err, "configuring the connection")) return err->code;
   if (kip_register_sql_functions(nx) || kip_register_rank_function(nx->db) || (extra_functions && extra_functions(nx))) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
   int created = 0;
-  if ((rc = migrate(nx, &created, err))) return rc;
+  if ((rc = kip_store_migrate(nx, &created, err))) return rc;
   for (int i = 0; i < ST_COUNT; i++) {
     rc = sqlite3_prepare_v3(nx->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &nx->stmts[i], NULL);
     if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "preparing statements");
@@ -290,7 +163,7 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
   ** triggers of this connection, so every row a command writes is checked,
   ** whichever statement writes it */
   if (!nx->readonly_file &&
-      exec_sql(nx,
+      kip_store_exec(nx,
                "CREATE TEMP TRIGGER kip_guard_insert BEFORE INSERT ON main.element "
                "WHEN kip_write_refused(coalesce(NEW.type, NEW.predicate), 0) "
                "BEGIN SELECT RAISE(ABORT, 'KIP_4004: write-protected'); END;"
@@ -427,39 +300,7 @@ int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
                  nx->db ? sqlite3_errmsg(nx->db) : sqlite3_errstr(rc));
 }
 
-/* ---------------------------------------------------------- transactions */
-int kip_tx_begin(kip_nexus *nx, kip_error *err) {
-  char sql[48];
-  if (nx->tx_depth == 0) snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
-  else snprintf(sql, sizeof sql, "SAVEPOINT kip_sp%d", nx->tx_depth);
-  if (exec_sql(nx, sql, err, "starting a transaction")) return err->code;
-  nx->tx_depth++;
-  return 0;
-}
-
-int kip_search_sync(kip_nexus *nx, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
-  if (nx->readonly_file || !st) return 0; /* !st: still migrating; caught up when open completes */
-  int rc = sqlite3_step(st);
-  sqlite3_reset(st);
-  if (rc == SQLITE_DONE) return 0;
-  if (rc != SQLITE_ROW) return kip_store_error(nx, rc, err, "updating the search index");
-  for (int i = ST_SEARCH_UNINDEX_WORD; i <= ST_SEARCH_CLEAR; i++) {
-    if (i == ST_SEARCH_CLEAR && kip_vector_sync(nx, "search_dirty", err)) return err->code;
-    st = nx->stmts[i];
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) return kip_store_error(nx, rc, err, "updating the search index");
-  }
-  return 0;
-}
-
-/* ---------------------------------------------------- deferred indexing */
-#define SYNC_BATCH_SQL(from)                                                                  \
-  UNINDEX_WORD_SQL(from) ";" UNINDEX_TRIGRAM_SQL(from) ";" INDEX_WORD_SQL(from) ";" INDEX_TRIGRAM_SQL(from) \
-  "; DELETE FROM search_dirty WHERE id IN (SELECT id FROM " from ");"
-
-static int64_t count_of(kip_nexus *nx, const char *sql) {
+int64_t kip_store_count(kip_nexus *nx, const char *sql) {
   sqlite3_stmt *st;
   int64_t n = -1;
   if (sqlite3_prepare_v2(nx->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
@@ -468,48 +309,14 @@ static int64_t count_of(kip_nexus *nx, const char *sql) {
   return n;
 }
 
-int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud, kip_error *err) {
-  kip_err_clear(err);
-  if (nx->readonly_file) return 0;
-  int64_t total = count_of(nx, "SELECT count(*) FROM search_dirty"), done = 0;
-  if (total <= 0) return total < 0 ? kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting unindexed elements") : 0;
-  if (batch <= 0 || batch >= total) { /* all at once: the commit indexes the dirty set */
-    if (kip_tx_begin(nx, err) || kip_tx_commit(nx, err)) return err->code;
-    if (progress) progress(total, total, ud);
-    return 0;
-  }
-  if (exec_sql(nx, "CREATE TEMP TABLE IF NOT EXISTS kip_sync_batch(id INTEGER PRIMARY KEY)", err, "indexing")) return err->code;
-  char pick[160];
-  snprintf(pick, sizeof pick,
-           "DELETE FROM kip_sync_batch; INSERT INTO kip_sync_batch SELECT id FROM search_dirty ORDER BY id LIMIT %lld",
-           (long long)batch);
-  while (done < total) {
-    if (kip_tx_begin(nx, err)) return err->code;
-    int rc = exec_sql(nx, pick, err, "indexing");
-    int64_t n = rc ? 0 : count_of(nx, "SELECT count(*) FROM kip_sync_batch");
-    if (!rc && n > 0) rc = exec_sql(nx, SYNC_BATCH_SQL("kip_sync_batch"), err, "indexing");
-    if (!rc && n > 0) rc = kip_vector_sync(nx, "kip_sync_batch", err);
-    if (rc) {
-      kip_tx_rollback(nx);
-      return rc;
-    }
-    nx->req->defer_index = 1; /* this commit indexes exactly the batch */
-    rc = kip_tx_commit(nx, err);
-    nx->req->defer_index = 0;
-    if (rc) return rc;
-    if (n <= 0) break;
-    done += n;
-    if (progress) progress(done < total ? done : total, total, ud);
-  }
+/* ---------------------------------------------------------- transactions */
+int kip_tx_begin(kip_nexus *nx, kip_error *err) {
+  char sql[48];
+  if (nx->tx_depth == 0) snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
+  else snprintf(sql, sizeof sql, "SAVEPOINT kip_sp%d", nx->tx_depth);
+  if (kip_store_exec(nx, sql, err, "starting a transaction")) return err->code;
+  nx->tx_depth++;
   return 0;
-}
-
-int64_t kip_unindexed(kip_nexus *nx) {
-  sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
-  if (!st) return 0;
-  int rc = sqlite3_step(st);
-  sqlite3_reset(st);
-  return rc == SQLITE_ROW;
 }
 
 int kip_tx_commit(kip_nexus *nx, kip_error *err) {
@@ -520,7 +327,7 @@ int kip_tx_commit(kip_nexus *nx, kip_error *err) {
   char sql[48];
   if (nx->tx_depth == 1) snprintf(sql, sizeof sql, "COMMIT");
   else snprintf(sql, sizeof sql, "RELEASE kip_sp%d", nx->tx_depth - 1);
-  if (exec_sql(nx, sql, err, "committing")) {
+  if (kip_store_exec(nx, sql, err, "committing")) {
     kip_tx_rollback(nx);
     return err->code;
   }

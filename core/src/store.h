@@ -81,6 +81,26 @@ struct kip_nexus {
 /* the SQLite handle (in-tree tools only: tests, the benchmark's raw-SQL side) */
 struct sqlite3 *kip_store_db(kip_nexus *nx);
 
+/* the statements that (re)index the elements listed in table `from`
+** (search_sync.c, and the persistent statements of store.c) */
+/* driven from that list by construction (CROSS JOIN), never a scan of `element` */
+#define UNINDEX_WORD_SQL(from) "DELETE FROM search_word WHERE rowid IN (SELECT id FROM " from ")"
+#define UNINDEX_TRIGRAM_SQL(from) "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM " from ")"
+#define INDEX_WORD_SQL(from)                                                                                  \
+  "INSERT INTO search_word(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                \
+  KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_SQL " FROM " from " d CROSS JOIN element e ON e.id = d.id"
+#define INDEX_TRIGRAM_SQL(from)                                                                               \
+  "INSERT INTO search_trigram(rowid, name, heading) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                   \
+  KIP_SEARCH_HEADING_SQL " FROM " from " d CROSS JOIN element e ON e.id = d.id"
+
+
+/* store.c: the single integer an SQL query returns, or -1 */
+int64_t kip_store_count(kip_nexus *nx, const char *sql);
+/* store.c: an SQL script on the nexus's connection (err filled on failure) */
+int kip_store_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *what);
+/* store_schema.c: bring the file's schema to KIP_SCHEMA_VERSION (*created: it was empty) */
+int kip_store_migrate(kip_nexus *nx, int *created, kip_error *err);
+
 /* store_vectors.c: the vector index, kept in step at every commit (the
 ** elements listed in table `from`), and the embedder call */
 int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err);

@@ -29,13 +29,6 @@
   "SELECT d.id, e.id IS NOT NULL, e.predicate IS NOT NULL, coalesce(e.type, e.predicate), e.version, "      \
   KIP_SEARCH_TEXT_SQL " FROM " from " d LEFT JOIN element e ON e.id = d.id"
 
-static int run(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
-  char *msg = NULL;
-  int rc = sqlite3_exec(nx->db, sql, NULL, NULL, &msg);
-  sqlite3_free(msg);
-  return rc == SQLITE_OK ? 0 : kip_store_error(nx, rc, err, what);
-}
-
 /* the recorded model and dimension; model[0] == 0 when vectors are off */
 static int recorded_model(kip_nexus *nx, char *model, size_t n, int *dim) {
   model[0] = 0;
@@ -182,7 +175,7 @@ int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
                    "DELETE FROM search_vector WHERE id IN (SELECT id FROM %s);"
                    "INSERT OR IGNORE INTO search_vector_pending(id) SELECT id FROM %s",
                    from, from);
-    rc = run(nx, sql.p, err, "queueing elements for embedding");
+    rc = kip_store_exec(nx, sql.p, err, "queueing elements for embedding");
     kip_buf_free(&sql);
     return rc;
   }
@@ -211,15 +204,6 @@ int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
 }
 
 /* ------------------------------------------------------------ public API */
-static int64_t count(kip_nexus *nx, const char *sql) {
-  sqlite3_stmt *st;
-  int64_t n = -1;
-  if (sqlite3_prepare_v2(nx->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    n = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  return n;
-}
-
 static int record_model(kip_nexus *nx, kip_error *err) {
   sqlite3_stmt *st;
   int rc = sqlite3_prepare_v2(nx->db, "INSERT OR REPLACE INTO kip_info(key, value) VALUES('vector_model', ?1), ('vector_dim', ?2)",
@@ -241,7 +225,7 @@ int kip_reset_vectors(kip_nexus *nx, kip_error *err) {
   if (kip_tx_begin(nx, err)) return err->code;
   int rc = record_model(nx, err);
   if (!rc)
-    rc = run(nx, "DELETE FROM search_vector; INSERT OR IGNORE INTO search_vector_pending(id) SELECT id FROM element", err,
+    rc = kip_store_exec(nx, "DELETE FROM search_vector; INSERT OR IGNORE INTO search_vector_pending(id) SELECT id FROM element", err,
              "queueing elements for embedding");
   if (rc) {
     kip_tx_rollback(nx);
@@ -265,7 +249,7 @@ int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, in
   if (!embedder_matches(nx, model, dim) && kip_reset_vectors(nx, err)) return err->code;
   if (batch <= 0) batch = 256;
   if (batch > 4096) batch = 4096;
-  int64_t total = count(nx, "SELECT count(*) FROM search_vector_pending"), done = 0;
+  int64_t total = kip_store_count(nx, "SELECT count(*) FROM search_vector_pending"), done = 0;
   pending_row *rows = calloc((size_t)batch, sizeof *rows);
   if (!rows) abort();
   kip_buf sql;
@@ -325,7 +309,7 @@ int kip_set_embedder(kip_nexus *nx, const kip_embedder *e, kip_error *err) {
   if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
   if (model[0]) return 0; /* a mismatch is reported by SEARCH until reindexed */
   if (kip_reset_vectors(nx, err)) return err->code;
-  if (e->in_transaction && count(nx, "SELECT count(*) FROM search_vector_pending") <= ADOPT_AT_ONCE_MAX)
+  if (e->in_transaction && kip_store_count(nx, "SELECT count(*) FROM search_vector_pending") <= ADOPT_AT_ONCE_MAX)
     return kip_embed_pending(nx, 0, NULL, NULL, err);
   return 0;
 }
@@ -361,7 +345,7 @@ int kip_vector_state(kip_nexus *nx, kip_vector_status *out, kip_error *err) {
   int rc = recorded_model(nx, out->model, sizeof out->model, &out->dim);
   if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
   out->vectors = -1;
-  out->pending = count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_vector_pending LIMIT 1000000)");
+  out->pending = kip_store_count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_vector_pending LIMIT 1000000)");
   out->embedder_matches = embedder_matches(nx, out->model, out->dim);
   return 0;
 }
@@ -371,8 +355,8 @@ int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err)
   memset(out, 0, sizeof *out);
   int rc = recorded_model(nx, out->model, sizeof out->model, &out->dim);
   if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
-  out->vectors = count(nx, "SELECT count(*) FROM search_vector");
-  out->pending = count(nx, "SELECT count(*) FROM search_vector_pending");
+  out->vectors = kip_store_count(nx, "SELECT count(*) FROM search_vector");
+  out->pending = kip_store_count(nx, "SELECT count(*) FROM search_vector_pending");
   out->embedder_matches = embedder_matches(nx, out->model, out->dim);
   return 0;
 }
@@ -471,7 +455,7 @@ int kip_vector_verify(kip_nexus *nx, kip_vector_check *out, kip_error *err) {
   sqlite3_finalize(st);
   free(q);
   if (!rc) {
-    int64_t orphans = count(nx, "SELECT count(*) FROM search_vector v WHERE NOT EXISTS (SELECT 1 FROM element e WHERE e.id = v.id)");
+    int64_t orphans = kip_store_count(nx, "SELECT count(*) FROM search_vector v WHERE NOT EXISTS (SELECT 1 FROM element e WHERE e.id = v.id)");
     if (orphans > 0) {
       out->problems += orphans;
       if (!out->first[0]) snprintf(out->first, sizeof out->first, "%lld vectors of deleted elements", (long long)orphans);

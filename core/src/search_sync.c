@@ -1,0 +1,78 @@
+/*
+** search_sync.c — keeping the SEARCH indexes in the writer's transaction:
+** before every commit the elements recorded in search_dirty are re-indexed
+** with one statement per index (FTS5 word and trigram) and their vectors
+** written or queued (store_vectors.c); bulk loads defer it and index in
+** batches afterwards (kip_sync_index). Part of the store layer: the index
+** is storage, SEARCH reads it (search_keyword.c, search_vector.c).
+*/
+#include <stdio.h>
+
+#include "store.h"
+
+int kip_search_sync(kip_nexus *nx, kip_error *err) {
+  sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+  if (nx->readonly_file || !st) return 0; /* !st: still migrating; caught up when open completes */
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  if (rc == SQLITE_DONE) return 0;
+  if (rc != SQLITE_ROW) return kip_store_error(nx, rc, err, "updating the search index");
+  for (int i = ST_SEARCH_UNINDEX_WORD; i <= ST_SEARCH_CLEAR; i++) {
+    if (i == ST_SEARCH_CLEAR && kip_vector_sync(nx, "search_dirty", err)) return err->code;
+    st = nx->stmts[i];
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) return kip_store_error(nx, rc, err, "updating the search index");
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------- deferred indexing */
+#define SYNC_BATCH_SQL(from)                                                                  \
+  UNINDEX_WORD_SQL(from) ";" UNINDEX_TRIGRAM_SQL(from) ";" INDEX_WORD_SQL(from) ";" INDEX_TRIGRAM_SQL(from) \
+  "; DELETE FROM search_dirty WHERE id IN (SELECT id FROM " from ");"
+
+int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud, kip_error *err) {
+  kip_err_clear(err);
+  if (nx->readonly_file) return 0;
+  int64_t total = kip_store_count(nx, "SELECT count(*) FROM search_dirty"), done = 0;
+  if (total <= 0) return total < 0 ? kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting unindexed elements") : 0;
+  if (batch <= 0 || batch >= total) { /* all at once: the commit indexes the dirty set */
+    if (kip_tx_begin(nx, err) || kip_tx_commit(nx, err)) return err->code;
+    if (progress) progress(total, total, ud);
+    return 0;
+  }
+  if (kip_store_exec(nx, "CREATE TEMP TABLE IF NOT EXISTS kip_sync_batch(id INTEGER PRIMARY KEY)", err, "indexing")) return err->code;
+  char pick[160];
+  snprintf(pick, sizeof pick,
+           "DELETE FROM kip_sync_batch; INSERT INTO kip_sync_batch SELECT id FROM search_dirty ORDER BY id LIMIT %lld",
+           (long long)batch);
+  while (done < total) {
+    if (kip_tx_begin(nx, err)) return err->code;
+    int rc = kip_store_exec(nx, pick, err, "indexing");
+    int64_t n = rc ? 0 : kip_store_count(nx, "SELECT count(*) FROM kip_sync_batch");
+    if (!rc && n > 0) rc = kip_store_exec(nx, SYNC_BATCH_SQL("kip_sync_batch"), err, "indexing");
+    if (!rc && n > 0) rc = kip_vector_sync(nx, "kip_sync_batch", err);
+    if (rc) {
+      kip_tx_rollback(nx);
+      return rc;
+    }
+    nx->req->defer_index = 1; /* this commit indexes exactly the batch */
+    rc = kip_tx_commit(nx, err);
+    nx->req->defer_index = 0;
+    if (rc) return rc;
+    if (n <= 0) break;
+    done += n;
+    if (progress) progress(done < total ? done : total, total, ud);
+  }
+  return 0;
+}
+
+int64_t kip_unindexed(kip_nexus *nx) {
+  sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+  if (!st) return 0;
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  return rc == SQLITE_ROW;
+}
+

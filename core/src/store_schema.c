@@ -1,0 +1,127 @@
+/*
+** store_schema.c — the nexus file's versioned schema (user_version) and its
+** forward migrations, applied in one transaction when a file is opened:
+** v1 the element table and its indexes, v2 the SEARCH indexes (FTS5) and
+** their change log, v3 the id allocator, v4 the stemmed word index and the
+** vector index (store_vectors.c).
+*/
+#include <stdio.h>
+
+#include "store.h"
+
+/* --------------------------------------------------------------- schema */
+#define SCHEMA_V1 \
+    "CREATE TABLE element(\n" \
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,\n" \
+    "  type TEXT,\n" \
+    "  name TEXT,\n" \
+    "  subject INTEGER REFERENCES element(id),\n" \
+    "  predicate TEXT,\n" \
+    "  object INTEGER REFERENCES element(id),\n" \
+    "  attributes TEXT NOT NULL DEFAULT '{}',\n" \
+    "  metadata TEXT NOT NULL DEFAULT '{}',\n" \
+    "  version INTEGER NOT NULL DEFAULT 1,\n" \
+    "  updated_at TEXT NOT NULL,\n" \
+    "  CHECK ((type IS NOT NULL AND name IS NOT NULL AND subject IS NULL AND predicate IS NULL AND object IS NULL)\n" \
+    "      OR (type IS NULL AND name IS NULL AND subject IS NOT NULL AND predicate IS NOT NULL AND object IS NOT NULL))\n" \
+    ");\n" \
+    "CREATE UNIQUE INDEX element_concept ON element(type, name) WHERE type IS NOT NULL;\n" \
+    "CREATE INDEX element_name ON element(name) WHERE name IS NOT NULL;\n" \
+    "CREATE UNIQUE INDEX element_spo ON element(subject, predicate, object) WHERE subject IS NOT NULL;\n" \
+    "CREATE INDEX element_ops ON element(object, predicate, subject) WHERE object IS NOT NULL;\n" \
+    "CREATE INDEX element_pred ON element(predicate, subject, object) WHERE predicate IS NOT NULL;\n" \
+    "CREATE TABLE kip_capsule(name TEXT PRIMARY KEY, hash TEXT NOT NULL, applied_at TEXT NOT NULL);\n" \
+    "CREATE TABLE kip_info(key TEXT PRIMARY KEY, value TEXT);\n"
+
+/* v2: the SEARCH index. A word index (FTS5 unicode61, diacritics folded,
+** prefix queries) over name (concept name or predicate), aliases and body
+** (every other string in attributes; for propositions also the endpoint
+** names), and a trigram index over name and aliases (substrings, scripts
+** without spaces). Triggers only record which elements changed in
+** search_dirty (FTS5 flushes its buffers at every statement, so per-row
+** index writes would cost ~10x); kip_search_sync() re-indexes the recorded
+** elements with one statement per table before every commit — the index
+** changes in the writer's transaction. Rows written by other tools (a plain
+** sqlite3 shell) are recorded too and indexed at the next engine commit or
+** open. */
+#define SCHEMA_V2 \
+    "CREATE VIRTUAL TABLE search_word USING fts5(name, aliases, body, tokenize = 'unicode61 remove_diacritics 2');\n" \
+    "CREATE VIRTUAL TABLE search_trigram USING fts5(name, aliases, tokenize = 'trigram');\n" \
+    "CREATE TABLE search_dirty(id INTEGER PRIMARY KEY);\n" \
+    "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN " \
+    "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END;\n" \
+    "CREATE TRIGGER element_search_update AFTER UPDATE OF attributes, subject, object ON element BEGIN " \
+    "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END;\n" \
+    "CREATE TRIGGER element_search_delete AFTER DELETE ON element BEGIN " \
+    "INSERT OR IGNORE INTO search_dirty(id) VALUES(old.id); END;\n" \
+    "INSERT INTO search_dirty(id) SELECT id FROM element;\n"
+
+/* v3: public ids from a keyed permutation of a counter (store_ids.c);
+** base_bits and secret are chosen at the first allocation */
+#define SCHEMA_V3 \
+    "CREATE TABLE kip_id_alloc(one INTEGER PRIMARY KEY CHECK (one = 1), counter INTEGER NOT NULL,\n" \
+    "  extents INTEGER NOT NULL DEFAULT 0, base_bits INTEGER, secret INTEGER);\n" \
+    "INSERT INTO kip_id_alloc(one, counter) VALUES(1, 0);\n"
+
+/* v4: the word index stems (FTS5 porter over unicode61) and its middle
+** column is the heading (aliases, title, keywords, tags); the vector index
+** (store_vectors.c): int8 unit vectors clustered by kind and type, and the
+** durable queue of elements waiting for a remote embedder. Everything is
+** re-indexed at the first commit. */
+#define SCHEMA_V4 \
+    "DROP TABLE search_word;\n" \
+    "CREATE VIRTUAL TABLE search_word USING fts5(name, heading, body, tokenize = 'porter unicode61 remove_diacritics 2');\n" \
+    "DROP TABLE search_trigram;\n" \
+    "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram');\n" \
+    "CREATE TABLE search_vector(prop INTEGER NOT NULL, kind TEXT NOT NULL, id INTEGER NOT NULL, vec BLOB NOT NULL,\n" \
+    "  PRIMARY KEY (prop, kind, id)) WITHOUT ROWID;\n" \
+    "CREATE UNIQUE INDEX search_vector_id ON search_vector(id);\n" \
+    "CREATE TABLE search_vector_pending(id INTEGER PRIMARY KEY);\n" \
+    "INSERT OR IGNORE INTO search_dirty(id) SELECT id FROM element;\n"
+
+/* migrations[i] brings user_version i to i+1 */
+static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4};
+
+static int user_version(kip_nexus *nx, int *v) {
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(nx->db, "PRAGMA user_version", -1, &st, NULL);
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(st);
+  *v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+int kip_store_migrate(kip_nexus *nx, int *created, kip_error *err) {
+  int v = 0;
+  int rc = user_version(nx, &v);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the schema version");
+  if (v == KIP_SCHEMA_VERSION) return 0;
+  if (v > KIP_SCHEMA_VERSION)
+    return kip_err(err, KIP_E_INTERNAL, "Upgrade kipnexus to open this file.",
+                   "database schema version %d is newer than this build supports (%d)", v, KIP_SCHEMA_VERSION);
+  if (nx->readonly_file)
+    return kip_err(err, KIP_E_INTERNAL, "Open it once read-write to initialise it.",
+                   "database is not initialised and was opened read-only");
+  if ((rc = kip_tx_begin(nx, err))) return rc;
+  rc = user_version(nx, &v); /* another process may have won the race */
+  if (rc != SQLITE_OK) {
+    kip_tx_rollback(nx);
+    return kip_store_error(nx, rc, err, "reading the schema version");
+  }
+  *created = v == 0;
+  for (; v < KIP_SCHEMA_VERSION; v++) {
+    if (kip_store_exec(nx, migrations[v], err, "migrating the schema")) {
+      kip_tx_rollback(nx);
+      return err->code;
+    }
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
+    if (kip_store_exec(nx, sql, err, "migrating the schema")) {
+      kip_tx_rollback(nx);
+      return err->code;
+    }
+  }
+  return kip_tx_commit(nx, err);
+}
+
