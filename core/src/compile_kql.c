@@ -276,22 +276,30 @@ static char *id_condition(kql *C, const char *r, const json_t *idv, int want_pro
   return kql_strf(C, "%s.id = %lld AND %s.%s IS NOT NULL", r, (long long)id, r, want_prop ? "subject" : "type");
 }
 
-static char *compile_concept(kql *C, frame *F, const ast_concept *cc) {
-  if (cc->type && check_defined(C, "$ConceptType", json_string_value(cc->type), cc->pos)) return NULL;
-  char *r;
-  cvar *v = cc->var ? kql_lookup(F, cc->var) : NULL;
+/* the row alias of a concept or link clause: the row of its variable when
+** an earlier clause bound it (non-null from here on), else a fresh element
+** row bound to the variable; NULL after an error (a predicate variable) */
+static char *element_row(kql *C, frame *F, const char *var, cvar *v, kip_pos pos, const char *what) {
   if (v) {
     if (v->kind != VK_ELEM) {
-      fail_at(C, cc->pos, KIP_E_SYNTAX, NULL, "?%s is a predicate variable, not a concept", cc->var);
+      fail_at(C, pos, KIP_E_SYNTAX, NULL, "?%s is a predicate variable, not %s", var, what);
       return NULL;
     }
-    r = kql_row(C, F, v);
+    char *r = kql_row(C, F, v);
     if (v->nullable) add_where(F, kql_strf(C, "%s IS NOT NULL", v->expr));
-  } else {
-    r = fresh(C, "t");
-    add_element(C, F, r);
-    if (cc->var) bind_var(F, cc->var, VK_ELEM, kql_strf(C, "%s.id", r), r, 0);
+    return r;
   }
+  char *r = fresh(C, "t");
+  add_element(C, F, r);
+  if (var) bind_var(F, var, VK_ELEM, kql_strf(C, "%s.id", r), r, 0);
+  return r;
+}
+
+static char *compile_concept(kql *C, frame *F, const ast_concept *cc) {
+  if (cc->type && check_defined(C, "$ConceptType", json_string_value(cc->type), cc->pos)) return NULL;
+  cvar *v = cc->var ? kql_lookup(F, cc->var) : NULL;
+  char *r = element_row(C, F, cc->var, v, cc->pos, "a concept");
+  if (!r) return NULL;
   if (cc->id) add_where(F, id_condition(C, r, cc->id, 0));
   /* a type-only clause on a variable an earlier clause already bound (an
   ** edge walked from an anchor) is a filter, never a driver: the unary +
@@ -375,20 +383,9 @@ static char *compile_hops(kql *C, frame *F, const ast_prop *pr) {
 static char *compile_prop(kql *C, frame *F, const ast_prop *pr) {
   const ast_pred *pd = &pr->pred;
   if (!pr->id && pd->kind == PRED_HOPS && !(pd->min == 1 && pd->max == 1)) return compile_hops(C, F, pr);
-  char *r;
   cvar *v = pr->var ? kql_lookup(F, pr->var) : NULL;
-  if (v) {
-    if (v->kind != VK_ELEM) {
-      fail_at(C, pr->pos, KIP_E_SYNTAX, NULL, "?%s is a predicate variable, not a link", pr->var);
-      return NULL;
-    }
-    r = kql_row(C, F, v);
-    if (v->nullable) add_where(F, kql_strf(C, "%s IS NOT NULL", v->expr));
-  } else {
-    r = fresh(C, "t");
-    add_element(C, F, r);
-    if (pr->var) bind_var(F, pr->var, VK_ELEM, kql_strf(C, "%s.id", r), r, 0);
-  }
+  char *r = element_row(C, F, pr->var, v, pr->pos, "a link");
+  if (!r) return NULL;
   if (pr->id) {
     add_where(F, id_condition(C, r, pr->id, 1));
     if (C->nx->req->scope) add_where(F, kql_strf(C, "kip_visible(%s.id)", r)); /* its endpoints are not joined */

@@ -149,6 +149,22 @@ static int rows_are_solutions(const frame *F, cvar **keys, int nkeys) {
   return 0;
 }
 
+/* " FROM … WHERE … GROUP BY …" of the compiled frame (each part when present) */
+static void append_from_where_group(kip_buf *sql, const frame *F, const kip_buf *keys) {
+  if (F->nfrom) {
+    kip_buf_adds(sql, " FROM ");
+    kip_buf_add(sql, F->from.p, F->from.len);
+  }
+  if (F->where.len) {
+    kip_buf_adds(sql, " WHERE ");
+    kip_buf_add(sql, F->where.p, F->where.len);
+  }
+  if (keys->len) {
+    kip_buf_adds(sql, " GROUP BY ");
+    kip_buf_add(sql, keys->p, keys->len);
+  }
+}
+
 int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int *aggregated_out) {
   frame F;
   frame_init(&F, NULL);
@@ -218,18 +234,7 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
     if (!rc) {
       kip_buf_adds(sql, "SELECT ");
       kip_buf_add(sql, sel.p, sel.len);
-      if (F.nfrom) {
-        kip_buf_adds(sql, " FROM ");
-        kip_buf_add(sql, F.from.p, F.from.len);
-      }
-      if (F.where.len) {
-        kip_buf_adds(sql, " WHERE ");
-        kip_buf_add(sql, F.where.p, F.where.len);
-      }
-      if (keys.len) {
-        kip_buf_adds(sql, " GROUP BY ");
-        kip_buf_add(sql, keys.p, keys.len);
-      }
+      append_from_where_group(sql, &F, &keys);
       if (order.len) {
         kip_buf_adds(sql, " ORDER BY ");
         kip_buf_add(sql, order.p, order.len);
@@ -318,18 +323,7 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
       kip_buf_add(sql, outer_sel.p, outer_sel.len);
       kip_buf_adds(sql, " FROM (SELECT ");
       kip_buf_add(sql, inner.p ? inner.p : "1", inner.p ? inner.len : 1);
-      if (F.nfrom) {
-        kip_buf_adds(sql, " FROM ");
-        kip_buf_add(sql, F.from.p, F.from.len);
-      }
-      if (F.where.len) {
-        kip_buf_adds(sql, " WHERE ");
-        kip_buf_add(sql, F.where.p, F.where.len);
-      }
-      if (keys.len) {
-        kip_buf_adds(sql, " GROUP BY ");
-        kip_buf_add(sql, keys.p, keys.len);
-      }
+      append_from_where_group(sql, &F, &keys);
       kip_buf_adds(sql, ")");
       if (groups.len) {
         kip_buf_adds(sql, " GROUP BY ");

@@ -17,6 +17,13 @@ typedef struct lnexus {
 /* the open nexus at stack index i (raises for a closed one); records L */
 lnexus *kip_check_nexus(lua_State *L, int i);
 
+/* a Lua progress(done, total) callback for the core's long operations */
+typedef struct kip_lua_progress_fn {
+  lua_State *L;
+  int fn; /* stack index of the function, 0 = none */
+} kip_lua_progress_fn;
+void kip_lua_progress(int64_t done, int64_t total, void *ud);
+
 /* kip_embedder.c: set_embedder, embed_pending, reset_vectors, vector_status, embed */
 extern const luaL_Reg kip_embedder_methods[];
 

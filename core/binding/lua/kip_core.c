@@ -90,27 +90,24 @@ static int l_close(lua_State *L) {
 
 /* nexus:sync_index([batch [, progress(done, total)]]) -> true | nil, message
 ** Index for SEARCH what bulk loads deferred (call option defer_index). */
-typedef struct sync_progress {
-  lua_State *L;
-  int fn; /* stack index of the progress function, 0 = none */
-} sync_progress;
-
-static void on_sync_progress(int64_t done, int64_t total, void *ud) {
-  sync_progress *p = ud;
+/* a progress(done, total) Lua function at stack index fn (0 = none): a
+** failing reporter stops nothing (shared with kip_embedder.c) */
+void kip_lua_progress(int64_t done, int64_t total, void *ud) {
+  kip_lua_progress_fn *p = ud;
   if (!p->fn) return;
   lua_pushvalue(p->L, p->fn);
   kip_pushint(p->L, done);
   kip_pushint(p->L, total);
-  if (lua_pcall(p->L, 2, 0, 0) != LUA_OK) lua_pop(p->L, 1); /* a failing reporter stops nothing */
+  if (lua_pcall(p->L, 2, 0, 0) != LUA_OK) lua_pop(p->L, 1);
 }
 
 static int l_sync_index(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   long long batch = 0;
   if (!lua_isnoneornil(L, 2) && !kip_isinteger(L, 2, &batch)) return luaL_argerror(L, 2, "batch must be an integer");
-  sync_progress p = {L, lua_isfunction(L, 3) ? 3 : 0};
+  kip_lua_progress_fn p = {L, lua_isfunction(L, 3) ? 3 : 0};
   kip_error e;
-  if (kip_sync_index(n->nx, (int64_t)batch, on_sync_progress, &p, &e)) {
+  if (kip_sync_index(n->nx, (int64_t)batch, kip_lua_progress, &p, &e)) {
     lua_pushnil(L);
     lua_pushstring(L, e.message);
     return 2;
@@ -603,25 +600,14 @@ static int l_json_encode(lua_State *L) {
 /* nexus:backup(path [, progress(done_pages, total_pages)]) -> true | nil, message
 ** An online copy through SQLite's backup API, a few hundred pages at a time,
 ** so writers in other connections and processes keep going meanwhile. */
-typedef struct backup_progress {
-  lua_State *L;
-  int fn;
-} backup_progress;
-
-static void on_backup_progress(int done, int total, void *ud) {
-  backup_progress *p = ud;
-  lua_pushvalue(p->L, p->fn);
-  lua_pushinteger(p->L, done);
-  lua_pushinteger(p->L, total);
-  lua_call(p->L, 2, 0);
-}
+static void on_backup_progress(int done, int total, void *ud) { kip_lua_progress(done, total, ud); }
 
 static int l_backup(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   const char *path = luaL_checkstring(L, 2);
-  backup_progress p = {L, 3};
+  kip_lua_progress_fn p = {L, lua_isfunction(L, 3) ? 3 : 0};
   kip_error err;
-  if (kip_backup(n->nx, path, lua_isfunction(L, 3) ? on_backup_progress : NULL, &p, &err)) {
+  if (kip_backup(n->nx, path, on_backup_progress, &p, &err)) {
     lua_pushnil(L);
     lua_pushstring(L, err.message);
     return 2;

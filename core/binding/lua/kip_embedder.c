@@ -135,27 +135,13 @@ static int l_set_embedder(lua_State *L) {
   return 1;
 }
 
-typedef struct progress_fn {
-  lua_State *L;
-  int fn;
-} progress_fn;
-
-static void on_progress(int64_t done, int64_t total, void *ud) {
-  progress_fn *p = ud;
-  if (!p->fn) return;
-  lua_pushvalue(p->L, p->fn);
-  kip_pushint(p->L, done);
-  kip_pushint(p->L, total);
-  if (lua_pcall(p->L, 2, 0, 0) != LUA_OK) lua_pop(p->L, 1);
-}
-
 static int l_embed_pending(lua_State *L) {
   lnexus *n = kip_check_nexus(L, 1);
   long long batch = 0;
   if (!lua_isnoneornil(L, 2) && !kip_isinteger(L, 2, &batch)) return luaL_argerror(L, 2, "batch must be an integer");
-  progress_fn p = {L, lua_isfunction(L, 3) ? 3 : 0};
+  kip_lua_progress_fn p = {L, lua_isfunction(L, 3) ? 3 : 0};
   kip_error err;
-  if (kip_embed_pending(n->nx, (int64_t)batch, on_progress, &p, &err)) return fail(L, &err);
+  if (kip_embed_pending(n->nx, (int64_t)batch, kip_lua_progress, &p, &err)) return fail(L, &err);
   lua_pushboolean(L, 1);
   return 1;
 }
