@@ -147,14 +147,6 @@ local function read_file(path)
   f:close()
   return text
 end
-
-local function read_file(path)
-  local f, err = io.open(path, "rb")
-  if not f then return nil, err end
-  local text = f:read("a") or f:read("*a")
-  f:close()
-  return text
-end
 M.read_file = read_file
 
 --- Load a Lua file into environment env and run its main chunk under the

@@ -177,14 +177,21 @@ local function need_enum(v, set, what)
   return v
 end
 
+-- the required text and enum fields of an operation: true, or nil, error
+local function valid(text, text_name, enums)
+  local ok, e = need_string(text, text_name)
+  if not ok then return nil, e end
+  for _, chk in ipairs(enums) do
+    local good, x = need_enum(chk[1], chk[2], chk[3])
+    if not good then return nil, x end
+  end
+  return true
+end
+
 --- record{content, domain, field, provenance, source_ref?, tags?, anchor?, name?, ctx?}
 function M.record(nx, o)
-  local ok, cerr = need_string(o.content, "content")
-  if not ok then return nil, cerr end
-  for _, chk in ipairs { { o.domain, M.DOMAINS, "domain" }, { o.provenance, M.PROVENANCE, "provenance" } } do
-    local ok, x = need_enum(chk[1], chk[2], chk[3])
-    if not ok then return nil, x end
-  end
+  local ok, verr = valid(o.content, "content", { { o.domain, M.DOMAINS, "domain" }, { o.provenance, M.PROVENANCE, "provenance" } })
+  if not ok then return nil, verr end
   local field = o.field or "general"
   local kind = o.anchor or (o.domain == "global" and "global" or o.provenance == "research" and "repo" or "worktree")
   local a, aerr = anchor.fields(kind, o.here)
@@ -207,12 +214,8 @@ end
 --- distill{statement, tier, domain, field, supporting (Evidence refs), content?,
 --- scope_constraints?, trigger_hints?, anchor?, name?, reason?, ctx?}: a candidate
 function M.distill(nx, o)
-  local ok, e = need_string(o.statement, "statement")
-  if not ok then return nil, e end
-  for _, chk in ipairs { { o.tier, M.TIERS, "tier" }, { o.domain, M.DOMAINS, "domain" } } do
-    local good, x = need_enum(chk[1], chk[2], chk[3])
-    if not good then return nil, x end
-  end
+  local ok, verr = valid(o.statement, "statement", { { o.tier, M.TIERS, "tier" }, { o.domain, M.DOMAINS, "domain" } })
+  if not ok then return nil, verr end
   local ctx = ctx_for(nx, o, "distill")
   local refs, rerr = evidence_refs(nx, ctx, o.supporting, "supporting")
   if not refs then return nil, rerr end
