@@ -26,14 +26,15 @@ local function exists(path)
 end
 
 --- The word vectors file of the local embedder: KIP_EMBEDDINGS, the build
---- tree's, or an installed copy; nil when there is none.
+--- tree's, or the installed copy beside the kipnexus home; nil when there
+--- is none.
 function M.local_path(core)
   local env = os.getenv("KIP_EMBEDDINGS")
   if env and env ~= "" then return env end
   if exists(core.default_embeddings) then return core.default_embeddings end
-  for _, p in ipairs { "/usr/local/share/kipnexus/models/wink-sg-100d.kvec", "/usr/share/kipnexus/models/wink-sg-100d.kvec" } do
-    if exists(p) then return p end
-  end
+  local ok, kip = pcall(require, "kip")
+  local installed = ok and type(kip) == "table" and kip.home and (kip.home() .. "/models/wink-sg-100d.kvec")
+  if installed and exists(installed) then return installed end
 end
 
 local function from_file(path)
