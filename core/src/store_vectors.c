@@ -29,13 +29,14 @@
   "SELECT d.id, e.id IS NOT NULL, e.predicate IS NOT NULL, coalesce(e.type, e.predicate), e.version, "      \
   KIP_SEARCH_TEXT_SQL " FROM " from " d LEFT JOIN element e ON e.id = d.id"
 
-/* the recorded model and dimension; model[0] == 0 when vectors are off */
+/* the recorded model and dimension; model[0] == 0 when vectors are off.
+** Read at every commit that changed text: the statement stays prepared
+** (kip_prepare's cache) */
 static int recorded_model(kip_nexus *nx, char *model, size_t n, int *dim) {
   model[0] = 0;
   *dim = 0;
   sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(nx->db, "SELECT key, value FROM kip_info WHERE key IN ('vector_model', 'vector_dim')", -1,
-                              &st, NULL);
+  int rc = kip_prepare(nx, "SELECT key, value FROM kip_info WHERE key IN ('vector_model', 'vector_dim')", -1, &st);
   if (rc != SQLITE_OK) return rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
@@ -43,7 +44,7 @@ static int recorded_model(kip_nexus *nx, char *model, size_t n, int *dim) {
     if (!strcmp(k, "vector_model")) snprintf(model, n, "%s", v);
     else *dim = atoi(v);
   }
-  sqlite3_finalize(st);
+  kip_finish(nx, st);
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
@@ -91,10 +92,10 @@ static int write_vectors(kip_nexus *nx, pending_row *rows, int n, const float *v
   signed char *q = malloc((size_t)dim);
   if (!q) abort();
   sqlite3_stmt *put = NULL, *del = NULL, *ver = NULL, *done = NULL;
-  int rc = sqlite3_prepare_v2(nx->db, "INSERT OR REPLACE INTO search_vector(prop, kind, id, vec) VALUES(?1, ?2, ?3, ?4)", -1, &put, NULL);
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(nx->db, "DELETE FROM search_vector WHERE id = ?1", -1, &del, NULL);
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(nx->db, "SELECT version FROM element WHERE id = ?1", -1, &ver, NULL);
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(nx->db, "DELETE FROM search_vector_pending WHERE id = ?1", -1, &done, NULL);
+  int rc = kip_prepare(nx, "INSERT OR REPLACE INTO search_vector(prop, kind, id, vec) VALUES(?1, ?2, ?3, ?4)", -1, &put);
+  if (rc == SQLITE_OK) rc = kip_prepare(nx, "DELETE FROM search_vector WHERE id = ?1", -1, &del);
+  if (rc == SQLITE_OK) rc = kip_prepare(nx, "SELECT version FROM element WHERE id = ?1", -1, &ver);
+  if (rc == SQLITE_OK) rc = kip_prepare(nx, "DELETE FROM search_vector_pending WHERE id = ?1", -1, &done);
   for (int i = 0; rc == SQLITE_OK && i < n; i++) {
     int gone = 0;
     if (check_version) { /* changed since it was read: it is queued again, leave it */
@@ -127,10 +128,10 @@ static int write_vectors(kip_nexus *nx, pending_row *rows, int n, const float *v
     sqlite3_reset(done);
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
   }
-  sqlite3_finalize(put);
-  sqlite3_finalize(del);
-  sqlite3_finalize(ver);
-  sqlite3_finalize(done);
+  kip_finish(nx, put); /* cached: the commit of every write comes back here */
+  kip_finish(nx, del);
+  kip_finish(nx, ver);
+  kip_finish(nx, done);
   free(q);
   return rc == SQLITE_OK || rc == SQLITE_DONE ? 0 : kip_store_error(nx, rc, err, "writing vectors");
 }
@@ -181,7 +182,7 @@ int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
   }
   kip_buf_printf(&sql, VECTOR_ROW_SQL("%s"), from);
   sqlite3_stmt *st;
-  rc = sqlite3_prepare_v2(nx->db, sql.p, -1, &st, NULL);
+  rc = kip_prepare(nx, sql.p, (int)sql.len, &st);
   kip_buf_free(&sql);
   if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "embedding");
   pending_row rows[EMBED_BATCH];
@@ -199,7 +200,7 @@ int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
     free(vecs);
     rows_free(rows, n);
   } while (!rc && r == SQLITE_ROW);
-  sqlite3_finalize(st);
+  kip_finish(nx, st);
   return rc;
 }
 
@@ -339,27 +340,23 @@ int kip_embed_texts(kip_nexus *nx, int n, const char *const *texts, float **out,
   return 0;
 }
 
-int kip_vector_state(kip_nexus *nx, kip_vector_status *out, kip_error *err) {
+/* the status; counting every vector only when asked (a SEARCH needs the
+** model and whether anything is pending, cheaply: vectors = -1) */
+static int vector_status(kip_nexus *nx, kip_vector_status *out, int count_vectors, kip_error *err) {
   kip_err_clear(err);
   memset(out, 0, sizeof *out);
   int rc = recorded_model(nx, out->model, sizeof out->model, &out->dim);
   if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
-  out->vectors = -1;
-  out->pending = kip_store_count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_vector_pending LIMIT 1000000)");
+  out->vectors = count_vectors ? kip_store_count(nx, "SELECT count(*) FROM search_vector") : -1;
+  out->pending = count_vectors ? kip_store_count(nx, "SELECT count(*) FROM search_vector_pending")
+                               : kip_store_count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_vector_pending LIMIT 1000000)");
   out->embedder_matches = embedder_matches(nx, out->model, out->dim);
   return 0;
 }
 
-int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err) {
-  kip_err_clear(err);
-  memset(out, 0, sizeof *out);
-  int rc = recorded_model(nx, out->model, sizeof out->model, &out->dim);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
-  out->vectors = kip_store_count(nx, "SELECT count(*) FROM search_vector");
-  out->pending = kip_store_count(nx, "SELECT count(*) FROM search_vector_pending");
-  out->embedder_matches = embedder_matches(nx, out->model, out->dim);
-  return 0;
-}
+int kip_vector_state(kip_nexus *nx, kip_vector_status *out, kip_error *err) { return vector_status(nx, out, 0, err); }
+
+int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err) { return vector_status(nx, out, 1, err); }
 
 /* ------------------------------------------------------------ verification */
 #define VERIFY_ROW_SQL                                                                                            \

@@ -74,6 +74,13 @@ function M.knowledge(nx, name, ctx)
   return r and r[1]
 end
 
+-- the Knowledge item an operation names, or nil, KIP_3002
+local function existing(nx, name, ctx)
+  local k = M.knowledge(nx, name, ctx)
+  if not k then return err("KIP_3002", ("no Knowledge called %q"):format(tostring(name))) end
+  return k
+end
+
 -- refs -> list of Evidence names; every ref must be an existing Evidence
 local function evidence_refs(nx, ctx, refs, what)
   local out, seen = {}, {}
@@ -251,8 +258,8 @@ end
 --- gate{name, ctx?}: the read-only readiness report
 function M.gate(nx, o)
   local ctx = ctx_for(nx, o, nil)
-  local k = M.knowledge(nx, o.name, ctx)
-  if not k then return err("KIP_3002", ("no Knowledge called %q"):format(tostring(o.name))) end
+  local k, kerr = existing(nx, o.name, ctx)
+  if not k then return nil, kerr end
   local g = gates.current(nx)[k.attributes.tier]
   if not g then return err("KIP_2003", "no gate for tier " .. tostring(k.attributes.tier)) end
   local report = gates.evaluate(g, counts_of(M.evidence(nx, k.name, ctx), o.extra), ctx.roles)
@@ -268,8 +275,8 @@ end
 --- promote{name, verification?, teaching?, supporting? (Evidence refs), reason, ctx?}
 function M.promote(nx, o)
   local ctx = ctx_for(nx, o, "promote")
-  local k = M.knowledge(nx, o.name, ctx)
-  if not k then return err("KIP_3002", ("no Knowledge called %q"):format(tostring(o.name))) end
+  local k, kerr = existing(nx, o.name, ctx)
+  if not k then return nil, kerr end
   local from = k.attributes.status
   if from ~= "candidate" and from ~= "demoted" and from ~= "promoted" then
     return err("KIP_2002", ("%s is %s: only candidate, demoted or promoted knowledge can be promoted"):format(k.name, tostring(from)))
@@ -309,8 +316,8 @@ end
 --- add evidence to a knowledge item without changing its status
 function M.link(nx, o)
   local ctx = ctx_for(nx, o, "link")
-  local k = M.knowledge(nx, o.name, ctx)
-  if not k then return err("KIP_3002", ("no Knowledge called %q"):format(tostring(o.name))) end
+  local k, kerr = existing(nx, o.name, ctx)
+  if not k then return nil, kerr end
   local new, any = {}, false
   for _, role in ipairs { "supporting", "verification", "teaching" } do
     local refs, rerr = evidence_refs(nx, ctx, o[role], role)
@@ -331,8 +338,8 @@ end
 --- demote{name, counterexamples (Evidence refs, required), reason, target? ("demoted" | "retired"), ctx?}
 function M.demote(nx, o)
   local ctx = ctx_for(nx, o, "demote")
-  local k = M.knowledge(nx, o.name, ctx)
-  if not k then return err("KIP_3002", ("no Knowledge called %q"):format(tostring(o.name))) end
+  local k, kerr = existing(nx, o.name, ctx)
+  if not k then return nil, kerr end
   local refs, rerr = evidence_refs(nx, ctx, o.counterexamples, "counterexamples")
   if not refs then return nil, rerr end
   if #refs == 0 then
@@ -354,8 +361,8 @@ end
 --- retire{name, reason, ctx?}
 function M.retire(nx, o)
   local ctx = ctx_for(nx, o, "retire")
-  local k = M.knowledge(nx, o.name, ctx)
-  if not k then return err("KIP_3002", ("no Knowledge called %q"):format(tostring(o.name))) end
+  local k, kerr = existing(nx, o.name, ctx)
+  if not k then return nil, kerr end
   local from = k.attributes.status
   if from == "retired" then return err("KIP_2002", k.name .. " is already retired") end
   local reason = o.reason
@@ -369,8 +376,8 @@ end
 --- publish_anchor{name, reason, ctx?}: worktree -> repo -> global, for active knowledge
 function M.publish_anchor(nx, o)
   local ctx = ctx_for(nx, o, "publish_anchor")
-  local k = M.knowledge(nx, o.name, ctx)
-  if not k then return err("KIP_3002", ("no Knowledge called %q"):format(tostring(o.name))) end
+  local k, kerr = existing(nx, o.name, ctx)
+  if not k then return nil, kerr end
   local a = k.attributes
   if a.status ~= "promoted" and a.status ~= "canonical" then
     return err("KIP_2002", ("%s is %s: only promoted or canonical knowledge is published outward"):format(k.name, tostring(a.status)))

@@ -22,17 +22,7 @@ function M.protected(s, e)
 end
 
 --- the topic Domain names concept id belongs to (a set) and their count
-local function topic_domains(s, id)
-  local set, n = {}, 0
-  for _, l in ipairs(s:links_from(id, "belongs_to_domain")) do
-    local d = s.by_id[l.object]
-    if M.is_topic_domain(d) and not set[d.name] then
-      set[d.name] = true
-      n = n + 1
-    end
-  end
-  return set, n
-end
+local function topic_domains(s, id) return s:domains(id, M.is_topic_domain) end
 M.topic_domains = topic_domains
 
 local function lower(x) return type(x) == "string" and x:lower() or nil end

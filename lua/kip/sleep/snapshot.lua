@@ -73,12 +73,13 @@ function Snap:links_to(id, p)
   return r
 end
 
---- names of the Domains concept id belongs to (a set) and their count
-function Snap:domains(id)
+--- names of the Domains concept id belongs to (a set) and their count;
+--- accept(domain) narrows which ones count (default: every Domain)
+function Snap:domains(id, accept)
   local set, n = {}, 0
   for _, l in ipairs(self:links_from(id, "belongs_to_domain")) do
     local d = self.by_id[l.object]
-    if d and d.type == "Domain" and not set[d.name] then
+    if d and d.type == "Domain" and (not accept or accept(d)) and not set[d.name] then
       set[d.name] = true
       n = n + 1
     end
