@@ -98,6 +98,8 @@ function M.compose(decisions)
     c.forbidden_predicates = list_union(c.forbidden_predicates, k.forbidden_predicates)
     c.write_protected = list_union(c.write_protected, k.write_protected)
     c.append_only = list_union(c.append_only, k.append_only)
+    c.forbidden_audiences = list_union(c.forbidden_audiences, k.forbidden_audiences) -- ARG (docs/arg.md)
+    c.forbidden_labels = list_union(c.forbidden_labels, k.forbidden_labels)
     if k.write_allowed == false then c.write_allowed = false end
     if k.budgets then
       c.budgets = c.budgets or {}

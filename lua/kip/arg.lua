@@ -1,0 +1,219 @@
+--- kip.arg — the ARG online loop (seed 003 ARG Core, steps 1-10, §4.1,
+--- Annex 7; docs/arg.md): a request and its structured context in, an
+--- explicit outcome out — ANSWER, ACTION, CLARIFY, ABSTAIN, REFUSE or
+--- REFOCUS — with the PolicyDecision, WeaverOutput, BindResult,
+--- TraversalResult, FinalContextBundle, ActionResult, Info status, flags and
+--- the episode recorded for replay.
+---
+---   local arg = require "kip.arg"
+---   arg.init(nx, { ontology = "ontology.kip" })          -- once (kip arg init)
+---   local r = arg.run(nx, { prompt = "how do I get a copy of an old invoice?",
+---                          context = { role = "customer", workspace = "acme", user = "dana@acme.example" } })
+---   r.outcome, r.weaver.primary, r.bundle, r.episode_id
+---
+--- The steps are a table of replaceable modules (M.STEPS): an operator swaps
+--- one by naming a Lua module (arg.configure(nx, {steps = {weaver = "my.weaver"}})).
+--- Every step reads the pinned snapshot and the state the steps before it
+--- left; only the memory step writes, and only episodic records.
+local snapshot = require "kip.arg.snapshot"
+local analysis = require "kip.arg.analysis"
+
+local M = {}
+
+M.STEPS = {
+  { "policy", "kip.arg.steps.policy" },         -- 1 Policy Pre-Check
+  { "candidates", "kip.arg.steps.candidates" }, -- 2 initial classification
+  { "weaver", "kip.arg.steps.weaver" },         -- 3 Context Weaver
+  { "bind", "kip.arg.steps.bind" },             -- 4 landing point, action vs info
+  { "traverse", "kip.arg.steps.traverse" },     -- 5-7 neighbours, fast path, traversal
+  { "action", "kip.arg.steps.action" },         -- 8 Action
+  { "info", "kip.arg.steps.info" },             -- 9 Info
+  { "memory", "kip.arg.steps.memory" },         -- 10 MemoryWrite (episodic registry)
+}
+
+M.OUTCOMES = { ANSWER = true, ACTION = true, CLARIFY = true, ABSTAIN = true, REFUSE = true, REFOCUS = true }
+
+M.LIMITS = {
+  candidates = 10,            -- candidate labels logged (raw and filtered)
+  max_units = 8,              -- bundle units
+  token_budget = 700,         -- bundle tokens (about 1.3 per word)
+  per_intent = 3,             -- units per secondary intent label
+  max_depth = 2,              -- traversal hops over movement edges
+  min_neighbor_score = 0.8,   -- a neighbour enters the bundle from this score
+  fast_path_confidence = 0.5, -- routing confidence for the fast path
+  connector_timeout_ms = 500,
+}
+
+local function copy(t) local o = {}; for k, v in pairs(t) do o[k] = v end return o end
+
+--- configure the loop of a nexus: steps (name -> module name or table with
+--- run), handlers (handler name -> file or function), connectors (connector
+--- name -> file or function), limits (overrides of M.LIMITS), hooks
+--- (compare = function(a, b) -> SAME|DIFFERENT|UNSURE for the Info Registry)
+function M.configure(nx, cfg)
+  local c = nx._arg_cfg or { steps = {}, limits = copy(M.LIMITS), hooks = {} }
+  for name, mod in pairs(cfg.steps or {}) do
+    local known = false
+    for _, s in ipairs(M.STEPS) do if s[1] == name then known = true end end
+    if not known then return nil, "unknown ARG step " .. tostring(name) end
+    local impl = type(mod) == "string" and require(mod) or mod
+    if type(impl) ~= "table" or type(impl.run) ~= "function" then
+      return nil, "step " .. name .. ": the module must return a table with run(state)"
+    end
+    c.steps[name] = impl
+  end
+  for k, v in pairs(cfg.limits or {}) do c.limits[k] = v end
+  for k, v in pairs(cfg.hooks or {}) do c.hooks[k] = v end
+  nx._arg_cfg = c
+  local ok, err = require("kip.arg.handlers").register(nx, cfg.handlers)
+  if not ok then return nil, err end
+  ok, err = require("kip.arg.connectors").register(nx, cfg.connectors)
+  if not ok then return nil, err end
+  return true
+end
+
+local function cfg(nx) return nx._arg_cfg or { steps = {}, limits = M.LIMITS, hooks = {} } end
+
+-- the outcome from the state the steps left (fixture README §4, the
+-- protocol's correspondence: BLOCK -> REFUSE, ALLOW_WITH_REFOCUS -> REFOCUS,
+-- low margin / conflict / incomplete binding -> CLARIFY, no coverage /
+-- nothing eligible / no authorized action -> ABSTAIN, step 8 -> ACTION,
+-- step 9 -> ANSWER)
+function M.decide(st)
+  local p, w, b = st.policy, st.weaver, st.bind
+  local function has(f) for _, x in ipairs(w and w.flags or {}) do if x == f then return true end end return false end
+  if not p or p.state == "BLOCK" then return "REFUSE", "policy" end
+  if p.state == "ALLOW_WITH_REFOCUS" or has("OUT_OF_DOMAIN") then return "REFOCUS", "policy" end
+  if has("CLARIFY_RECOMMENDED") then return "CLARIFY", "weaver" end
+  if has("ABSTAIN_RECOMMENDED") or not w.primary then return "ABSTAIN", "weaver" end
+  if b.path == "ACTION" then
+    local a = b.action or {}
+    if a.status == "NO_ACTION" or a.status == "UNAUTHORIZED" then return "ABSTAIN", "bind" end
+    if a.status == "INCOMPLETE" then return "CLARIFY", "bind" end
+    return "ACTION", "action"
+  end
+  if #(st.bundle or {}) == 0 then return "ABSTAIN", "traverse" end
+  local cov = st.coverage
+  if cov and not cov.covered then return "ABSTAIN", "info" end
+  return "ANSWER", "info"
+end
+
+local clock = os.clock
+
+--- run the online loop for request {prompt, context}; opts: ctx (caller
+--- identity for the policies), version (pin: replay), record (false: no
+--- episode), episode_id, execute_without_handler. Returns the ArgResult, or
+--- nil and an error {code, message, hint, step}.
+function M.run(nx, request, opts)
+  opts = opts or {}
+  if type(request) ~= "table" or type(request.prompt) ~= "string" or request.prompt == "" then
+    return nil, { code = "ARG_REQUEST_INVALID", step = "entry", message = "an ARG request needs a non-empty prompt string",
+      hint = 'nx:arg{ prompt = "…", context = { role = "customer", … } }' }
+  end
+  if request.context ~= nil and type(request.context) ~= "table" then
+    return nil, { code = "ARG_REQUEST_INVALID", step = "entry", message = "context must be an object",
+      hint = "context = { role, channel, product, environment, timestamp, history, workspace, user }" }
+  end
+  local c = cfg(nx)
+  local t0 = clock()
+  local m, err = snapshot.get(nx, { version = opts.version })
+  if not m then err.step = "snapshot"; return nil, err end
+  local st = { nx = nx, request = { prompt = request.prompt, context = request.context or {} }, ctx = opts.ctx or nx.ctx,
+    opts = opts, limits = c.limits, hooks = c.hooks, snapshot = m, errors = {}, timings = {} }
+  st.analysis = analysis.analyse(st.request.prompt, st.request.context, m)
+  st.timings.snapshot = (clock() - t0) * 1000
+  for _, s in ipairs(M.STEPS) do
+    local name = s[1]
+    local started = clock()
+    if name == "memory" then
+      st.outcome, st.decided_at = M.decide(st)
+      if opts.record == false then break end
+    end
+    local skip = (name ~= "policy" and name ~= "memory" and st.policy.state == "BLOCK")
+      or ((name == "action" or name == "info" or name == "traverse" or name == "bind") and not (st.weaver and st.weaver.primary))
+    if not skip then
+      local impl = c.steps[name] or require(s[2])
+      local ok, e = pcall(impl.run, st)
+      if not ok then
+        st.errors[#st.errors + 1] = { code = "ARG_STEP_FAILED", step = name, message = tostring(e):match("^[^\n]*"),
+          hint = "A step module failed; the request ends in ABSTAIN (fail closed)." }
+        st.failed = name
+        break
+      end
+    end
+    st.timings[name] = (clock() - started) * 1000
+  end
+  if not st.outcome or st.failed then st.outcome, st.decided_at = M.decide(st) end
+  if st.failed then st.outcome = st.policy and st.policy.state == "BLOCK" and "REFUSE" or "ABSTAIN" end
+  st.timings.total = (clock() - t0) * 1000
+  return M.result(st)
+end
+
+-- the ArgResult (Annex 7.1 objects; docs/arg/*.schema.json)
+function M.result(st)
+  local w, b = st.weaver or { flags = {} }, st.bind or {}
+  local flags = {}
+  for _, f in ipairs(w.flags or {}) do flags[#flags + 1] = f end
+  if st.policy and st.policy.state ~= "ALLOW" and st.policy.state ~= "RESTRICT" then flags[#flags + 1] = "POLICY_" .. st.policy.state end
+  local r = {
+    outcome = st.outcome,
+    decided_at = st.decided_at,
+    episode_id = st.episode_id,
+    ontology_version = st.snapshot.version,
+    policy = st.policy and st.policy.decision or nil,
+    candidates = st.candidates,
+    weaver = {
+      L_final = w.L_final or {}, L_final_ids = w.L_final_ids or {}, primary_label = w.primary,
+      label_signature = w.label_signature, label_path = w.label_path, retrieval_type = w.retrieval_type,
+      confidence = w.confidence and math.floor(w.confidence * 1000 + 0.5) / 1000 or 0,
+      rival = w.rival, intents = w.intents, validator = w.validator, flags = w.flags or {},
+      redirected_from = w.redirected_from, restricted_label = w.restricted_label, draft_label = w.draft_label,
+    },
+    bind = { eligible_set = b.eligible_id, eligible = #(b.eligible or {}), landing = b.landing or {}, path = b.path,
+      action = b.action, external = b.external },
+    traversal = st.traversal,
+    bundle = st.bundle or {},
+    action = st.action,
+    info = st.info,
+    coverage = st.coverage,
+    flags = flags,
+    errors = st.errors,
+    timings = st.timings,
+    analysis = { corrections = st.analysis.corrections, act = st.analysis.act, clauses = #st.analysis.clauses },
+  }
+  r.message = M.message(r, st)
+  return r
+end
+
+--- what to tell the caller for outcomes without an answer
+function M.message(r, st)
+  local o = r.outcome
+  if o == "REFUSE" then
+    return "I can't help with that request. " .. table.concat((r.policy or {}).reasons or {}, "; ")
+  elseif o == "REFOCUS" then
+    return "That is outside what I can help with here; I can help with Threadline: your account, workspace, billing, integrations, security and data."
+  elseif o == "CLARIFY" then
+    local a = r.bind.action
+    if a and a.missing and #a.missing > 0 then
+      return ("To run %s I need: %s."):format(a.name, table.concat(a.missing, ", "))
+    end
+    if r.weaver.validator and r.weaver.validator.ok == false then
+      return "These requests conflict (" .. table.concat(r.weaver.validator.reasons, "; ") .. "); which one do you want?"
+    end
+    return "Could you tell me more about what you need help with?"
+  elseif o == "ABSTAIN" then
+    local a = r.bind.action
+    if a and a.status == "UNAUTHORIZED" then return "I can't run " .. a.name .. " for your role." end
+    if a and a.status == "NO_ACTION" then return "I have no action that does this." end
+    return "I don't have information about that."
+  end
+  return nil
+end
+
+--- record a verification signal for an episode later (step 9: the only way
+--- to INFO_CONFIRMED_SUCCESS); see kip.arg.registry
+function M.feedback(nx, episode_id, fb, opts) return require("kip.arg.registry").feedback(nx, episode_id, fb, opts) end
+function M.init(nx, opts) return require("kip.arg.registry").init(nx, opts) end
+function M.replay(nx, episode_id, opts) return require("kip.arg.replay").episode(nx, episode_id, opts) end
+
+return M

@@ -1,0 +1,147 @@
+--- kip.arg.analysis — what the text of a request says, before any routing
+--- (seed 003 step 2 input; docs/arg.md "Reading a request"): its words with
+--- typos corrected against the pinned ontology's vocabulary, its intents
+--- (clauses), whether it asks the assistant to do something now or asks
+--- about something, and the identifiers it carries (emails, ids, links).
+---
+--- Deterministic: a function of the prompt, the context and the snapshot.
+local lex = require "kip.arg.lexicon"
+
+local M = {}
+
+-- words that open a question (information request)
+local QUESTION = {}
+for w in ([[how what whats why when where which who whom whose is are was were do does did can could should would
+  will am has have any anything anyone]]):gmatch("%S+") do QUESTION[w] = true end
+
+-- openers that turn what follows into a request to act ("can you ...")
+local ASK_TO_ACT = { { "can", "you" }, { "could", "you" }, { "can", "u" }, { "would", "you" }, { "will", "you" },
+  { "i", "want", "you", "to" }, { "i", "need", "you", "to" }, { "id", "like", "you", "to" }, { "go", "ahead", "and" } }
+
+-- leading words skipped before the verb of an imperative
+local LEAD = { please = true, pls = true, kindly = true, now = true, just = true, ok = true, okay = true, hi = true,
+  hey = true, hello = true, also = true, ["and"] = true, so = true, ["then"] = true, first = true, but = true }
+
+-- "we want to X", "I need to X": a wish stated as the caller's intent
+local WISH = { { "want", "to" }, { "wants", "to" }, { "need", "to" }, { "needs", "to" }, { "like", "to" },
+  { "would", "like", "to" }, { "trying", "to" }, { "have", "to" } }
+
+-- first words that are no verb: pronouns, determiners, nouns of address
+local NOT_VERB = {}
+for w in ([[i im ive id my me mine we our ours us you your it its this that these those the a an there here he she
+  they his her their someone somebody everyone nobody no yes not since after before because if when while with
+  for from in on at by to of about as like sorry thanks thank hi hello hey customer user getting got]]):gmatch("%S+") do
+  NOT_VERB[w] = true
+end
+
+local function starts_with(words, i, seq)
+  for k, w in ipairs(seq) do if words[i + k - 1] ~= w then return false end end
+  return true
+end
+
+--- split text into clauses: sentences, and "X and also Y" / "X, but first Y" /
+--- "X - and Y" joins; each clause keeps its own text
+function M.clauses(text, verbs)
+  local out = {}
+  local s = " " .. text .. " "
+  if verbs then
+    s = s:gsub("%s+and%s+(%a+)", function(v)
+      if verbs[v:lower()] then return "\n" .. v end
+    end)
+  end
+  s = s:gsub("%?", "?\n"):gsub("[%.!;:]%s", "\n"):gsub("%s+%-+%s+", "\n")
+  s = s:gsub(",?%s+and%s+also,?%s+", "\n"):gsub(",?%s+and%s+then,?%s+", "\n"):gsub(",?%s+[Aa]lso,?%s+", "\n")
+  s = s:gsub(",%s+but%s+", "\n"):gsub(",%s+and%s+", "\n")
+  for part in s:gmatch("[^\n]+") do
+    local p = part:gsub("^%s+", ""):gsub("%s+$", "")
+    if p:find("%w") then out[#out + 1] = p end
+  end
+  return out
+end
+
+-- is this clause a request to act now? returns the verb word or nil
+local function imperative(clause)
+  local words = lex.words(clause)
+  local i = 1
+  while words[i] and LEAD[words[i]] do i = i + 1 end
+  for _, seq in ipairs(ASK_TO_ACT) do
+    if starts_with(words, i, seq) then
+      i = i + #seq
+      while words[i] and LEAD[words[i]] do i = i + 1 end
+      return words[i], true
+    end
+  end
+  local w = words[i]
+  if w == "we" or w == "i" then
+    for _, seq in ipairs(WISH) do
+      if starts_with(words, i + 1, seq) then return words[i + 1 + #seq], true end
+    end
+  end
+  if not w or QUESTION[w] or NOT_VERB[w] or w:find("^%d") then return nil end
+  -- "forgot my password", "getting errors": a past or -ing form describes
+  if (w:find("ed$") and #w > 4) or (w:find("ing$") and #w > 5) or w == "forgot" or w == "lost" then return nil end
+  -- a clause ending in a question mark that starts with a bare verb is
+  -- still an order ("Retry it now?" is rare); a question starts otherwise
+  return w, false
+end
+
+--- the analysis of a request (prompt and context) against snapshot m
+function M.analyse(prompt, context, m)
+  local a = { prompt = prompt, context = context or {} }
+  -- identifiers
+  a.emails = {}
+  for e in prompt:gmatch("[%w%._%%+%-]+@[%w%.%-]+%.%a+") do a.emails[#a.emails + 1] = e:lower() end
+  a.urls = {}
+  for u in prompt:gmatch("https?://[%w%._~:/%?#%[%]@!%$&'%(%)%*%+,;=%%-]+") do a.urls[#a.urls + 1] = u end
+  -- the text routed on: without addresses and links (their words name
+  -- people and hosts, not topics)
+  local text = prompt:gsub("https?://%S+", " "):gsub("[%w%._%%+%-]+@[%w%.%-]+%.%a+", " ")
+  a.text = text
+  -- words, with typos corrected against the ontology vocabulary (a word
+  -- whose stem the ontology knows is not a typo)
+  local terms, corrections = {}, {}
+  for _, t in ipairs(lex.terms(text)) do
+    if not t.stop and not m.vocab[t.word] and not m.stem_known[t.stem] and not t.word:find("%d") then
+      local fix = lex.correct(t.word, m.vocab, m.vocab_initial)
+      if fix then
+        corrections[#corrections + 1] = { from = t.word, to = fix }
+        t.word, t.stem = fix, lex.stem(fix)
+      end
+    end
+    terms[#terms + 1] = t
+  end
+  a.terms, a.corrections = terms, corrections
+  a.stems = {}
+  for _, t in ipairs(terms) do if not t.stop then a.stems[#a.stems + 1] = t.stem end end
+  -- content: words that are neither stopwords nor generic request words
+  a.content, a.known, a.unknown = {}, {}, {}
+  for _, t in ipairs(terms) do
+    if not t.stop and not t.generic and #t.word > 1 then
+      a.content[#a.content + 1] = t
+      if m.stem_known[t.stem] or m.vocab[t.word] then a.known[#a.known + 1] = t.word
+      elseif not t.word:find("^%d+$") then a.unknown[#a.unknown + 1] = t.word end
+    end
+  end
+  -- intents: clauses, each with its mood
+  a.clauses = {}
+  for _, c in ipairs(M.clauses(text, m.action_verbs)) do
+    local verb, asked = imperative(c)
+    local question = c:find("%?%s*$") ~= nil
+    local first = lex.words(c)[1]
+    if first and QUESTION[first] then question = true end
+    a.clauses[#a.clauses + 1] = { text = c, stems = lex.stems(c), verb = verb, act = verb ~= nil and (asked or not question),
+      question = question }
+  end
+  a.act = false
+  for _, c in ipairs(a.clauses) do if c.act then a.act = true break end end
+  local words = lex.words(text)
+  a.first_person = false
+  for _, w in ipairs(words) do
+    if w == "i" or w == "my" or w == "me" or w == "mine" or w == "im" or w == "ive" or w == "myself" then
+      a.first_person = true
+    end
+  end
+  return a
+end
+
+return M

@@ -1,0 +1,111 @@
+--- kip.arg.params — filling an action's parameters from the request and its
+--- context (seed 003 step 4 "action binding", step 8; docs/arg.md
+--- "Actions"). Driven by each parameter's declared type and description in
+--- the ontology, never by the action's name:
+---   * an enumeration in the description ("free | team | business") takes the
+---     value whose words occur in the request;
+---   * a literal the description quotes ("The literal word DELETE", "'all'")
+---     must occur as written;
+---   * an identifier shape the description shows ("INV-...", "key_...",
+---     "VT- ticket", "YYYY-MM") is taken from the request;
+---   * email, link (URL) and workspace parameters by their form; an email of
+---     the caller's own account may come from context.user, a workspace from
+---     context.workspace (fixture README R7);
+---   * a number parameter takes an amount written in the request;
+---   * a free-text parameter (summary, reason without a closed list) takes
+---     the part of the request that says what happened.
+--- Returns values and the list of missing parameter names (sorted).
+local lex = require "kip.arg.lexicon"
+
+local M = {}
+
+local function enum_values(desc)
+  local body = desc:match(":%s*([%w_%s|%-]+)%.?$") or desc:match("^([%w_%s|%-]+)%.?$")
+  if not body or not body:find("|") then return nil end
+  local out = {}
+  for v in body:gmatch("[^|]+") do
+    v = v:gsub("^%s+", ""):gsub("%s+$", "")
+    if v ~= "" then out[#out + 1] = v end
+  end
+  return #out > 1 and out or nil
+end
+
+local function has_stems(stems, value)
+  local want = lex.stems((value:gsub("_", " ")))
+  if #want == 0 then return false end
+  local set = {}
+  for _, s in ipairs(stems) do set[s] = true end
+  for _, w in ipairs(want) do if set[w] then return true end end
+  return false
+end
+
+local function escape(s) return (s:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0")) end
+
+-- an identifier prefix the description shows: "INV-...", "(key_...)", "VT- ticket"
+local function id_prefix(desc)
+  return desc:match("%(([%u%l]+[%-_])%.%.%.%)") or desc:match("([%u][%u]+%-)%s") or desc:match("([%u][%u]+%-)%.%.%.")
+end
+
+local function literal(desc)
+  return desc:match("literal word (%u+)") or desc:match("'(%w+)'")
+end
+
+-- the text of the request after its first clause's verb phrase: what happened
+local function free_text(prompt, values)
+  local t = prompt
+  for _, v in pairs(values) do if type(v) == "string" then t = t:gsub(escape(v), " ") end end
+  local rest = t:match("[:%-;,]%s*(.+)$") or t:match("%f[%w]because%s+(.+)$") or t:match("%f[%w]for me%s*(.+)$")
+  if rest and #lex.stems(rest) >= 2 then return (rest:gsub("^%s+", ""):gsub("%s+$", "")) end
+  return nil
+end
+
+--- fill the params of action a from analysis an (prompt, context, emails, urls)
+function M.fill(a, an)
+  local values, missing = {}, {}
+  local prompt, ctx = an.prompt, an.context or {}
+  local stems = an.stems
+  local names = {}
+  for k in pairs(a.params or {}) do names[#names + 1] = k end
+  table.sort(names)
+  local emails_used = 0
+  for _, name in ipairs(names) do
+    local spec = a.params[name]
+    local desc = type(spec) == "table" and type(spec.description) == "string" and spec.description or ""
+    local ptype = type(spec) == "table" and spec.type or "string"
+    local v
+    local enum = enum_values(desc)
+    local lit = literal(desc)
+    local prefix = id_prefix(desc)
+    if enum then
+      for _, e in ipairs(enum) do if has_stems(stems, e) then v = e break end end
+    elseif lit then
+      if prompt:find("%f[%w]" .. escape(lit) .. "%f[%W]") then v = lit
+      elseif lit == "all" and has_stems(stems, "all") then v = "all" end
+      if not v and lit == "all" and (" " .. prompt:lower() .. " "):find("%Wall%W") then v = "all" end
+    elseif prefix then
+      v = prompt:match("%f[%w]" .. escape(prefix) .. "[%w%-_]+")
+    elseif desc:find("YYYY%-MM") then
+      v = prompt:match("%f[%d](%d%d%d%d%-%d%d)%f[%D]")
+    elseif name:find("email") or desc:lower():find("^email") then
+      emails_used = emails_used + 1
+      v = an.emails[emails_used]
+      local own = desc:find("caller's own") or desc:find("requesting account") or desc:find("must be the caller")
+      if not v and ctx.user and (own or an.first_person) then v = ctx.user end
+    elseif name:find("url") or desc:lower():find("^link") then
+      v = an.urls[1]
+    elseif name:find("workspace") then
+      v = prompt:match("[Ww]orkspace%s+([%w][%w%-]*)") or ctx.workspace
+      if v and lex.STOP[v:lower()] then v = ctx.workspace end
+    elseif ptype == "number" then
+      local num = prompt:match("[%$€£]%s*([%d][%d,]*%.?%d*)") or prompt:match("([%d][%d,]*%.?%d*)%s*[A-Z][A-Z][A-Z]%f[%W]")
+        or prompt:match("of%s+([%d][%d,]*%.?%d*)")
+      if num then v = tonumber((num:gsub(",", ""))) end
+    else
+      v = free_text(prompt, values)
+    end
+    if v == nil or v == "" then missing[#missing + 1] = name else values[name] = v end
+  end
+  return values, missing
+end
+
+return M

@@ -1,0 +1,3 @@
+local M = {}
+function M.record(st) end
+return M

@@ -1,0 +1,272 @@
+--- kip.arg.snapshot — the pinned ontology version an ARG request reads
+--- (seed 003 §1.1 "fixed snapshot", step 4 "eligible set", Annex 7.4
+--- "version pinning"; docs/arg.md "Snapshot").
+---
+--- The ontology (clusters, labels, nodes, actions, external sources and the
+--- links between them) is read in ONE batch request, i.e. one read
+--- transaction, together with its version (the `version` attribute of the
+--- Domain `ArgOntology`, raised only by a publish). The result is an
+--- immutable in-memory model with the router's label index built from it,
+--- cached per nexus and version: requests under the same version share it,
+--- and a request never sees two versions. The online loop never writes the
+--- ontology (policies/arg.lua refuses it), so a version names its content.
+local core = require "kip.core"
+local lex = require "kip.arg.lexicon"
+
+local M = {}
+
+M.TYPES = { "ArgCluster", "ArgLabel", "ArgNode", "ArgAction", "ExternalSource" }
+M.PREDICATES = { "in_cluster", "parent_label", "incompatible_with", "has_label", "next_step", "requires", "explains",
+  "related_to", "redirects_to" }
+M.MOVEMENT = { next_step = true, requires = true, explains = true, related_to = true, redirects_to = true }
+
+local LIMIT = 100000
+
+local VERSION_QUERY = 'FIND(?d.attributes.version) WHERE { ?d {type: "Domain", name: "ArgOntology"} }'
+
+local function decode(text) return core.json_decode(text) end
+
+--- the published ontology version (0 when the nexus has none yet)
+function M.version(nx, opts)
+  local r = nx:execute(VERSION_QUERY, nil, opts)
+  local v = r.result and r.result[1]
+  return type(v) == "number" and v or 0
+end
+
+local function list(v)
+  if type(v) ~= "table" then return {} end
+  local out = {}
+  for _, x in ipairs(v) do if type(x) == "string" then out[#out + 1] = x end end
+  return out
+end
+
+-- the index documents: fields name (weight 3), heading (2), body (1) as
+-- stem lists; the same weights as the core's SEARCH ranking (kip_rank)
+local function field(texts)
+  local out = {}
+  for _, t in ipairs(texts) do
+    for _, s in ipairs(lex.stems(t)) do out[#out + 1] = s end
+  end
+  return out
+end
+
+local function phrase_list(strings)
+  local out = {}
+  for _, s in ipairs(strings) do
+    local st = lex.stems(s)
+    if #st > 0 then out[#out + 1] = st end
+  end
+  return out
+end
+
+local function build_index(m)
+  local docs = {}
+  local function add(kind, name, label, fields, phrases)
+    local d = { kind = kind, name = name, label = label, tf = {}, len = 0, phrases = phrases or {} }
+    for f, w in pairs { name = 3, heading = 2, body = 1 } do
+      for _, s in ipairs(fields[f] or {}) do
+        d.tf[s] = (d.tf[s] or 0) + w
+        d.len = d.len + w
+      end
+    end
+    docs[#docs + 1] = d
+  end
+  for _, name in ipairs(m.label_names) do
+    local l = m.labels[name]
+    local idwords = name:gsub("[._#]", " ")
+    add("label", name, name, { name = field { idwords }, heading = field(l.keywords), body = field { l.description } },
+      phrase_list(l.keywords))
+    for _, a in ipairs(l.aliases) do l.phrases[#l.phrases + 1] = lex.stems(a) end
+    for _, k in ipairs(l.keywords) do l.phrases[#l.phrases + 1] = lex.stems(k) end
+  end
+  for _, name in ipairs(m.node_names) do
+    local n = m.nodes[name]
+    add("node", name, n.labels[1], { heading = field { n.title }, body = field { n.chunk } })
+  end
+  for _, name in ipairs(m.action_names) do
+    local a = m.actions[name]
+    add("action", name, a.label, { name = field { (name:gsub("_", " ")) }, body = field { a.description } })
+  end
+  local df, total = {}, 0
+  for _, d in ipairs(docs) do
+    total = total + d.len
+    for s in pairs(d.tf) do df[s] = (df[s] or 0) + 1 end
+  end
+  m.docs, m.df, m.avglen = docs, df, total / math.max(1, #docs)
+  m.idf = {}
+  for s, n in pairs(df) do m.idf[s] = math.log(1 + (#docs - n + 0.5) / (n + 0.5)) end
+  -- the vocabulary (surface words, with counts) for typo correction and the
+  -- domain test; the word -> stem map comes from the same texts
+  local vocab, initial = {}, {}
+  local function words(t)
+    for _, w in ipairs(lex.words(t)) do
+      if not lex.STOP[w] then
+        if not vocab[w] then
+          initial[w:sub(1, 1)] = initial[w:sub(1, 1)] or {}
+          table.insert(initial[w:sub(1, 1)], w)
+        end
+        vocab[w] = (vocab[w] or 0) + 1
+      end
+    end
+  end
+  for _, name in ipairs(m.label_names) do
+    local l = m.labels[name]
+    words((name:gsub("[._#]", " ")))
+    for _, k in ipairs(l.keywords) do words(k) end
+    for _, k in ipairs(l.aliases) do words(k) end
+    words(l.description)
+  end
+  for _, name in ipairs(m.node_names) do words(m.nodes[name].title); words(m.nodes[name].chunk) end
+  for _, name in ipairs(m.action_names) do words((name:gsub("_", " "))); words(m.actions[name].description) end
+  for _, name in ipairs(m.cluster_names) do words(name); words(m.clusters[name].description or "") end
+  for _, w in ipairs(m.product_words) do words(w) end
+  for _, ws in pairs(initial) do table.sort(ws) end
+  m.vocab, m.vocab_initial = vocab, initial
+  -- the verbs of the action space (the words of action names, which name
+  -- operations: "issue_refund", "revoke_api_key"), for splitting "X and Y"
+  m.action_verbs = {}
+  for _, name in ipairs(m.action_names) do
+    local first = name:match("^(%a+)")
+    if first then m.action_verbs[first] = true end
+  end
+  m.stem_known = {}
+  for w in pairs(vocab) do m.stem_known[lex.stem(w)] = true end
+end
+
+-- the model from the batch response
+local function build(version, results)
+  local m = { version = version, clusters = {}, labels = {}, nodes = {}, actions = {}, sources = {}, by_id = {},
+    cluster_names = {}, label_names = {}, node_names = {}, action_names = {}, source_names = {}, edges = {},
+    product_words = { "threadline" } }
+  local kinds = { ArgCluster = "clusters", ArgLabel = "labels", ArgNode = "nodes", ArgAction = "actions",
+    ExternalSource = "sources" }
+  local names = { ArgCluster = "cluster_names", ArgLabel = "label_names", ArgNode = "node_names",
+    ArgAction = "action_names", ExternalSource = "source_names" }
+  for i, t in ipairs(M.TYPES) do
+    for _, e in ipairs(results[i] or {}) do
+      local a = e.attributes or {}
+      local x = { id = e.id, name = e.name, type = t }
+      if t == "ArgCluster" then
+        x.description = a.description
+      elseif t == "ArgLabel" then
+        x.keywords, x.aliases = list(a.keywords), list(a.aliases)
+        x.description = type(a.description) == "string" and a.description or ""
+        x.retrieval_type = a.retrieval_type or "DOMAIN"
+        x.lifecycle = a.lifecycle or "ACTIVE"
+        x.audience = a.audience or "public"
+        x.nodes, x.actions, x.sources, x.children, x.incompatible, x.phrases = {}, {}, {}, {}, {}, {}
+      elseif t == "ArgNode" then
+        x.title = type(a.title) == "string" and a.title or e.name
+        x.chunk = type(a.chunk) == "string" and a.chunk or ""
+        x.audience = a.audience or "public"
+        x.labels, x.out, x.into = {}, {}, {}
+      elseif t == "ArgAction" then
+        x.handler = a.handler
+        x.required_roles = list(a.required_roles)
+        x.params = type(a.params) == "table" and a.params or {}
+        x.description = type(a.description) == "string" and a.description or ""
+        x.labels = {}
+      else
+        x.connector, x.description, x.labels = a.connector, a.description, {}
+      end
+      m[kinds[t]][e.name] = x
+      table.insert(m[names[t]], e.name)
+      m.by_id[e.id] = x
+    end
+  end
+  for _, k in pairs(names) do table.sort(m[k]) end
+  local base = #M.TYPES
+  for i, p in ipairs(M.PREDICATES) do
+    local rows = results[base + i] or {}
+    table.sort(rows, function(a, b) return a.id < b.id end)
+    for _, l in ipairs(rows) do
+      local s, o = m.by_id[l.subject], m.by_id[l.object]
+      if s and o then
+        if p == "in_cluster" and s.type == "ArgLabel" then s.cluster = o.name
+        elseif p == "parent_label" and s.type == "ArgLabel" and o.type == "ArgLabel" then
+          s.parent = o.name
+          table.insert(o.children, s.name)
+        elseif p == "incompatible_with" and s.type == "ArgLabel" and o.type == "ArgLabel" then
+          s.incompatible[o.name], o.incompatible[s.name] = true, true
+        elseif p == "has_label" and o.type == "ArgLabel" then
+          table.insert(s.labels, o.name)
+          if s.type == "ArgNode" then table.insert(o.nodes, s.name)
+          elseif s.type == "ArgAction" then table.insert(o.actions, s.name)
+          elseif s.type == "ExternalSource" then table.insert(o.sources, s.name) end
+        elseif M.MOVEMENT[p] and s.type == "ArgNode" and o.type == "ArgNode" then
+          table.insert(s.out, { predicate = p, to = o.name })
+          table.insert(o.into, { predicate = p, from = s.name })
+          m.edges[#m.edges + 1] = { p, s.name, o.name }
+        end
+      end
+    end
+  end
+  for _, name in ipairs(m.action_names) do
+    local a = m.actions[name]
+    table.sort(a.labels)
+    a.label = a.labels[1]
+  end
+  for _, name in ipairs(m.label_names) do
+    local l = m.labels[name]
+    table.sort(l.nodes); table.sort(l.actions); table.sort(l.sources); table.sort(l.children)
+  end
+  for _, name in ipairs(m.node_names) do table.sort(m.nodes[name].labels) end
+  build_index(m)
+  return m
+end
+
+--- the batch request that reads version and ontology in one transaction
+local function batch()
+  local cmds = { { command = VERSION_QUERY } }
+  for _, t in ipairs(M.TYPES) do
+    cmds[#cmds + 1] = { command = "FIND(?e) WHERE { ?e {type: :t} } LIMIT " .. LIMIT, parameters = { t = t } }
+  end
+  for _, p in ipairs(M.PREDICATES) do
+    cmds[#cmds + 1] = { command = "FIND(?l) WHERE { ?l (?s, :p, ?o) } LIMIT " .. LIMIT, parameters = { p = p } }
+  end
+  return core.json_encode { commands = cmds }
+end
+
+--- The pinned snapshot for this request: the cached model of the current
+--- version, or a fresh read. Returns the model, or nil and an error
+--- {code, message, hint}. opts.version pins an older version (replay): it
+--- is served only if it is the current one (ontology history is the
+--- offline loop's, issue 20).
+function M.get(nx, opts)
+  opts = opts or {}
+  local current = M.version(nx)
+  nx._arg_snapshots = nx._arg_snapshots or {}
+  local cached = nx._arg_snapshots[current]
+  local m = cached
+  if not m then
+    local resp = decode(nx.handle:call_json(batch(), { readonly = true }))
+    if resp.error then return nil, { code = resp.error.code, message = resp.error.message, hint = resp.error.hint } end
+    local results, version = {}, 0
+    for i, r in ipairs(resp.result or {}) do
+      if r.error then return nil, { code = r.error.code, message = r.error.message, hint = r.error.hint } end
+      if i == 1 then version = type(r.result and r.result[1]) == "number" and r.result[1] or 0
+      else results[i - 1] = r.result or {} end
+    end
+    if #(results[2] or {}) == 0 then
+      return nil, { code = "ARG_BIND_NO_ONTOLOGY", message = "this nexus has no ARG ontology (no ArgLabel)",
+        hint = "Run `kip arg init --ontology FILE.kip` (docs/arg.md)." }
+    end
+    m = build(version, results)
+    nx._arg_snapshots = { [version] = m } -- one version held: the current one
+  end
+  if opts.version and opts.version ~= m.version then
+    return nil, { code = "ARG_BIND_VERSION", message = ("ontology version %s is not the current one (%s)"):format(
+      tostring(opts.version), tostring(m.version)), hint = "Replay needs the version the episode was recorded under." }
+  end
+  return m
+end
+
+--- audience visibility by role (fixture README §2; an operator may replace
+--- the table through opts.visibility of kip.arg.run)
+M.VISIBILITY = {
+  public = { customer = true, workspace_admin = true, support_agent = true, billing_admin = true, security_officer = true },
+  internal = { support_agent = true, billing_admin = true, security_officer = true },
+  restricted = { security_officer = true },
+}
+
+return M

@@ -1,0 +1,77 @@
+--- kip.arg.steps.policy — step 1 of seed 003, Policy Pre-Check: the nexus's
+--- governance policies (the same loader, sandbox and composition as for KIP
+--- requests, lua/kip/pipeline.lua) decide on the request before anything is
+--- routed or read. The ARG request reaches them as req.kind == "ARG" with the
+--- prompt, the context, the addresses it names and its domain signal (how
+--- many of its content words the pinned ontology knows). policies/arg.lua is
+--- always among them. The composed decision is the PolicyDecision; its
+--- constraints become the gates every later step applies (visible_label,
+--- visible_node, visible_source).
+local policy = require "kip.policy"
+
+local M = {}
+
+-- the policies of this nexus plus the ARG policy (loaded once per nexus
+-- when the nexus has no governance set of its own)
+local function policies(nx)
+  local list = {}
+  local have_arg = false
+  if nx.policies then
+    for _, p in ipairs(nx.policies:list()) do
+      list[#list + 1] = p
+      if p.name == "arg" then have_arg = true end
+    end
+  end
+  if not have_arg then
+    if not nx._arg_policy then
+      local path = require("kip.loader").find(require("kip").policy_dirs(), "arg")
+      local p, err = path and policy.load_file(path)
+      if not p then error("the ARG policy cannot be loaded: " .. tostring(err or "policies/arg.lua not found")) end
+      nx._arg_policy = p
+    end
+    list[#list + 1] = nx._arg_policy
+  end
+  return list
+end
+
+function M.run(st)
+  local a, m = st.analysis, st.snapshot
+  local req = { kind = "ARG", prompt = st.request.prompt, context = st.request.context, emails = a.emails,
+    urls = a.urls, domain = { content = #a.content, known = #a.known, unknown = a.unknown } }
+  local ctx = policy.copy(st.ctx or {})
+  local decisions = {}
+  for _, p in ipairs(policies(st.nx)) do
+    local ok, dec = policy.call(p, "pre_check", nil, policy.copy(req), ctx)
+    if not ok then
+      st.error = { code = "ARG_POLICY_FAILED", step = "policy", message = dec,
+        hint = "A governance policy failed on this request (fail closed); check it with `kip policy check FILE`." }
+      dec = { state = "BLOCK", reasons = { dec } }
+    end
+    local checked, err = policy.check_decision(p, dec)
+    decisions[#decisions + 1] = checked or { state = "BLOCK", reasons = { err } }
+  end
+  local d = policy.compose(decisions)
+  local hidden_aud, hidden_label = {}, {}
+  for _, x in ipairs(d.constraints.forbidden_audiences or {}) do hidden_aud[x] = true end
+  for _, x in ipairs(d.constraints.forbidden_labels or {}) do hidden_label[x] = true end
+  local function visible_label(l)
+    local x = m.labels[l]
+    return x ~= nil and not hidden_aud[x.audience] and not hidden_label[l]
+  end
+  local function visible_all(labels, own)
+    if own and hidden_aud[own] then return false end
+    for _, l in ipairs(labels) do if not visible_label(l) then return false end end
+    return true
+  end
+  st.policy = {
+    decision = { state = d.state, reasons = d.reasons, response_mode = d.response_mode,
+      constraints = { forbidden_audiences = d.constraints.forbidden_audiences or {},
+        forbidden_labels = d.constraints.forbidden_labels or {}, budgets = d.constraints.budgets } },
+    state = d.state,
+    visible_label = visible_label,
+    visible_node = function(n) local x = m.nodes[n]; return x ~= nil and visible_all(x.labels, x.audience) end,
+    visible_source = function(s) local x = m.sources[s]; return x ~= nil and visible_all(x.labels) end,
+  }
+end
+
+return M

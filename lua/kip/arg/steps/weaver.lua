@@ -1,0 +1,263 @@
+--- kip.arg.steps.weaver — step 3 of seed 003, the Context Weaver: request
+--- decomposition into intents, taxonomy-safe arbitration by a deterministic
+--- validator, L_final / L_final_ids / PrimaryLabelID / LabelSignature /
+--- RetrievalType, confidence from the score margin, and the standard flags
+--- (Annex 7.2). It produces routing signals only; it reads nothing.
+---
+--- Lifecycle: only ACTIVE labels route. A DEPRECATED label that matches hands
+--- its score to the labels its nodes redirect to (redirects_to); a DRAFT
+--- label that matches best is reported (DRAFT_MATCH) and recommends ABSTAIN.
+--- A best match the caller may not see (policy) recommends ABSTAIN with
+--- POLICY_RESTRICTED: restricted knowledge asked in good faith is an
+--- abstention, not a refusal.
+local candidates = require "kip.arg.steps.candidates"
+
+local M = {}
+
+M.MIN_SCORE = 2.0      -- below: nothing in the ontology matches (cold start / out of domain)
+M.LOW_MARGIN = 0.12    -- relative margin under which two unrelated labels are "about equally plausible"...
+M.WEAK = 8.0           -- ... when the best label's evidence is this weak
+M.INTENT_MIN = 5.0     -- a clause routes on its own from this score
+M.SPECIFIC_SHARE = 0.8 -- a child label within this share of its parent's score is the more specific route
+M.HIDDEN_DOMINANCE = 1.25 -- a label the caller may not see "answers" when it beats every visible one by this factor
+
+-- is label d below label a in the hierarchy (parent_label)?
+local function descends(m, d, a)
+  local x = m.labels[d]
+  while x and x.parent do
+    if x.parent == a then return true end
+    x = m.labels[x.parent]
+  end
+  return false
+end
+
+-- is b an ancestor or a descendant of a (one family: not competitors)?
+local function family(m, a, b)
+  return a == b or descends(m, a, b) or descends(m, b, a)
+end
+M.family = family
+
+-- the ACTIVE labels a deprecated label's content redirects to
+local function redirect_targets(m, label)
+  local out, seen = {}, {}
+  for _, n in ipairs(m.labels[label].nodes) do
+    for _, e in ipairs(m.nodes[n].out) do
+      if e.predicate == "redirects_to" then
+        for _, l in ipairs(m.nodes[e.to].labels) do
+          if not seen[l] and m.labels[l] and m.labels[l].lifecycle == "ACTIVE" then
+            seen[l] = true
+            out[#out + 1] = { label = l, via = n, to = e.to }
+          end
+        end
+      end
+    end
+  end
+  return out
+end
+M.redirect_targets = redirect_targets
+
+--- resolve a scored list to routable labels: {label, score, visible, from}
+--- where from names the deprecated label a redirect came through
+local function routable(st, list)
+  local m = st.snapshot
+  local best, order, drafts = {}, {}, {}
+  local function put(l, score, from)
+    local e = best[l]
+    if not e then
+      e = { label = l, score = score, from = from, visible = st.policy.visible_label(l) }
+      best[l] = e
+      order[#order + 1] = e
+    elseif score > e.score then
+      e.score, e.from = score, from
+    end
+  end
+  for _, c in ipairs(list) do
+    local lab = m.labels[c.label]
+    if lab.lifecycle == "ACTIVE" then put(c.label, c.score)
+    elseif lab.lifecycle == "DEPRECATED" then
+      -- the replacement that answers: the redirect target the request matches best
+      local ns = st.node_scores or {}
+      for _, r in ipairs(redirect_targets(m, c.label)) do put(r.label, c.score + (ns[r.to] or 0), c.label) end
+    else
+      drafts[#drafts + 1] = c
+    end
+  end
+  table.sort(order, function(a, b) return a.score > b.score or (a.score == b.score and a.label < b.label) end)
+  return order, drafts
+end
+
+-- the best competitor of top outside its family, and the relative margin
+local function margin(m, list, top)
+  for i = 1, #list do
+    local c = list[i]
+    if c ~= top and not family(m, top.label, c.label) then
+      return c, (top.score - c.score) / top.score
+    end
+  end
+  return nil, 1
+end
+
+--- the taxonomy validator: a label set is safe when every label exists, is
+--- ACTIVE, has a cluster, and no two are incompatible. Returns ok, reasons.
+function M.validate(m, labels)
+  local reasons = {}
+  for _, l in ipairs(labels) do
+    local x = m.labels[l]
+    if not x then reasons[#reasons + 1] = "unknown label " .. l
+    elseif x.lifecycle ~= "ACTIVE" then reasons[#reasons + 1] = l .. " is " .. x.lifecycle
+    elseif not x.cluster or not m.clusters[x.cluster] then reasons[#reasons + 1] = l .. " has no cluster" end
+  end
+  for i = 1, #labels do
+    for j = i + 1, #labels do
+      local x = m.labels[labels[i]]
+      if x and x.incompatible[labels[j]] then
+        reasons[#reasons + 1] = labels[i] .. " is incompatible with " .. labels[j]
+      end
+    end
+  end
+  return #reasons == 0, reasons
+end
+
+local function add_flag(w, f)
+  for _, x in ipairs(w.flags) do if x == f then return end end
+  w.flags[#w.flags + 1] = f
+end
+
+function M.run(st)
+  local m, a = st.snapshot, st.analysis
+  local w = { flags = {}, intents = {}, L_final = {}, L_final_ids = {}, validator = {} }
+  st.weaver = w
+  local all, drafts = routable(st, st.scores.raw)
+  local visible = {}
+  for _, c in ipairs(all) do if c.visible then visible[#visible + 1] = c end end
+  local top_any, top = all[1], visible[1]
+  local top_draft = drafts[1]
+  w.top_score = top_any and top_any.score or 0
+
+  -- nothing routable matches: out of domain or too vague (cold start)
+  if (not top_any or top_any.score < M.MIN_SCORE) and not (top_draft and top_draft.score >= M.MIN_SCORE) then
+    add_flag(w, "COLD_START")
+    if #a.content > 0 and #a.known == 0 then
+      add_flag(w, "OUT_OF_DOMAIN")
+    else
+      add_flag(w, "CLARIFY_RECOMMENDED")
+    end
+    w.confidence = 0
+    return
+  end
+  -- too vague to route: at most one word that names anything
+  if #a.content <= 1 and #a.emails == 0 and #a.urls == 0 then
+    add_flag(w, "VAGUE")
+    add_flag(w, "CLARIFY_RECOMMENDED")
+    w.confidence = 0
+    return
+  end
+  -- a DRAFT label is the best match: the topic is not published yet
+  if top_draft and (not top_any or top_draft.score > top_any.score) then
+    add_flag(w, "DRAFT_MATCH")
+    add_flag(w, "ABSTAIN_RECOMMENDED")
+    w.draft_label = top_draft.label
+    w.confidence = 0
+    return
+  end
+  -- the best match is hidden from the caller (for a request to act, only
+  -- when the hidden label has an action: information is not run)
+  local hidden_counts = top_any and not top_any.visible
+    and (not a.act or #m.labels[top_any.label].actions > 0)
+  if hidden_counts and (not top or top.score * M.HIDDEN_DOMINANCE < top_any.score) then
+    add_flag(w, "POLICY_RESTRICTED")
+    add_flag(w, "ABSTAIN_RECOMMENDED")
+    w.restricted_label = top_any.label
+    w.confidence = 0
+    return
+  end
+  if not top then
+    add_flag(w, "POLICY_RESTRICTED")
+    add_flag(w, "ABSTAIN_RECOMMENDED")
+    w.confidence = 0
+    return
+  end
+
+  -- intents: clauses that route on their own
+  local intents = {}
+  if #a.clauses > 1 then
+    for i, c in ipairs(a.clauses) do
+      if c.act or c.question then
+        local list = routable(st, candidates.score(m, c.stems, nil, c.act))
+        local best
+        for _, x in ipairs(list) do if x.visible then best = x break end end
+        if best and best.score >= M.INTENT_MIN then
+          intents[#intents + 1] = { clause = i, text = c.text, label = best.label, score = best.score, act = c.act,
+            from = best.from }
+        end
+      end
+    end
+  end
+  w.intents = intents
+
+  -- the primary label: the whole request's best; when the request has
+  -- several intents on unrelated labels, the action intent's, else the
+  -- first-stated intent's
+  local primary, primary_from = top.label, top.from
+  -- within one family the more specific label wins when it is nearly as strong
+  for i = 2, math.min(#visible, 4) do
+    local c = visible[i]
+    if c.score >= M.SPECIFIC_SHARE * top.score and descends(m, c.label, primary) then
+      primary, primary_from = c.label, c.from
+    end
+  end
+  local multi = false
+  for i = 2, #intents do
+    if not family(m, intents[1].label, intents[i].label) then multi = true end
+  end
+  if multi then
+    local act_intent
+    for _, it in ipairs(intents) do if it.act then act_intent = it break end end
+    local it = act_intent or intents[1]
+    primary, primary_from = it.label, it.from
+  end
+  local set, seen = { primary }, { [primary] = true }
+  for _, it in ipairs(intents) do
+    if not seen[it.label] and not family(m, primary, it.label) then
+      seen[it.label] = true
+      set[#set + 1] = it.label
+    end
+  end
+  local ok, reasons = M.validate(m, set)
+  w.validator = { ok = ok, reasons = reasons, checked = set }
+  if not ok then
+    add_flag(w, "CONFLICT")
+    add_flag(w, "CLARIFY_RECOMMENDED")
+    w.conflict = set
+    w.confidence = 0
+    return
+  end
+
+  -- confidence from the margin to the best unrelated competitor
+  local p = top
+  for _, c in ipairs(visible) do if c.label == primary then p = c break end end
+  local rival, mg = margin(m, visible, p)
+  w.rival = rival and rival.label or nil
+  w.margin = mg
+  w.confidence = math.max(0, math.min(1, mg))
+  if not multi and mg < M.LOW_MARGIN and p.score < M.WEAK then
+    add_flag(w, "LOW_MARGIN")
+    add_flag(w, "CLARIFY_RECOMMENDED")
+  end
+  if primary_from then add_flag(w, "REDIRECTED"); w.redirected_from = primary_from end
+
+  table.sort(set)
+  w.primary = primary
+  w.L_final = set
+  w.L_final_ids = {}
+  for i, l in ipairs(set) do w.L_final_ids[i] = m.labels[l].id end
+  w.label_signature = table.concat(set, "|")
+  w.retrieval_type = m.labels[primary].retrieval_type
+  w.label_path = {}
+  local x = m.labels[primary]
+  local path = {}
+  while x do table.insert(path, 1, x.name); x = x.parent and m.labels[x.parent] end
+  w.label_path = (m.labels[primary].cluster or "") .. " > " .. table.concat(path, " > ")
+end
+
+return M
