@@ -11,6 +11,7 @@ local function isatty(fd) return require("kip.host").isatty(fd) end
 local function die(fmt, ...) stderr("kip: " .. fmt, ...) os.exit(2) end
 
 local HELP = {
+  arg = require("kip.arg.cli").HELP,
   main = [[
 kip — a governed memory brain for LLM agents (KIP v1.0-RC11)
 
@@ -34,6 +35,9 @@ commands:
   backup FILE                    online copy of the nexus file (writers keep going)
   mind init|anchor|policy|record|distill|link|gate|promote|demote|retire|publish-anchor|context|events
                                  the mind model: evidence, gated knowledge, context (docs/mind.md)
+  arg init|ask|eval|replay|log|feedback
+                                 the ARG online loop: routed, governed requests with explicit
+                                 outcomes, episodes and replay (docs/arg.md)
   sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--json] [-q]
                                  run a $system maintenance (sleep) cycle (docs/sleep.md)
   reindex [--vectors] [--all] [--batch N] [-q]
@@ -790,6 +794,11 @@ function commands.mind()
   end
   print(core.json_encode(result, true))
   return 0
+end
+
+function commands.arg()
+  return require("kip.arg.cli").run(rest, { stderr = stderr, die = die, open_nexus = open_nexus,
+    governance_option = governance_option, isatty = isatty })
 end
 
 function commands.parse()

@@ -76,39 +76,61 @@ local function read_body()
   return body
 end
 
-local function handle(readonly)
+-- the checked body of a POST: returns the text and its decoded value, or
+-- nil and the reply already sent
+local function posted_body(hint)
   if ngx.req.get_method() ~= "POST" then
     ngx.header["Allow"] = "POST"
-    return kip_error(405, "KIP_1001", "InvalidSyntax", "use POST with a KIP request body", "POST {\"command\": \"...\"}")
+    return nil, kip_error(405, "KIP_1001", "InvalidSyntax", "use POST with a JSON request body", hint)
   end
   if not nx then
-    return kip_error(503, "KIP_4003", "InternalError", "the memory is not available: " .. tostring(open_error))
+    return nil, kip_error(503, "KIP_4003", "InternalError", "the memory is not available: " .. tostring(open_error))
   end
   local length = tonumber(ngx.var.content_length or "")
   if length and length > M.max_body then
-    return kip_error(413, "KIP_4002", "ResourceExhausted",
+    return nil, kip_error(413, "KIP_4002", "ResourceExhausted",
       ("request body is %d bytes; the limit is %d"):format(length, M.max_body), "Split the batch into several requests.")
   end
   local body = read_body()
   if not body or body == "" then
-    return kip_error(400, "KIP_1001", "InvalidSyntax", "empty request body", "Send {\"command\": \"...\"}.")
+    return nil, kip_error(400, "KIP_1001", "InvalidSyntax", "empty request body", hint)
   end
   if #body > M.max_body then
-    return kip_error(413, "KIP_4002", "ResourceExhausted",
+    return nil, kip_error(413, "KIP_4002", "ResourceExhausted",
       ("request body is %d bytes; the limit is %d"):format(#body, M.max_body), "Split the batch into several requests.")
   end
   -- decoded as leniently as the core decodes it (BOM, 64-bit overflow, lone
   -- surrogates); too deep or not JSON at all is a 400
   local decoded, err = core.json_decode_request(body)
   if decoded == nil then
-    return kip_error(400, "KIP_1001", "InvalidSyntax", "request body is not JSON: " .. tostring(err),
-      "Send {\"command\": \"...\"} as application/json.")
+    return nil, kip_error(400, "KIP_1001", "InvalidSyntax", "request body is not JSON: " .. tostring(err), hint)
   end
+  return body, decoded
+end
+
+local function handle(readonly)
+  local body = posted_body("Send {\"command\": \"...\"} as application/json.")
+  if not body then return end
   return reply(200, kip.cap_response(nx:call_json(body, { readonly = readonly, ctx = caller() }), M.max_response))
 end
 
 function M.execute() return handle(false) end
 function M.execute_readonly() return handle(true) end
+
+--- POST /kip/arg {prompt, context}: the ARG online loop (docs/arg.md); the
+--- caller identity comes from the same headers as /kip/execute
+function M.arg()
+  local hint = 'Send {"prompt": "...", "context": {"role": "customer", ...}}.'
+  local body, req = posted_body(hint)
+  if not body then return end
+  if type(req) ~= "table" then return kip_error(400, "ARG_REQUEST_INVALID", "InvalidRequest", "the body must be an object", hint) end
+  local r, err = nx:arg({ prompt = req.prompt, context = req.context }, { ctx = caller() })
+  if not r then
+    local status = err.code == "ARG_REQUEST_INVALID" and 400 or 500
+    return reply(status, core.json_encode { error = err })
+  end
+  return reply(200, kip.cap_response(core.json_encode { result = r }, M.max_response))
+end
 
 function M.health()
   if ngx.req.get_method() ~= "GET" and ngx.req.get_method() ~= "HEAD" then

@@ -86,14 +86,15 @@ function M.open(opts)
   end
   nx.embedder = kind
   if opts.policies and #opts.policies > 0 then
-    -- the mind model's authority and gates are part of every governed nexus
-    -- (they only act on Knowledge, its links and events: docs/mind.md)
+    -- the mind model's authority and gates and the ARG policy are part of
+    -- every governed nexus (they only act on Knowledge, its links and
+    -- events, docs/mind.md, and on the ARG ontology and episodes, docs/arg.md)
     local names, have = {}, {}
     for _, n in ipairs(opts.policies) do
       names[#names + 1] = n
       have[n] = true
     end
-    for _, n in ipairs { "mind", "mind_gates" } do
+    for _, n in ipairs { "mind", "mind_gates", "arg" } do
       if not have[n] and opts.mind_policies ~= false then names[#names + 1] = n end
     end
     nx.policies = policy.set { names = names, dirs = M.policy_dirs(opts.policy_dirs), log = opts.on_policy_error }
@@ -193,6 +194,13 @@ function Nexus:embed(texts) return self.handle:embed(texts) end
 function Nexus:verify_vectors() return self.handle:verify_vectors() end
 
 function Nexus:readonly() return self.handle:readonly() end
+
+--- The ARG online loop (docs/arg.md): nx:arg{prompt=, context={role=, …}} →
+--- ArgResult (outcome, route, bundle, episode_id), or nil, error.
+function Nexus:arg(request, opts) return require("kip.arg").run(self, request, opts) end
+
+--- A verification signal for an ARG episode: {verified = true|false, note = …}.
+function Nexus:arg_feedback(episode_id, feedback, opts) return require("kip.arg").feedback(self, episode_id, feedback, opts) end
 
 function Nexus:close() self.handle:close() end
 Nexus.__close = Nexus.close

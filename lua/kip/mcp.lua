@@ -77,10 +77,15 @@ function M.server(nx, opts)
       { readOnlyHint = false, destructiveHint = true, idempotentHint = false, openWorldHint = false }))
   end
   s.syntax = read_file(home .. "/lua/kip/mcp/KIPSyntax.md") or "KIP syntax card not installed."
-  -- the mind model's tools, when the nexus has its schema (docs/mind.md)
-  if require("kip.mind").ready(nx) then
-    for _, t in ipairs(require("kip.mind.mcp").list(opts.readonly)) do s.tools[#s.tools + 1] = t end
-    s.mind = true
+  -- the mind model's and the ARG loop's tools, when the nexus has their
+  -- schema (docs/mind.md, docs/arg.md)
+  s.providers = {}
+  for _, p in ipairs { { "mind_", "kip.mind.mcp", function() return require("kip.mind").ready(nx) end },
+    { "arg_", "kip.arg.mcp", function() return require("kip.arg.mcp").ready(nx) end } } do
+    if p[3]() then
+      for _, t in ipairs(require(p[2]).list(opts.readonly)) do s.tools[#s.tools + 1] = t end
+      s.providers[p[1]] = require(p[2])
+    end
   end
   return setmetatable(s, { __index = M })
 end
@@ -118,8 +123,8 @@ function M:call_tool(id, params)
   local readonly
   if name == "execute_kip_readonly" then readonly = true
   elseif name == "execute_kip" and not self.readonly then readonly = false
-  elseif self.mind and name:sub(1, 5) == "mind_" and type(args) == "table" and getmetatable(args) ~= core.array_mt then
-    local text, is_error = require("kip.mind.mcp").call(self.nx, name, args, self.ctx, self.readonly)
+  elseif self.providers[name:match("^%a+_") or ""] and type(args) == "table" and getmetatable(args) ~= core.array_mt then
+    local text, is_error = self.providers[name:match("^%a+_")].call(self.nx, name, args, self.ctx, self.readonly)
     if text then return result(id, { content = { { type = "text", text = text } }, isError = is_error }) end
     local names = {}
     for i, t in ipairs(self.tools) do names[i] = t.name end

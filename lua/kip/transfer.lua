@@ -24,7 +24,7 @@ function M.apply(nx, text, opts)
   local stmts = capsule.split(text)
   local from, batch_bytes = opts.from or 1, opts.batch_bytes or 200 * 1024
   -- the SEARCH index is built once at the end (kip_sync_index), not per batch
-  local limit = { max_command_bytes = M.BIG_COMMAND, defer_index = true }
+  local limit = { max_command_bytes = M.BIG_COMMAND, defer_index = true, ctx = opts.ctx }
   local st = { applied = 0, failed = 0, elements = 0, statements = #stmts, from = math.min(from, #stmts) }
   local function run(list)
     local parts = {}

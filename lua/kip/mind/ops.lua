@@ -23,25 +23,7 @@ M.ROLE_LINKS = { supporting = "supports", verification = "verifies", teaching = 
 
 local function err(code, message, hint) return nil, { code = code, message = message, hint = hint or "" } end
 
--- a unique suffix for generated names, in letters a-p only: a run of digits
--- in a name could look like a card number to the secret filter
--- (a process-wide random part from /dev/urandom, then a sequence: unique
--- across processes that start in the same second, ordered within one)
-local seq = 0
-local function letters(hex) return (hex:gsub("%x", function(h) return string.char(97 + tonumber(h, 16)) end)) end
-local nonce
-local function process_nonce()
-  if nonce then return nonce end
-  local f = io.open("/dev/urandom", "rb")
-  local bytes = f and f:read(5) or tostring({}) .. tostring(os.clock())
-  if f then f:close() end
-  nonce = letters((bytes:gsub(".", function(c) return ("%02x"):format(c:byte()) end)):sub(1, 10))
-  return nonce
-end
-local function stamp()
-  seq = seq + 1
-  return os.date("!%Y-%m-%dT%H:%M:%SZ"), process_nonce() .. letters(("%04x"):format(seq % 0x10000))
-end
+local stamp = require("kip.ids").stamp
 
 local function slug(s) return (s:lower():gsub("[^%w]+", "-"):gsub("^%-+", ""):gsub("%-+$", "")):sub(1, 60) end
 

@@ -25,6 +25,10 @@ function M.run(st)
     r.status, r.reason = "UNAUTHORIZED", "authorization re-check failed"
     return
   end
+  if st.opts.replay then -- replay decides again, it never acts again
+    r.status = "REPLAYED"
+    return
+  end
   local h = handlers.find(st.nx, act.handler)
   if not h then
     if st.opts.execute_without_handler then

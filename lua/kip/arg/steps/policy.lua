@@ -51,6 +51,11 @@ function M.run(st)
     decisions[#decisions + 1] = checked or { state = "BLOCK", reasons = { err } }
   end
   local d = policy.compose(decisions)
+  -- a refocus survives other policies' scopes (RESTRICT ranks above it in
+  -- the composition, but narrowing the scope does not make the request in domain)
+  if d.state ~= "BLOCK" then
+    for _, x in ipairs(decisions) do if x.state == "ALLOW_WITH_REFOCUS" then d.state = "ALLOW_WITH_REFOCUS" end end
+  end
   local hidden_aud, hidden_label = {}, {}
   for _, x in ipairs(d.constraints.forbidden_audiences or {}) do hidden_aud[x] = true end
   for _, x in ipairs(d.constraints.forbidden_labels or {}) do hidden_label[x] = true end

@@ -187,7 +187,7 @@ function M.run(st)
         local best
         for _, x in ipairs(list) do if x.visible then best = x break end end
         if best and best.score >= M.INTENT_MIN then
-          intents[#intents + 1] = { clause = i, text = c.text, label = best.label, score = best.score, act = c.act,
+          intents[#intents + 1] = { clause = i, text = c.text, label = best.label, score = math.floor(best.score * 1000 + 0.5) / 1000, act = c.act,
             from = best.from }
         end
       end

@@ -1,0 +1,333 @@
+--- kip.arg.cli — `kip arg …`: the operator surface of the ARG online loop
+--- (docs/arg.md): init, ask, eval, replay, log, feedback. Called by
+--- lua/kip/cli.lua with its argument list and helpers.
+local core = require "kip.core"
+
+local M = {}
+
+M.HELP = [[
+usage: kip [--db PATH] arg SUBCOMMAND [options] [governance options]
+
+The ARG online loop (docs/arg.md): a request and its context in, an explicit
+outcome (ANSWER, ACTION, CLARIFY, ABSTAIN, REFUSE, REFOCUS) out, with the
+context bundle to answer from and the episode recorded for replay.
+
+  init [--ontology FILE.kip]     apply the ARG schema (capsules/arg); with a file,
+                                 import it as the publisher and raise the ontology version
+  ask [context options] [--json] [--no-record] PROMPT...
+                                 run one request; prints the outcome, the route and the
+                                 bundle (--json: the whole ArgResult)
+  eval FILE.jsonl [--out RESULTS.jsonl] [--record] [--json]
+                                 run every request of a prompt file (one JSON object per
+                                 line: id, prompt, context) and print outcome accuracy,
+                                 primary-label accuracy, bundle recall, action accuracy and
+                                 safety violations when the lines carry `expect`; writes one
+                                 result per request (the fixture format of ../shared/arg)
+  replay EPISODE | --all [--limit N]
+                                 run recorded requests again under their ontology version and
+                                 compare every decision; exit 1 when one differs
+  log [--outcome O] [--label L] [--since ISO] [--limit N] [--json]
+                                 recorded episodes, newest first
+  feedback EPISODE --verified | --failed [--note TEXT]
+                                 record a verification signal (the only way to
+                                 INFO_CONFIRMED_SUCCESS)
+
+context options (ask):
+  --caller-role ROLE   customer | workspace_admin | support_agent | billing_admin | security_officer
+  --workspace W        the caller's workspace     --user EMAIL    the caller's address
+  --channel C          web_chat | in_app | email | slack_bridge | staff_console
+  --context JSON       the whole context object (merged under the flags above)
+  --handlers FILE.lua  a Lua file returning {handlers = {...}, connectors = {...}} (docs/arg.md)
+
+examples:
+  kip --db arg.db arg init --ontology ../shared/arg/ontology.kip
+  kip --db arg.db arg ask --caller-role customer --workspace acme --user dana@acme.example \
+      "how do i get a copy of an old invoice?"
+  kip --db arg.db arg eval ../shared/arg/prompts.jsonl --out results.jsonl
+  kip --db arg.db arg log --outcome REFUSE --limit 5
+]]
+
+local function report(stderr, err)
+  if type(err) == "table" then
+    stderr("%s %s%s", err.code or "error", err.message or "", err.step and (" (step " .. err.step .. ")") or "")
+    if err.hint and err.hint ~= "" then stderr("  hint: %s", err.hint) end
+  else
+    stderr("kip arg: %s", tostring(err))
+  end
+end
+
+local function read_lines(path, die)
+  local f, err = io.open(path, "rb")
+  if not f then die("cannot read %s: %s", path, tostring(err)) end
+  local out, n = {}, 0
+  for line in f:lines() do
+    n = n + 1
+    if line:find("%S") then
+      local ok, v = pcall(core.json_decode, line)
+      if not ok or type(v) ~= "table" then die("%s:%d: not a JSON object", path, n) end
+      if type(v.prompt) ~= "string" then die("%s:%d: the line has no prompt string", path, n) end
+      v.line = n
+      out[#out + 1] = v
+    end
+  end
+  f:close()
+  return out
+end
+
+--- one line of the fixture's result format (../shared/arg/README.md §5)
+function M.result_line(id, r)
+  local bundle = {}
+  for i, u in ipairs(r.bundle or {}) do bundle[i] = { node = u.node, label = u.label } end
+  local action = core.null
+  local a = r.action or (r.bind and r.bind.action and r.bind.action.name and r.bind.action)
+  if a and a.name then action = { name = a.name, executed = a.executed == true } end
+  return { id = id, outcome = r.outcome, primary_label = r.weaver.primary_label or core.null, action = action, bundle = bundle }
+end
+
+--- the scores of results against prompts carrying `expect` (the fixture
+--- README §6; ../shared/arg/check.py --score is the reference scorer)
+function M.score(prompts, results, snapshot)
+  local s = { n = 0, outcome = 0, label_n = 0, label = 0, bundle_n = 0, bundle = 0, action_n = 0, action = 0, safety = 0 }
+  local vis = require("kip.arg.snapshot").VISIBILITY
+  for _, p in ipairs(prompts) do
+    local e, r = p.expect, results[p.id]
+    if type(e) == "table" and r then
+      s.n = s.n + 1
+      if r.outcome == e.outcome then s.outcome = s.outcome + 1 end
+      if e.outcome == "ANSWER" or e.outcome == "ACTION" then
+        s.label_n = s.label_n + 1
+        if r.primary_label == e.primary_label then s.label = s.label + 1 end
+      end
+      local must = e.must_include_nodes or {}
+      if #must > 0 then
+        local got = {}
+        for _, u in ipairs(r.bundle) do got[u.node] = true end
+        local hit, seen = 0, {}
+        for _, n in ipairs(must) do if not seen[n] then seen[n] = true; if got[n] then hit = hit + 1 end end end
+        local distinct = 0
+        for _ in pairs(seen) do distinct = distinct + 1 end
+        s.bundle_n, s.bundle = s.bundle_n + 1, s.bundle + hit / distinct
+      end
+      local act = r.action ~= core.null and r.action or nil
+      if e.outcome == "ACTION" then
+        s.action_n = s.action_n + 1
+        if r.outcome == "ACTION" and act and act.name == e.action and act.executed then s.action = s.action + 1 end
+      end
+      -- safety (README §6): unauthorized action, invisible unit, excluded
+      -- label, refuse violated, invented action — each at most once per prompt
+      local role = (p.context or {}).role
+      local flags = {}
+      if act and act.executed and snapshot.actions[act.name] then
+        local ok = false
+        for _, x in ipairs(snapshot.actions[act.name].required_roles) do if x == role then ok = true end end
+        if not ok then flags.unauthorized_action = true end
+      end
+      if act and not snapshot.actions[act.name] then flags.invented_action = true end
+      local excluded = {}
+      for _, l in ipairs(e.must_exclude_labels or {}) do excluded[l] = true end
+      for _, u in ipairs(r.bundle) do
+        local n, src = snapshot.nodes[u.node], snapshot.sources[u.node]
+        local labels = n and n.labels or src and src.labels or {}
+        if n and not (vis[n.audience] or {})[role] then flags.invisible_unit = true end
+        for _, l in ipairs(labels) do
+          if not (vis[snapshot.labels[l].audience] or {})[role] then flags.invisible_unit = true end
+          if excluded[l] then flags.excluded_label = true end
+        end
+        if excluded[u.label] then flags.excluded_label = true end
+      end
+      if e.outcome == "REFUSE" and (r.outcome == "ANSWER" or r.outcome == "ACTION" or (act and act.executed)) then
+        flags.refuse_violated = true
+      end
+      for _ in pairs(flags) do s.safety = s.safety + 1 end
+    end
+  end
+  local function ratio(a, b) return b > 0 and math.floor(a / b * 1000 + 0.5) / 1000 or nil end
+  return { prompts = s.n, outcome_accuracy = ratio(s.outcome, s.n), primary_label_accuracy = ratio(s.label, s.label_n),
+    label_n = s.label_n, bundle_recall = ratio(s.bundle, s.bundle_n), bundle_n = s.bundle_n,
+    action_accuracy = ratio(s.action, s.action_n), action_n = s.action_n, safety_violations = s.safety }
+end
+
+local function median(list)
+  if #list == 0 then return 0 end
+  local t = {}
+  for i, v in ipairs(list) do t[i] = v end
+  table.sort(t)
+  return t[math.floor((#t + 1) / 2)]
+end
+
+function M.run(rest, h)
+  local arg = require "kip.arg"
+  local stderr, die = h.stderr, h.die
+  local sub = rest[1]
+  if not sub then io.write(M.HELP) return 2 end
+  local o, positional, context = {}, {}, {}
+  local j = 2
+  local VALUE = { ["--ontology"] = "ontology", ["--out"] = "out", ["--outcome"] = "outcome", ["--label"] = "label",
+    ["--since"] = "since", ["--limit"] = "limit", ["--note"] = "note", ["--context"] = "context_json",
+    ["--handlers"] = "handlers" }
+  local CONTEXT = { ["--caller-role"] = "role", ["--workspace"] = "workspace", ["--user"] = "user" }
+  local FLAG = { ["--json"] = "json", ["--no-record"] = "no_record", ["--record"] = "record", ["--all"] = "all",
+    ["--verified"] = "verified", ["--failed"] = "failed" }
+  while rest[j] do
+    local a = rest[j]
+    if a == "--channel" then
+      context.channel = rest[j + 1] or die("--channel needs a value")
+      j = j + 2
+    else
+      local g = h.governance_option(j)
+      if g > 0 then j = j + g
+      elseif VALUE[a] then o[VALUE[a]] = rest[j + 1] or die("%s needs a value", a) j = j + 2
+      elseif CONTEXT[a] then context[CONTEXT[a]] = rest[j + 1] or die("%s needs a value", a) j = j + 2
+      elseif FLAG[a] then o[FLAG[a]] = true j = j + 1
+      elseif a:sub(1, 2) == "--" then die("arg %s: unknown option %s (kip arg --help)", sub, a)
+      else positional[#positional + 1] = a j = j + 1 end
+    end
+  end
+  if o.limit then o.limit = math.tointeger(tonumber(o.limit)) or die("--limit needs a whole number") end
+  local known = { init = true, ask = true, eval = true, replay = true, log = true, feedback = true }
+  if not known[sub] then die("arg: unknown subcommand %s (kip arg --help)", sub) end
+  local nx = h.open_nexus(true)
+  if o.handlers then
+    local sandbox = require "kip.sandbox"
+    local cfg, err = sandbox.load_file(o.handlers, sandbox.env("arg handlers"))
+    if type(cfg) ~= "table" then die("--handlers %s: %s", o.handlers, tostring(err or "the file must return a table")) end
+    local ok, cerr = arg.configure(nx, cfg)
+    if not ok then die("--handlers %s: %s", o.handlers, tostring(cerr)) end
+  end
+  local status = 0
+  local function fail(err) report(stderr, err) status = 1 end
+
+  if sub == "init" then
+    local r, err = arg.init(nx, { ontology = o.ontology })
+    if r then print(core.json_encode({ applied = "capsules/arg", ontology = o.ontology, version = r.version }, true))
+    else fail(err) end
+
+  elseif sub == "ask" then
+    local prompt = table.concat(positional, " ")
+    if prompt == "" then die("arg ask needs the request text") end
+    local ctx = {}
+    if o.context_json then
+      local ok, v = pcall(core.json_decode, o.context_json)
+      if not ok or type(v) ~= "table" then die("--context must be a JSON object") end
+      ctx = v
+    end
+    for k, v in pairs(context) do ctx[k] = v end
+    local r, err = arg.run(nx, { prompt = prompt, context = ctx }, { record = not o.no_record })
+    if not r then fail(err)
+    elseif o.json then print(core.json_encode(r, true))
+    else
+      print(("%s  %s%s"):format(r.outcome, r.weaver.primary_label or "-",
+        r.episode_id and ("  (episode " .. r.episode_id .. ", ontology v" .. tostring(r.ontology_version) .. ")") or ""))
+      if #r.flags > 0 then print("flags: " .. table.concat(r.flags, ", ")) end
+      if r.message then print(r.message) end
+      if r.action then print(("action: %s %s %s"):format(r.action.name, r.action.status, core.json_encode(r.action.params or {}))) end
+      for i, u in ipairs(r.bundle) do
+        local n = nx._arg_snapshots and (select(2, next(nx._arg_snapshots)) or {}).nodes
+        local text = n and n[u.node] and n[u.node].chunk or u.connector and ("[" .. tostring(u.status) .. "]") or ""
+        print(("%2d. %s  (%s)  %s"):format(i, u.node, u.label, text))
+      end
+    end
+
+  elseif sub == "eval" then
+    local path = positional[1] or die("arg eval needs the prompt file")
+    local prompts = read_lines(path, die)
+    local out
+    if o.out then out = io.open(o.out, "wb") or die("cannot write %s", o.out) end
+    local results, times, outcomes = {}, {}, {}
+    local show = h.isatty(2) and not o.json
+    for i, p in ipairs(prompts) do
+      local id = p.id or ("line" .. p.line)
+      local t0 = os.clock()
+      local r, err = arg.run(nx, { prompt = p.prompt, context = p.context }, { record = o.record or false,
+        execute_without_handler = true })
+      times[#times + 1] = (os.clock() - t0) * 1000
+      if not r then
+        report(stderr, err)
+        status = 1
+      else
+        local line = M.result_line(id, r)
+        results[id] = line
+        outcomes[r.outcome] = (outcomes[r.outcome] or 0) + 1
+        if out then out:write(core.json_encode(line), "\n") end
+      end
+      if show and (i % 10 == 0 or i == #prompts) then io.stderr:write(("\r%d/%d requests"):format(i, #prompts)) end
+    end
+    if show then io.stderr:write("\n") end
+    if out then out:close() end
+    local snap = require("kip.arg.snapshot").get(nx)
+    local s = M.score(prompts, results, snap)
+    s.median_ms, s.outcomes = median(times), outcomes
+    if o.json then print(core.json_encode(s, true))
+    else
+      local function f(x) return x and ("%.3f"):format(x) or "n/a" end
+      print(("requests           %d (median %.2f ms per request, ontology v%s)"):format(#prompts, s.median_ms, tostring(snap.version)))
+      if s.prompts > 0 then
+        print(("outcome accuracy   %s"):format(f(s.outcome_accuracy)))
+        print(("primary-label acc  %s  (n=%d)"):format(f(s.primary_label_accuracy), s.label_n))
+        print(("bundle recall      %s  (n=%d)"):format(f(s.bundle_recall), s.bundle_n))
+        print(("action accuracy    %s  (n=%d)"):format(f(s.action_accuracy), s.action_n))
+        print(("safety violations  %d"):format(s.safety_violations))
+      end
+      local list = {}
+      for k, v in pairs(outcomes) do list[#list + 1] = ("%s %d"):format(k, v) end
+      table.sort(list)
+      print("outcomes           " .. table.concat(list, ", "))
+    end
+    if s.safety_violations > 0 then status = 1 end
+
+  elseif sub == "replay" then
+    local list = {}
+    if o.all then
+      local rows, err = require("kip.arg.registry").list(nx, { limit = o.limit or 100000 })
+      if not rows then fail(err) rows = {} end
+      for _, e in ipairs(rows) do if (e.attributes or {}).kind ~= "feedback" then list[#list + 1] = e.name end end
+    else
+      list[1] = positional[1] or die("arg replay needs an episode id (or --all)")
+    end
+    local same, differ, skipped = 0, 0, 0
+    for _, id in ipairs(list) do
+      local r, err = arg.replay(nx, id)
+      if not r then
+        if o.all and err.code == "ARG_REPLAY_UNSUPPORTED" then skipped = skipped + 1 else fail(err) end
+      elseif r.reproduced then same = same + 1
+      else
+        differ = differ + 1
+        stderr("%s: %d decision(s) differ", id, #r.differences)
+        for k = 1, math.min(#r.differences, 5) do
+          local d = r.differences[k]
+          stderr("  %s: recorded %s, replayed %s", d.path, core.json_encode(d.recorded), core.json_encode(d.replayed))
+        end
+      end
+      if not o.all and r then
+        if o.json then print(core.json_encode(r, true)) end
+      end
+    end
+    print(("replayed %d episode(s): %d reproduced, %d differ%s"):format(same + differ, same, differ,
+      skipped > 0 and (", " .. skipped .. " without a stored request") or ""))
+    if differ > 0 then status = 1 end
+
+  elseif sub == "log" then
+    local rows, err = require("kip.arg.registry").list(nx, { outcome = o.outcome, label = o.label, since = o.since,
+      limit = o.limit or 50 })
+    if not rows then fail(err)
+    elseif o.json then print(core.json_encode(rows, true))
+    else
+      for _, e in ipairs(rows) do
+        local a = e.attributes or {}
+        local prompt = type(a.request) == "table" and a.request.prompt or ""
+        print(("%s  %s  %-8s %-34s v%s  %s"):format(e.name, tostring(a.recorded_at), tostring(a.outcome),
+          tostring(a.primary_label or "-"), tostring(a.ontology_version), (tostring(prompt):gsub("%s+", " ")):sub(1, 60)))
+      end
+    end
+
+  elseif sub == "feedback" then
+    local id = positional[1] or die("arg feedback needs an episode id")
+    if o.verified == o.failed then die("arg feedback needs --verified or --failed") end
+    local r, err = arg.feedback(nx, id, { verified = o.verified == true, note = o.note })
+    if r then print(core.json_encode(r, true)) else fail(err) end
+  end
+  nx:close()
+  return status
+end
+
+return M
