@@ -56,6 +56,10 @@ if(PYTHON3_FOR_E2E)
     add_test(NAME e2e_sleep COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_sleep.py ${CMAKE_BINARY_DIR} fixture)
     add_test(NAME e2e_sleep_crash COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_sleep.py ${CMAKE_BINARY_DIR} crash 60)
   endif()
+  # the ARG online loop on ../shared/arg: eval scored by its check.py, replay, JSON Schemas, MCP
+  if(EXISTS ${CMAKE_SOURCE_DIR}/../shared/arg/check.py)
+    add_test(NAME e2e_arg COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg.py ${CMAKE_BINARY_DIR})
+  endif()
   # import of a generated 100k-element capsule, export, backup
   add_test(NAME e2e_import COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_import.sh ${CMAKE_BINARY_DIR})
 endif()

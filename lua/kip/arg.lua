@@ -119,7 +119,8 @@ function M.run(nx, request, opts)
   local m, err = snapshot.get(nx, { version = opts.version })
   if not m then err.step = "snapshot"; return nil, err end
   local st = { nx = nx, request = { prompt = request.prompt, context = request.context or {} }, ctx = opts.ctx or nx.ctx,
-    opts = opts, limits = c.limits, hooks = c.hooks, snapshot = m, errors = {}, timings = {} }
+    opts = opts, limits = c.limits, hooks = c.hooks, snapshot = m, errors = {}, timings = {},
+    episode_id = opts.episode_id or (opts.record ~= false and require("kip.arg.registry").new_id() or nil) }
   st.analysis = analysis.analyse(st.request.prompt, st.request.context, m)
   st.timings.snapshot = (clock() - t0) * 1000
   for _, s in ipairs(M.STEPS) do
@@ -149,6 +150,31 @@ function M.run(nx, request, opts)
   return M.result(st)
 end
 
+-- lists stay JSON arrays when empty (docs/arg/*.schema.json)
+local core = require "kip.core"
+local function arrays(t, paths)
+  for _, p in ipairs(paths) do
+    local parent, key = t, nil
+    for part in p:gmatch("[^.]+") do
+      if key then parent = type(parent) == "table" and parent[key] or nil end
+      key = part
+    end
+    if type(parent) == "table" then
+      if key == "*" then
+        for _, v in ipairs(parent) do if type(v) == "table" then setmetatable(v, core.array_mt) end end
+      elseif parent[key] == nil or type(parent[key]) == "table" then
+        parent[key] = setmetatable(parent[key] or {}, core.array_mt)
+      end
+    end
+  end
+  return t
+end
+M.LIST_FIELDS = { "flags", "errors", "bundle", "policy.reasons", "policy.constraints.forbidden_audiences",
+  "policy.constraints.forbidden_labels", "candidates.raw", "candidates.filtered", "candidates.corrections",
+  "weaver.L_final", "weaver.L_final_ids", "weaver.flags", "weaver.intents", "weaver.validator.reasons",
+  "weaver.validator.checked", "bind.landing", "bind.external", "bind.action.missing", "traversal.visited",
+  "traversal.path", "traversal.targets" }
+
 -- the ArgResult (Annex 7.1 objects; docs/arg/*.schema.json)
 function M.result(st)
   local w, b = st.weaver or { flags = {} }, st.bind or {}
@@ -163,16 +189,16 @@ function M.result(st)
     policy = st.policy and st.policy.decision or nil,
     candidates = st.candidates,
     weaver = {
-      L_final = w.L_final or {}, L_final_ids = w.L_final_ids or {}, primary_label = w.primary,
+      L_final = w.L_final, L_final_ids = w.L_final_ids, primary_label = w.primary,
       label_signature = w.label_signature, label_path = w.label_path, retrieval_type = w.retrieval_type,
       confidence = w.confidence and math.floor(w.confidence * 1000 + 0.5) / 1000 or 0,
-      rival = w.rival, intents = w.intents, validator = w.validator, flags = w.flags or {},
+      rival = w.rival, intents = w.intents, validator = w.validator, flags = w.flags,
       redirected_from = w.redirected_from, restricted_label = w.restricted_label, draft_label = w.draft_label,
     },
-    bind = { eligible_set = b.eligible_id, eligible = #(b.eligible or {}), landing = b.landing or {}, path = b.path,
+    bind = { eligible_set = b.eligible_id, eligible = #(b.eligible or {}), landing = b.landing, path = b.path or "NONE",
       action = b.action, external = b.external },
     traversal = st.traversal,
-    bundle = st.bundle or {},
+    bundle = st.bundle,
     action = st.action,
     info = st.info,
     coverage = st.coverage,
@@ -182,7 +208,7 @@ function M.result(st)
     analysis = { corrections = st.analysis.corrections, act = st.analysis.act, clauses = #st.analysis.clauses },
   }
   r.message = M.message(r, st)
-  return r
+  return arrays(r, M.LIST_FIELDS)
 end
 
 --- what to tell the caller for outcomes without an answer

@@ -115,9 +115,11 @@ function M.analyse(prompt, context, m)
   for _, t in ipairs(terms) do if not t.stop then a.stems[#a.stems + 1] = t.stem end end
   -- content: words that are neither stopwords nor generic request words
   a.content, a.known, a.unknown = {}, {}, {}
+  a.specificity = 0 -- how much the content words say: their IDF in the ontology, 1 = a word of one document
   for _, t in ipairs(terms) do
     if not t.stop and not t.generic and #t.word > 1 then
       a.content[#a.content + 1] = t
+      a.specificity = a.specificity + (m.idf[t.stem] or 0) / m.max_idf
       if m.stem_known[t.stem] or m.vocab[t.word] then a.known[#a.known + 1] = t.word
       elseif not t.word:find("^%d+$") then a.unknown[#a.unknown + 1] = t.word end
     end

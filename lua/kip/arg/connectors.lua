@@ -13,7 +13,6 @@
 --- into the graph. An unregistered connector gives status NOT_CONFIGURED
 --- (the source is still named in the bundle, as provenance).
 local sandbox = require "kip.sandbox"
-local core = require "kip.core"
 
 local M = {}
 
@@ -23,9 +22,10 @@ function M.register(nx, map)
   nx._arg_connectors = nx._arg_connectors or {}
   for name, path in pairs(map or {}) do
     if type(path) == "function" then
+      if jit then jit.off(path, true) end -- the budget hook does not fire inside compiled traces
       nx._arg_connectors[name] = { fn = path, name = name }
     else
-      local env = sandbox.env("connector " .. name, { json = { encode = core.json_encode, decode = core.json_decode } })
+      local env = sandbox.env("connector " .. name)
       local fn, err = sandbox.load_file(path, env)
       if not fn then return nil, err end
       if type(fn) ~= "function" then return nil, path .. ": a connector file must return a function" end

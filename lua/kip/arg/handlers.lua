@@ -12,7 +12,6 @@
 --- result again (per nexus, for the process lifetime; the episode registry
 --- keeps the durable record).
 local sandbox = require "kip.sandbox"
-local core = require "kip.core"
 
 local M = {}
 
@@ -23,9 +22,10 @@ function M.register(nx, map)
   nx._arg_handlers = nx._arg_handlers or {}
   for name, path in pairs(map or {}) do
     if type(path) == "function" then
+      if jit then jit.off(path, true) end -- the budget hook does not fire inside compiled traces
       nx._arg_handlers[name] = { fn = path, name = name, done = {} }
     else
-      local env = sandbox.env("handler " .. name, { json = { encode = core.json_encode, decode = core.json_decode } })
+      local env = sandbox.env("handler " .. name)
       local fn, err = sandbox.load_file(path, env, M.BUDGET)
       if not fn then return nil, err end
       if type(fn) ~= "function" then return nil, path .. ": a handler file must return a function" end

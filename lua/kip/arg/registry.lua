@@ -132,15 +132,23 @@ local function match(st, ctx, unit)
   return log
 end
 
+--- a fresh episode id (known before the steps run: it is the idempotency
+--- key of the request's action)
+function M.new_id()
+  local at, suffix = ids.stamp()
+  return "ep-" .. at:gsub("[-:]", ""):lower() .. "-" .. suffix
+end
+
 --- step 10: write the episode (and its Info Registry change) for state st
 function M.record(st)
   local nx = st.nx
   local at, suffix = ids.stamp()
   local ts = (st.request.context or {}).timestamp
-  st.episode_id = st.episode_id or st.opts.episode_id or ("ep-" .. at:gsub("[-:]", ""):lower() .. "-" .. suffix)
   local r = require("kip.arg").result(st)
+  -- the registry writes its own private records: as the operator (no scope
+  -- hides them; the policies' content checks and guards still apply)
   local ctx = copy(st.ctx)
-  ctx.arg_registry = true
+  ctx.operator = true
   local unit = info_unit(st, r)
   local log, unit_name, unit_attrs
   if unit then
@@ -176,6 +184,8 @@ function M.record(st)
     errors = st.errors,
     actor = ctx.actor,
   }
+  setmetatable(episode.errors, core.array_mt)
+  if log then setmetatable(log.candidates, core.array_mt); setmetatable(log.method, core.array_mt) end
   local cmd = { "UPSERT {",
     '  CONCEPT ?e { {type: "ArgEpisode", name: :ep} SET ATTRIBUTES :attrs',
     '    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } }' }
@@ -247,7 +257,7 @@ function M.feedback(nx, id, fb, opts)
   local at, suffix = ids.stamp()
   local status = fb.verified and "INFO_CONFIRMED_SUCCESS" or "INFO_LOW_CONFIDENCE"
   local ctx = copy(opts.ctx or nx.ctx)
-  ctx.arg_registry = true
+  ctx.operator = true
   local resp = nx:execute('UPSERT { CONCEPT ?f { {type: "ArgEpisode", name: :n} SET ATTRIBUTES :a '
     .. 'SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } } } '
     .. 'WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system", access_level: "private" }',

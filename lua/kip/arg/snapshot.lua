@@ -95,6 +95,7 @@ local function build_index(m)
   m.docs, m.df, m.avglen = docs, df, total / math.max(1, #docs)
   m.idf = {}
   for s, n in pairs(df) do m.idf[s] = math.log(1 + (#docs - n + 0.5) / (n + 0.5)) end
+  m.max_idf = math.log(1 + (#docs - 0.5) / 1.5) -- a stem in one document
   -- the vocabulary (surface words, with counts) for typo correction and the
   -- domain test; the word -> stem map comes from the same texts
   local vocab, initial = {}, {}

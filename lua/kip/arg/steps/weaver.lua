@@ -14,10 +14,13 @@ local candidates = require "kip.arg.steps.candidates"
 
 local M = {}
 
-M.MIN_SCORE = 2.0      -- below: nothing in the ontology matches (cold start / out of domain)
+M.VAGUE = 0.6          -- a lone content word below this specificity names no topic
+-- scores are BM25 sums; the thresholds below are in units of the ontology's
+-- largest IDF (a word of one document), so they do not depend on its size
+M.MIN_SCORE = 0.35     -- below: nothing in the ontology matches (cold start / out of domain)
 M.LOW_MARGIN = 0.12    -- relative margin under which two unrelated labels are "about equally plausible"...
-M.WEAK = 8.0           -- ... when the best label's evidence is this weak
-M.INTENT_MIN = 5.0     -- a clause routes on its own from this score
+M.WEAK = 1.4           -- ... when the best label's evidence is this weak
+M.INTENT_MIN = 0.9     -- a clause routes on its own from this score
 M.SPECIFIC_SHARE = 0.8 -- a child label within this share of its parent's score is the more specific route
 M.HIDDEN_DOMINANCE = 1.25 -- a label the caller may not see "answers" when it beats every visible one by this factor
 
@@ -125,7 +128,7 @@ end
 
 function M.run(st)
   local m, a = st.snapshot, st.analysis
-  local w = { flags = {}, intents = {}, L_final = {}, L_final_ids = {}, validator = {} }
+  local w = { flags = {}, intents = {}, L_final = {}, L_final_ids = {} }
   st.weaver = w
   local all, drafts = routable(st, st.scores.raw)
   local visible = {}
@@ -135,7 +138,8 @@ function M.run(st)
   w.top_score = top_any and top_any.score or 0
 
   -- nothing routable matches: out of domain or too vague (cold start)
-  if (not top_any or top_any.score < M.MIN_SCORE) and not (top_draft and top_draft.score >= M.MIN_SCORE) then
+  local unit = m.max_idf
+  if (not top_any or top_any.score < M.MIN_SCORE * unit) and not (top_draft and top_draft.score >= M.MIN_SCORE * unit) then
     add_flag(w, "COLD_START")
     if #a.content > 0 and #a.known == 0 then
       add_flag(w, "OUT_OF_DOMAIN")
@@ -145,8 +149,9 @@ function M.run(st)
     w.confidence = 0
     return
   end
-  -- too vague to route: at most one word that names anything
-  if #a.content <= 1 and #a.emails == 0 and #a.urls == 0 then
+  -- too vague to route: at most one word that names anything, and that one
+  -- common across the ontology ("account", "link")
+  if #a.content <= 1 and a.specificity < M.VAGUE and #a.emails == 0 and #a.urls == 0 then
     add_flag(w, "VAGUE")
     add_flag(w, "CLARIFY_RECOMMENDED")
     w.confidence = 0
@@ -186,7 +191,7 @@ function M.run(st)
         local list = routable(st, candidates.score(m, c.stems, nil, c.act))
         local best
         for _, x in ipairs(list) do if x.visible then best = x break end end
-        if best and best.score >= M.INTENT_MIN then
+        if best and best.score >= M.INTENT_MIN * unit then
           intents[#intents + 1] = { clause = i, text = c.text, label = best.label, score = math.floor(best.score * 1000 + 0.5) / 1000, act = c.act,
             from = best.from }
         end
@@ -240,7 +245,7 @@ function M.run(st)
   w.rival = rival and rival.label or nil
   w.margin = mg
   w.confidence = math.max(0, math.min(1, mg))
-  if not multi and mg < M.LOW_MARGIN and p.score < M.WEAK then
+  if not multi and mg < M.LOW_MARGIN and p.score < M.WEAK * unit then
     add_flag(w, "LOW_MARGIN")
     add_flag(w, "CLARIFY_RECOMMENDED")
   end

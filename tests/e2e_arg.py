@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""End-to-end test of the ARG online loop (issue 17; docs/arg.md) on the
+fixture ../shared/arg: `kip arg init` with its ontology, `kip arg eval` of its
+150 requests (scored here by the fixture's own check.py, which must report 0
+safety violations), `kip arg replay --all` (every recorded episode must
+reproduce), the ArgResult of `kip arg ask --json` and of the MCP tool
+arg_request validated against the JSON Schemas in docs/arg/, and the
+episode schema (MemoryWrite) against what the registry stored.
+
+usage: e2e_arg.py BUILD_DIR"""
+import json, os, subprocess, sys, tempfile
+
+build = sys.argv[1]
+kip = os.path.join(build, "kip")
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(here)
+fixture = os.path.join(root, "..", "shared", "arg")
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(*args, ok=True):
+    p = subprocess.run([kip, "--db", db, *args], capture_output=True, text=True, timeout=600)
+    if ok and p.returncode != 0:
+        print(p.stdout, p.stderr)
+        raise SystemExit("kip " + " ".join(args) + f" exited {p.returncode}")
+    return p
+
+
+def validator():
+    try:
+        import jsonschema
+    except ImportError:
+        print("skip schema validation: python3-jsonschema is not installed (scripts/setup-deps installs it)")
+        return None
+    schemas = {}
+    d = os.path.join(root, "docs", "arg")
+    for f in os.listdir(d):
+        with open(os.path.join(d, f)) as fh:
+            s = json.load(fh)
+        schemas[f] = s
+    def make(name):
+        s = schemas[name + ".schema.json"]
+        try:
+            from referencing import Registry, Resource
+            reg = Registry().with_resources([(x["$id"], Resource.from_contents(x)) for x in schemas.values()])
+            return jsonschema.Draft202012Validator(s, registry=reg)
+        except ImportError:
+            store = {x["$id"]: x for x in schemas.values()}
+            return jsonschema.Draft202012Validator(s, resolver=jsonschema.RefResolver.from_schema(s, store=store))
+    return make
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    db = os.path.join(tmp, "arg.db")
+    init = json.loads(run("arg", "init", "--ontology", os.path.join(fixture, "ontology.kip")).stdout)
+    check(init["version"] == 1, "kip arg init publishes ontology version 1")
+
+    results = os.path.join(tmp, "results.jsonl")
+    ev = run("arg", "eval", os.path.join(fixture, "prompts.jsonl"), "--out", results, "--record")
+    print(ev.stdout.rstrip())
+    score = subprocess.run([sys.executable, os.path.join(fixture, "check.py"), "--kip", kip, "--score", results,
+                            "--prompts", os.path.join(fixture, "prompts.jsonl"), "--json"],
+                           capture_output=True, text=True, timeout=600)
+    print(score.stdout[-2000:], score.stderr[-2000:])
+    s = json.loads(score.stdout[score.stdout.index("{"):])
+    figures = {k: v for k, v in s.items() if not isinstance(v, (dict, list))}
+    print("fixture scores:", json.dumps(figures))
+    check(score.returncode == 0, "check.py --score passes the safety gate (0 violations)")
+    outcome = s.get("outcome_accuracy") or s.get("outcome accuracy")
+    check(outcome is not None and outcome >= 0.85, f"outcome accuracy {outcome} >= 0.85 (regression floor; target 0.90)")
+
+    rp = run("arg", "replay", "--all", ok=False)
+    print(rp.stdout.rstrip())
+    check(rp.returncode == 0 and " 0 differ" in rp.stdout, "every recorded episode replays bit for bit")
+
+    make = validator()
+    if make:
+        result_v, write_v = make("ArgResult"), make("MemoryWrite")
+        prompts = [json.loads(l) for l in open(os.path.join(fixture, "prompts.jsonl"))]
+        bad = 0
+        for p in prompts[::5]:
+            ctx = json.dumps(p["context"])
+            out = run("arg", "ask", "--json", "--no-record", "--context", ctx, p["prompt"]).stdout
+            errs = sorted(result_v.iter_errors(json.loads(out)), key=lambda e: list(e.path))
+            if errs:
+                bad += 1
+                print(p["id"], errs[0].message, list(errs[0].path))
+        check(bad == 0, f"ArgResult of kip arg ask --json matches docs/arg/ArgResult.schema.json ({len(prompts[::5])} requests)")
+        log = json.loads(run("arg", "log", "--json", "--limit", "40").stdout)
+        bad = 0
+        for e in log:
+            errs = list(write_v.iter_errors(e["attributes"]))
+            if errs:
+                bad += 1
+                print(e["name"], errs[0].message, list(errs[0].path))
+        check(len(log) == 40 and bad == 0, "stored episodes match docs/arg/MemoryWrite.schema.json")
+        # the MCP tool
+        msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+                 "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "arg_request", "arguments": {
+                    "prompt": "Cancel our subscription at the end of the term.",
+                    "context": {"role": "workspace_admin", "workspace": "acme", "user": "dana@acme.example"}}}}]
+        p = subprocess.run([kip, "--db", db, "mcp"], input="\n".join(json.dumps(m) for m in msgs) + "\n",
+                           capture_output=True, text=True, timeout=60)
+        answer = [json.loads(l) for l in p.stdout.splitlines() if l.strip() and json.loads(l).get("id") == 2][0]
+        r = json.loads(answer["result"]["content"][0]["text"])["result"]
+        errs = list(result_v.iter_errors(r))
+        check(r["outcome"] == "ACTION" and r["action"]["name"] == "cancel_subscription" and not errs,
+              "MCP arg_request routes an action request and its ArgResult matches the schema")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("all ARG checks passed")
