@@ -87,12 +87,17 @@ local function build_index(m)
     local a = m.actions[name]
     add("action", name, a.label, { name = field { (name:gsub("_", " ")) }, body = field { a.description } })
   end
-  local df, total = {}, 0
-  for _, d in ipairs(docs) do
+  -- postings: stem -> the documents that hold it (a request touches only those)
+  local df, total, postings = {}, 0, {}
+  for i, d in ipairs(docs) do
     total = total + d.len
-    for s in pairs(d.tf) do df[s] = (df[s] or 0) + 1 end
+    for s in pairs(d.tf) do
+      df[s] = (df[s] or 0) + 1
+      postings[s] = postings[s] or {}
+      table.insert(postings[s], i)
+    end
   end
-  m.docs, m.df, m.avglen = docs, df, total / math.max(1, #docs)
+  m.docs, m.df, m.avglen, m.postings = docs, df, total / math.max(1, #docs), postings
   m.idf = {}
   for s, n in pairs(df) do m.idf[s] = math.log(1 + (#docs - n + 0.5) / (n + 0.5)) end
   m.max_idf = math.log(1 + (#docs - 0.5) / 1.5) -- a stem in one document

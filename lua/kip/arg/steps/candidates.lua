@@ -51,7 +51,19 @@ function M.score(m, stems, semantic, act, expansion)
     if not e then e = { label = l, own = 0, nodes = {}, action = 0, phrases = 0 }; per[l] = e end
     return e
   end
-  for _, d in ipairs(m.docs) do
+  -- the documents holding a query stem, in document order (deterministic)
+  local hit, order = {}, {}
+  for q in pairs(qset) do
+    for _, i in ipairs(m.postings[q] or {}) do
+      if not hit[i] then hit[i] = true; order[#order + 1] = i end
+    end
+  end
+  if semantic then
+    for i, d in ipairs(m.docs) do if d.kind == "node" and semantic[d.name] and not hit[i] then hit[i] = true; order[#order + 1] = i end end
+  end
+  table.sort(order)
+  for _, i in ipairs(order) do
+    local d = m.docs[i]
     local s = bm25(m, d, qset)
     if semantic and d.kind == "node" and semantic[d.name] then s = s + M.SEMANTIC_WEIGHT * semantic[d.name] end
     if s > 0 then
@@ -63,8 +75,10 @@ function M.score(m, stems, semantic, act, expansion)
     end
   end
   for _, name in ipairs(m.label_names) do
-    for _, p in ipairs(m.labels[name].phrases) do
-      if #p > 1 and has_phrase(stems, p) then entry(name).phrases = entry(name).phrases + 1 end
+    if per[name] then -- a label with a phrase in the request has a document hit
+      for _, p in ipairs(m.labels[name].phrases) do
+        if #p > 1 and has_phrase(stems, p) then entry(name).phrases = entry(name).phrases + 1 end
+      end
     end
   end
   local out = {}

@@ -1,0 +1,146 @@
+-- scripts/bench/arg: nx:arg latency on the fixture ontology and on a copy
+-- 10x its size (every cluster, label, node, action and source replicated
+-- under new names, links included), each request recorded as an episode
+-- like in production. Prints medians, the share of each step and the growth.
+local kip = require "kip"
+local arg = require "kip.arg"
+local core = require "kip.core"
+local prompts_path, ontology_path = ...
+
+local prompts = {}
+for line in io.lines(prompts_path) do
+  if line:find("%S") then prompts[#prompts + 1] = core.json_decode(line) end
+end
+
+local function tmpdb()
+  local p = os.tmpname()
+  os.remove(p)
+  return p .. ".db"
+end
+
+-- the ontology as a capsule with every name suffixed: copies of the fixture
+local function replicate(nx, copies)
+  local m = require("kip.arg.snapshot").get(nx)
+  local out = {}
+  local function q(s) return core.json_encode(s) end
+  for k = 2, copies do
+    local sfx = "~" .. k
+    local blocks = {}
+    local function concept(t, name, attrs, links)
+      local props = { '("belongs_to_domain", {type: "Domain", name: "ArgOntology"})' }
+      for _, l in ipairs(links or {}) do props[#props + 1] = l end
+      blocks[#blocks + 1] = ("CONCEPT ?x%d { {type: %s, name: %s} SET ATTRIBUTES %s SET PROPOSITIONS { %s } }")
+        :format(#blocks, q(t), q(name .. sfx), q(attrs), table.concat(props, ", "))
+    end
+    local function link(p, t, name) return ("(%s, {type: %s, name: %s})"):format(q(p), q(t), q(name .. sfx)) end
+    for _, n in ipairs(m.cluster_names) do concept("ArgCluster", n, { description = m.clusters[n].description or "" }) end
+    for _, n in ipairs(m.label_names) do
+      local l = m.labels[n]
+      local links = { link("in_cluster", "ArgCluster", l.cluster) }
+      concept("ArgLabel", n, { keywords = setmetatable(l.keywords, core.array_mt), aliases = setmetatable(l.aliases, core.array_mt),
+        description = l.description, retrieval_type = l.retrieval_type, lifecycle = l.lifecycle, audience = l.audience }, links)
+    end
+    out[#out + 1] = "UPSERT {\n" .. table.concat(blocks, "\n") .. "\n} WITH METADATA { source: \"bench\", author: \"$system\" }"
+    blocks = {}
+    for _, n in ipairs(m.label_names) do
+      local l = m.labels[n]
+      local links = {}
+      if l.parent then links[#links + 1] = link("parent_label", "ArgLabel", l.parent) end
+      for other in pairs(l.incompatible) do if other > n then links[#links + 1] = link("incompatible_with", "ArgLabel", other) end end
+      if #links > 0 then
+        blocks[#blocks + 1] = ("CONCEPT ?y%d { {type: \"ArgLabel\", name: %s} SET PROPOSITIONS { %s } }"):format(#blocks, q(n .. sfx), table.concat(links, ", "))
+      end
+    end
+    for _, n in ipairs(m.node_names) do
+      local x = m.nodes[n]
+      local links = {}
+      for _, l in ipairs(x.labels) do links[#links + 1] = link("has_label", "ArgLabel", l) end
+      concept("ArgNode", n, { title = x.title, chunk = x.chunk, audience = x.audience }, links)
+    end
+    for _, n in ipairs(m.action_names) do
+      local a = m.actions[n]
+      concept("ArgAction", n, { handler = a.handler, required_roles = setmetatable(a.required_roles, core.array_mt), params = a.params,
+        description = a.description }, { link("has_label", "ArgLabel", a.label) })
+    end
+    for _, n in ipairs(m.source_names) do
+      local s = m.sources[n]
+      local links = {}
+      for _, l in ipairs(s.labels) do links[#links + 1] = link("has_label", "ArgLabel", l) end
+      concept("ExternalSource", n, { connector = s.connector, description = s.description or "" }, links)
+    end
+    out[#out + 1] = "UPSERT {\n" .. table.concat(blocks, "\n") .. "\n} WITH METADATA { source: \"bench\", author: \"$system\" }"
+    blocks = {}
+    for _, e in ipairs(m.edges) do
+      blocks[#blocks + 1] = ("CONCEPT ?z%d { {type: \"ArgNode\", name: %s} SET PROPOSITIONS { %s } }"):format(#blocks, q(e[2] .. sfx), link(e[1], "ArgNode", e[3]))
+    end
+    out[#out + 1] = "UPSERT {\n" .. table.concat(blocks, "\n") .. "\n} WITH METADATA { source: \"bench\", author: \"$system\" }"
+  end
+  return table.concat(out, "\n")
+end
+
+local function median(t)
+  local c = {}
+  for i, v in ipairs(t) do c[i] = v end
+  table.sort(c)
+  return c[math.floor((#c + 1) / 2)] or 0
+end
+
+local STEPS = { "snapshot", "policy", "candidates", "weaver", "bind", "traverse", "action", "info", "memory" }
+
+local function measure(path, label)
+  local nx = assert(kip.open { path = path, policies = { "default" } })
+  -- warm: the snapshot of the version is built once per process
+  local t0 = os.clock()
+  assert(arg.run(nx, { prompt = "warm up", context = { role = "customer" } }, { record = false }))
+  local build_ms = (os.clock() - t0) * 1000
+  local m = require("kip.arg.snapshot").get(nx)
+  local total, per = {}, {}
+  for _, s in ipairs(STEPS) do per[s] = {} end
+  for round = 1, 3 do
+    for _, p in ipairs(prompts) do
+      local r = assert(arg.run(nx, { prompt = p.prompt, context = p.context }))
+      total[#total + 1] = r.timings.total
+      for _, s in ipairs(STEPS) do per[s][#per[s] + 1] = r.timings[s] or 0 end
+    end
+  end
+  nx:close()
+  local med = median(total)
+  local row = { label = label, labels = #m.label_names, nodes = #m.node_names, median = med, build = build_ms, steps = {} }
+  local sum = 0
+  for _, s in ipairs(STEPS) do row.steps[s] = median(per[s]); sum = sum + row.steps[s] end
+  row.sum = sum
+  return row
+end
+
+local base = tmpdb()
+do
+  local nx = assert(kip.open { path = base, policies = { "default" } })
+  assert(arg.init(nx, { ontology = ontology_path, quiet = true }))
+  local cap = replicate(nx, 10)
+  nx:close()
+  local f = assert(io.open(base .. ".x10.kip", "w"))
+  f:write(cap)
+  f:close()
+end
+local big = tmpdb()
+do
+  local nx = assert(kip.open { path = big, policies = { "default" } })
+  assert(arg.init(nx, { ontology = ontology_path }))
+  local ok, err = arg.init(nx, { ontology = base .. ".x10.kip" })
+  assert(ok, err)
+  nx:close()
+end
+local rows = { measure(base, "fixture"), measure(big, "10x") }
+print(("%d requests x 3 rounds per size, each recorded as an episode; medians in ms (os.clock)"):format(#prompts))
+print(("%-8s %7s %6s %9s %11s"):format("", "labels", "nodes", "median", "snapshot*"))
+for _, r in ipairs(rows) do print(("%-8s %7d %6d %9.3f %11.1f"):format(r.label, r.labels, r.nodes, r.median, r.build)) end
+print(("growth   %7.1fx %5.1fx %8.2fx"):format(rows[2].labels / rows[1].labels, rows[2].nodes / rows[1].nodes, rows[2].median / rows[1].median))
+print("* building the pinned snapshot of a version (once per version and process)")
+print("\nshare of each step (median per step / sum of step medians):")
+print(("%-11s %18s %18s"):format("step", "fixture", "10x"))
+for _, s in ipairs(STEPS) do
+  print(("%-11s %9.3f ms %4.0f%% %9.3f ms %4.0f%%"):format(s, rows[1].steps[s], 100 * rows[1].steps[s] / rows[1].sum,
+    rows[2].steps[s], 100 * rows[2].steps[s] / rows[2].sum))
+end
+for _, p in ipairs { base, big } do os.remove(p); os.remove(p .. "-wal"); os.remove(p .. "-shm") end
+os.remove(base .. ".x10.kip")
