@@ -209,6 +209,43 @@ describe("ARG online loop", function()
     assert.equal("ARG_CONNECTOR_TIMEOUT", r.errors[1].code)
   end)
 
+  it("asks the route hook on a low margin, bounded to the candidates, and replays its answer", function()
+    local weaver = require "kip.arg.steps.weaver"
+    local weak = weaver.WEAK
+    weaver.WEAK = 1000 -- every close call is a low margin here
+    local asked
+    assert(arg.configure(nx, { hooks = { route = function(q) asked = q return "billing.invoices" end } }))
+    local r = ask("subscription invoice")
+    assert.equal("billing.invoices", r.weaver.primary_label)
+    assert.is_true(has(r.weaver.flags, "HOOK_ROUTED"))
+    assert.equal("subscription invoice", asked.prompt)
+    assert.is_true(#asked.candidates >= 2)
+    -- replay takes the recorded answer, even with the hook gone
+    assert(arg.configure(nx, { hooks = { route = function() error("must not be asked") end } }))
+    local rep = assert(arg.replay(nx, r.episode_id))
+    assert.is_true(rep.reproduced)
+    -- an answer outside the candidates is not taken: CLARIFY
+    assert(arg.configure(nx, { hooks = { route = function() return "ops.fraud" end } }))
+    r = ask("subscription invoice")
+    assert.equal("CLARIFY", r.outcome)
+    assert.is_false(r.weaver.hook.accepted)
+    -- a failing hook: CLARIFY, reported
+    assert(arg.configure(nx, { hooks = { route = function() error("llm down") end } }))
+    r = ask("subscription invoice")
+    assert.equal("CLARIFY", r.outcome)
+    assert.equal("ARG_HOOK_FAILED", r.errors[1].code)
+    weaver.WEAK = weak
+  end)
+
+  it("keeps a request carrying a secret out of the registry's text (PII rules apply to registry writes)", function()
+    local r = ask("the invoice is wrong; my login is dana, password: hunter2x")
+    local ep = assert(registry.get(nx, r.episode_id))
+    assert.is_true(ep.attributes.request.redacted)
+    local rep, err = arg.replay(nx, r.episode_id)
+    assert.is_nil(rep)
+    assert.equal("ARG_REPLAY_UNSUPPORTED", err.code)
+  end)
+
   it("lets an operator swap a step module", function()
     assert(arg.configure(nx, { steps = { weaver = { run = function(st)
       st.weaver = { flags = { "CLARIFY_RECOMMENDED" }, intents = {}, L_final = {}, confidence = 0 }

@@ -194,6 +194,7 @@ function M.result(st)
       confidence = w.confidence and math.floor(w.confidence * 1000 + 0.5) / 1000 or 0,
       rival = w.rival, intents = w.intents, validator = w.validator, flags = w.flags,
       redirected_from = w.redirected_from, restricted_label = w.restricted_label, draft_label = w.draft_label,
+      hook = w.hook,
     },
     bind = { eligible_set = b.eligible_id, eligible = #(b.eligible or {}), landing = b.landing, path = b.path or "NONE",
       action = b.action, external = b.external },

@@ -26,14 +26,6 @@ local LEAD = { please = true, pls = true, kindly = true, now = true, just = true
 local WISH = { { "want", "to" }, { "wants", "to" }, { "need", "to" }, { "needs", "to" }, { "like", "to" },
   { "would", "like", "to" }, { "trying", "to" }, { "have", "to" } }
 
--- first words that are no verb: pronouns, determiners, nouns of address
-local NOT_VERB = {}
-for w in ([[i im ive id my me mine we our ours us you your it its this that these those the a an there here he she
-  they his her their someone somebody everyone nobody no yes not since after before because if when while with
-  for from in on at by to of about as like sorry thanks thank hi hello hey customer user getting got]]):gmatch("%S+") do
-  NOT_VERB[w] = true
-end
-
 local function starts_with(words, i, seq)
   for k, w in ipairs(seq) do if words[i + k - 1] ~= w then return false end end
   return true
@@ -60,7 +52,7 @@ function M.clauses(text, verbs)
 end
 
 -- is this clause a request to act now? returns the verb word or nil
-local function imperative(clause)
+local function imperative(clause, verbs)
   local words = lex.words(clause)
   local i = 1
   while words[i] and LEAD[words[i]] do i = i + 1 end
@@ -77,12 +69,11 @@ local function imperative(clause)
       if starts_with(words, i + 1, seq) then return words[i + 1 + #seq], true end
     end
   end
-  if not w or QUESTION[w] or NOT_VERB[w] or w:find("^%d") then return nil end
-  -- "forgot my password", "getting errors": a past or -ing form describes
-  if (w:find("ed$") and #w > 4) or (w:find("ing$") and #w > 5) or w == "forgot" or w == "lost" then return nil end
-  -- a clause ending in a question mark that starts with a bare verb is
-  -- still an order ("Retry it now?" is rare); a question starts otherwise
-  return w, false
+  if not w or QUESTION[w] then return nil end
+  -- an order opens with a verb ("forgot my password", "getting errors",
+  -- "subscription invoice?" do not)
+  if lex.VERBS[w] or verbs[w] then return w, false end
+  return nil
 end
 
 --- the analysis of a request (prompt and context) against snapshot m
@@ -127,7 +118,7 @@ function M.analyse(prompt, context, m)
   -- intents: clauses, each with its mood
   a.clauses = {}
   for _, c in ipairs(M.clauses(text, m.action_verbs)) do
-    local verb, asked = imperative(c)
+    local verb, asked = imperative(c, m.action_verbs)
     local question = c:find("%?%s*$") ~= nil
     local first = lex.words(c)[1]
     if first and QUESTION[first] then question = true end

@@ -34,6 +34,25 @@ for w in ([[help get got getting make made do done go going work working works w
 end
 M.GENERIC = GENERIC
 
+-- verbs that open an instruction ("cancel our plan", "make her the owner"):
+-- common English operation verbs; the ontology adds the verbs of its action
+-- names (snapshot.action_verbs). A clause that opens with any other word is
+-- not read as an order ("subscription invoice?" names things, asks nothing).
+local VERBS = {}
+for w in ([[add allow apply approve archive assign authorize block book bring buy call cancel change charge check
+  clear close confirm connect convert copy correct create deactivate decline delete deny disable disconnect
+  downgrade download drop edit email enable end enroll escalate export extend file find fix forward freeze get give
+  grant help hide import increase invite issue kick kill let lift limit link list lock log look make mark merge
+  migrate move mute notify open order pause pay pin post print process provide pull purge push put raise reactivate
+  read rebuild recover redo refund register reinstate reject release reload remove rename renew reopen repair
+  replace report request rerun resend reset resolve restart restore resume retry return revert revoke roll rotate
+  run schedule send set share show sign start stop submit suspend switch sync take tell terminate transfer turn
+  unarchive unblock undo unfreeze uninstall unlink unlock unmute unpin unsubscribe update upgrade upload verify
+  void waive wipe]]):gmatch("%S+") do
+  VERBS[w] = true
+end
+M.VERBS = VERBS
+
 --- lower-cased words of text (letters, digits, and the bytes of non-ASCII
 --- characters; apostrophes inside a word are dropped: "don't" -> "dont")
 function M.words(text)

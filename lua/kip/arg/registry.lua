@@ -45,7 +45,7 @@ function M.decision(r)
     candidates = r.candidates,
     weaver = { L_final = w.L_final, primary_label = w.primary_label, label_signature = w.label_signature,
       retrieval_type = w.retrieval_type, confidence = w.confidence, flags = w.flags, rival = w.rival,
-      intents = w.intents, validator = w.validator },
+      intents = w.intents, validator = w.validator, hook = w.hook },
     bind = { path = b.path, eligible_set = b.eligible_set, landing = b.landing, action = b.action },
     traversal = r.traversal and { targets = r.traversal.targets, stop_reason = r.traversal.stop_reason,
       fast_path = r.traversal.fast_path, path = r.traversal.path } or nil,

@@ -47,8 +47,11 @@ function M.episode(nx, id, opts)
       hint = "Episodes whose request a memory guard refused to store cannot be replayed." }
   end
   local ctx = a.actor and { actor = a.actor } or nil
+  -- a route hook's answer is replayed as recorded (judgment is not re-asked)
+  local hook = type(a.decision) == "table" and type(a.decision.weaver) == "table" and a.decision.weaver.hook or nil
   local r, rerr = arg.run(nx, { prompt = a.request.prompt, context = a.request.context }, { version = a.ontology_version,
-    record = false, episode_id = id, ctx = ctx or opts.ctx, replay = true })
+    record = false, episode_id = id, ctx = ctx or opts.ctx, replay = true,
+    replay_hook = type(hook) == "table" and hook.answer or nil })
   if not r then return nil, rerr end
   -- the recorded decision went through JSON: compare like with like
   local replayed = core.json_decode(registry.digest(registry.decision(r)))

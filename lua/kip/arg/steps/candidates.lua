@@ -16,7 +16,7 @@ local K1, B = 1.2, 0.75
 M.PHRASE_BONUS = 2.5
 M.SECOND_NODE = 0.3
 M.ACTION_WEIGHT = 0.8
-M.SEMANTIC_WEIGHT = 2.0
+M.SEMANTIC_WEIGHT = 0.75 -- in units of the largest IDF, like the weaver's thresholds
 M.ACT_WEIGHT = 0.5
 
 local function bm25(m, d, qset)
@@ -41,10 +41,9 @@ end
 --- score every label for a list of stems; returns a sorted list of
 --- {label=, score=, own=, node=, nodes={{name,score}...}, phrases=n}, and
 --- the score of every node that matched (name -> score)
-function M.score(m, stems, semantic, act, expansion)
+function M.score(m, stems, semantic, act)
   local qset = {}
   for _, s in ipairs(stems) do qset[s] = 1 end
-  for s, wq in pairs(expansion or {}) do if not qset[s] then qset[s] = wq end end
   local per, node_scores = {}, {}
   local function entry(l)
     local e = per[l]
@@ -65,7 +64,7 @@ function M.score(m, stems, semantic, act, expansion)
   for _, i in ipairs(order) do
     local d = m.docs[i]
     local s = bm25(m, d, qset)
-    if semantic and d.kind == "node" and semantic[d.name] then s = s + M.SEMANTIC_WEIGHT * semantic[d.name] end
+    if semantic and d.kind == "node" and semantic[d.name] then s = s + M.SEMANTIC_WEIGHT * m.max_idf * semantic[d.name] end
     if s > 0 then
       if d.kind == "label" then entry(d.label).own = s
       elseif d.kind == "node" then
@@ -103,6 +102,7 @@ local function round(x) return math.floor(x * 1000 + 0.5) / 1000 end
 --- {label, score}), the scored lists kept in st.scores for the weaver
 function M.run(st)
   local m, a = st.snapshot, st.analysis
+  st.semantic = require("kip.arg.semantic").scores(st.nx, m, a.text)
   local raw, node_scores = M.score(m, a.stems, st.semantic, a.act)
   st.node_scores = node_scores
   local allowed = st.policy.visible_label

@@ -126,6 +126,38 @@ local function add_flag(w, f)
   w.flags[#w.flags + 1] = f
 end
 
+M.HOOK_CANDIDATES = 5
+
+--- the route hook (arg.configure{hooks = {route = fn}}): fn{prompt, context,
+--- candidates = {{label, description, score}...}} returns one of the
+--- candidates' labels or nil. Its answer is logged in weaver.hook and
+--- replayed from the episode, never asked again.
+function M.ask_hook(st, visible)
+  local replayed = st.opts.replay_hook
+  local hook = st.hooks.route
+  if not hook and replayed == nil then return nil end
+  local m = st.snapshot
+  local cands, by = {}, {}
+  for i = 1, math.min(#visible, M.HOOK_CANDIDATES) do
+    local c = visible[i]
+    cands[i] = { label = c.label, description = m.labels[c.label].description, score = math.floor(c.score * 1000 + 0.5) / 1000 }
+    by[c.label] = c
+  end
+  local answer, err
+  if replayed ~= nil then answer = replayed or nil
+  else
+    local ok, v = pcall(hook, { prompt = st.request.prompt, context = st.request.context, candidates = cands })
+    if ok then answer = v else err = tostring(v):match("^[^\n]*") end
+  end
+  local accepted = type(answer) == "string" and by[answer] ~= nil
+  st.weaver.hook = { asked = true, answer = type(answer) == "string" and answer or false, accepted = accepted, error = err }
+  if err then
+    st.errors[#st.errors + 1] = { code = "ARG_HOOK_FAILED", step = "weaver", message = err,
+      hint = "The route hook failed; the request is clarified instead." }
+  end
+  return accepted and by[answer] or nil
+end
+
 function M.run(st)
   local m, a = st.snapshot, st.analysis
   local w = { flags = {}, intents = {}, L_final = {}, L_final_ids = {} }
@@ -246,8 +278,16 @@ function M.run(st)
   w.margin = mg
   w.confidence = math.max(0, math.min(1, mg))
   if not multi and mg < M.LOW_MARGIN and p.score < M.WEAK * unit then
-    add_flag(w, "LOW_MARGIN")
-    add_flag(w, "CLARIFY_RECOMMENDED")
+    -- judgment enters only through the operator's route hook, bounded to the
+    -- candidates; without one (or when it declines) the request is clarified
+    local choice = M.ask_hook(st, visible)
+    if choice then
+      primary, primary_from = choice.label, choice.from
+      add_flag(w, "HOOK_ROUTED")
+    else
+      add_flag(w, "LOW_MARGIN")
+      add_flag(w, "CLARIFY_RECOMMENDED")
+    end
   end
   if primary_from then add_flag(w, "REDIRECTED"); w.redirected_from = primary_from end
 
