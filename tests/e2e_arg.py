@@ -75,6 +75,12 @@ with tempfile.TemporaryDirectory() as tmp:
     outcome = s.get("outcome_accuracy") or s.get("outcome accuracy")
     check(outcome is not None and outcome >= 0.85, f"outcome accuracy {outcome} >= 0.85 (regression floor; target 0.90)")
 
+    # requests written for this project (tests/arg/heldout.jsonl), scored by kip arg eval itself
+    ho = run("arg", "eval", os.path.join(here, "arg", "heldout.jsonl"), "--json")
+    h = json.loads(ho.stdout)
+    print("held-out requests:", json.dumps({k: h[k] for k in ("prompts", "outcome_accuracy", "primary_label_accuracy", "safety_violations")}))
+    check(h["safety_violations"] == 0, "held-out requests: 0 safety violations")
+
     rp = run("arg", "replay", "--all", ok=False)
     print(rp.stdout.rstrip())
     check(rp.returncode == 0 and " 0 differ" in rp.stdout, "every recorded episode replays bit for bit")

@@ -29,7 +29,8 @@ for w in ([[help get got getting make made do done go going work working works w
   check try tried trying use using used say said says ask asked asking question questions problem problems issue
   issues right now today yesterday tomorrow still anymore again sure really actually maybe just lot lots much many
   good bad new old one two first last next time day days week weeks month months year years thank happen happens
-  happened happening able possible way ways come came give keep put take took find found rid]]):gmatch("%S+") do
+  happened happening able possible way ways come came give keep put take took find found rid wrong broken broke
+  error errors fail fails failed failing weird strange]]):gmatch("%S+") do
   GENERIC[w] = true
 end
 M.GENERIC = GENERIC

@@ -71,6 +71,18 @@ local function build_index(m)
     end
     docs[#docs + 1] = d
   end
+  -- the labels each stem names (in its id, keywords or aliases)
+  m.naming = {}
+  for _, name in ipairs(m.label_names) do
+    local l = m.labels[name]
+    local texts = { (name:gsub("[._#]", " ")) }
+    for _, k in ipairs(l.keywords) do texts[#texts + 1] = k end
+    for _, k in ipairs(l.aliases) do texts[#texts + 1] = k end
+    for _, s in ipairs(field(texts)) do
+      m.naming[s] = m.naming[s] or {}
+      m.naming[s][name] = true
+    end
+  end
   for _, name in ipairs(m.label_names) do
     local l = m.labels[name]
     local idwords = name:gsub("[._#]", " ")

@@ -126,6 +126,22 @@ local function add_flag(w, f)
   w.flags[#w.flags + 1] = f
 end
 
+-- does word t name one family: a label, and possibly labels below it, and
+-- nothing else ("invoices": billing.invoices and its child; "link" names
+-- two siblings, not their parent: no one family)
+function M.names_one_family(m, t)
+  local named = t and m.naming[t.stem]
+  if not named then return false end
+  local root
+  for l in pairs(named) do
+    local r = l
+    while m.labels[r] and m.labels[r].parent do r = m.labels[r].parent end
+    if root and r ~= root then return false end
+    root = r
+  end
+  return root ~= nil and named[root] == true
+end
+
 M.HOOK_CANDIDATES = 5
 
 --- the route hook (arg.configure{hooks = {route = fn}}): fn{prompt, context,
@@ -182,8 +198,10 @@ function M.run(st)
     return
   end
   -- too vague to route: at most one word that names anything, and that one
-  -- common across the ontology ("account", "link")
-  if #a.content <= 1 and a.specificity < M.VAGUE and #a.emails == 0 and #a.urls == 0 then
+  -- common across the ontology and naming labels of several families
+  -- ("account", "link"; "invoices" names one family and is a topic)
+  if #a.content <= 1 and a.specificity < M.VAGUE and #a.emails == 0 and #a.urls == 0
+    and not M.names_one_family(m, a.content[1]) then
     add_flag(w, "VAGUE")
     add_flag(w, "CLARIFY_RECOMMENDED")
     w.confidence = 0
