@@ -85,10 +85,12 @@ local function median(t)
   return c[math.floor((#c + 1) / 2)] or 0
 end
 
+local embedder_kind
 local STEPS = { "snapshot", "policy", "candidates", "weaver", "bind", "traverse", "action", "info", "memory" }
 
 local function measure(path, label)
   local nx = assert(kip.open { path = path, policies = { "default" } })
+  embedder_kind = nx.embedder or "none"
   -- warm: the snapshot of the version is built once per process
   local t0 = os.clock()
   assert(arg.run(nx, { prompt = "warm up", context = { role = "customer" } }, { record = false }))
@@ -131,11 +133,13 @@ do
   nx:close()
 end
 local rows = { measure(base, "fixture"), measure(big, "10x") }
-print(("%d requests x 3 rounds per size, each recorded as an episode; medians in ms (os.clock)"):format(#prompts))
+print(("%d requests x 3 rounds per size, each recorded as an episode; medians in ms (os.clock); embedder: %s")
+  :format(#prompts, tostring(embedder_kind)))
 print(("%-8s %7s %6s %9s %11s"):format("", "labels", "nodes", "median", "snapshot*"))
 for _, r in ipairs(rows) do print(("%-8s %7d %6d %9.3f %11.1f"):format(r.label, r.labels, r.nodes, r.median, r.build)) end
 print(("growth   %7.1fx %5.1fx %8.2fx"):format(rows[2].labels / rows[1].labels, rows[2].nodes / rows[1].nodes, rows[2].median / rows[1].median))
 print("* building the pinned snapshot of a version (once per version and process)")
+print("  (step 'snapshot' below: the per-request version check and text analysis)")
 print("\nshare of each step (median per step / sum of step medians):")
 print(("%-11s %18s %18s"):format("step", "fixture", "10x"))
 for _, s in ipairs(STEPS) do

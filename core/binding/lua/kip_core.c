@@ -633,6 +633,7 @@ static const luaL_Reg funcs[] = {{"open", l_open}, {"fold_key", l_fold_key},    
                                  {NULL, NULL}};
 
 void kip_open_sandbox(lua_State *L); /* kip_sandbox.c */
+void kip_open_vectors(lua_State *L); /* kip_vectors.c */
 
 int luaopen_kip_core(lua_State *L);
 int luaopen_kip_core(lua_State *L) {
@@ -665,6 +666,7 @@ int luaopen_kip_core(lua_State *L) {
   lua_pop(L, 1);
   luaL_newlib(L, funcs);
   kip_open_sandbox(L);
+  kip_open_vectors(L);
   luaL_getmetatable(L, ARRAY_MT);
   lua_setfield(L, -2, "array_mt");
   lua_pushlightuserdata(L, NULL);
