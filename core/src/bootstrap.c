@@ -133,9 +133,9 @@ int kip_bootstrap(kip_nexus *nx, const char *capsule_dir, kip_error *err) {
     n = l.n;
   }
   /* fast path: every hash already recorded */
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(nx->db, "SELECT hash FROM kip_capsule WHERE name=?1", -1, &st, NULL) != SQLITE_OK) {
-    rc = kip_store_error(nx, sqlite3_errcode(nx->db), err, "reading capsule hashes");
+  kip_stmt *st = NULL;
+  if (kip_prepare(nx, "SELECT hash FROM kip_capsule WHERE name=?1", -1, &st) != KIP_STORE_OK) {
+    rc = kip_store_error(nx, kip_store_errcode(nx), err, "reading capsule hashes");
     goto done;
   }
   char (*hashes)[17] = calloc(n ? n : 1, 17);
@@ -143,34 +143,35 @@ int kip_bootstrap(kip_nexus *nx, const char *capsule_dir, kip_error *err) {
   size_t nstale = 0;
   for (size_t i = 0; i < n; i++) {
     fnv_hex(src[i].text, src[i].len, hashes[i]);
-    sqlite3_bind_text(st, 1, src[i].name, -1, SQLITE_STATIC);
-    int s = sqlite3_step(st);
-    if (s != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(st, 0), hashes[i])) {
+    kip_bind_text(st, 1, src[i].name, -1, 0);
+    int s = kip_step(st);
+    if (s != KIP_ROW || strcmp(kip_col_text(st, 0), hashes[i])) {
       stale[i] = 1;
       nstale++;
     }
-    sqlite3_reset(st);
+    kip_reset(st);
   }
-  sqlite3_finalize(st);
+  kip_finish(nx, st);
   if (nstale && nx->readonly_file) nstale = 0; /* cannot write; serve what is there */
   if (nstale) {
     if ((rc = kip_tx_begin(nx, err))) goto out;
     kip_stamp_now(nx);
-    sqlite3_stmt *up = NULL;
-    sqlite3_prepare_v2(nx->db, "INSERT OR REPLACE INTO kip_capsule(name, hash, applied_at) VALUES(?1,?2,?3)", -1,
-                       &up, NULL);
+    kip_stmt *up = NULL;
+    if (kip_prepare(nx, "INSERT OR REPLACE INTO kip_capsule(name, hash, applied_at) VALUES(?1,?2,?3)", -1, &up) !=
+        KIP_STORE_OK)
+      rc = kip_store_error(nx, kip_store_errcode(nx), err, "recording capsules");
     for (size_t i = 0; i < n && !rc; i++) {
       if (!stale[i]) continue;
       rc = kip_apply_capsule(nx, src[i].name, src[i].text, src[i].len, err);
       if (!rc) {
-        sqlite3_bind_text(up, 1, src[i].name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(up, 2, hashes[i], -1, SQLITE_STATIC);
-        sqlite3_bind_text(up, 3, nx->req->now, -1, SQLITE_STATIC);
-        if (sqlite3_step(up) != SQLITE_DONE) rc = kip_store_error(nx, sqlite3_errcode(nx->db), err, "recording a capsule");
-        sqlite3_reset(up);
+        kip_bind_text(up, 1, src[i].name, -1, 0);
+        kip_bind_text(up, 2, hashes[i], -1, 0);
+        kip_bind_text(up, 3, nx->req->now, -1, 0);
+        if (kip_step(up) != KIP_DONE) rc = kip_store_error(nx, kip_store_errcode(nx), err, "recording a capsule");
+        kip_reset(up);
       }
     }
-    sqlite3_finalize(up);
+    kip_finish(nx, up);
     if (rc) kip_tx_rollback(nx);
     else rc = kip_tx_commit(nx, err);
   }

@@ -58,19 +58,38 @@ char *kql_quote(kql *C, const char *s);
 ** its values), or NULL when the request has no scope */
 char *kql_scope_cond(kql *C, const char *alias);
 /* bind all values of C->binds to a prepared statement starting at ?1 */
-void kql_bind_all(kql *C, sqlite3_stmt *st);
+void kql_bind_all(kql *C, kip_stmt *st);
 /* compile a statement's WHERE and select DISTINCT ids of the target var */
 int kql_target_sql(kql *C, const ast_group *where, const char *target, kip_pos tpos, int64_t limit, kip_buf *sql,
                    int with_kind);
 
+/* The SQL dialect the compiler emits for (DESIGN.md §3 "dialect"): what a
+** backend spells its own way, and the functions it provides to compiled
+** queries (kip_attr, kip_cmp, kip_in, kip_visible … keep their names across
+** backends; how a backend defines them is its own business). A second
+** backend (PostgreSQL) is a new store behind store.h plus a new dialect. */
+typedef struct kip_dialect {
+  const char *name;
+  /* the placeholder of bound value number n (1-based): "?n" in SQLite */
+  char *(*param)(kql *C, size_t n);
+  /* the table expression yielding column `node` for every element reachable
+  ** from `start` by min..max links of predicate `pred` (a placeholder),
+  ** backward: against link direction (RC11 §3.4.2 hop ranges) */
+  char *(*hop_table)(kql *C, const char *start, const char *pred, int min, int max, int backward, const char *alias);
+  /* register what compiled queries call on the connection (hop traversal,
+  ** kip_visible); 0 on success */
+  int (*register_functions)(kip_nexus *nx);
+} kip_dialect;
+
+/* dialect_sqlite.c */
+extern const kip_dialect kip_dialect_sqlite;
+/* dialect_sqlite_hops.c: the kip_hops table-valued function */
 int kip_register_hops(kip_nexus *nx);
 
 /* scope.c: the governance scope (not a store concern) */
 /* 1 when element id is inside the request's scope (always without one),
 ** 0 when outside, -1 on a database error (err filled) */
 int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err);
-/* scope.c: the SQL function kip_visible(id) (kip_in_scope inside queries) */
-int kip_register_scope_functions(kip_nexus *nx);
 
 /* scope.c: the governance scope of a request (see kip_call_options) */
 int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, kip_scope *S, kip_error *err);

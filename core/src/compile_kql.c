@@ -79,22 +79,22 @@ static char *fresh(kql *C, const char *prefix) { return kql_strf(C, "%s%d", pref
 
 static char *bind(kql *C, const json_t *v) {
   json_array_append(C->binds, (json_t *)v);
-  return kql_strf(C, "?%zu", json_array_size(C->binds));
+  return C->nx->dialect->param(C, json_array_size(C->binds));
 }
 
-void kql_bind_all(kql *C, sqlite3_stmt *st) {
+void kql_bind_all(kql *C, kip_stmt *st) {
   size_t i;
   json_t *v;
   json_array_foreach(C->binds, i, v) {
     int k = (int)i + 1;
     switch (json_typeof(v)) {
-      case JSON_STRING: sqlite3_bind_text(st, k, json_string_value(v), (int)json_string_length(v), SQLITE_TRANSIENT); break;
-      case JSON_INTEGER: sqlite3_bind_int64(st, k, json_integer_value(v)); break;
-      case JSON_REAL: sqlite3_bind_double(st, k, json_real_value(v)); break;
-      case JSON_NULL: sqlite3_bind_null(st, k); break;
+      case JSON_STRING: kip_bind_text(st, k, json_string_value(v), (int)json_string_length(v), 1); break;
+      case JSON_INTEGER: kip_bind_int64(st, k, json_integer_value(v)); break;
+      case JSON_REAL: kip_bind_double(st, k, json_real_value(v)); break;
+      case JSON_NULL: kip_bind_null(st, k); break;
       default: {
         char *s = kip_json_dump(v);
-        sqlite3_bind_blob(st, k, s, (int)strlen(s), free);
+        kip_bind_json_owned(st, k, s, (int)strlen(s));
       }
     }
   }
@@ -375,7 +375,7 @@ static char *compile_hops(kql *C, frame *F, const ast_prop *pr) {
   json_t *pv = json_string(pd->names[0]);
   char *pb = bind(C, pv);
   json_decref(pv);
-  add_from(F, kql_strf(C, "kip_hops(%s, %s, %d, %d, %d) %s", start, pb, pd->min, pd->max, forward ? 0 : 1, h));
+  add_from(F, C->nx->dialect->hop_table(C, start, pb, pd->min, pd->max, !forward, h));
   if (endpoint_join(C, F, to, kql_strf(C, "%s.node", h))) return NULL;
   return h;
 }

@@ -38,7 +38,7 @@ int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, k
 /* the element object from 12 columns starting at c (id, type, name, subject,
 ** predicate, object, attributes, metadata, version, updated_at, subject is
 ** a proposition, object is a proposition) */
-void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c);
+void kip_write_element(kip_buf *b, kip_stmt *st, int c);
 /* the same with the transient metadata._score of SEARCH results */
 /* exec_find.c: the SQL of a FIND and its projections (kip explain shows it) */
 typedef struct proj proj;
@@ -46,10 +46,10 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
 
 /* exec_render.c: pieces of an element's JSON from a row (column i) */
 void kip_write_id(kip_buf *b, int64_t id, int is_prop);
-void kip_write_text(kip_buf *b, sqlite3_stmt *st, int i);
-void kip_write_raw(kip_buf *b, sqlite3_stmt *st, int i);
-void kip_write_kv(kip_buf *b, sqlite3_stmt *st, int i);
-void kip_write_scored_element(kip_buf *b, sqlite3_stmt *st, int c, const double *score);
+void kip_write_text(kip_buf *b, kip_stmt *st, int i);
+void kip_write_raw(kip_buf *b, kip_stmt *st, int i);
+void kip_write_kv(kip_buf *b, kip_stmt *st, int i);
+void kip_write_scored_element(kip_buf *b, kip_stmt *st, int c, const double *score);
 /* metadata text + _version + _updated_at (+ _score when score is not NULL) */
 void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version, const char *updated_at,
                         const double *score);

@@ -22,17 +22,17 @@ static int cascade_in_scope(kip_ctx *c, int64_t id, kip_pos pos) {
   if (!c->nx->req->scope) return 0;
   static const char *sql =
       DOOMED_CTE "SELECT id FROM doomed";
-  sqlite3_stmt *st;
+  kip_stmt *st;
   int prc = kip_prepare(c->nx, sql, -1, &st);
-  if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
-  sqlite3_bind_int64(st, 1, id);
+  if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
+  kip_bind_int64(st, 1, id);
   int rc = 0;
-  while (!rc && (prc = sqlite3_step(st)) == SQLITE_ROW) {
-    int in = kip_in_scope(c->nx, sqlite3_column_int64(st, 0), c->err);
+  while (!rc && (prc = kip_step(st)) == KIP_ROW) {
+    int in = kip_in_scope(c->nx, kip_col_int64(st, 0), c->err);
     if (in < 0) rc = c->err->code;
     else if (!in) rc = kip_scope_denied(c->err, pos);
   }
-  if (!rc && prc != SQLITE_DONE) rc = kip_store_error(c->nx, prc, c->err, "computing the cascade");
+  if (!rc && prc != KIP_DONE) rc = kip_store_error(c->nx, prc, c->err, "computing the cascade");
   kip_finish(c->nx, st);
   return rc;
 }
@@ -46,22 +46,22 @@ static int cascade_delete(kip_ctx *c, int64_t id, int64_t *concepts, int64_t *pr
   static const char *del =
       DOOMED_CTE
       "DELETE FROM element WHERE id IN (SELECT id FROM doomed)";
-  sqlite3_stmt *st;
+  kip_stmt *st;
   int prc = kip_prepare(c->nx, sql, -1, &st);
-  if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
-  sqlite3_bind_int64(st, 1, id);
-  if ((prc = sqlite3_step(st)) == SQLITE_ROW) {
-    *props += sqlite3_column_int64(st, 0);
-    *concepts += sqlite3_column_int64(st, 1);
+  if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
+  kip_bind_int64(st, 1, id);
+  if ((prc = kip_step(st)) == KIP_ROW) {
+    *props += kip_col_int64(st, 0);
+    *concepts += kip_col_int64(st, 1);
   }
   kip_finish(c->nx, st);
-  if (prc != SQLITE_ROW) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
+  if (prc != KIP_ROW) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
   prc = kip_prepare(c->nx, del, -1, &st);
-  if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "deleting");
-  sqlite3_bind_int64(st, 1, id);
-  prc = sqlite3_step(st);
+  if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "deleting");
+  kip_bind_int64(st, 1, id);
+  prc = kip_step(st);
   kip_finish(c->nx, st);
-  return prc == SQLITE_DONE ? 0 : kip_store_error(c->nx, prc, c->err, "deleting");
+  return prc == KIP_DONE ? 0 : kip_store_error(c->nx, prc, c->err, "deleting");
 }
 
 /* KIP_3004 when link `l` (a belongs_to_domain) wires a protected structure

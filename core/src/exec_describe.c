@@ -16,9 +16,9 @@
   "e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, e.metadata, e.version, e.updated_at, " \
   "NULL, NULL"
 
-static int prepare(kip_ctx *c, const char *sql, sqlite3_stmt **st) {
+static int prepare(kip_ctx *c, const char *sql, kip_stmt **st) {
   int rc = kip_prepare(c->nx, sql, -1, st);
-  return rc == SQLITE_OK ? 0 : kip_store_error(c->nx, rc, c->err, "describing");
+  return rc == KIP_STORE_OK ? 0 : kip_store_error(c->nx, rc, c->err, "describing");
 }
 
 /* " AND <scope of alias>" or "" (binds into C) */
@@ -30,7 +30,7 @@ static const char *and_scope(kql *C, const char *alias) {
 /* Domain summaries, restricted to the request's governance scope: hidden
 ** domains are left out and hidden members are not counted. */
 static int domain_summaries(kip_ctx *c, kip_buf *b, int with_types, int64_t *count) {
-  sqlite3_stmt *st = NULL, *ty = NULL;
+  kip_stmt *st = NULL, *ty = NULL;
   kip_arena a;
   kip_arena_init(&a);
   kql D, T;
@@ -64,25 +64,25 @@ static int domain_summaries(kip_ctx *c, kip_buf *b, int with_types, int64_t *cou
   }
   kip_buf_addc(b, '[');
   int64_t n = 0;
-  while (sqlite3_step(st) == SQLITE_ROW) {
+  while (kip_step(st) == KIP_ROW) {
     if (n++) kip_buf_addc(b, ',');
     kip_buf_adds(b, "{\"name\":");
-    kip_buf_json_str(b, (const char *)sqlite3_column_text(st, 1), (size_t)sqlite3_column_bytes(st, 1));
+    kip_buf_json_str(b, kip_col_text(st, 1), (size_t)kip_col_bytes(st, 1));
     kip_buf_adds(b, ",\"description\":");
-    if (sqlite3_column_type(st, 2) == SQLITE_NULL) kip_buf_adds(b, "null");
-    else kip_buf_add(b, (const char *)sqlite3_column_text(st, 2), (size_t)sqlite3_column_bytes(st, 2));
-    kip_buf_printf(b, ",\"member_count\":%lld", (long long)sqlite3_column_int64(st, 3));
+    if (kip_col_type(st, 2) == KIP_COL_NULL) kip_buf_adds(b, "null");
+    else kip_buf_add(b, kip_col_text(st, 2), (size_t)kip_col_bytes(st, 2));
+    kip_buf_printf(b, ",\"member_count\":%lld", (long long)kip_col_int64(st, 3));
     if (ty) {
       kip_buf_adds(b, ",\"key_concept_types\":[");
-      sqlite3_bind_int64(ty, domain_param, sqlite3_column_int64(st, 0));
+      kip_bind_int64(ty, domain_param, kip_col_int64(st, 0));
       int k = 0;
-      while (sqlite3_step(ty) == SQLITE_ROW) {
+      while (kip_step(ty) == KIP_ROW) {
         if (k++) kip_buf_addc(b, ',');
         kip_buf_adds(b, "{\"type\":");
-        kip_buf_json_str(b, (const char *)sqlite3_column_text(ty, 0), (size_t)sqlite3_column_bytes(ty, 0));
-        kip_buf_printf(b, ",\"count\":%lld}", (long long)sqlite3_column_int64(ty, 1));
+        kip_buf_json_str(b, kip_col_text(ty, 0), (size_t)kip_col_bytes(ty, 0));
+        kip_buf_printf(b, ",\"count\":%lld}", (long long)kip_col_int64(ty, 1));
       }
-      sqlite3_reset(ty); /* keeps the scope's bound values */
+      kip_reset(ty); /* keeps the scope's bound values */
       kip_buf_addc(b, ']');
     }
     kip_buf_addc(b, '}');
@@ -96,12 +96,12 @@ static int domain_summaries(kip_ctx *c, kip_buf *b, int with_types, int64_t *cou
 
 static int primer(kip_ctx *c) {
   kip_buf *b = c->out;
-  sqlite3_stmt *st;
+  kip_stmt *st;
   int rc = prepare(c, "SELECT attributes FROM element WHERE type = 'Person' AND name = '$self'", &st);
   if (rc) return rc;
   json_t *self = NULL;
-  if (sqlite3_step(st) == SQLITE_ROW)
-    self = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+  if (kip_step(st) == KIP_ROW)
+    self = json_loads(kip_col_text(st, 0), 0, NULL);
   kip_finish(c->nx, st);
   json_t *id = json_object();
   static const char *keys[] = {"name", "handle", "person_class", "persona", "identity_narrative", "core_mission",
@@ -130,22 +130,22 @@ static int type_list(kip_ctx *c, const ast_describe *d, const char *meta) {
   int64_t off;
   int rc = kip_cursor_parse(d->cursor, fp, &off, c->err);
   if (rc) return rc;
-  sqlite3_stmt *st;
+  kip_stmt *st;
   if ((rc = prepare(c, "SELECT name FROM element WHERE type = ?1 ORDER BY id LIMIT ?2 OFFSET ?3", &st))) return rc;
   int64_t limit = d->limit >= 0 ? d->limit : c->nx->req->max_rows;
-  sqlite3_bind_text(st, 1, meta, -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 2, limit + 1);
-  sqlite3_bind_int64(st, 3, off);
+  kip_bind_text(st, 1, meta, -1, 0);
+  kip_bind_int64(st, 2, limit + 1);
+  kip_bind_int64(st, 3, off);
   kip_buf_addc(c->out, '[');
   int64_t n = 0;
   int more = 0;
-  while (sqlite3_step(st) == SQLITE_ROW) {
+  while (kip_step(st) == KIP_ROW) {
     if (n == limit) {
       more = 1;
       break;
     }
     if (n++) kip_buf_addc(c->out, ',');
-    kip_buf_json_str(c->out, (const char *)sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+    kip_buf_json_str(c->out, kip_col_text(st, 0), (size_t)kip_col_bytes(st, 0));
   }
   kip_buf_addc(c->out, ']');
   kip_finish(c->nx, st);
@@ -154,12 +154,12 @@ static int type_list(kip_ctx *c, const ast_describe *d, const char *meta) {
 }
 
 static int type_node(kip_ctx *c, const ast_describe *d, const char *meta) {
-  sqlite3_stmt *st;
+  kip_stmt *st;
   int rc = prepare(c, "SELECT " ELEM_COLS " FROM element e WHERE e.type = ?1 AND e.name = ?2", &st);
   if (rc) return rc;
-  sqlite3_bind_text(st, 1, meta, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, json_string_value(d->name), -1, SQLITE_STATIC);
-  if (sqlite3_step(st) == SQLITE_ROW) kip_write_element(c->out, st, 0);
+  kip_bind_text(st, 1, meta, -1, 0);
+  kip_bind_text(st, 2, json_string_value(d->name), -1, 0);
+  if (kip_step(st) == KIP_ROW) kip_write_element(c->out, st, 0);
   else
     rc = kip_err(c->err, KIP_E_TYPE,
                  !strcmp(meta, "$ConceptType") ? "List the defined types with DESCRIBE CONCEPT TYPES (case-sensitive)."

@@ -44,20 +44,20 @@ char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const cha
     kip_buf_init(&q);
     kip_buf_adds(&q, "EXPLAIN QUERY PLAN ");
     kip_buf_add(&q, sql.p, sql.len);
-    sqlite3_stmt *st;
-    if (kip_prepare(nx, q.p, (int)q.len, &st) == SQLITE_OK) {
+    kip_stmt *st;
+    if (kip_prepare(nx, q.p, (int)q.len, &st) == KIP_STORE_OK) {
       kql_bind_all(&C, st);
       int first = 1;
-      while (sqlite3_step(st) == SQLITE_ROW) {
+      while (kip_step(st) == KIP_ROW) {
         if (!first) kip_buf_addc(&out, ',');
         first = 0;
-        kip_buf_printf(&out, "{\"id\":%d,\"parent\":%d,\"detail\":", sqlite3_column_int(st, 0), sqlite3_column_int(st, 1));
+        kip_buf_printf(&out, "{\"id\":%d,\"parent\":%d,\"detail\":", (int)kip_col_int64(st, 0), (int)kip_col_int64(st, 1));
         kip_write_text(&out, st, 3);
         kip_buf_addc(&out, '}');
       }
       kip_finish(nx, st);
     } else {
-      kip_store_error(nx, sqlite3_errcode(nx->db), &err, "explaining the query");
+      kip_store_error(nx, kip_store_errcode(nx), &err, "explaining the query");
     }
     kip_buf_free(&q);
     kip_buf_adds(&out, "]}}");

@@ -132,14 +132,14 @@ static int export_set(kip_ctx *c, const ast_export *x, xelem **out, size_t *n, u
                    "(SELECT type IS NULL FROM element WHERE id = e.object) "
                    "FROM t JOIN element e ON e.id = t.id",
                    q.p);
-    sqlite3_stmt *st;
+    kip_stmt *st;
     int prc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
-    if (prc != SQLITE_OK) rc = kip_store_error(c->nx, prc, c->err, "selecting the export set");
+    if (prc != KIP_STORE_OK) rc = kip_store_error(c->nx, prc, c->err, "selecting the export set");
     else {
       kql_bind_all(&C, st);
       size_t cap = 0;
       idmap memo = {0};
-      while (!rc && (prc = sqlite3_step(st)) == SQLITE_ROW) {
+      while (!rc && (prc = kip_step(st)) == KIP_ROW) {
         if ((int64_t)*n >= c->nx->req->max_rows) {
           rc = kip_err(c->err, KIP_E_RESOURCE, "Export a narrower pattern (per type, domain or predicate).",
                        "EXPORT matches more than %lld elements (materialization cap)", (long long)c->nx->req->max_rows);
@@ -151,12 +151,12 @@ static int export_set(kip_ctx *c, const ast_export *x, xelem **out, size_t *n, u
           if (!*out) abort();
         }
         xelem *e = &(*out)[(*n)++];
-        e->id = sqlite3_column_int64(st, 0);
-        e->is_prop = sqlite3_column_int(st, 1);
+        e->id = kip_col_int64(st, 0);
+        e->is_prop = (int)kip_col_int64(st, 1);
         e->depth = 0;
-        if (e->is_prop && sqlite3_column_int(st, 2)) rc = prop_depth(c, e->id, &memo, 0, &e->depth);
+        if (e->is_prop && (int)kip_col_int64(st, 2)) rc = prop_depth(c, e->id, &memo, 0, &e->depth);
       }
-      if (!rc && prc != SQLITE_DONE) rc = kip_store_error(c->nx, prc, c->err, "selecting the export set");
+      if (!rc && prc != KIP_DONE) rc = kip_store_error(c->nx, prc, c->err, "selecting the export set");
       kip_finish(c->nx, st);
       idmap_free(&memo);
     }

@@ -84,21 +84,21 @@ static int render_cols(kql *C, frame *F, const ast_expr *e, kip_buf *sel, int *r
   return -1;
 }
 
-static void render(kip_buf *b, sqlite3_stmt *st, const proj *p) {
+static void render(kip_buf *b, kip_stmt *st, const proj *p) {
   int c = p->col;
   switch (p->render) {
     case R_ELEM: kip_write_element(b, st, c); break;
     case R_ID:
-      if (sqlite3_column_type(st, c) == SQLITE_NULL) kip_buf_adds(b, "null");
-      else kip_write_id(b, sqlite3_column_int64(st, c), sqlite3_column_int(st, c + 1));
+      if (kip_col_type(st, c) == KIP_COL_NULL) kip_buf_adds(b, "null");
+      else kip_write_id(b, kip_col_int64(st, c), (int)kip_col_int64(st, c + 1));
       break;
     case R_TEXT: kip_write_text(b, st, c); break;
     case R_JSON: kip_write_raw(b, st, c); break;
     case R_META:
-      if (sqlite3_column_type(st, c) == SQLITE_NULL) kip_buf_adds(b, "null");
+      if (kip_col_type(st, c) == KIP_COL_NULL) kip_buf_adds(b, "null");
       else
-        kip_write_metadata(b, (const char *)sqlite3_column_text(st, c), (size_t)sqlite3_column_bytes(st, c),
-                           sqlite3_column_int64(st, c + 1), (const char *)sqlite3_column_text(st, c + 2), NULL);
+        kip_write_metadata(b, kip_col_text(st, c), (size_t)kip_col_bytes(st, c),
+                           kip_col_int64(st, c + 1), kip_col_text(st, c + 2), NULL);
       break;
     case R_KV: kip_write_kv(b, st, c); break;
   }
@@ -392,12 +392,12 @@ static int check_bounded_exploration(kip_ctx *c, const ast_find *f, int aggregat
   if (f->limit >= 0 || aggregated) return 0;
   const ast_prop *p = unconstrained_exploration(f->where);
   if (!p) return 0;
-  sqlite3_stmt *st;
+  kip_stmt *st;
   int prc = kip_prepare(c->nx, "SELECT count(*) FROM (SELECT 1 FROM element WHERE predicate IS NOT NULL LIMIT ?1)",
                                -1, &st);
-  if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "counting propositions");
-  sqlite3_bind_int64(st, 1, KIP_EXPLORATION_THRESHOLD + 1);
-  int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "counting propositions");
+  kip_bind_int64(st, 1, KIP_EXPLORATION_THRESHOLD + 1);
+  int64_t n = kip_step(st) == KIP_ROW ? kip_col_int64(st, 0) : 0;
   kip_finish(c->nx, st);
   if (n <= KIP_EXPLORATION_THRESHOLD) return 0;
   return kip_err_at(c->err, KIP_E_RESOURCE, p->pos.line, p->pos.col,
@@ -480,10 +480,10 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
     int64_t fetch = limit >= 0 && limit < cap ? limit + 1 : cap + 1;
     kip_buf_printf(&sql, " LIMIT %lld OFFSET %lld", (long long)fetch, (long long)offset);
   }
-  sqlite3_stmt *st = NULL;
+  kip_stmt *st = NULL;
   if (!rc) {
     int prc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
-    if (prc != SQLITE_OK) rc = kip_store_error(c->nx, prc, c->err, "preparing the query");
+    if (prc != KIP_STORE_OK) rc = kip_store_error(c->nx, prc, c->err, "preparing the query");
   }
   if (!rc && c->dry_run) {
     kip_buf_adds(c->out, "{\"dry_run\":true,\"valid\":true}");
@@ -492,7 +492,7 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
     kip_buf *cols = calloc((size_t)f->nproj, sizeof *cols);
     int64_t n = 0;
     int more = 0, src;
-    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((src = kip_step(st)) == KIP_ROW) {
       if (aggregated != 2 && ((limit >= 0 && n == limit) || n == cap)) {
         more = 1;
         break;
@@ -503,7 +503,7 @@ int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
       }
       n++;
     }
-    if (src != SQLITE_ROW && src != SQLITE_DONE) rc = kip_store_error(c->nx, src, c->err, "running the query");
+    if (src != KIP_ROW && src != KIP_DONE) rc = kip_store_error(c->nx, src, c->err, "running the query");
     else if (more && (limit < 0 || limit > cap))
       rc = kip_err(c->err, KIP_E_RESOURCE, "Add LIMIT (and page with CURSOR) or narrow the pattern.",
                    "the query matches more than %lld solutions (materialization cap)", (long long)cap);

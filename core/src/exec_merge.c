@@ -169,12 +169,12 @@ static int check_definition_unused(kip_ctx *c, const kip_elem *src, kip_pos pos)
                     : !strcmp(src->type, "$PropositionType") ? "SELECT count(*) FROM element WHERE predicate=?1"
                                                              : NULL;
   if (!sql) return 0;
-  sqlite3_stmt *st;
-  int prc = sqlite3_prepare_v2(c->nx->db, sql, -1, &st, NULL);
-  if (prc != SQLITE_OK) return kip_store_error(c->nx, prc, c->err, "checking definition use");
-  sqlite3_bind_text(st, 1, src->name, -1, SQLITE_STATIC);
-  int64_t uses = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-  sqlite3_finalize(st);
+  kip_stmt *st;
+  int prc = kip_prepare(c->nx, sql, -1, &st);
+  if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "checking definition use");
+  kip_bind_text(st, 1, src->name, -1, 0);
+  int64_t uses = kip_step(st) == KIP_ROW ? kip_col_int64(st, 0) : 0;
+  kip_finish(c->nx, st);
   if (!uses) return 0;
   return kip_err_at(c->err, KIP_E_CONSTRAINT, pos.line, pos.col,
                     "Move the instances to the surviving definition first (UPSERT them under the new name, then "

@@ -15,28 +15,28 @@ void kip_write_id(kip_buf *b, int64_t id, int is_prop) {
   kip_buf_json_str(b, s, strlen(s));
 }
 
-void kip_write_text(kip_buf *b, sqlite3_stmt *st, int i) {
-  if (sqlite3_column_type(st, i) == SQLITE_NULL) kip_buf_adds(b, "null");
-  else kip_buf_json_str(b, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+void kip_write_text(kip_buf *b, kip_stmt *st, int i) {
+  if (kip_col_type(st, i) == KIP_COL_NULL) kip_buf_adds(b, "null");
+  else kip_buf_json_str(b, kip_col_text(st, i), (size_t)kip_col_bytes(st, i));
 }
 
-void kip_write_raw(kip_buf *b, sqlite3_stmt *st, int i) {
-  if (sqlite3_column_type(st, i) == SQLITE_NULL) kip_buf_adds(b, "null");
-  else kip_buf_add(b, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+void kip_write_raw(kip_buf *b, kip_stmt *st, int i) {
+  if (kip_col_type(st, i) == KIP_COL_NULL) kip_buf_adds(b, "null");
+  else kip_buf_add(b, kip_col_text(st, i), (size_t)kip_col_bytes(st, i));
 }
 
-void kip_write_kv(kip_buf *b, sqlite3_stmt *st, int i) {
-  switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL: kip_buf_adds(b, "null"); break;
-    case SQLITE_INTEGER: kip_buf_printf(b, "%lld", (long long)sqlite3_column_int64(st, i)); break;
-    case SQLITE_FLOAT: {
-      json_t *r = json_real(sqlite3_column_double(st, i));
+void kip_write_kv(kip_buf *b, kip_stmt *st, int i) {
+  switch (kip_col_type(st, i)) {
+    case KIP_COL_NULL: kip_buf_adds(b, "null"); break;
+    case KIP_COL_INT: kip_buf_printf(b, "%lld", (long long)kip_col_int64(st, i)); break;
+    case KIP_COL_REAL: {
+      json_t *r = json_real(kip_col_double(st, i));
       kip_json_write(b, r);
       json_decref(r);
       break;
     }
-    case SQLITE_TEXT: kip_write_text(b, st, i); break;
-    default: kip_buf_add(b, sqlite3_column_blob(st, i), (size_t)sqlite3_column_bytes(st, i));
+    case KIP_COL_TEXT: kip_write_text(b, st, i); break;
+    default: kip_buf_add(b, kip_col_blob(st, i), (size_t)kip_col_bytes(st, i));
   }
 }
 
@@ -66,15 +66,15 @@ void kip_write_metadata(kip_buf *b, const char *meta, size_t n, int64_t version,
   kip_buf_addc(b, '}');
 }
 
-void kip_write_element(kip_buf *b, sqlite3_stmt *st, int c) { kip_write_scored_element(b, st, c, NULL); }
+void kip_write_element(kip_buf *b, kip_stmt *st, int c) { kip_write_scored_element(b, st, c, NULL); }
 
-void kip_write_scored_element(kip_buf *b, sqlite3_stmt *st, int c, const double *score) {
-  if (sqlite3_column_type(st, c) == SQLITE_NULL) {
+void kip_write_scored_element(kip_buf *b, kip_stmt *st, int c, const double *score) {
+  if (kip_col_type(st, c) == KIP_COL_NULL) {
     kip_buf_adds(b, "null");
     return;
   }
-  int64_t id = sqlite3_column_int64(st, c);
-  int is_prop = sqlite3_column_type(st, c + 1) == SQLITE_NULL;
+  int64_t id = kip_col_int64(st, c);
+  int is_prop = kip_col_type(st, c + 1) == KIP_COL_NULL;
   kip_buf_adds(b, "{\"id\":");
   kip_write_id(b, id, is_prop);
   if (!is_prop) {
@@ -84,17 +84,17 @@ void kip_write_scored_element(kip_buf *b, sqlite3_stmt *st, int c, const double 
     kip_write_text(b, st, c + 2);
   } else {
     kip_buf_adds(b, ",\"subject\":");
-    kip_write_id(b, sqlite3_column_int64(st, c + 3), sqlite3_column_int(st, c + 10));
+    kip_write_id(b, kip_col_int64(st, c + 3), (int)kip_col_int64(st, c + 10));
     kip_buf_adds(b, ",\"predicate\":");
     kip_write_text(b, st, c + 4);
     kip_buf_adds(b, ",\"object\":");
-    kip_write_id(b, sqlite3_column_int64(st, c + 5), sqlite3_column_int(st, c + 11));
+    kip_write_id(b, kip_col_int64(st, c + 5), (int)kip_col_int64(st, c + 11));
   }
   kip_buf_adds(b, ",\"attributes\":");
   kip_write_raw(b, st, c + 6);
   kip_buf_adds(b, ",\"metadata\":");
-  kip_write_metadata(b, (const char *)sqlite3_column_text(st, c + 7), (size_t)sqlite3_column_bytes(st, c + 7),
-                     sqlite3_column_int64(st, c + 8), (const char *)sqlite3_column_text(st, c + 9), score);
+  kip_write_metadata(b, kip_col_text(st, c + 7), (size_t)kip_col_bytes(st, c + 7),
+                     kip_col_int64(st, c + 8), kip_col_text(st, c + 9), score);
   kip_buf_addc(b, '}');
 }
 

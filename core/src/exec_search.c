@@ -92,9 +92,9 @@ void search_add_filter(kip_buf *sql, const search_scope *sc, const ast_search *q
   if (sc->cond) kip_buf_printf(sql, " AND %s", sc->cond);
 }
 
-void search_bind_filter(search_scope *sc, const ast_search *q, sqlite3_stmt *st) {
+void search_bind_filter(search_scope *sc, const ast_search *q, kip_stmt *st) {
   kql_bind_all(&sc->C, st);
-  if (q->type) sqlite3_bind_text(st, 9002, json_string_value(q->type), -1, SQLITE_STATIC);
+  if (q->type) kip_bind_text(st, 9002, json_string_value(q->type), -1, 0);
 }
 
 /* ---------------------------------------------------------------- modes */
@@ -155,24 +155,24 @@ static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *t
 }
 
 static int render(kip_ctx *c, const search_hits *h, size_t n) {
-  sqlite3_stmt *st;
+  kip_stmt *st;
   int rc = kip_prepare(c->nx, "SELECT e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, "
                               "e.metadata, e.version, e.updated_at, "
                               "(SELECT z.type IS NULL FROM element z WHERE z.id = e.subject), "
                               "(SELECT z.type IS NULL FROM element z WHERE z.id = e.object) "
                               "FROM element e WHERE e.id = ?1",
                        -1, &st);
-  if (rc != SQLITE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
   kip_buf_addc(c->out, '[');
   int first = 1;
   for (size_t i = 0; i < n; i++) {
-    sqlite3_bind_int64(st, 1, h->v[i].id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    kip_bind_int64(st, 1, h->v[i].id);
+    if (kip_step(st) == KIP_ROW) {
       if (!first) kip_buf_addc(c->out, ',');
       first = 0;
       kip_write_scored_element(c->out, st, 0, &h->v[i].score);
     }
-    sqlite3_reset(st);
+    kip_reset(st);
   }
   kip_buf_addc(c->out, ']');
   kip_finish(c->nx, st);

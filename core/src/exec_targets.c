@@ -20,18 +20,18 @@ int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, k
   *ids = NULL;
   *n = 0;
   if (!rc) {
-    sqlite3_stmt *st;
+    kip_stmt *st;
     int prc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
-    if (prc != SQLITE_OK) rc = kip_store_error(c->nx, prc, c->err, "selecting targets");
+    if (prc != KIP_STORE_OK) rc = kip_store_error(c->nx, prc, c->err, "selecting targets");
     else {
       kql_bind_all(&C, st);
       size_t cap = 0;
-      while ((prc = sqlite3_step(st)) == SQLITE_ROW) {
+      while ((prc = kip_step(st)) == KIP_ROW) {
         if (*n == cap) {
           cap = cap ? cap * 2 : 64;
           *ids = realloc(*ids, cap * sizeof **ids);
         }
-        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+        (*ids)[(*n)++] = kip_col_int64(st, 0);
         if ((int64_t)*n > c->nx->req->max_rows) {
           rc = kip_err(c->err, KIP_E_RESOURCE,
                        "Shard the sweep with a structural constraint (per predicate, type or domain) and a marker guard.",
@@ -39,7 +39,7 @@ int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, k
           break;
         }
       }
-      if (!rc && prc != SQLITE_DONE) rc = kip_store_error(c->nx, prc, c->err, "selecting targets");
+      if (!rc && prc != KIP_DONE) rc = kip_store_error(c->nx, prc, c->err, "selecting targets");
       kip_finish(c->nx, st);
     }
   }

@@ -404,7 +404,7 @@ int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
     for (int j = 0; !rc && j < u->n; j++) {
       const ast_block *b = u->blocks[j];
       if (kip_interrupted(c->nx)) /* a long UPSERT stops when the client goes away */
-        rc = kip_store_error(c->nx, SQLITE_INTERRUPT, c->err, "writing");
+        rc = kip_store_error(c->nx, kip_store_interrupt_code(), c->err, "writing");
       else rc = b->kind == B_CONCEPT ? exec_concept_block(&U, b, u->meta) : exec_prop_block(&U, b, u->meta);
     }
   }

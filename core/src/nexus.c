@@ -10,7 +10,10 @@
 
 /* the SQL functions the compiled queries call: hop traversal (hops.c) and
 ** the governance scope check (scope.c) */
-static int register_query_functions(kip_nexus *nx) { return kip_register_hops(nx) || kip_register_scope_functions(nx); }
+static int register_query_functions(kip_nexus *nx) {
+  nx->dialect = &kip_dialect_sqlite;
+  return nx->dialect->register_functions(nx);
+}
 
 int kip_open(const char *path, const kip_open_options *opt, kip_nexus **out, kip_error *err) {
   kip_error tmp;
@@ -45,7 +48,6 @@ void kip_close(kip_nexus *nx) {
   free(nx);
 }
 
-struct sqlite3 *kip_store_db(kip_nexus *nx) { return nx ? nx->db : NULL; }
 
 /* Parse a command with its parameters (JSON object text or NULL) and
 ** return {"result": <render(cmd)>} or {"error": {...}}: the shape of

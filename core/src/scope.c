@@ -73,7 +73,7 @@ int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, ki
                    " AND e.id = ?%zu",
                    cond ? cond : "1", scond ? scond : "1", ocond ? ocond : "1", json_array_size(C.binds) + 1);
     int prc = kip_prepare(nx, sql.p, (int)sql.len, &nx->req->scope_check);
-    if (prc != SQLITE_OK) rc = kip_store_error(nx, prc, err, "preparing the scope check");
+    if (prc != KIP_STORE_OK) rc = kip_store_error(nx, prc, err, "preparing the scope check");
     else kql_bind_all(&C, nx->req->scope_check);
     kip_buf_free(&sql);
   }
@@ -92,19 +92,19 @@ void kip_scope_end(kip_nexus *nx) {
 #define MAX_SCOPE_DEPTH 64 /* links about links about ... */
 
 static int in_scope_at(kip_nexus *nx, int64_t id, int depth, kip_error *err) {
-  sqlite3_stmt *st = nx->req->scope_check;
+  kip_stmt *st = nx->req->scope_check;
   if (!st) return 1;
   if (depth > MAX_SCOPE_DEPTH) return 0; /* cannot be shown to be inside: outside */
-  sqlite3_bind_int64(st, sqlite3_bind_parameter_count(st), id);
-  int rc = sqlite3_step(st);
+  kip_bind_int64(st, kip_bind_count(st), id);
+  int rc = kip_step(st);
   int64_t ends[2] = {0, 0};
-  if (rc == SQLITE_ROW) {
-    ends[0] = sqlite3_column_int64(st, 0);
-    ends[1] = sqlite3_column_int64(st, 1);
+  if (rc == KIP_ROW) {
+    ends[0] = kip_col_int64(st, 0);
+    ends[1] = kip_col_int64(st, 1);
   }
-  sqlite3_reset(st);
-  if (rc == SQLITE_DONE) return 0;
-  if (rc != SQLITE_ROW) {
+  kip_reset(st);
+  if (rc == KIP_DONE) return 0;
+  if (rc != KIP_ROW) {
     kip_store_error(nx, rc, err, "checking the scope");
     return -1;
   }
@@ -117,23 +117,6 @@ static int in_scope_at(kip_nexus *nx, int64_t id, int depth, kip_error *err) {
 }
 
 int kip_in_scope(kip_nexus *nx, int64_t id, kip_error *err) { return in_scope_at(nx, id, 0, err); }
-
-/* SQL kip_visible(id): kip_in_scope for compiled queries — used on rows
-** that may be links whose own endpoints are not joined by the query
-** (endpoint rows, links bound by id). A database error fails the statement. */
-static void fn_visible(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
-  kip_nexus *nx = sqlite3_user_data(ctx);
-  kip_error e;
-  kip_err_clear(&e);
-  int in = kip_in_scope(nx, sqlite3_value_int64(argv[0]), &e);
-  if (in < 0) sqlite3_result_error(ctx, e.message, -1);
-  else sqlite3_result_int(ctx, in);
-}
-
-int kip_register_scope_functions(kip_nexus *nx) {
-  return sqlite3_create_function(nx->db, "kip_visible", 1, SQLITE_UTF8, nx, fn_visible, NULL, NULL);
-}
 
 /* the error for a write that would touch an element outside the scope; it
 ** names nothing, so the caller learns nothing about what lies outside */

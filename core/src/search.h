@@ -40,7 +40,7 @@ void search_scope_free(search_scope *sc);
 /* appends the kind/type/scope filter over `e` (parameters ?9002 = type and
 ** the scope's; propositions need the joins `s` and `o` for their endpoints) */
 void search_add_filter(kip_buf *sql, const search_scope *sc, const ast_search *q);
-void search_bind_filter(search_scope *sc, const ast_search *q, sqlite3_stmt *st);
+void search_bind_filter(search_scope *sc, const ast_search *q, kip_stmt *st);
 
 /* keyword candidates, best first, at most cap (search_keyword.c) */
 int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char *text, int64_t cap, search_hits *h);

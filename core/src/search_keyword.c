@@ -183,9 +183,9 @@ static int same_text(const char *a, const char *b) {
 }
 
 /* exact name 1.0, exact alias 0.95, else 0; row: id, name, attributes-or-NULL */
-static double exact_score(sqlite3_stmt *st, const query *q) {
-  if (same_text((const char *)sqlite3_column_text(st, 1), q->lower)) return EXACT_NAME;
-  const char *attrs = (const char *)sqlite3_column_text(st, 2);
+static double exact_score(kip_stmt *st, const query *q) {
+  if (same_text(kip_col_text(st, 1), q->lower)) return EXACT_NAME;
+  const char *attrs = kip_col_text(st, 2);
   if (!attrs || !strstr(attrs, "aliases")) return 0;
   json_t *a = json_loads(attrs, 0, NULL);
   json_t *al = json_object_get(a, "aliases");
@@ -213,9 +213,9 @@ static double substring_score(const char *field, const char *needle) {
   return r;
 }
 
-static double substring_row(sqlite3_stmt *st, const query *q) {
-  double best = substring_score((const char *)sqlite3_column_text(st, 1), q->lower);
-  const char *attrs = (const char *)sqlite3_column_text(st, 2);
+static double substring_row(kip_stmt *st, const query *q) {
+  double best = substring_score(kip_col_text(st, 1), q->lower);
+  const char *attrs = kip_col_text(st, 2);
   if (attrs) {
     json_t *a = json_loads(attrs, JSON_DECODE_ANY, NULL);
     const char *k;
@@ -264,23 +264,23 @@ static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char
                  rank ? ", " : "", rank ? rank : "", from, q->propositions ? PROP_JOINS : "", match);
   search_add_filter(&sql, sc, q);
   kip_buf_adds(&sql, tail);
-  sqlite3_stmt *st;
+  kip_stmt *st;
   int rc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
   kip_buf_free(&sql);
-  if (rc != SQLITE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
   search_bind_filter(sc, q, st);
-  sqlite3_bind_text(st, 9001, arg, -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 9003, cap);
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+  kip_bind_text(st, 9001, arg, -1, 0);
+  kip_bind_int64(st, 9003, cap);
+  while ((rc = kip_step(st)) == KIP_ROW) {
     double exact = exact_score(st, qq), score;
-    if (how == ROW_RANKED) score = sqlite3_column_double(st, 3);
+    if (how == ROW_RANKED) score = kip_col_double(st, 3);
     else score = substring_row(st, qq);
     if (exact > score) score = exact;
     if (score <= 0 || (q->has_threshold && score < q->threshold)) continue;
-    search_hits_push(h, sqlite3_column_int64(st, 0), score > 1 ? 1 : score, score);
+    search_hits_push(h, kip_col_int64(st, 0), score > 1 ? 1 : score, score);
   }
   kip_finish(c->nx, st);
-  return rc == SQLITE_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
+  return rc == KIP_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
 }
 
 int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char *text, int64_t cap, search_hits *h) {

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "store_sqlite.h"
 
 #define K1 1.2
 #define B 0.75

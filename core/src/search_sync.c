@@ -8,10 +8,10 @@
 */
 #include <stdio.h>
 
-#include "store.h"
+#include "store_sqlite.h"
 
 int kip_search_sync(kip_nexus *nx, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
   if (nx->readonly_file || !st) return 0; /* !st: still migrating; caught up when open completes */
   int rc = sqlite3_step(st);
   sqlite3_reset(st);
@@ -19,7 +19,7 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
   if (rc != SQLITE_ROW) return kip_store_error(nx, rc, err, "updating the search index");
   for (int i = ST_SEARCH_UNINDEX_WORD; i <= ST_SEARCH_CLEAR; i++) {
     if (i == ST_SEARCH_CLEAR && kip_vector_sync(nx, "search_dirty", err)) return err->code;
-    st = nx->stmts[i];
+    st = SQ(nx->stmts[i]);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) return kip_store_error(nx, rc, err, "updating the search index");
@@ -69,7 +69,7 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
 }
 
 int64_t kip_unindexed(kip_nexus *nx) {
-  sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
   if (!st) return 0;
   int rc = sqlite3_step(st);
   sqlite3_reset(st);

@@ -123,12 +123,12 @@ int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const 
   }
   kip_buf_adds(&sql, q->type ? " WHERE v.prop = ?9004 AND v.kind = ?9002" : " WHERE v.prop = ?9004");
   if (sc->cond) kip_buf_printf(&sql, " AND %s", sc->cond);
-  sqlite3_stmt *st;
+  kip_stmt *st;
   int rc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
   kip_buf_free(&sql);
-  if (rc != SQLITE_OK) return kip_store_error(c->nx, rc, c->err, "searching vectors");
+  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching vectors");
   search_bind_filter(sc, q, st);
-  sqlite3_bind_int(st, 9004, q->propositions ? 1 : 0);
+  kip_bind_int64(st, 9004, q->propositions ? 1 : 0);
   topk t = {malloc(sizeof(search_hit) * (size_t)(cap > 0 ? cap : 1)), 0, (size_t)(cap > 0 ? cap : 1)};
   if (!t.v) abort();
   /* the query quantised like the stored vectors: integer dot products */
@@ -140,18 +140,18 @@ int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const 
     qnorm2 += (int64_t)qi[i] * qi[i];
   }
   double qnorm = sqrt((double)qnorm2);
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    const signed char *v = sqlite3_column_blob(st, 1);
-    if (sqlite3_column_bytes(st, 1) != dim || !v || qnorm == 0) continue;
+  while ((rc = kip_step(st)) == KIP_ROW) {
+    const signed char *v = kip_col_blob(st, 1);
+    if (kip_col_bytes(st, 1) != dim || !v || qnorm == 0) continue;
     int32_t dot, norm2;
     dot_int8(qi, (const int8_t *)v, dim, &dot, &norm2);
     double cosine = norm2 > 0 ? (double)dot / (qnorm * sqrt((double)norm2)) : 0;
     if (cosine <= 0 || (q->has_threshold && cosine < q->threshold)) continue;
-    offer(&t, sqlite3_column_int64(st, 0), cosine > 1 ? 1 : cosine);
+    offer(&t, kip_col_int64(st, 0), cosine > 1 ? 1 : cosine);
   }
   free(qi);
   kip_finish(c->nx, st);
-  if (rc != SQLITE_DONE) {
+  if (rc != KIP_DONE) {
     free(t.v);
     return kip_store_error(c->nx, rc, c->err, "searching vectors");
   }

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "store_sqlite.h"
 
 /* ------------------------------------------------------- JSON scanning */
 static const char *skip_ws(const char *p, const char *e) {

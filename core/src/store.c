@@ -9,7 +9,7 @@
 ** never reused (a keyed permutation of a counter: store_ids.c). Concept rows carry type+name, proposition
 ** rows carry subject+predicate+object; a CHECK keeps the two shapes apart.
 */
-#include "store.h"
+#include "store_sqlite.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -156,7 +156,7 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
   int created = 0;
   if ((rc = kip_store_migrate(nx, &created, err))) return rc;
   for (int i = 0; i < ST_COUNT; i++) {
-    rc = sqlite3_prepare_v3(nx->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &nx->stmts[i], NULL);
+    rc = sqlite3_prepare_v3(nx->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, (sqlite3_stmt **)&nx->stmts[i], NULL);
     if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "preparing statements");
   }
   /* the write guards (kip_call_options.write_protected / append_only): TEMP
@@ -177,7 +177,7 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
     return err->code;
   /* index what a migration or another tool wrote */
   if (!nx->readonly_file) {
-    sqlite3_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+    sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc == SQLITE_ROW && ((rc = kip_tx_begin(nx, err)) || (rc = kip_tx_commit(nx, err)))) return rc;
@@ -196,7 +196,10 @@ struct kip_stmt_slot {
   uint64_t used;
 };
 
-int kip_prepare(kip_nexus *nx, const char *sql, int len, sqlite3_stmt **st) {
+struct sqlite3 *kip_store_db(kip_nexus *nx) { return nx ? nx->db : NULL; }
+
+int kip_prepare(kip_nexus *nx, const char *sql, int len, kip_stmt **out) {
+  sqlite3_stmt **st = (sqlite3_stmt **)out;
   size_t n = len < 0 ? strlen(sql) : (size_t)len;
   if (!nx->stmt_cache) nx->stmt_cache = calloc(STMT_CACHE_SLOTS, sizeof *nx->stmt_cache);
   struct kip_stmt_slot *c = nx->stmt_cache, *victim = NULL;
@@ -221,7 +224,8 @@ int kip_prepare(kip_nexus *nx, const char *sql, int len, sqlite3_stmt **st) {
   return rc;
 }
 
-void kip_finish(kip_nexus *nx, sqlite3_stmt *st) {
+void kip_finish(kip_nexus *nx, kip_stmt *stmt) {
+  sqlite3_stmt *st = SQ(stmt);
   if (!st) return;
   for (int i = 0; nx->stmt_cache && i < STMT_CACHE_SLOTS; i++)
     if (nx->stmt_cache[i].st == st) {
@@ -250,7 +254,7 @@ void kip_store_close(kip_nexus *nx) {
     sqlite3_busy_timeout(nx->db, 50);
     sqlite3_exec(nx->db, "PRAGMA analysis_limit=1000; PRAGMA optimize", NULL, NULL, NULL);
   }
-  for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(nx->stmts[i]);
+  for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(SQ(nx->stmts[i]));
   kip_free_sql_state(nx);
   if (nx->db) sqlite3_close_v2(nx->db);
   nx->db = NULL;
@@ -377,7 +381,7 @@ static json_t *col_json(sqlite3_stmt *st, int i) {
 }
 
 int kip_store_get(kip_nexus *nx, int64_t id, kip_elem *out, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_GET];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_GET]);
   memset(out, 0, sizeof *out);
   sqlite3_bind_int64(st, 1, id);
   int rc = sqlite3_step(st);
@@ -414,7 +418,7 @@ static int step_id(kip_nexus *nx, sqlite3_stmt *st, int64_t *id, kip_error *err,
 }
 
 int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, int64_t *id, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_FIND_CONCEPT];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_FIND_CONCEPT]);
   sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
   int rc = step_id(nx, st, id, err, "looking up a concept");
@@ -423,7 +427,7 @@ int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, in
 }
 
 int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t *id, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_FIND_PROP];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_FIND_PROP]);
   sqlite3_bind_int64(st, 1, s);
   sqlite3_bind_text(st, 2, p, -1, SQLITE_STATIC);
   sqlite3_bind_int64(st, 3, o);
@@ -433,7 +437,7 @@ int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int6
 }
 
 int kip_store_is_defined(kip_nexus *nx, const char *meta, const char *name, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_IS_DEFINED];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_IS_DEFINED]);
   int64_t one;
   sqlite3_bind_text(st, 1, meta, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
@@ -460,7 +464,7 @@ static int bind_json(sqlite3_stmt *st, int i, const json_t *v) {
 
 int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,
                              const json_t *meta, int64_t *id, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_INSERT_CONCEPT];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_INSERT_CONCEPT]);
   int64_t nid;
   int rc = kip_store_next_id(nx, &nid, err);
   if (rc) return rc;
@@ -479,7 +483,7 @@ int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, 
 
 int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, const json_t *attrs,
                           const json_t *meta, int64_t *id, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_INSERT_PROP];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_INSERT_PROP]);
   int64_t nid;
   int rc = kip_store_next_id(nx, &nid, err);
   if (rc) return rc;
@@ -498,7 +502,7 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
 }
 
 int kip_store_update(kip_nexus *nx, int64_t id, const json_t *attrs, const json_t *meta, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_UPDATE];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_UPDATE]);
   sqlite3_bind_int64(st, 1, id);
   bind_json(st, 2, attrs);
   bind_json(st, 3, meta);
@@ -507,13 +511,13 @@ int kip_store_update(kip_nexus *nx, int64_t id, const json_t *attrs, const json_
 }
 
 int kip_store_delete(kip_nexus *nx, int64_t id, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_DELETE];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_DELETE]);
   sqlite3_bind_int64(st, 1, id);
   return step_write(nx, st, err, "deleting an element");
 }
 
 int kip_store_repoint(kip_nexus *nx, int64_t id, int64_t subject, int64_t object, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_REPOINT];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_REPOINT]);
   sqlite3_bind_int64(st, 1, id);
   sqlite3_bind_int64(st, 2, subject);
   sqlite3_bind_int64(st, 3, object);
@@ -522,7 +526,7 @@ int kip_store_repoint(kip_nexus *nx, int64_t id, int64_t subject, int64_t object
 }
 
 int kip_store_next_referrer(kip_nexus *nx, int64_t id, int64_t *referrer, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_NEXT_REFERRER];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_NEXT_REFERRER]);
   sqlite3_bind_int64(st, 1, id);
   return step_id(nx, st, referrer, err, "finding references");
 }

@@ -1,10 +1,47 @@
 /*
-** store.h — the SQLite-backed graph store (see store.c) and the nexus object.
+** store.h — the storage seam: the graph store and the nexus object as the
+** layers above see them, with no SQLite type in sight. Statements are opaque
+** `kip_stmt`s read through a small row API (kip_step, kip_col_*, kip_bind_*);
+** the SQLite store implements it (store.c, store_rows.c …, which include
+** store_sqlite.h), in the manner of SQLite's os.h in front of os_unix.c. A
+** second backend is a new store and dialect behind these declarations.
 */
 #ifndef KIP_STORE_H
 #define KIP_STORE_H
-#include <sqlite3.h>
 #include "kipint.h"
+
+struct sqlite3; /* the connection: only the store and its dialect look inside */
+
+/* a prepared statement of the store (opaque) */
+typedef struct kip_stmt kip_stmt;
+
+/* kip_step results and the store's success code; any other value is a
+** store error code for kip_store_error */
+enum { KIP_STORE_OK = 0, KIP_ROW = 100, KIP_DONE = 101 };
+/* kip_col_type values */
+enum { KIP_COL_INT = 1, KIP_COL_REAL = 2, KIP_COL_TEXT = 3, KIP_COL_BLOB = 4, KIP_COL_NULL = 5 };
+
+/* store_rows.c: the row API */
+int kip_step(kip_stmt *st);
+void kip_reset(kip_stmt *st);
+int kip_col_type(kip_stmt *st, int i);
+int64_t kip_col_int64(kip_stmt *st, int i);
+double kip_col_double(kip_stmt *st, int i);
+const char *kip_col_text(kip_stmt *st, int i); /* NUL-terminated, valid until the next step */
+const void *kip_col_blob(kip_stmt *st, int i);
+int kip_col_bytes(kip_stmt *st, int i);
+int kip_bind_count(kip_stmt *st);
+/* 1-based parameters; copy: 0 when the text outlives the statement's use */
+int kip_bind_int64(kip_stmt *st, int i, int64_t v);
+int kip_bind_double(kip_stmt *st, int i, double v);
+int kip_bind_null(kip_stmt *st, int i);
+int kip_bind_text(kip_stmt *st, int i, const char *s, int n, int copy);
+/* bind malloc'd JSON text as a JSON value; the statement frees it */
+int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n);
+/* the last store error code of the connection */
+int kip_store_errcode(kip_nexus *nx);
+/* a statement was interrupted (the code kip_store_error maps to KIP_4001/4002) */
+int kip_store_interrupt_code(void);
 
 #define KIP_SCHEMA_VERSION 4
 
@@ -36,7 +73,7 @@ typedef struct kip_request {
   int regex_error;               /* set when REGEX got an invalid pattern */
   char regex_msg[512];
   const kip_scope *scope;        /* governance scope, or NULL */
-  sqlite3_stmt *scope_check;     /* "is element ?1 in scope", or NULL */
+  kip_stmt *scope_check;         /* "is element ?1 in scope", or NULL */
   const struct kip_command_hooks *hooks; /* interrupted(), or NULL */
   int64_t next_interrupt_check;  /* monotonic µs of the next interrupted() poll */
   int cancelled;                 /* the host cancelled the request */
@@ -47,8 +84,8 @@ typedef struct kip_request {
 } kip_request;
 
 struct kip_nexus {
-  sqlite3 *db;
-  sqlite3_stmt *stmts[ST_COUNT]; /* persistent prepared statements */
+  struct sqlite3 *db;
+  kip_stmt *stmts[ST_COUNT];     /* persistent prepared statements */
   int tx_depth;                  /* 0 = autocommit; 1 = BEGIN; >1 = savepoints */
   int privileged;                /* bootstrap: protected-core writes allowed */
   int readonly_file;             /* opened read-only */
@@ -61,6 +98,7 @@ struct kip_nexus {
   int64_t id_taken;              /* ids the transaction took (units first, then extents) */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
+  const struct kip_dialect *dialect; /* the SQL the compiler emits for this store (compile.h) */
   kip_request *req;              /* the running request's state: a call's own, or idle */
   kip_request idle;              /* the state between requests (open, index sync, embedding) */
 };
@@ -126,8 +164,8 @@ void kip_elem_clear(kip_elem *e);
 ** same shape yields the same SQL text, its values are bound parameters);
 ** hand the statement back with kip_finish, which resets it (so it never pins
 ** the WAL) or finalizes it if it was not cached. Returns an SQLite code. */
-int kip_prepare(kip_nexus *nx, const char *sql, int len, sqlite3_stmt **st);
-void kip_finish(kip_nexus *nx, sqlite3_stmt *st);
+int kip_prepare(kip_nexus *nx, const char *sql, int len, kip_stmt **st);
+void kip_finish(kip_nexus *nx, kip_stmt *st);
 
 
 
@@ -189,7 +227,7 @@ int kip_protection(const char *type, const char *name);
 /* sqlfunc.c: register KIP value semantics as SQL functions */
 int kip_register_sql_functions(kip_nexus *nx);
 /* search_rank.c: the FTS5 ranking function kip_rank() of keyword SEARCH */
-int kip_register_rank_function(sqlite3 *db);
+int kip_register_rank_function(struct sqlite3 *db);
 void kip_free_sql_state(kip_nexus *nx);
 
 /* monotonic clock in microseconds */

@@ -3,7 +3,7 @@
 ** SQLite's backup API, a few hundred pages at a time, so writers in other
 ** connections and processes keep going meanwhile (kip backup).
 */
-#include "store.h"
+#include "store_sqlite.h"
 
 int kip_backup(kip_nexus *nx, const char *path, void (*progress)(int done, int total, void *ud), void *ud,
                kip_error *err) {

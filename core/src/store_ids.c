@@ -26,7 +26,7 @@
 */
 #include <string.h>
 
-#include "store.h"
+#include "store_sqlite.h"
 
 #define UNIT_BITS 4     /* 16 ids: a transaction's first run */
 #define EXTENT_BITS 10  /* 1024 ids: the runs of a transaction that writes more */
@@ -95,7 +95,7 @@ static int init_alloc(kip_nexus *nx, kip_error *err) {
 /* 1 when no element has an id in [start, start + n) (rows another tool
 ** inserted, e.g. with a plain sqlite3 shell, may sit anywhere) */
 static int run_is_free(kip_nexus *nx, int64_t start, int64_t n, kip_error *err) {
-  sqlite3_stmt *st = nx->stmts[ST_ID_RANGE_USED];
+  sqlite3_stmt *st = SQ(nx->stmts[ST_ID_RANGE_USED]);
   sqlite3_bind_int64(st, 1, start);
   sqlite3_bind_int64(st, 2, start + n - 1);
   int rc = sqlite3_step(st);
@@ -110,7 +110,7 @@ static int run_is_free(kip_nexus *nx, int64_t start, int64_t n, kip_error *err) 
 ** extents; runs that are not free are skipped (never reused either) */
 static int next_run(kip_nexus *nx, kip_error *err) {
   int extent = nx->id_taken >= (1 << UNIT_BITS);
-  sqlite3_stmt *st = nx->stmts[extent ? ST_NEXT_EXTENT : ST_NEXT_ID];
+  sqlite3_stmt *st = SQ(nx->stmts[extent ? ST_NEXT_EXTENT : ST_NEXT_ID]);
   for (int attempt = 0; attempt < 64; attempt++) {
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {

@@ -7,7 +7,7 @@
 */
 #include <stdio.h>
 
-#include "store.h"
+#include "store_sqlite.h"
 
 /* --------------------------------------------------------------- schema */
 #define SCHEMA_V1 \

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "store_sqlite.h"
 
 #define EMBED_BATCH 64
 #define ADOPT_AT_ONCE_MAX 20000
@@ -36,7 +36,7 @@ static int recorded_model(kip_nexus *nx, char *model, size_t n, int *dim) {
   model[0] = 0;
   *dim = 0;
   sqlite3_stmt *st;
-  int rc = kip_prepare(nx, "SELECT key, value FROM kip_info WHERE key IN ('vector_model', 'vector_dim')", -1, &st);
+  int rc = kip_prepare_sq(nx, "SELECT key, value FROM kip_info WHERE key IN ('vector_model', 'vector_dim')", -1, &st);
   if (rc != SQLITE_OK) return rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
@@ -44,7 +44,7 @@ static int recorded_model(kip_nexus *nx, char *model, size_t n, int *dim) {
     if (!strcmp(k, "vector_model")) snprintf(model, n, "%s", v);
     else *dim = atoi(v);
   }
-  kip_finish(nx, st);
+  kip_finish_sq(nx, st);
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
@@ -92,10 +92,10 @@ static int write_vectors(kip_nexus *nx, pending_row *rows, int n, const float *v
   signed char *q = malloc((size_t)dim);
   if (!q) abort();
   sqlite3_stmt *put = NULL, *del = NULL, *ver = NULL, *done = NULL;
-  int rc = kip_prepare(nx, "INSERT OR REPLACE INTO search_vector(prop, kind, id, vec) VALUES(?1, ?2, ?3, ?4)", -1, &put);
-  if (rc == SQLITE_OK) rc = kip_prepare(nx, "DELETE FROM search_vector WHERE id = ?1", -1, &del);
-  if (rc == SQLITE_OK) rc = kip_prepare(nx, "SELECT version FROM element WHERE id = ?1", -1, &ver);
-  if (rc == SQLITE_OK) rc = kip_prepare(nx, "DELETE FROM search_vector_pending WHERE id = ?1", -1, &done);
+  int rc = kip_prepare_sq(nx, "INSERT OR REPLACE INTO search_vector(prop, kind, id, vec) VALUES(?1, ?2, ?3, ?4)", -1, &put);
+  if (rc == SQLITE_OK) rc = kip_prepare_sq(nx, "DELETE FROM search_vector WHERE id = ?1", -1, &del);
+  if (rc == SQLITE_OK) rc = kip_prepare_sq(nx, "SELECT version FROM element WHERE id = ?1", -1, &ver);
+  if (rc == SQLITE_OK) rc = kip_prepare_sq(nx, "DELETE FROM search_vector_pending WHERE id = ?1", -1, &done);
   for (int i = 0; rc == SQLITE_OK && i < n; i++) {
     int gone = 0;
     if (check_version) { /* changed since it was read: it is queued again, leave it */
@@ -128,10 +128,10 @@ static int write_vectors(kip_nexus *nx, pending_row *rows, int n, const float *v
     sqlite3_reset(done);
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
   }
-  kip_finish(nx, put); /* cached: the commit of every write comes back here */
-  kip_finish(nx, del);
-  kip_finish(nx, ver);
-  kip_finish(nx, done);
+  kip_finish_sq(nx, put); /* cached: the commit of every write comes back here */
+  kip_finish_sq(nx, del);
+  kip_finish_sq(nx, ver);
+  kip_finish_sq(nx, done);
   free(q);
   return rc == SQLITE_OK || rc == SQLITE_DONE ? 0 : kip_store_error(nx, rc, err, "writing vectors");
 }
@@ -182,7 +182,7 @@ int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
   }
   kip_buf_printf(&sql, VECTOR_ROW_SQL("%s"), from);
   sqlite3_stmt *st;
-  rc = kip_prepare(nx, sql.p, (int)sql.len, &st);
+  rc = kip_prepare_sq(nx, sql.p, (int)sql.len, &st);
   kip_buf_free(&sql);
   if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "embedding");
   pending_row rows[EMBED_BATCH];
@@ -200,7 +200,7 @@ int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
     free(vecs);
     rows_free(rows, n);
   } while (!rc && r == SQLITE_ROW);
-  kip_finish(nx, st);
+  kip_finish_sq(nx, st);
   return rc;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "compile.h"
+#include "store_sqlite.h"
 
 typedef struct idset {
   int64_t *v;

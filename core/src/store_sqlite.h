@@ -1,0 +1,23 @@
+/*
+** store_sqlite.h — the SQLite side of the storage seam (store.h): included
+** only by the SQLite store (store*.c, sqlfunc.c, search_rank.c,
+** search_sync.c, embed_*.c) and the SQLite dialect (dialect_sqlite*.c).
+** A kip_stmt is an sqlite3_stmt; SQ() and KS() convert.
+*/
+#ifndef KIP_STORE_SQLITE_H
+#define KIP_STORE_SQLITE_H
+#include <sqlite3.h>
+
+#include "store.h"
+
+#define SQ(st) ((sqlite3_stmt *)(st))
+#define KS(st) ((kip_stmt *)(st))
+
+/* the statement cache (kip_prepare / kip_finish) for code that steps SQLite
+** statements itself */
+static inline int kip_prepare_sq(kip_nexus *nx, const char *sql, int len, sqlite3_stmt **st) {
+  return kip_prepare(nx, sql, len, (kip_stmt **)st);
+}
+static inline void kip_finish_sq(kip_nexus *nx, sqlite3_stmt *st) { kip_finish(nx, KS(st)); }
+
+#endif
