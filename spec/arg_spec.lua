@@ -254,6 +254,22 @@ describe("ARG online loop", function()
     local ok, err = arg.configure(nx, { steps = { nosuch = {} } })
     assert.is_nil(ok)
     assert.matches("unknown ARG step", err)
+    -- a step file runs in the sandbox: no io, a budget
+    local file = os.tmpname() .. ".lua"
+    local f = assert(io.open(file, "w"))
+    f:write([[return { run = function(st)
+      st.weaver = { flags = { "ABSTAIN_RECOMMENDED" }, intents = {}, L_final = {}, confidence = 0, io = io ~= nil }
+    end }]])
+    f:close()
+    assert(arg.configure(nx, { steps = { weaver = file } }))
+    local r = ask("where do I download my invoices?")
+    assert.equal("ABSTAIN", r.outcome)
+    f = assert(io.open(file, "w")); f:write("return { run = function(st) while true do end end }"); f:close()
+    assert(arg.configure(nx, { steps = { weaver = file } }))
+    r = ask("where do I download my invoices?")
+    assert.equal("ARG_STEP_FAILED", r.errors[1].code)
+    assert.matches("instruction budget", r.errors[1].message)
+    os.remove(file)
   end)
 
   it("fails closed when a step module errors", function()

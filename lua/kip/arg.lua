@@ -46,8 +46,31 @@ M.LIMITS = {
 
 local function copy(t) local o = {}; for k, v in pairs(t) do o[k] = v end return o end
 
---- configure the loop of a nexus: steps (name -> module name or table with
---- run), handlers (handler name -> file or function), connectors (connector
+M.STEP_BUDGET = 50000000 -- VM instructions an operator's step file may spend per request
+
+-- An operator's step file (a path ending in .lua): loaded into the shared
+-- sandbox (kip.sandbox: no io, no require, limits) with the loop's helper
+-- modules as globals (arg.lexicon, arg.weaver, arg.candidates, arg.params)
+-- and run under its budget per request; it returns {run = function(state)}.
+local function load_step_file(name, path)
+  local sandbox = require "kip.sandbox"
+  local env = sandbox.env("arg step " .. name, { arg = { lexicon = require "kip.arg.lexicon",
+    weaver = require "kip.arg.steps.weaver", candidates = require "kip.arg.steps.candidates", params = require "kip.arg.params" } })
+  local step, err = sandbox.load_file(path, env)
+  if not step then return nil, ("step file %s: %s"):format(path, tostring(err)) end
+  if type(step) ~= "table" or type(step.run) ~= "function" then
+    return nil, ("step file %s must return {run = function(state) ... end}"):format(path)
+  end
+  local run = step.run
+  return { path = path, run = function(st)
+    local ok, res = sandbox.run(M.STEP_BUDGET, run, st)
+    if not ok then error(tostring(res):match("^[^\n]*"), 0) end
+    return res
+  end }
+end
+
+--- configure the loop of a nexus: steps (name -> module name, a path to a
+--- step file ending in .lua, or a table with run), handlers (handler name -> file or function), connectors (connector
 --- name -> file or function), limits (overrides of M.LIMITS), hooks
 --- (compare = function(a, b) -> SAME|DIFFERENT|UNSURE for the Info Registry)
 function M.configure(nx, cfg)
@@ -56,7 +79,17 @@ function M.configure(nx, cfg)
     local known = false
     for _, s in ipairs(M.STEPS) do if s[1] == name then known = true end end
     if not known then return nil, "unknown ARG step " .. tostring(name) end
-    local impl = type(mod) == "string" and require(mod) or mod
+    local impl, lerr
+    if type(mod) == "string" and mod:match("%.lua$") then
+      impl, lerr = load_step_file(name, mod)
+      if not impl then return nil, lerr end
+    elseif type(mod) == "string" then
+      local ok, m = pcall(require, mod)
+      if not ok then return nil, ("step %s: cannot load module %s: %s"):format(name, mod, tostring(m):match("^[^\n]*")) end
+      impl = m
+    else
+      impl = mod
+    end
     if type(impl) ~= "table" or type(impl.run) ~= "function" then
       return nil, "step " .. name .. ": the module must return a table with run(state)"
     end
@@ -80,7 +113,7 @@ local function cfg(nx) return nx._arg_cfg or { steps = {}, limits = M.LIMITS, ho
 -- nothing eligible / no authorized action -> ABSTAIN, step 8 -> ACTION,
 -- step 9 -> ANSWER)
 function M.decide(st)
-  local p, w, b = st.policy, st.weaver, st.bind
+  local p, w, b = st.policy, st.weaver or { flags = {} }, st.bind or {}
   local function has(f) for _, x in ipairs(w and w.flags or {}) do if x == f then return true end end return false end
   if not p or p.state == "BLOCK" then return "REFUSE", "policy" end
   if p.state == "ALLOW_WITH_REFOCUS" or has("OUT_OF_DOMAIN") then return "REFOCUS", "policy" end
