@@ -89,3 +89,36 @@ describe("kip.open", function()
     cleanup(p2)
   end)
 end)
+
+describe("read-only batches", function()
+  it("read one snapshot: a commit from another connection between its commands is not seen", function()
+    local path = tmpdb()
+    local a = assert(kip.open { path = path, embedder = false })
+    local b = assert(kip.open { path = path, embedder = false })
+    local up = 'UPSERT { CONCEPT ?p { {type: "Person", name: "Snap"} SET ATTRIBUTES { n: %d } } } WITH METADATA { source: "spec" }'
+    assert.is_nil(a:execute(up:format(1)).error)
+    local read = { command = 'FIND(?p.attributes.n) WHERE { ?p {type: "Person", name: "Snap"} }' }
+    local n = 1
+    local function batch(readonly)
+      local calls = 0
+      return core.json_decode(a.handle:call_json(core.json_encode { commands = { read, read } }, { readonly = readonly,
+        before = function()
+          calls = calls + 1
+          if calls == 2 then
+            n = n + 1
+            assert.is_nil(b:execute(up:format(n)).error) -- another connection commits between the commands
+          end
+          return {}
+        end }))
+    end
+    local r = batch(true)
+    assert.equal(1, r.result[1].result[1])
+    assert.equal(1, r.result[2].result[1]) -- the same snapshot
+    r = batch(false) -- a read/write batch runs command by command (RC11 batch semantics)
+    assert.equal(2, r.result[1].result[1])
+    assert.equal(3, r.result[2].result[1])
+    a:close()
+    b:close()
+    cleanup(path)
+  end)
+end)

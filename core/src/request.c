@@ -304,6 +304,8 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
   if (command) {
     run_command(nx, 0, json_string_value(command), json_string_length(command), params, readonly, dry_run, opt, &out);
   } else {
+    /* a read-only batch reads one snapshot: no writer's commit lands between its commands */
+    int read_tx = readonly && !dry_run && nx->tx_depth == 0 && !kip_tx_begin_read(nx, &err);
     kip_buf_adds(&out, "{\"result\":[");
     size_t i;
     json_t *item;
@@ -319,6 +321,7 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
       if (stop) break;
     }
     kip_buf_adds(&out, "]}");
+    if (read_tx) kip_tx_end_read(nx);
   }
   if (dry_run && !readonly) kip_tx_rollback(nx);
 done:

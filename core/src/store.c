@@ -323,6 +323,25 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err) {
   return 0;
 }
 
+/* a read transaction: every statement until kip_tx_end_read reads the same
+** snapshot of the file (BEGIN DEFERRED takes no lock until the first read,
+** and never the write lock); nested inside a transaction it is a no-op */
+int kip_tx_begin_read(kip_nexus *nx, kip_error *err) {
+  if (nx->tx_depth > 0) return 0;
+  if (kip_store_exec(nx, "BEGIN", err, "starting a read transaction")) return err->code;
+  nx->tx_depth = 1;
+  nx->read_tx = 1;
+  return 0;
+}
+
+void kip_tx_end_read(kip_nexus *nx) {
+  if (!nx->read_tx) return;
+  sqlite3_exec(nx->db, "COMMIT", NULL, NULL, NULL);
+  if (!sqlite3_get_autocommit(nx->db)) sqlite3_exec(nx->db, "ROLLBACK", NULL, NULL, NULL);
+  nx->tx_depth = 0;
+  nx->read_tx = 0;
+}
+
 int kip_tx_commit(kip_nexus *nx, kip_error *err) {
   if (nx->tx_depth == 1 && !nx->req->defer_index && kip_search_sync(nx, err)) {
     kip_tx_rollback(nx);

@@ -87,6 +87,7 @@ struct kip_nexus {
   struct sqlite3 *db;
   kip_stmt *stmts[ST_COUNT];     /* persistent prepared statements */
   int tx_depth;                  /* 0 = autocommit; 1 = BEGIN; >1 = savepoints */
+  int read_tx;                   /* the open transaction is a read transaction (kip_tx_begin_read) */
   int privileged;                /* bootstrap: protected-core writes allowed */
   int readonly_file;             /* opened read-only */
   int readonly_fallback;         /* read-only because the file or its directory is not writable */
@@ -189,6 +190,9 @@ void kip_store_close(kip_nexus *nx);
 int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what);
 
 int kip_tx_begin(kip_nexus *nx, kip_error *err);
+/* a read-only batch: one snapshot for all its statements */
+int kip_tx_begin_read(kip_nexus *nx, kip_error *err);
+void kip_tx_end_read(kip_nexus *nx);
 /* index the elements changed since the last sync (search_dirty) for SEARCH;
 ** kip_tx_commit calls it before every outermost COMMIT */
 int kip_search_sync(kip_nexus *nx, kip_error *err);
