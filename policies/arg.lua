@@ -17,10 +17,12 @@
 -- For KML it keeps the ontology read-only: Arg* types and their predicates
 -- are write-protected unless the caller holds the `arg_publisher` role (the
 -- offline loop's, set by the host for `kip arg init` / publish) or is the
--- operator (kip import / restore); episodes are append-only for everyone.
+-- operator (kip import / restore); episodes, published versions and offline
+-- runs are append-only for everyone; offline candidates are the publisher's.
 local ONTOLOGY = { "ArgCluster", "ArgLabel", "ArgNode", "ArgAction", "ExternalSource", "in_cluster", "parent_label",
   "incompatible_with", "has_label", "next_step", "requires", "explains", "related_to", "redirects_to" }
-local APPEND_ONLY = { "ArgEpisode", "episode_of" }
+local APPEND_ONLY = { "ArgEpisode", "ArgVersion", "ArgOfflineRun" }
+local OFFLINE = { "ArgCandidate" } -- the offline loop's staging: the publisher's alone
 
 -- a request most of whose content words the ontology has never used is
 -- about something else (general knowledge, other products, small talk)
@@ -194,6 +196,9 @@ return kip.policy {
     if ctx.operator or has_role(ctx, "arg_publisher") then
       return { state = "RESTRICT", constraints = { append_only = APPEND_ONLY } }
     end
-    return { state = "RESTRICT", constraints = { write_protected = ONTOLOGY, append_only = APPEND_ONLY } }
+    local protected = {}
+    for _, t in ipairs(ONTOLOGY) do protected[#protected + 1] = t end
+    for _, t in ipairs(OFFLINE) do protected[#protected + 1] = t end
+    return { state = "RESTRICT", constraints = { write_protected = protected, append_only = APPEND_ONLY } }
   end,
 }

@@ -149,7 +149,7 @@ function M.run(nx, request, opts)
   end
   local c = cfg(nx)
   local t0 = clock()
-  local m, err = snapshot.get(nx, { version = opts.version })
+  local m, err = snapshot.get(nx, { version = opts.version, content_hash = opts.content_hash, model = opts.model })
   if not m then err.step = "snapshot"; return nil, err end
   local st = { nx = nx, request = { prompt = request.prompt, context = request.context or {} }, ctx = opts.ctx or nx.ctx,
     opts = opts, limits = c.limits, hooks = c.hooks, snapshot = m, errors = {}, timings = {},

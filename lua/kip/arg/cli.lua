@@ -28,9 +28,25 @@ context bundle to answer from and the episode recorded for replay.
                                  compare every decision; exit 1 when one differs
   log [--outcome O] [--label L] [--since ISO] [--limit N] [--json]
                                  recorded episodes, newest first
-  feedback EPISODE --verified | --failed [--note TEXT]
+  feedback EPISODE --verified | --failed [--label LABEL] [--note TEXT]
                                  record a verification signal (the only way to
-                                 INFO_CONFIRMED_SUCCESS)
+                                 INFO_CONFIRMED_SUCCESS); --label names the label the
+                                 request belonged to (a correction for the offline loop)
+
+offline loop (the only way the ontology changes; docs/arg.md "Offline loop"):
+  offline run [--dry-run] [--since ISO|all] [--json]
+                                 collect episodes since the last run, propose, score
+                                 (with replay), validate and stage candidates
+  candidates [--status S] [--json]
+                                 staged candidates (approved, needs_review, deferred,
+                                 rejected, published) with evidence and reasons
+  review CANDIDATE approve|reject --reason TEXT
+                                 a person's decision on a candidate
+  publish [--dry-run]            approved candidates -> ontology version N+1 (one transaction)
+  versions                       published versions, newest first
+  rollback N [--dry-run]         publish version N's content again as a new version
+  metrics [--json]               coverage, clarify/abstain rates by label and cluster,
+                                 action outcomes, regressions between versions
 
 context options (ask):
   --caller-role ROLE   customer | workspace_admin | support_agent | billing_admin | security_officer
@@ -164,10 +180,10 @@ function M.run(rest, h)
   local j = 2
   local VALUE = { ["--ontology"] = "ontology", ["--out"] = "out", ["--outcome"] = "outcome", ["--label"] = "label",
     ["--since"] = "since", ["--limit"] = "limit", ["--note"] = "note", ["--context"] = "context_json",
-    ["--handlers"] = "handlers" }
+    ["--handlers"] = "handlers", ["--reason"] = "reason", ["--status"] = "status" }
   local CONTEXT = { ["--caller-role"] = "role", ["--workspace"] = "workspace", ["--user"] = "user" }
   local FLAG = { ["--json"] = "json", ["--no-record"] = "no_record", ["--record"] = "record", ["--all"] = "all",
-    ["--verified"] = "verified", ["--failed"] = "failed" }
+    ["--verified"] = "verified", ["--failed"] = "failed", ["--dry-run"] = "dry_run" }
   while rest[j] do
     local a = rest[j]
     if a == "--channel" then
@@ -184,7 +200,8 @@ function M.run(rest, h)
     end
   end
   if o.limit then o.limit = math.tointeger(tonumber(o.limit)) or die("--limit needs a whole number") end
-  local known = { init = true, ask = true, eval = true, replay = true, log = true, feedback = true }
+  local known = { init = true, ask = true, eval = true, replay = true, log = true, feedback = true, offline = true,
+    candidates = true, review = true, publish = true, versions = true, rollback = true, metrics = true }
   if not known[sub] then die("arg: unknown subcommand %s (kip arg --help)", sub) end
   local nx = h.open_nexus(true)
   if o.handlers then
@@ -284,11 +301,13 @@ function M.run(rest, h)
     else
       list[1] = positional[1] or die("arg replay needs an episode id (or --all)")
     end
-    local same, differ, skipped = 0, 0, 0
+    local same, differ, skipped, other_version = 0, 0, 0, 0
     for _, id in ipairs(list) do
       local r, err = arg.replay(nx, id)
       if not r then
-        if o.all and err.code == "ARG_REPLAY_UNSUPPORTED" then skipped = skipped + 1 else fail(err) end
+        if o.all and err.code == "ARG_REPLAY_UNSUPPORTED" then skipped = skipped + 1
+        elseif o.all and err.code == "ARG_BIND_VERSION" then other_version = other_version + 1
+        else fail(err) end
       elseif r.reproduced then same = same + 1
       else
         differ = differ + 1
@@ -302,8 +321,9 @@ function M.run(rest, h)
         if o.json then print(core.json_encode(r, true)) end
       end
     end
-    print(("replayed %d episode(s): %d reproduced, %d differ%s"):format(same + differ, same, differ,
-      skipped > 0 and (", " .. skipped .. " without a stored request") or ""))
+    print(("replayed %d episode(s): %d reproduced, %d differ%s%s"):format(same + differ, same, differ,
+      skipped > 0 and (", " .. skipped .. " without a stored request") or "",
+      other_version > 0 and (", " .. other_version .. " recorded under a version whose content is not the current one") or ""))
     if differ > 0 then status = 1 end
 
   elseif sub == "log" then
@@ -323,8 +343,73 @@ function M.run(rest, h)
   elseif sub == "feedback" then
     local id = positional[1] or die("arg feedback needs an episode id")
     if o.verified == o.failed then die("arg feedback needs --verified or --failed") end
-    local r, err = arg.feedback(nx, id, { verified = o.verified == true, note = o.note })
+    local r, err = arg.feedback(nx, id, { verified = o.verified == true, note = o.note, label = o.label })
     if r then print(core.json_encode(r, true)) else fail(err) end
+
+  else -- the offline loop
+    local offline = require "kip.arg.offline"
+    local r, err
+    if sub == "offline" then
+      if positional[1] ~= "run" then die("arg offline: the subcommand is `run` (kip arg offline run [--dry-run])") end
+      r, err = offline.run(nx, { dry_run = o.dry_run, since = o.since, progress = not o.json and function(stage, detail)
+        stderr("%s: %s", stage, detail) end or nil })
+      if r and not o.json then
+        local counts = {}
+        for k, v in pairs(r.counts) do counts[#counts + 1] = k .. " " .. v end
+        table.sort(counts)
+        print(("batch %s on version %s: %d episodes (%d with feedback), %d candidates: %s%s"):format(r.batch,
+          tostring(r.base_version), r.episodes, r.strong, #r.candidates, table.concat(counts, ", "), r.dry_run and " (dry run)" or ""))
+        for _, c in ipairs(r.candidates) do
+          print(("  %-10s %-14s %-44s evidence %d  priority %s  %s"):format(c.status, c.type, c.key:sub(1, 44), #c.evidence,
+            tostring(c.scores.priority), (c.validation.reasons[1] or "")))
+        end
+        r = nil
+      end
+    elseif sub == "candidates" then
+      r, err = offline.candidates(nx, { status = o.status })
+      if r and not o.json then
+        for _, c in ipairs(r) do
+          print(("%s  %-12s %-14s %s  evidence %d  %s"):format(c.name, tostring(c.status), tostring(c.type), tostring(c.key),
+            #(c.evidence or {}), table.concat((c.validation or {}).reasons or {}, "; ")))
+        end
+        r = nil
+      end
+    elseif sub == "review" then
+      local id, decision = positional[1], positional[2]
+      if not id or not decision then die("arg review needs CANDIDATE approve|reject --reason TEXT") end
+      r, err = offline.review(nx, id, decision, o.reason)
+    elseif sub == "publish" then
+      r, err = offline.publish(nx, { dry_run = o.dry_run })
+    elseif sub == "versions" then
+      r, err = offline.versions(nx)
+      if r and not o.json then
+        for _, v in ipairs(r) do
+          print(("v%-4s %s  %s  %s%s"):format(tostring(v.version), tostring(v.published_at), tostring(v.content_hash),
+            tostring(v.summary or ""), v.rollback_of and (" (rollback of v" .. tostring(v.rollback_of) .. ")") or ""))
+        end
+        r = nil
+      end
+    elseif sub == "rollback" then
+      local n = math.tointeger(tonumber(positional[1] or "")) or die("arg rollback needs a version number")
+      r, err = offline.rollback(nx, n, { dry_run = o.dry_run })
+    elseif sub == "metrics" then
+      r, err = offline.metrics(nx)
+      if r and not o.json then
+        for _, v in ipairs(r.versions) do
+          local parts = {}
+          for k, c in pairs(v.outcomes) do parts[#parts + 1] = k .. " " .. c end
+          table.sort(parts)
+          print(("version %s: %d requests, label coverage %.3f, misrouted by feedback %d; %s"):format(tostring(v.version),
+            v.requests, v.coverage, v.misrouted, table.concat(parts, ", ")))
+        end
+        for _, g in ipairs(r.regressions) do
+          print(("regression: %s %s %.3f -> %.3f (v%s -> v%s)"):format(g.label, g.metric, g.before, g.after,
+            tostring(g.from_version), tostring(g.to_version)))
+        end
+        r = nil
+      end
+    end
+    if err then fail(err) elseif r then print(core.json_encode(r, true)) end
   end
   nx:close()
   return status

@@ -245,7 +245,8 @@ end
 --- record a verification signal for an episode (step 9: the only path to
 --- INFO_CONFIRMED_SUCCESS): a new ArgEpisode of kind feedback that points
 --- at the episode — the original stays as it was (append-only).
---- fb = {verified = true|false, note = "..."}
+--- fb = {verified = true|false, note = "...", label = "the right LabelID"}
+--- (a label is a correction: the offline loop's strongest signal)
 function M.feedback(nx, id, fb, opts)
   opts = opts or {}
   local ep, err = M.get(nx, id, opts.ctx)
@@ -262,6 +263,7 @@ function M.feedback(nx, id, fb, opts)
     .. 'SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } } } '
     .. 'WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system", access_level: "private" }',
     { n = "fb-" .. id .. "-" .. suffix, a = { kind = "feedback", feedback_of = id, verified = fb.verified, note = fb.note,
+      label = type(fb.label) == "string" and fb.label or nil,
       info_outcome_status = status, recorded_at = at, outcome = "FEEDBACK", ontology_version = (ep.attributes or {}).ontology_version,
       retention_class = "audit", request = {}, decision = {} } }, { ctx = ctx })
   if resp.error then return nil, resp.error end
@@ -295,6 +297,9 @@ function M.init(nx, opts)
       .. 'WITH METADATA { source: "kipnexus:arg_publish", author: "$system" }', { v = version }, { ctx = ctx })
     if resp.error then return nil, resp.error.message end
     nx._arg_snapshots = nil
+    -- the version's content, for rollback and replay (kip.arg.offline)
+    local rec, rerr = require("kip.arg.offline.publish").record_current(nx, ctx, "imported from " .. opts.ontology)
+    if not rec then return nil, type(rerr) == "table" and rerr.message or tostring(rerr) end
   end
   return { version = version }
 end

@@ -151,19 +151,80 @@ local function build_index(m)
   for w in pairs(vocab) do m.stem_known[lex.stem(w)] = true end
 end
 
--- the model from the batch response
-local function build(version, results)
+local function djb2(text)
+  local h = 5381
+  for i = 1, #text do h = (h * 33 + text:byte(i)) % 4294967296 end
+  return ("%08x"):format(h)
+end
+M.hash = djb2
+
+--- The canonical content of an ontology version from the batch results:
+--- {elements = {Type = {name = attributes}}, links = {{p, s_type, s_name,
+--- o_type, o_name, attributes}...} sorted}, ids = {Type = {name = id}}.
+--- Elements and links whose lifecycle is REMOVED are not part of it (that is
+--- how a publish or a rollback takes something out without deleting it).
+function M.content(results)
+  local c = { elements = {}, links = {}, ids = {} }
+  local by_id = {}
+  for i, t in ipairs(M.TYPES) do
+    c.elements[t], c.ids[t] = {}, {}
+    for _, e in ipairs(results[i] or {}) do
+      local a = {}
+      for k, v in pairs(e.attributes or {}) do if v ~= core.null then a[k] = v end end -- null = absent
+      by_id[e.id] = { t, e.name }
+      if a.lifecycle ~= "REMOVED" then
+        c.elements[t][e.name] = a
+        c.ids[t][e.name] = e.id
+      end
+    end
+  end
+  for i, p in ipairs(M.PREDICATES) do
+    for _, l in ipairs(results[#M.TYPES + i] or {}) do
+      local s, o = by_id[l.subject], by_id[l.object]
+      local a = l.attributes or {}
+      if s and o and a.lifecycle ~= "REMOVED" and c.elements[s[1]][s[2]] and c.elements[o[1]][o[2]] then
+        c.links[#c.links + 1] = { p, s[1], s[2], o[1], o[2] }
+      end
+    end
+  end
+  M.sort_links(c.links)
+  return c
+end
+
+function M.sort_links(links)
+  table.sort(links, function(x, y)
+    for k = 1, 5 do if x[k] ~= y[k] then return x[k] < y[k] end end
+    return false
+  end)
+end
+
+-- a deep copy with no remembered key order: encodes with sorted keys
+local function canonical(x)
+  if type(x) ~= "table" then return x end
+  local out = {}
+  for k, v in pairs(x) do out[k] = canonical(v) end
+  if getmetatable(x) == core.array_mt or (#x > 0 and next(x, #x) == nil) then setmetatable(out, core.array_mt) end
+  return out
+end
+
+--- the content hash of a version (what a rollback restores and replay checks)
+function M.content_hash(c)
+  return djb2(core.json_encode(canonical { elements = c.elements, links = c.links }))
+end
+
+--- the model of content c under version `version`
+function M.model(version, c)
   local m = { version = version, clusters = {}, labels = {}, nodes = {}, actions = {}, sources = {}, by_id = {},
     cluster_names = {}, label_names = {}, node_names = {}, action_names = {}, source_names = {}, edges = {},
-    product_words = { "threadline" } }
+    product_words = { "threadline" }, content = c }
   local kinds = { ArgCluster = "clusters", ArgLabel = "labels", ArgNode = "nodes", ArgAction = "actions",
     ExternalSource = "sources" }
   local names = { ArgCluster = "cluster_names", ArgLabel = "label_names", ArgNode = "node_names",
     ArgAction = "action_names", ExternalSource = "source_names" }
-  for i, t in ipairs(M.TYPES) do
-    for _, e in ipairs(results[i] or {}) do
-      local a = e.attributes or {}
-      local x = { id = e.id, name = e.name, type = t }
+  for _, t in ipairs(M.TYPES) do
+    for name, a in pairs(c.elements[t] or {}) do
+      local id = c.ids and c.ids[t] and c.ids[t][name]
+      local x = { id = id, name = name, type = t }
       if t == "ArgCluster" then
         x.description = a.description
       elseif t == "ArgLabel" then
@@ -174,9 +235,10 @@ local function build(version, results)
         x.audience = a.audience or "public"
         x.nodes, x.actions, x.sources, x.children, x.incompatible, x.phrases = {}, {}, {}, {}, {}, {}
       elseif t == "ArgNode" then
-        x.title = type(a.title) == "string" and a.title or e.name
+        x.title = type(a.title) == "string" and a.title or name
         x.chunk = type(a.chunk) == "string" and a.chunk or ""
         x.audience = a.audience or "public"
+        x.lifecycle = a.lifecycle or "ACTIVE"
         x.labels, x.out, x.into = {}, {}, {}
       elseif t == "ArgAction" then
         x.handler = a.handler
@@ -187,35 +249,31 @@ local function build(version, results)
       else
         x.connector, x.description, x.labels = a.connector, a.description, {}
       end
-      m[kinds[t]][e.name] = x
-      table.insert(m[names[t]], e.name)
-      m.by_id[e.id] = x
+      m[kinds[t]][name] = x
+      table.insert(m[names[t]], name)
+      if id then m.by_id[id] = x end
     end
   end
   for _, k in pairs(names) do table.sort(m[k]) end
-  local base = #M.TYPES
-  for i, p in ipairs(M.PREDICATES) do
-    local rows = results[base + i] or {}
-    table.sort(rows, function(a, b) return a.id < b.id end)
-    for _, l in ipairs(rows) do
-      local s, o = m.by_id[l.subject], m.by_id[l.object]
-      if s and o then
-        if p == "in_cluster" and s.type == "ArgLabel" then s.cluster = o.name
-        elseif p == "parent_label" and s.type == "ArgLabel" and o.type == "ArgLabel" then
-          s.parent = o.name
-          table.insert(o.children, s.name)
-        elseif p == "incompatible_with" and s.type == "ArgLabel" and o.type == "ArgLabel" then
-          s.incompatible[o.name], o.incompatible[s.name] = true, true
-        elseif p == "has_label" and o.type == "ArgLabel" then
-          table.insert(s.labels, o.name)
-          if s.type == "ArgNode" then table.insert(o.nodes, s.name)
-          elseif s.type == "ArgAction" then table.insert(o.actions, s.name)
-          elseif s.type == "ExternalSource" then table.insert(o.sources, s.name) end
-        elseif M.MOVEMENT[p] and s.type == "ArgNode" and o.type == "ArgNode" then
-          table.insert(s.out, { predicate = p, to = o.name })
-          table.insert(o.into, { predicate = p, from = s.name })
-          m.edges[#m.edges + 1] = { p, s.name, o.name }
-        end
+  local function get(t, n) return m[kinds[t]][n] end
+  for _, l in ipairs(c.links) do
+    local p, s, o = l[1], get(l[2], l[3]), get(l[4], l[5])
+    if s and o then
+      if p == "in_cluster" and s.type == "ArgLabel" then s.cluster = o.name
+      elseif p == "parent_label" and s.type == "ArgLabel" and o.type == "ArgLabel" then
+        s.parent = o.name
+        table.insert(o.children, s.name)
+      elseif p == "incompatible_with" and s.type == "ArgLabel" and o.type == "ArgLabel" then
+        s.incompatible[o.name], o.incompatible[s.name] = true, true
+      elseif p == "has_label" and o.type == "ArgLabel" then
+        table.insert(s.labels, o.name)
+        if s.type == "ArgNode" then table.insert(o.nodes, s.name)
+        elseif s.type == "ArgAction" then table.insert(o.actions, s.name)
+        elseif s.type == "ExternalSource" then table.insert(o.sources, s.name) end
+      elseif M.MOVEMENT[p] and s.type == "ArgNode" and o.type == "ArgNode" then
+        table.insert(s.out, { predicate = p, to = o.name })
+        table.insert(o.into, { predicate = p, from = s.name })
+        m.edges[#m.edges + 1] = { p, s.name, o.name }
       end
     end
   end
@@ -230,6 +288,7 @@ local function build(version, results)
   end
   for _, name in ipairs(m.node_names) do table.sort(m.nodes[name].labels) end
   build_index(m)
+  m.content_hash = M.content_hash(c)
   return m
 end
 
@@ -252,6 +311,7 @@ end
 --- offline loop's, issue 20).
 function M.get(nx, opts)
   opts = opts or {}
+  if opts.model then return opts.model end -- a staged model (offline replay of a candidate)
   local current = M.version(nx)
   nx._arg_snapshots = nx._arg_snapshots or {}
   local cached = nx._arg_snapshots[current]
@@ -269,12 +329,13 @@ function M.get(nx, opts)
       return nil, { code = "ARG_BIND_NO_ONTOLOGY", message = "this nexus has no ARG ontology (no ArgLabel)",
         hint = "Run `kip arg init --ontology FILE.kip` (docs/arg.md)." }
     end
-    m = build(version, results)
+    m = M.model(version, M.content(results))
     nx._arg_snapshots = { [version] = m } -- one version held: the current one
   end
-  if opts.version and opts.version ~= m.version then
+  if opts.version and opts.version ~= m.version and not (opts.content_hash and opts.content_hash == m.content_hash) then
     return nil, { code = "ARG_BIND_VERSION", message = ("ontology version %s is not the current one (%s)"):format(
-      tostring(opts.version), tostring(m.version)), hint = "Replay needs the version the episode was recorded under." }
+      tostring(opts.version), tostring(m.version)),
+      hint = "Replay needs the version the episode was recorded under, or one with the same content (kip arg rollback)." }
   end
   return m
 end

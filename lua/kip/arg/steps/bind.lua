@@ -31,7 +31,7 @@ function M.run(st)
       end
     end
   end
-  b.eligible_id = #b.eligible .. ":" .. table.concat(w.L_final, "|") .. "@v" .. tostring(m.version)
+  b.eligible_id = #b.eligible .. ":" .. table.concat(w.L_final, "|")
   -- landing points: eligible nodes of the primary label, best step-2 score first
   local score = st.node_scores or {}
   local land = {}
