@@ -10,36 +10,9 @@ local registry = require "kip.arg.registry"
 
 local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
 
-local ONTOLOGY = [[
-UPSERT {
-  CONCEPT ?c1 { {type: "ArgCluster", name: "billing"} SET ATTRIBUTES { description: "Plans, invoices, refunds." } SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgOntology"}) } }
-  CONCEPT ?c2 { {type: "ArgCluster", name: "accounts"} SET ATTRIBUTES { description: "Sign-in and passwords." } SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgOntology"}) } }
-  CONCEPT ?c3 { {type: "ArgCluster", name: "ops"} SET ATTRIBUTES { description: "Staff procedures." } SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgOntology"}) } }
-  CONCEPT ?inv { {type: "ArgLabel", name: "billing.invoices"} SET ATTRIBUTES { keywords: ["invoice", "receipt"], aliases: ["billing document"], description: "Finding and correcting invoices.", retrieval_type: "DOMAIN", lifecycle: "ACTIVE", audience: "public" } SET PROPOSITIONS { ("in_cluster", {type: "ArgCluster", name: "billing"}) } }
-  CONCEPT ?ref { {type: "ArgLabel", name: "billing.refunds"} SET ATTRIBUTES { keywords: ["refund", "money back", "charged twice"], aliases: [], description: "Refund eligibility and refunds.", retrieval_type: "DOMAIN", lifecycle: "ACTIVE", audience: "public" } SET PROPOSITIONS { ("in_cluster", {type: "ArgCluster", name: "billing"}) } }
-  CONCEPT ?can { {type: "ArgLabel", name: "billing.cancellation"} SET ATTRIBUTES { keywords: ["cancel", "cancellation", "subscription"], aliases: [], description: "Cancelling the subscription.", retrieval_type: "DOMAIN", lifecycle: "ACTIVE", audience: "public" } SET PROPOSITIONS { ("in_cluster", {type: "ArgCluster", name: "billing"}) } }
-  CONCEPT ?up { {type: "ArgLabel", name: "billing.upgrade"} SET ATTRIBUTES { keywords: ["upgrade", "plan change"], aliases: [], description: "Changing to a bigger plan.", retrieval_type: "DOMAIN", lifecycle: "ACTIVE", audience: "public" } SET PROPOSITIONS { ("in_cluster", {type: "ArgCluster", name: "billing"}), ("incompatible_with", {type: "ArgLabel", name: "billing.cancellation"}) } }
-  CONCEPT ?st { {type: "ArgLabel", name: "billing.status"} SET ATTRIBUTES { keywords: ["outage", "status", "down"], aliases: [], description: "Live service status.", retrieval_type: "EXTERNAL", lifecycle: "ACTIVE", audience: "public" } SET PROPOSITIONS { ("in_cluster", {type: "ArgCluster", name: "billing"}) } }
-  CONCEPT ?pw { {type: "ArgLabel", name: "accounts.password"} SET ATTRIBUTES { keywords: ["password", "reset link", "forgot password"], aliases: [], description: "Resetting a forgotten password.", retrieval_type: "DOMAIN", lifecycle: "ACTIVE", audience: "public" } SET PROPOSITIONS { ("in_cluster", {type: "ArgCluster", name: "accounts"}) } }
-  CONCEPT ?fr { {type: "ArgLabel", name: "ops.fraud"} SET ATTRIBUTES { keywords: ["fraud", "fraud review", "chargeback"], aliases: [], description: "Staff-only fraud review.", retrieval_type: "DOMAIN", lifecycle: "ACTIVE", audience: "restricted" } SET PROPOSITIONS { ("in_cluster", {type: "ArgCluster", name: "ops"}) } }
-  CONCEPT ?tx { {type: "ArgLabel", name: "billing.tax"} SET ATTRIBUTES { keywords: ["tax exemption", "exemption certificate"], aliases: [], description: "Tax exemption (not launched).", retrieval_type: "DOMAIN", lifecycle: "DRAFT", audience: "public" } SET PROPOSITIONS { ("in_cluster", {type: "ArgCluster", name: "billing"}) } }
-}
-WITH METADATA { source: "spec", author: "$system" }
-UPSERT {
-  CONCEPT ?n1 { {type: "ArgNode", name: "billing.invoices#download"} SET ATTRIBUTES { title: "Download invoices", chunk: "Owners download every invoice as PDF from Settings > Billing > Invoices.", audience: "public" } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "billing.invoices"}) } }
-  CONCEPT ?n2 { {type: "ArgNode", name: "billing.invoices#correct"} SET ATTRIBUTES { title: "Correct an invoice", chunk: "Support can reissue an invoice with corrected company details within 12 months.", audience: "public" } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "billing.invoices"}), ("related_to", {type: "ArgNode", name: "billing.invoices#download"}) } }
-  CONCEPT ?n3 { {type: "ArgNode", name: "billing.refunds#duplicate"} SET ATTRIBUTES { title: "Duplicate charges", chunk: "A duplicate charge is always refunded in full.", audience: "public" } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "billing.refunds"}) } }
-  CONCEPT ?n4 { {type: "ArgNode", name: "billing.cancellation#effect"} SET ATTRIBUTES { title: "What cancelling does", chunk: "Cancelling stops renewal at the end of the term; data stays until deletion.", audience: "public" } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "billing.cancellation"}) } }
-  CONCEPT ?n5 { {type: "ArgNode", name: "billing.upgrade#proration"} SET ATTRIBUTES { title: "Upgrade proration", chunk: "An upgrade is charged pro rata for the rest of the term.", audience: "public" } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "billing.upgrade"}) } }
-  CONCEPT ?n6 { {type: "ArgNode", name: "accounts.password#reset"} SET ATTRIBUTES { title: "Reset a password", chunk: "Request a reset link on the sign-in page; the link expires after one hour.", audience: "public" } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "accounts.password"}) } }
-  CONCEPT ?n7 { {type: "ArgNode", name: "ops.fraud#signals"} SET ATTRIBUTES { title: "Fraud signals", chunk: "Fraud review starts on chargebacks and many failed cards.", audience: "restricted" } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "ops.fraud"}) } }
-  CONCEPT ?n8 { {type: "ArgNode", name: "billing.status#where"} SET ATTRIBUTES { title: "Status page", chunk: "Live status and outages are on the status page.", audience: "public" } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "billing.status"}) } }
-  CONCEPT ?a1 { {type: "ArgAction", name: "send_password_reset"} SET ATTRIBUTES { handler: "spec.reset", required_roles: ["customer", "workspace_admin"], params: {"email": {"type": "string", "description": "Email address of the account to reset."}}, description: "Emails a password reset link." } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "accounts.password"}) } }
-  CONCEPT ?a2 { {type: "ArgAction", name: "issue_refund"} SET ATTRIBUTES { handler: "spec.refund", required_roles: ["billing_admin"], params: {"invoice_id": {"type": "string", "description": "Invoice number (INV-...)."}}, description: "Refunds an invoice." } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "billing.refunds"}) } }
-  CONCEPT ?s1 { {type: "ExternalSource", name: "status_page"} SET ATTRIBUTES { connector: "statuspage", description: "Live status." } SET PROPOSITIONS { ("has_label", {type: "ArgLabel", name: "billing.status"}) } }
-}
-WITH METADATA { source: "spec", author: "$system" }
-]]
+-- a small ontology: clusters, labels (one restricted, one DRAFT, one
+-- EXTERNAL, an incompatible pair), nodes, two actions, a source
+local ONTOLOGY_FILE = H.home() .. "/spec/fixtures/arg_small.kip"
 
 local CUSTOMER = { role = "customer", workspace = "acme", user = "dana@acme.example", channel = "web_chat" }
 
@@ -52,7 +25,7 @@ describe("ARG online loop", function()
     path = H.tmpdb()
     nx = assert(kip.open { path = path, policies = { "default" }, embedder = false })
     file = os.tmpname()
-    local f = assert(io.open(file, "w")); f:write(ONTOLOGY); f:close()
+    local f = assert(io.open(file, "w")); f:write(assert(io.open(ONTOLOGY_FILE)):read("a")); f:close()
     local r = assert(arg.init(nx, { ontology = file }))
     assert.equal(1, r.version)
   end)
