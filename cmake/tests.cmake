@@ -59,6 +59,8 @@ if(PYTHON3_FOR_E2E)
   # the ARG online loop on ../shared/arg: eval scored by its check.py, replay, JSON Schemas, MCP
   if(EXISTS ${CMAKE_SOURCE_DIR}/../shared/arg/check.py)
     add_test(NAME e2e_arg COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg.py ${CMAKE_BINARY_DIR})
+    # the offline loop: learn from feedback, publish, roll back, pinning under concurrent publishes, kill -9
+    add_test(NAME e2e_arg_offline COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_offline.py ${CMAKE_BINARY_DIR} 12)
   endif()
   # import of a generated 100k-element capsule, export, backup
   add_test(NAME e2e_import COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_import.sh ${CMAKE_BINARY_DIR})
