@@ -105,6 +105,24 @@ describe("ARG offline loop", function()
     assert.equal("ARG_CANDIDATE_NOT_FOUND", e2.code)
   end)
 
+  it("proposes a registry dedup for grey-zone units; a reviewed one is published on the registry", function()
+    ask("where do I download my invoices?")
+    local r = ask("where do I download invoices as PDF files?")
+    local log = registry.get(nx, r.episode_id).attributes.info_registry
+    assert.equal("GREY_ZONE", log.decision)
+    assert.equal("UNSURE", log.compare)
+    local report = assert(offline.run(nx))
+    local dedup
+    for _, c in ipairs(report.candidates) do if c.type == "registry_dedup" then dedup = c end end
+    assert.truthy(dedup)
+    assert.equal("needs_review", dedup.status)
+    assert(offline.review(nx, dedup.name, "approve", "the same question"))
+    assert(offline.publish(nx))
+    local u = nx:execute('FIND(?u.attributes.merged_into) WHERE { ?u {type: "InfoUnit", name: :n} }', { n = log.unit },
+      { ctx = { operator = true } })
+    assert.equal(log.grey_zone_of, u.result[1])
+  end)
+
   it("writes nothing on a dry run", function()
     local r = ask(PARAPHRASE)
     assert(nx:arg_feedback(r.episode_id, { verified = false, label = "billing.invoices" }))

@@ -110,6 +110,14 @@ local function commit(nx, ctx, changes, content, meta, candidates)
     end,
   }
   for _, c in ipairs(candidates or {}) do
+    local a = c.after or {}
+    if c.type == "registry_dedup" and type(a.unit) == "string" and type(a.merged_into) == "string" then
+      -- the registry side of a dedup: the grey-zone unit points at the one it duplicates
+      extra[#extra + 1] = function(p)
+        return ("CONCEPT ?u%s { {type: \"InfoUnit\", name: %s} SET ATTRIBUTES { merged_into: %s } }")
+          :format(c.name:gsub("%W", ""), p(a.unit), p(a.merged_into))
+      end
+    end
     extra[#extra + 1] = function(p)
       return ("CONCEPT ?c%s { {type: \"ArgCandidate\", name: %s} SET ATTRIBUTES { status: \"published\", published_in: %s } }")
         :format(c.name:gsub("%W", ""), p(c.name), p(version))
