@@ -15,6 +15,7 @@
 --- one by naming a Lua module (arg.configure(nx, {steps = {weaver = "my.weaver"}})).
 --- Every step reads the pinned snapshot and the state the steps before it
 --- left; only the memory step writes, and only episodic records.
+local core = require "kip.core"
 local snapshot = require "kip.arg.snapshot"
 local analysis = require "kip.arg.analysis"
 
@@ -184,7 +185,6 @@ function M.run(nx, request, opts)
 end
 
 -- lists stay JSON arrays when empty (docs/arg/*.schema.json)
-local core = require "kip.core"
 local function arrays(t, paths)
   for _, p in ipairs(paths) do
     local parent, key = t, nil

@@ -58,12 +58,6 @@ end
 --- the canonical text of a decision (sorted keys: byte-stable)
 function M.digest(decision) return core.json_encode(decision) end
 
-local function djb2(s)
-  local h = 5381
-  for i = 1, #s do h = (h * 33 + s:byte(i)) % 4294967296 end
-  return ("%08x"):format(h)
-end
-
 local function stems_set(text)
   local out = {}
   for _, s in ipairs(lex.stems(text)) do out[s] = true end
@@ -159,7 +153,7 @@ function M.record(st)
       unit_attrs = { observations = (tonumber(a.observations) or 1) + 1, last_episode = st.episode_id,
         c_info = math.max(tonumber(a.c_info) or 0, unit.c_info) }
     else
-      unit_name = "iu-" .. djb2(unit.info_key) .. "-" .. suffix
+      unit_name = "iu-" .. require("kip.arg.snapshot").hash(unit.info_key) .. "-" .. suffix
       unit_attrs = copy(unit)
       unit_attrs.observations, unit_attrs.first_episode, unit_attrs.last_episode = 1, st.episode_id, st.episode_id
       unit_attrs.grey_zone_of = log.grey_zone_of
