@@ -1,5 +1,7 @@
---- kip.arg.cli — `kip arg …`: the operator surface of the ARG online loop
---- (docs/arg.md): init, ask, eval, replay, log, feedback. Called by
+--- kip.arg.cli — `kip arg …`: the operator surface of the ARG loops
+--- (docs/arg.md): init, ask, eval, replay, log, feedback, and the offline
+--- loop's offline run, candidates, review, publish, versions, rollback,
+--- metrics. Called by
 --- lua/kip/cli.lua with its argument list and helpers.
 local core = require "kip.core"
 
@@ -8,9 +10,11 @@ local M = {}
 M.HELP = [[
 usage: kip [--db PATH] arg SUBCOMMAND [options] [governance options]
 
-The ARG online loop (docs/arg.md): a request and its context in, an explicit
-outcome (ANSWER, ACTION, CLARIFY, ABSTAIN, REFUSE, REFOCUS) out, with the
-context bundle to answer from and the episode recorded for replay.
+The ARG loops (docs/arg.md). Online: a request and its context in, an
+explicit outcome (ANSWER, ACTION, CLARIFY, ABSTAIN, REFUSE, REFOCUS) out, with
+the context bundle to answer from and the episode recorded for replay.
+Offline: recorded episodes and feedback in, validated and versioned ontology
+changes out (publish, rollback).
 
   init [--ontology FILE.kip]     apply the ARG schema (capsules/arg); with a file,
                                  import it as the publisher and raise the ontology version

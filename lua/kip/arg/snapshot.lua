@@ -321,6 +321,10 @@ function M.get(nx, opts)
     if resp.error then return nil, { code = resp.error.code, message = resp.error.message, hint = resp.error.hint } end
     local results, version = {}, 0
     for i, r in ipairs(resp.result or {}) do
+      if r.error and r.error.code == "KIP_2001" then -- the ARG types are not defined here
+        return nil, { code = "ARG_BIND_NO_ONTOLOGY", message = "this nexus has no ARG schema (" .. tostring(r.error.message) .. ")",
+          hint = "Run `kip arg init --ontology FILE.kip` (docs/arg.md)." }
+      end
       if r.error then return nil, { code = r.error.code, message = r.error.message, hint = r.error.hint } end
       if i == 1 then version = type(r.result and r.result[1]) == "number" and r.result[1] or 0
       else results[i - 1] = r.result or {} end
