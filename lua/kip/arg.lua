@@ -32,6 +32,8 @@ M.STEPS = {
   { "memory", "kip.arg.steps.memory" },         -- 10 MemoryWrite (episodic registry)
 }
 
+M.MAX_PROMPT_BYTES = 16384
+
 M.OUTCOMES = { ANSWER = true, ACTION = true, CLARIFY = true, ABSTAIN = true, REFUSE = true, REFOCUS = true }
 
 M.LIMITS = {
@@ -143,6 +145,10 @@ function M.run(nx, request, opts)
   if type(request) ~= "table" or type(request.prompt) ~= "string" or request.prompt == "" then
     return nil, { code = "ARG_REQUEST_INVALID", step = "entry", message = "an ARG request needs a non-empty prompt string",
       hint = 'nx:arg{ prompt = "…", context = { role = "customer", … } }' }
+  end
+  if #request.prompt > M.MAX_PROMPT_BYTES then
+    return nil, { code = "ARG_REQUEST_INVALID", step = "entry", message = ("the prompt is %d bytes; the limit is %d")
+      :format(#request.prompt, M.MAX_PROMPT_BYTES), hint = "Send the user's request, not a document; put context in context.history." }
   end
   if request.context ~= nil and type(request.context) ~= "table" then
     return nil, { code = "ARG_REQUEST_INVALID", step = "entry", message = "context must be an object",

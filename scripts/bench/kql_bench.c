@@ -564,8 +564,11 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     load_options = &defer;
     int ok = kip_load(bx, nconcepts, L, ngen);
     load_options = NULL;
+    double t_written = now_ms();
     if (!ok || kip_sync_index(bx, 0, NULL, NULL, &err)) return 0;
     R->load_kip[4] = total / (now_ms() - t0) * 1e3;
+    if (getenv("KIP_BENCH_SPLIT"))
+      fprintf(stderr, "bulk load: %.0f ms writing, %.0f ms indexing\n", t_written - t0, now_ms() - t_written);
     kip_close(bx);
     for (int i = 0; i < 3; i++) {
       char side[640];

@@ -20,7 +20,8 @@ function M.run(st)
   local seen = {}
   for _, l in ipairs(w.L_final) do
     for _, n in ipairs(m.labels[l].nodes) do
-      if not seen[n] and pol.visible_node(n) then
+      -- a deprecated node (merged away) never answers: its redirect target does
+      if not seen[n] and pol.visible_node(n) and m.nodes[n].lifecycle ~= "DEPRECATED" then
         seen[n] = true
         b.eligible[#b.eligible + 1] = n
       end

@@ -30,6 +30,14 @@ function M.run(st)
   for _, n in ipairs(b.eligible) do inscope[n] = true end
   local score = st.node_scores or {}
   local units, taken = {}, {}
+  -- the label a neighbour is reached through: one of the routed labels it has
+  local routed = {}
+  for _, l in ipairs(w.L_final) do routed[l] = true end
+  local function via_label(n)
+    for _, l in ipairs(m.nodes[n].labels) do if routed[l] then return l end end
+    for _, l in ipairs(m.nodes[n].labels) do if m.labels[l].lifecycle == "ACTIVE" then return l end end
+    return m.nodes[n].labels[1]
+  end
   local function take(n, label, via, s)
     if taken[n] or #units >= lim.max_units then return false end
     local cost = tokens(m.nodes[n].chunk) + tokens(m.nodes[n].title)
@@ -74,7 +82,7 @@ function M.run(st)
       table.sort(cands, function(x, y) return x.s > y.s or (x.s == y.s and x.node < y.node) end)
       frontier = {}
       for _, c in ipairs(cands) do
-        if c.s >= lim.min_neighbor_score and take(c.node, m.nodes[c.node].labels[1], c.edge, c.s) then
+        if c.s >= lim.min_neighbor_score and take(c.node, via_label(c.node), c.edge, c.s) then
           t.path[#t.path + 1] = { from = c.from, edge = c.edge, to = c.node, depth = depth }
           frontier[#frontier + 1] = c.node
         end
