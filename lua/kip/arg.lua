@@ -170,7 +170,10 @@ function M.run(nx, request, opts)
       st.outcome, st.decided_at = M.decide(st)
       if opts.record == false then break end
     end
-    local skip = (name ~= "policy" and name ~= "memory" and st.policy.state == "BLOCK")
+    -- BLOCK and REFOCUS stop the pipeline after the pre-check (seed 003 step 1):
+    -- nothing is routed, retrieved or run; the episode is still recorded
+    local stop = st.policy and (st.policy.state == "BLOCK" or st.policy.state == "ALLOW_WITH_REFOCUS")
+    local skip = (name ~= "policy" and name ~= "memory" and stop)
       or ((name == "action" or name == "info" or name == "traverse" or name == "bind") and not (st.weaver and st.weaver.primary))
     if not skip then
       local impl = c.steps[name] or require(s[2])
@@ -220,6 +223,7 @@ function M.result(st)
   local flags = {}
   for _, f in ipairs(w.flags or {}) do flags[#flags + 1] = f end
   if st.policy and st.policy.state ~= "ALLOW" and st.policy.state ~= "RESTRICT" then flags[#flags + 1] = "POLICY_" .. st.policy.state end
+  for _, f in ipairs(st.flags or {}) do flags[#flags + 1] = f end -- execution flags (the Active Check's LOW_COVERAGE)
   local r = {
     outcome = st.outcome,
     decided_at = st.decided_at,

@@ -69,6 +69,8 @@ function M.run(ds, m, hooks)
     elseif not fb and e.outcome == "CLARIFY" and has(e.flags, "LOW_MARGIN") and e.candidates[1]
       and m.labels[e.candidates[1].label] then
       label, why = e.candidates[1].label, "low-margin routing led by this label"
+    elseif not fb and e.outcome == "ANSWER" and has(e.flags, "LOW_COVERAGE") and e.primary and m.labels[e.primary] then
+      label, why = e.primary, "answered with low coverage (Active Check)"
     end
     if label and e.prompt then
       local words = distinctive(m, label, e.prompt)

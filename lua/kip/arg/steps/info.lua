@@ -6,9 +6,43 @@
 --- INFO_CONFIRMED_SUCCESS without a verification signal (that comes later
 --- through kip.arg.feedback); high confidence and a relevant bundle give
 --- INFO_UNCERTAIN_SUCCESS, anything weaker INFO_LOW_CONFIDENCE.
+---
+--- Active Check (bounded, inside the bundle): when routing was uncertain
+--- (confidence under ACTIVE_CHECK_BELOW, a low margin decided by the hook, a
+--- redirect) or the bundle is external only, the request's content words are
+--- looked up in the bundle's own text and its label's keywords (IDF-weighted
+--- coverage). Low coverage means the bundle probably does not say what was
+--- asked: INFO_LOW_CONFIDENCE and the flag LOW_COVERAGE (the offline loop's
+--- weak signal). It reads nothing beyond the bundle.
 local connectors = require "kip.arg.connectors"
+local lex = require "kip.arg.lexicon"
 
 local M = {}
+
+M.ACTIVE_CHECK_BELOW = 0.3 -- routing confidence under which the Active Check runs
+M.MIN_COVERAGE = 0.25      -- IDF-weighted share of the request's content words the bundle must hold
+
+local function has(list, x) for _, v in ipairs(list or {}) do if v == x then return true end end return false end
+
+-- the share of the request's content (by IDF) that the bundle's text holds
+local function coverage(st)
+  local m, a = st.snapshot, st.analysis
+  local text = {}
+  for _, u in ipairs(st.internal or {}) do
+    local n = m.nodes[u.node]
+    if n then for _, s in ipairs(lex.stems(n.title .. " " .. n.chunk)) do text[s] = true end end
+  end
+  local l = m.labels[st.weaver.primary]
+  for _, k in ipairs(l and l.keywords or {}) do for _, s in ipairs(lex.stems(k)) do text[s] = true end end
+  for _, k in ipairs(l and l.aliases or {}) do for _, s in ipairs(lex.stems(k)) do text[s] = true end end
+  local total, hit = 0, 0
+  for _, t in ipairs(a.content) do
+    local w = m.idf[t.stem] or m.max_idf
+    total = total + w
+    if text[t.stem] then hit = hit + w end
+  end
+  return total > 0 and hit / total or 1
+end
 
 function M.run(st)
   local b, w = st.bind, st.weaver
@@ -39,8 +73,19 @@ function M.run(st)
   for _, u in ipairs(st.internal or {}) do if (u.score or 0) > 0 then relevant = relevant + 1 end end
   local share = #bundle > 0 and math.min(1, relevant / math.max(1, math.min(#bundle, 2))) or 0
   local c = (w.confidence or 0) * 0.5 + share * 0.5
-  st.info = { c_info = math.floor(c * 1000 + 0.5) / 1000, active_check = false, verification = nil,
-    evidence = { confidence = w.confidence, relevant_units = relevant, units = #bundle } }
+  local check = (w.confidence or 0) < M.ACTIVE_CHECK_BELOW or has(w.flags, "HOOK_ROUTED") or has(w.flags, "REDIRECTED")
+    or (#external > 0 and #(st.internal or {}) == 0)
+  local cov
+  if check and #bundle > 0 then
+    cov = math.floor(coverage(st) * 1000 + 0.5) / 1000
+    if cov < M.MIN_COVERAGE then
+      c = math.min(c, 0.25)
+      st.flags = st.flags or {}
+      st.flags[#st.flags + 1] = "LOW_COVERAGE"
+    end
+  end
+  st.info = { c_info = math.floor(c * 1000 + 0.5) / 1000, active_check = check and #bundle > 0, verification = nil,
+    evidence = { confidence = w.confidence, relevant_units = relevant, units = #bundle, coverage = cov } }
   st.info.info_outcome_status = c >= 0.5 and "INFO_UNCERTAIN_SUCCESS" or "INFO_LOW_CONFIDENCE"
 end
 
