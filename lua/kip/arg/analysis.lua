@@ -122,7 +122,9 @@ function M.analyse(prompt, context, m)
     local question = c:find("%?%s*$") ~= nil
     local first = lex.words(c)[1]
     if first and QUESTION[first] then question = true end
-    a.clauses[#a.clauses + 1] = { text = c, stems = lex.stems(c), verb = verb, act = verb ~= nil and (asked or not question),
+    local content = 0
+    for _, t in ipairs(lex.terms(c)) do if not t.stop and not t.generic then content = content + 1 end end
+    a.clauses[#a.clauses + 1] = { text = c, stems = lex.stems(c), content = content, verb = verb, act = verb ~= nil and (asked or not question),
       question = question }
   end
   a.act = false

@@ -237,7 +237,7 @@ function M.run(st)
   local intents = {}
   if #a.clauses > 1 then
     for i, c in ipairs(a.clauses) do
-      if c.act or c.question then
+      if (c.act or c.question) and c.content > 0 then -- "Possible?" asks nothing of its own
         local list = routable(st, candidates.score(m, c.stems, nil, c.act))
         local best
         for _, x in ipairs(list) do if x.visible then best = x break end end
