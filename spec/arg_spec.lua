@@ -134,6 +134,16 @@ describe("ARG online loop", function()
     assert.is_false(r.weaver.validator.ok)
   end)
 
+  it("routes a vague follow-up with the conversation's short history", function()
+    local ctx = { role = "customer", workspace = "acme", user = "dana@acme.example",
+      history = { { role = "user", content = "how do I reset my password?" }, { role = "assistant", content = "…" } } }
+    local r = ask("it's not working", ctx)
+    assert.equal("ANSWER", r.outcome)
+    assert.equal("accounts.password", r.weaver.primary_label)
+    assert.is_true(has(r.weaver.flags, "HISTORY_CONTEXT"))
+    assert.equal("CLARIFY", ask("it's not working").outcome) -- without history: vague
+  end)
+
   it("binds an action, checks the role and the parameters (steps 4 and 8)", function()
     local r = ask("please send me a password reset link")
     assert.equal("ACTION", r.outcome)

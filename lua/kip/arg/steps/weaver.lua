@@ -142,6 +142,27 @@ function M.names_one_family(m, t)
   return root ~= nil and named[root] == true
 end
 
+M.HISTORY_TURNS = 2      -- the last turns of context.history a vague request may lean on
+M.HISTORY_BYTES = 2000
+
+--- the stems of the last turns of context.history (strings or {content=}
+--- / {text=} tables; user turns only when a role is given)
+function M.history_stems(ctx)
+  local h = type(ctx) == "table" and ctx.history
+  if type(h) ~= "table" then return {} end
+  local texts = {}
+  for i = #h, 1, -1 do
+    local t = h[i]
+    local text = type(t) == "string" and t or (type(t) == "table" and (t.role == nil or t.role == "user")
+      and (t.content or t.text)) or nil
+    if type(text) == "string" then texts[#texts + 1] = text:sub(1, M.HISTORY_BYTES) end
+    if #texts >= M.HISTORY_TURNS then break end
+  end
+  local out = {}
+  for _, text in ipairs(texts) do for _, x in ipairs(require("kip.arg.lexicon").stems(text)) do out[#out + 1] = x end end
+  return out
+end
+
 M.HOOK_CANDIDATES = 5
 
 --- the route hook (arg.configure{hooks = {route = fn}}): fn{prompt, context,
@@ -178,6 +199,19 @@ function M.run(st)
   local m, a = st.snapshot, st.analysis
   local w = { flags = {}, intents = {}, L_final = {}, L_final_ids = {} }
   st.weaver = w
+  -- a vague follow-up ("and the annual one?") routes with the short history
+  -- of the conversation (context.history: the last turns, newest last)
+  local hist = M.history_stems(st.request.context)
+  local vague = #a.content <= 1 and a.specificity < M.VAGUE and #a.emails == 0 and #a.urls == 0
+    and not M.names_one_family(m, a.content[1])
+  if vague and #hist > 0 then
+    local stems = {}
+    for _, x in ipairs(a.stems) do stems[#stems + 1] = x end
+    for _, x in ipairs(hist) do stems[#stems + 1] = x end
+    st.scores.raw, st.node_scores = candidates.score(m, stems, st.semantic, a.act)
+    add_flag(w, "HISTORY_CONTEXT")
+    vague = false
+  end
   local all, drafts = routable(st, st.scores.raw)
   local visible = {}
   for _, c in ipairs(all) do if c.visible then visible[#visible + 1] = c end end
@@ -200,8 +234,7 @@ function M.run(st)
   -- too vague to route: at most one word that names anything, and that one
   -- common across the ontology and naming labels of several families
   -- ("account", "link"; "invoices" names one family and is a topic)
-  if #a.content <= 1 and a.specificity < M.VAGUE and #a.emails == 0 and #a.urls == 0
-    and not M.names_one_family(m, a.content[1]) then
+  if vague then
     add_flag(w, "VAGUE")
     add_flag(w, "CLARIFY_RECOMMENDED")
     w.confidence = 0
