@@ -47,7 +47,6 @@ M.LIMITS = {
   connector_timeout_ms = 500,
 }
 
-local function copy(t) local o = {}; for k, v in pairs(t) do o[k] = v end return o end
 
 M.STEP_BUDGET = 50000000 -- VM instructions an operator's step file may spend per request
 
@@ -77,7 +76,7 @@ end
 --- name -> file or function), limits (overrides of M.LIMITS), hooks
 --- (compare = function(a, b) -> SAME|DIFFERENT|UNSURE for the Info Registry)
 function M.configure(nx, cfg)
-  local c = nx._arg_cfg or { steps = {}, limits = copy(M.LIMITS), hooks = {} }
+  local c = nx._arg_cfg or { steps = {}, limits = require("kip.sandbox").copy(M.LIMITS), hooks = {} }
   for name, mod in pairs(cfg.steps or {}) do
     local known = false
     for _, s in ipairs(M.STEPS) do if s[1] == name then known = true end end

@@ -76,6 +76,12 @@ local function imperative(clause, verbs)
   return nil
 end
 
+--- the text routed on: the request without addresses and links (their
+--- words name people and hosts, not topics)
+function M.routing_text(prompt)
+  return (prompt:gsub("https?://%S+", " "):gsub("[%w%._%%+%-]+@[%w%.%-]+%.%a+", " "))
+end
+
 --- the analysis of a request (prompt and context) against snapshot m
 function M.analyse(prompt, context, m)
   local a = { prompt = prompt, context = context or {} }
@@ -84,9 +90,7 @@ function M.analyse(prompt, context, m)
   for e in prompt:gmatch("[%w%._%%+%-]+@[%w%.%-]+%.%a+") do a.emails[#a.emails + 1] = e:lower() end
   a.urls = {}
   for u in prompt:gmatch("https?://[%w%._~:/%?#%[%]@!%$&'%(%)%*%+,;=%%-]+") do a.urls[#a.urls + 1] = u end
-  -- the text routed on: without addresses and links (their words name
-  -- people and hosts, not topics)
-  local text = prompt:gsub("https?://%S+", " "):gsub("[%w%._%%+%-]+@[%w%.%-]+%.%a+", " ")
+  local text = M.routing_text(prompt)
   a.text = text
   -- words, with typos corrected against the ontology vocabulary (a word
   -- whose stem the ontology knows is not a typo)

@@ -104,11 +104,19 @@ function M.result_line(id, r)
   return { id = id, outcome = r.outcome, primary_label = r.weaver.primary_label or core.null, action = action, bundle = bundle }
 end
 
+-- audience visibility by role, as the fixture README §2 defines it: the
+-- scorer checks results against the rule, not against the policy that made them
+M.VISIBILITY = {
+  public = { customer = true, workspace_admin = true, support_agent = true, billing_admin = true, security_officer = true },
+  internal = { support_agent = true, billing_admin = true, security_officer = true },
+  restricted = { security_officer = true },
+}
+
 --- the scores of results against prompts carrying `expect` (the fixture
 --- README §6; ../shared/arg/check.py --score is the reference scorer)
 function M.score(prompts, results, snapshot)
   local s = { n = 0, outcome = 0, label_n = 0, label = 0, bundle_n = 0, bundle = 0, action_n = 0, action = 0, safety = 0 }
-  local vis = require("kip.arg.snapshot").VISIBILITY
+  local vis = M.VISIBILITY
   for _, p in ipairs(prompts) do
     local e, r = p.expect, results[p.id]
     if type(e) == "table" and r then

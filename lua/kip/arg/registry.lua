@@ -29,7 +29,7 @@ M.STRONG = 0.8
 M.GREY = 0.5
 M.SOURCE = "kipnexus:arg_online"
 
-local function copy(t) local o = {}; for k, v in pairs(t or {}) do o[k] = v end return o end
+local copy = require("kip.sandbox").copy
 
 --- the decision record of a run: everything replay must reproduce, and
 --- nothing that varies between runs (timings, ids, clocks)
@@ -269,8 +269,7 @@ end
 function M.init(nx, opts)
   opts = opts or {}
   local transfer = require "kip.transfer"
-  local ctx = copy(nx.ctx)
-  ctx.operator, ctx.roles = true, { "arg_publisher" }
+  local ctx = require("kip.arg.offline.publish").ctx(nx)
   local function apply(path)
     local text, rerr = require("kip.sandbox").read_file(path)
     if not text then return nil, "cannot read " .. path .. ": " .. tostring(rerr) end
@@ -282,7 +281,7 @@ function M.init(nx, opts)
   end
   local ok, err = apply(require("kip").home() .. "/capsules/arg/ArgSchema.kip")
   if not ok then return nil, err end
-  local version = require("kip.arg.snapshot").version(nx, { ctx = ctx })
+  local version = require("kip.arg.snapshot").version(nx)
   if opts.ontology then
     ok, err = apply(opts.ontology)
     if not ok then return nil, err end

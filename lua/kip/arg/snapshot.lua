@@ -23,12 +23,15 @@ M.MOVEMENT = { next_step = true, requires = true, explains = true, related_to = 
 local LIMIT = 100000
 
 local VERSION_QUERY = 'FIND(?d.attributes.version) WHERE { ?d {type: "Domain", name: "ArgOntology"} }'
+local VERSION_REQUEST = core.json_encode { command = VERSION_QUERY }
 
 local function decode(text) return core.json_decode(text) end
 
---- the published ontology version (0 when the nexus has none yet)
-function M.version(nx, opts)
-  local r = nx:execute(VERSION_QUERY, nil, opts)
+--- the published ontology version (0 when the nexus has none yet): an
+--- internal read of the loop, like the snapshot batch (no policy pass on
+--- the per-request hot path; the ArgOntology domain is never private)
+function M.version(nx)
+  local r = decode(nx.handle:call_json(VERSION_REQUEST, { readonly = true }))
   local v = r.result and r.result[1]
   return type(v) == "number" and v or 0
 end
@@ -214,7 +217,7 @@ end
 
 --- the model of content c under version `version`
 function M.model(version, c)
-  local m = { version = version, clusters = {}, labels = {}, nodes = {}, actions = {}, sources = {}, by_id = {},
+  local m = { version = version, clusters = {}, labels = {}, nodes = {}, actions = {}, sources = {},
     cluster_names = {}, label_names = {}, node_names = {}, action_names = {}, source_names = {}, edges = {},
     product_words = { "threadline" }, content = c }
   local kinds = { ArgCluster = "clusters", ArgLabel = "labels", ArgNode = "nodes", ArgAction = "actions",
@@ -251,7 +254,6 @@ function M.model(version, c)
       end
       m[kinds[t]][name] = x
       table.insert(m[names[t]], name)
-      if id then m.by_id[id] = x end
     end
   end
   for _, k in pairs(names) do table.sort(m[k]) end
@@ -343,13 +345,5 @@ function M.get(nx, opts)
   end
   return m
 end
-
---- audience visibility by role (fixture README §2; an operator may replace
---- the table through opts.visibility of kip.arg.run)
-M.VISIBILITY = {
-  public = { customer = true, workspace_admin = true, support_agent = true, billing_admin = true, security_officer = true },
-  internal = { support_agent = true, billing_admin = true, security_officer = true },
-  restricted = { security_officer = true },
-}
 
 return M

@@ -7,13 +7,7 @@ local snapshot = require "kip.arg.snapshot"
 
 local M = {}
 
-local function copy(t)
-  if type(t) ~= "table" then return t end
-  local o = {}
-  for k, v in pairs(t) do o[k] = copy(v) end
-  return setmetatable(o, getmetatable(t))
-end
-M.copy = copy
+local copy = require("kip.sandbox").copy
 
 local function has(list, x) for _, v in ipairs(list or {}) do if v == x then return true end end return false end
 

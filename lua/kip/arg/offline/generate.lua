@@ -32,7 +32,7 @@ local function distinctive(m, label, prompt)
   for _, k in ipairs(l.aliases) do for _, s in ipairs(lex.stems(k)) do own[s] = true end end
   for _, s in ipairs(lex.stems((label:gsub("[._]", " ")))) do own[s] = true end
   local seen, out = {}, {}
-  for _, t in ipairs(lex.terms(prompt:gsub("https?://%S+", " "):gsub("%S+@%S+", " "))) do
+  for _, t in ipairs(lex.terms(require("kip.arg.analysis").routing_text(prompt))) do
     if not t.stop and not t.generic and #t.word >= 3 and not t.word:find("%d") and not own[t.stem] and not seen[t.stem] then
       seen[t.stem] = true
       out[#out + 1] = { word = t.word, idf = m.idf[t.stem] or m.max_idf }

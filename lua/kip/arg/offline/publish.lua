@@ -24,8 +24,7 @@ local function q(s) return core.json_encode(s) end
 
 -- the publisher's identity for the writes
 function M.ctx(nx, ctx)
-  local c = {}
-  for k, v in pairs(ctx or nx.ctx or {}) do c[k] = v end
+  local c = require("kip.sandbox").copy(ctx or nx.ctx or {})
   c.operator, c.roles = true, { "arg_publisher" }
   return c
 end

@@ -126,6 +126,12 @@ local function add_flag(w, f)
   w.flags[#w.flags + 1] = f
 end
 
+-- stop routing: no confident route, these flags say why and what to do
+local function recommend(w, ...)
+  for i = 1, select("#", ...) do add_flag(w, (select(i, ...))) end
+  w.confidence = 0
+end
+
 -- does word t name one family: a label, and possibly labels below it, and
 -- nothing else ("invoices": billing.invoices and its child; "link" names
 -- two siblings, not their parent: no one family)
@@ -222,49 +228,27 @@ function M.run(st)
   -- nothing routable matches: out of domain or too vague (cold start)
   local unit = m.max_idf
   if (not top_any or top_any.score < M.MIN_SCORE * unit) and not (top_draft and top_draft.score >= M.MIN_SCORE * unit) then
-    add_flag(w, "COLD_START")
-    if #a.content > 0 and #a.known == 0 then
-      add_flag(w, "OUT_OF_DOMAIN")
-    else
-      add_flag(w, "CLARIFY_RECOMMENDED")
-    end
-    w.confidence = 0
-    return
+    return recommend(w, "COLD_START", (#a.content > 0 and #a.known == 0) and "OUT_OF_DOMAIN" or "CLARIFY_RECOMMENDED")
   end
   -- too vague to route: at most one word that names anything, and that one
   -- common across the ontology and naming labels of several families
   -- ("account", "link"; "invoices" names one family and is a topic)
-  if vague then
-    add_flag(w, "VAGUE")
-    add_flag(w, "CLARIFY_RECOMMENDED")
-    w.confidence = 0
-    return
-  end
+  if vague then return recommend(w, "VAGUE", "CLARIFY_RECOMMENDED") end
   -- a DRAFT label is the best match: the topic is not published yet
   if top_draft and (not top_any or top_draft.score > top_any.score) then
-    add_flag(w, "DRAFT_MATCH")
-    add_flag(w, "ABSTAIN_RECOMMENDED")
     w.draft_label = top_draft.label
-    w.confidence = 0
-    return
+    return recommend(w, "DRAFT_MATCH", "ABSTAIN_RECOMMENDED")
   end
   -- the best match is hidden from the caller (for a request to act, only
-  -- when the hidden label has an action: information is not run)
+  -- when the hidden label has an action: information is not run), or
+  -- nothing visible matches at all
   local hidden_counts = top_any and not top_any.visible
     and (not a.act or #m.labels[top_any.label].actions > 0)
   if hidden_counts and (not top or top.score * M.HIDDEN_DOMINANCE < top_any.score) then
-    add_flag(w, "POLICY_RESTRICTED")
-    add_flag(w, "ABSTAIN_RECOMMENDED")
     w.restricted_label = top_any.label
-    w.confidence = 0
-    return
+    return recommend(w, "POLICY_RESTRICTED", "ABSTAIN_RECOMMENDED")
   end
-  if not top then
-    add_flag(w, "POLICY_RESTRICTED")
-    add_flag(w, "ABSTAIN_RECOMMENDED")
-    w.confidence = 0
-    return
-  end
+  if not top then return recommend(w, "POLICY_RESTRICTED", "ABSTAIN_RECOMMENDED") end
 
   -- intents: clauses that route on their own
   local intents = {}
@@ -314,11 +298,8 @@ function M.run(st)
   local ok, reasons = M.validate(m, set)
   w.validator = { ok = ok, reasons = reasons, checked = set }
   if not ok then
-    add_flag(w, "CONFLICT")
-    add_flag(w, "CLARIFY_RECOMMENDED")
     w.conflict = set
-    w.confidence = 0
-    return
+    return recommend(w, "CONFLICT", "CLARIFY_RECOMMENDED")
   end
 
   -- confidence from the margin to the best unrelated competitor
