@@ -104,10 +104,7 @@ static int l_dot_top(lua_State *L) {
   return 1;
 }
 
+static const luaL_Reg vector_funcs[] = {{"pack_f32", l_pack_f32}, {"dot_top", l_dot_top}, {NULL, NULL}};
+
 void kip_open_vectors(lua_State *L);
-void kip_open_vectors(lua_State *L) {
-  lua_pushcfunction(L, l_pack_f32);
-  lua_setfield(L, -2, "pack_f32");
-  lua_pushcfunction(L, l_dot_top);
-  lua_setfield(L, -2, "dot_top");
-}
+void kip_open_vectors(lua_State *L) { kip_setfuncs(L, vector_funcs); }
