@@ -59,10 +59,10 @@ echo 'return 7' > "$T/s.lua"; "${KIP[@]}" --db "$DB" run "$T/s.lua"; check run_s
 # many processes opening (and so bootstrapping) one new nexus at once: every one answers
 if [ "${KIP_VALGRIND:-0}" != 1 ]; then
   for i in $(seq 16); do
-    "${KIP[@]}" --db "$T/race.db" exec --no-policies 'FIND(COUNT(?p)) WHERE { ?p {type: "Person", name: "$self"} }' > "$T/race.$i" 2>&1 &
+    "${KIP[@]}" --db "$T/race.db" exec --no-policies 'FIND(COUNT(?p)) WHERE { ?p {type: "Person", name: "$self"} }' > "$T/race.out.$i" 2>&1 &
   done
   wait
-  check concurrent_first_opens 16 "$(grep -lx 1 "$T"/race.* | wc -l)"
+  check concurrent_first_opens 16 "$(grep -lx 1 "$T"/race.out.* | wc -l)"
 fi
 if [ "${KIP_VALGRIND:-0}" = 1 ]; then
   for f in "$T"/vg.*; do
