@@ -44,3 +44,59 @@ describe("deferred indexing", function()
     end
   end)
 end)
+
+describe("capsule statements (kip import's splitter)", function()
+  local capsule = require "kip.capsule"
+
+  it("finds top-level statements with their lines, not keywords in strings, comments or blocks", function()
+    local text = table.concat({
+      "// FIND in a comment",
+      'UPSERT { CONCEPT ?a { {type: "T", name: "DELETE me"} SET ATTRIBUTES { note: "a \\" UPSERT" } } }',
+      "",
+      "FIND(?x) WHERE {",
+      '  ?x {type: "T"}  // UPDATE',
+      "}",
+      'UPSERT { CONCEPT ?b { {type: "T", name: "multi\\nline"} } } WITH METADATA { source: "s" }',
+    }, "\n")
+    local starts, lines = capsule.statements(text)
+    assert.same({ 2, 4, 7 }, lines)
+    assert.equal("UPSERT", text:sub(starts[1], starts[1] + 5))
+    assert.equal("FIND", text:sub(starts[2], starts[2] + 3))
+    assert.equal(3, #starts)
+  end)
+
+  it("tells complete commands from open ones", function()
+    assert.is_true(capsule.complete('FIND(?x) WHERE { ?x {type: "T"} }'))
+    assert.is_false(capsule.complete('FIND(?x) WHERE { ?x {type: "T"}'))
+    assert.is_false(capsule.complete('FIND(?x) WHERE { ?x {name: "open } string'))
+    assert.is_false(capsule.complete("   "))
+  end)
+end)
+
+describe("kip.transfer.apply", function()
+  local current = H.fresh_nexus(before_each, after_each)
+  local transfer = require "kip.transfer"
+
+  it("applies batches, replays a failing one statement by statement and reports the bad line", function()
+    local lines = { 'UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "Quoll"} } }' }
+    for i = 1, 40 do lines[#lines + 1] = ('UPSERT { CONCEPT ?c { {type: "Quoll", name: "q%d"} } }'):format(i) end
+    lines[21] = 'UPSERT { CONCEPT ?c { {type: "NoSuchType", name: "bad"} } }'
+    local errors = {}
+    local st = transfer.apply(current(), table.concat(lines, "\n"), {
+      batch_bytes = 600, on_error = function(line, err) errors[#errors + 1] = line .. " " .. err.code end })
+    assert.equal(40, st.applied)
+    assert.equal(1, st.failed)
+    assert.same({ "21 KIP_2001" }, errors)
+    assert.equal(39, #current():execute('FIND(?c) WHERE { ?c {type: "Quoll"} }').result)
+  end)
+
+  it("refuses a handle defined twice in one UPSERT, naming both lines", function()
+    local blocks = {}
+    for i = 1, 2000 do blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "P%d"} }'):format(i, i) end
+    blocks[1500] = 'CONCEPT ?c7 { {type: "Person", name: "again"} }'
+    local r = current():execute("UPSERT {\n" .. table.concat(blocks, "\n") .. "\n}")
+    assert.equal("KIP_3001", r.error.code)
+    assert.matches("handle %?c7 is defined twice in one UPSERT %(first at line 8%)", r.error.message)
+    assert.equal(1501, r.error.line)
+  end)
+end)

@@ -45,12 +45,15 @@ typedef struct kip_arena {
   struct arena_chunk *head; /* newest chunk */
   json_t **refs;            /* json values decref'd when the arena is freed */
   size_t nrefs, caprefs;
+  void **blocks;            /* malloc'd blocks freed with the arena */
+  size_t nblocks, capblocks;
 } kip_arena;
 void kip_arena_init(kip_arena *a);
 void kip_arena_free(kip_arena *a);
 void *kip_alloc(kip_arena *a, size_t n);             /* zeroed */
 char *kip_strndup(kip_arena *a, const char *s, size_t n);
 json_t *kip_arena_own(kip_arena *a, json_t *v);     /* takes the reference */
+void *kip_arena_adopt(kip_arena *a, void *block);   /* frees a malloc'd block with the arena */
 
 /* ---- growable byte buffer ---- */
 typedef struct kip_buf {

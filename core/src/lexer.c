@@ -406,11 +406,8 @@ kip_tok *kip_lex(kip_arena *a, const char *text, size_t len, size_t *ntok, kip_e
     t->len = (size_t)(L.p - t->start);
     n++;
   }
-  kip_tok *out = kip_alloc(a, n * sizeof *out);
-  memcpy(out, toks, n * sizeof *out);
-  free(toks);
   *ntok = n;
-  return out;
+  return kip_arena_adopt(a, toks); /* a large command's tokens are not copied */
 }
 
 void kip_tok_describe(const kip_tok *t, char *out, size_t n) {

@@ -976,6 +976,44 @@ static ast_block *parse_block(parser *P) {
   return FAILED(P) ? NULL : b;
 }
 
+/* handles are unique within a statement: sorted by (handle, position), so a
+** load of thousands of blocks is checked in O(n log n); the reported
+** duplicate is the earliest block whose handle an earlier block already
+** took */
+typedef struct handle_ix {
+  const char *handle;
+  int i;
+} handle_ix;
+
+static int cmp_handle_ix(const void *a, const void *b) {
+  const handle_ix *x = a, *y = b;
+  int c = strcmp(x->handle, y->handle);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static void check_unique_handles(parser *P, ast_upsert *u) {
+  handle_ix *v = malloc(sizeof *v * (size_t)(u->n ? u->n : 1));
+  if (!v) abort();
+  int m = 0;
+  for (int i = 0; i < u->n; i++)
+    if (u->blocks[i]->handle) v[m++] = (handle_ix){u->blocks[i]->handle, i};
+  qsort(v, (size_t)m, sizeof *v, cmp_handle_ix);
+  int dup = -1, first = -1;
+  for (int k = 1; k < m; k++)
+    if (!strcmp(v[k].handle, v[k - 1].handle) && (k < 2 || strcmp(v[k].handle, v[k - 2].handle)) &&
+        (dup < 0 || v[k].i < dup)) {
+      dup = v[k].i;
+      first = v[k - 1].i;
+    }
+  free(v);
+  if (dup < 0) return;
+  kip_tok fake = {0};
+  fake.pos = u->blocks[dup]->pos;
+  fail(P, &fake, KIP_E_REFERENCE, "Give each block its own handle name.",
+       "handle ?%s is defined twice in one UPSERT (first at line %d)", u->blocks[dup]->handle,
+       u->blocks[first]->pos.line);
+}
+
 static void parse_upsert(parser *P, ast_stmt *s) {
   ast_upsert *u = &s->u.upsert;
   expect(P, T_LBRACE, "'{' after UPSERT", "UPSERT { CONCEPT ?x { ... } }");
@@ -996,19 +1034,7 @@ static void parse_upsert(parser *P, ast_stmt *s) {
   u->blocks = to_arena(P, blocks, n, sizeof *blocks);
   u->n = n;
   if (!FAILED(P) && is_kw(peek(P), "WITH")) u->meta = parse_with_metadata(P);
-  /* handles are unique within a statement */
-  for (int i = 0; !FAILED(P) && i < n; i++) {
-    if (!u->blocks[i]->handle) continue;
-    for (int j = 0; j < i; j++)
-      if (u->blocks[j]->handle && !strcmp(u->blocks[i]->handle, u->blocks[j]->handle)) {
-        kip_tok fake = {0};
-        fake.pos = u->blocks[i]->pos;
-        fail(P, &fake, KIP_E_REFERENCE, "Give each block its own handle name.",
-             "handle ?%s is defined twice in one UPSERT (first at line %d)", u->blocks[i]->handle,
-             u->blocks[j]->pos.line);
-        break;
-      }
-  }
+  if (!FAILED(P)) check_unique_handles(P, u);
 }
 
 /* -------------------------------------------------------------- UPDATE */

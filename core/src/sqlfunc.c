@@ -535,7 +535,9 @@ static void fn_search_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   if (argc < 2) return;
   const char *text = (const char *)sqlite3_value_text(argv[0]);
   int which = sqlite3_value_int(argv[1]);
-  json_t *attrs = text ? json_loadb(text, (size_t)sqlite3_value_bytes(argv[0]), 0, NULL) : NULL;
+  int n = text ? sqlite3_value_bytes(argv[0]) : 0;
+  /* most propositions carry no attributes: no JSON to parse */
+  json_t *attrs = n > 2 || (n == 2 && strcmp(text, "{}")) ? json_loadb(text, (size_t)n, 0, NULL) : NULL;
   kip_buf b;
   kip_buf_init(&b);
   if (json_is_object(attrs)) {

@@ -103,6 +103,8 @@ void kip_arena_free(kip_arena *a) {
   }
   for (size_t i = 0; i < a->nrefs; i++) json_decref(a->refs[i]);
   free(a->refs);
+  for (size_t i = 0; i < a->nblocks; i++) free(a->blocks[i]);
+  free(a->blocks);
   memset(a, 0, sizeof *a);
 }
 
@@ -142,6 +144,18 @@ json_t *kip_arena_own(kip_arena *a, json_t *v) {
   }
   a->refs[a->nrefs++] = v;
   return v;
+}
+
+void *kip_arena_adopt(kip_arena *a, void *block) {
+  if (a->nblocks == a->capblocks) {
+    size_t cap = a->capblocks ? a->capblocks * 2 : 4;
+    void **b = realloc(a->blocks, cap * sizeof *b);
+    if (!b) abort();
+    a->blocks = b;
+    a->capblocks = cap;
+  }
+  a->blocks[a->nblocks++] = block;
+  return block;
 }
 
 /* ------------------------------------------------------------------ buffer */

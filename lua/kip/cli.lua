@@ -150,7 +150,7 @@ JSON when it is valid JSON (numbers, true, [..]) and is a string otherwise.
 usage: kip [--db PATH] import [--from N] [--batch-kb K] [-q] [governance options] FILE.kip...
 
 Applies capsule files. A file is split into its statements; statements are
-applied in batches (about K KiB of text, default 200) of one transaction
+applied in batches (about K KiB of text, default 4096) of one transaction
 each. A batch that fails is replayed statement by statement, so every bad
 statement is reported as FILE:LINE and the good ones are applied. Importing
 again is idempotent (UPSERT matches what exists); --from N starts at
@@ -466,7 +466,7 @@ local function apply_reporting(nx, text, label, from, batch_bytes, quiet)
 end
 
 function commands.import()
-  local files, from, batch_bytes, quiet = {}, 1, 200 * 1024, false
+  local files, from, batch_bytes, quiet = {}, 1, nil, false
   local j = 1
   while rest[j] do
     local a, g = rest[j], 0

@@ -12,6 +12,8 @@ local function count(r)
   return #r.upsert_concept_nodes + #r.upsert_proposition_links
 end
 
+M.BATCH_BYTES = 4 * 1024 * 1024 -- statements per transaction (docs/performance.md "Import")
+
 --- Apply capsule text. Its statements go in batches of about batch_bytes,
 --- one transaction each; a failing batch is replayed statement by statement
 --- so every error is reported (on_error(line, err)) and the good statements
@@ -21,39 +23,38 @@ end
 --- Returns { applied=, failed=, elements=, statements= [, index_error=] }.
 function M.apply(nx, text, opts)
   opts = opts or {}
-  local stmts = capsule.split(text)
-  local from, batch_bytes = opts.from or 1, opts.batch_bytes or 200 * 1024
+  local starts, lines = capsule.statements(text)
+  local nstmts = #starts
+  local from, batch_bytes = opts.from or 1, opts.batch_bytes or M.BATCH_BYTES
   -- the SEARCH index is built once at the end (kip_sync_index), not per batch
   local limit = { max_command_bytes = M.BIG_COMMAND, defer_index = true, ctx = opts.ctx }
-  local st = { applied = 0, failed = 0, elements = 0, statements = #stmts, from = math.min(from, #stmts) }
-  local function run(list)
-    local parts = {}
-    for k, s in ipairs(list) do parts[k] = s.text end
-    return core.json_decode(nx:call_json(core.json_encode { command = table.concat(parts, "\n") }, limit))
+  local st = { applied = 0, failed = 0, elements = 0, statements = nstmts, from = math.min(from, nstmts) }
+  local function stop(k) return (starts[k + 1] or #text + 1) - 1 end
+  -- statements first..last as one command (one transaction)
+  local function run(first, last)
+    local cmd = text:sub(starts[first], stop(last))
+    return core.json_decode(nx:call_json(core.json_encode { command = cmd }, limit))
   end
   local k = from
-  while k <= #stmts do
-    local batch, size = {}, 0
-    while k <= #stmts and (#batch == 0 or size + #stmts[k].text <= batch_bytes) do
-      batch[#batch + 1] = stmts[k]
-      size = size + #stmts[k].text
-      k = k + 1
-    end
-    local resp = run(batch)
+  while k <= nstmts do
+    local first, last = k, k
+    while last < nstmts and stop(last + 1) - starts[first] + 1 <= batch_bytes do last = last + 1 end
+    k = last + 1
+    local resp = run(first, last)
     if resp.error then
-      for _, s in ipairs(batch) do
-        local r = run { s }
+      for i = first, last do
+        local r = run(i, i)
         if r.error then
           st.failed = st.failed + 1
-          if opts.on_error then opts.on_error(s.line + (r.error.line or 1) - 1, r.error) end
+          if opts.on_error then opts.on_error(lines[i] + (r.error.line or 1) - 1, r.error) end
         else
           st.applied, st.elements = st.applied + 1, st.elements + count(r.result)
         end
       end
     else
-      st.applied, st.elements = st.applied + #batch, st.elements + count(resp.result)
+      st.applied, st.elements = st.applied + (last - first + 1), st.elements + count(resp.result)
     end
-    if opts.on_progress then opts.on_progress(stmts[k] and stmts[k].offset - 1 or #text, st.applied, st.elements) end
+    if opts.on_progress then opts.on_progress(starts[k] and starts[k] - 1 or #text, st.applied, st.elements) end
   end
   -- one indexing pass over everything the batches wrote, in transactions of
   -- 50 000 elements (an interrupted pass resumes at the next open or write)

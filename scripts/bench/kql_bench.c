@@ -143,6 +143,7 @@ static char *request(const char *command) {
 
 /* run one request envelope; *ms (when not NULL) gets the engine's time only */
 static kip_call_options *load_options; /* bulk loads may defer the search index */
+static int import_only;                 /* --import-only */
 
 static int kip_call_timed(kip_nexus *nx, const char *req, double *ms) {
   double a = now_ms();
@@ -161,7 +162,11 @@ static int kip_run(kip_nexus *nx, const char *command, double *ms) {
   return ok;
 }
 
-static int kip_load(kip_nexus *nx, int64_t nconcepts, const edge *L, int64_t nlinks) {
+/* load the graph as UPSERT commands of about cap bytes each (one transaction
+** each): 240 KiB like an agent's largest command, or kip import's batch */
+#define IMPORT_BATCH (4 << 20) /* lua/kip/transfer.lua M.BATCH_BYTES */
+
+static int kip_load(kip_nexus *nx, int64_t nconcepts, const edge *L, int64_t nlinks, size_t cap) {
   const char *schema_fmt = "UPSERT { CONCEPT ?t { {type: \"%s\", name: \"%s\"} } }";
   char buf[256];
   for (int t = 0; t < NTYPES; t++) {
@@ -172,7 +177,6 @@ static int kip_load(kip_nexus *nx, int64_t nconcepts, const edge *L, int64_t nli
     snprintf(buf, sizeof buf, schema_fmt, "$PropositionType", preds[p].name);
     if (!kip_run(nx, buf, NULL)) return 0;
   }
-  size_t cap = 240 * 1024;
   char *cmd = malloc(cap + 1024);
   char name[64], attrs[256];
   for (int64_t i = 0; i < nconcepts;) {
@@ -560,9 +564,10 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     kip_call_options defer;
     memset(&defer, 0, sizeof defer);
     defer.defer_index = 1;
+    defer.max_command_bytes = 64 << 20;
     double t0 = now_ms();
     load_options = &defer;
-    int ok = kip_load(bx, nconcepts, L, ngen);
+    int ok = kip_load(bx, nconcepts, L, ngen, IMPORT_BATCH);
     load_options = NULL;
     double t_written = now_ms();
     if (!ok || kip_sync_index(bx, 0, NULL, NULL, &err)) return 0;
@@ -570,6 +575,7 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     if (getenv("KIP_BENCH_SPLIT"))
       fprintf(stderr, "bulk load: %.0f ms writing, %.0f ms indexing\n", t_written - t0, now_ms() - t_written);
     kip_close(bx);
+    if (import_only) return 1;
     for (int i = 0; i < 3; i++) {
       char side[640];
       snprintf(side, sizeof side, "%s%s", bpath, i == 0 ? "" : i == 1 ? "-wal" : "-shm");
@@ -577,7 +583,7 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     }
   }
   double t0 = now_ms();
-  if (!kip_load(nx, nconcepts, L, ngen)) return 0;
+  if (!kip_load(nx, nconcepts, L, ngen, 240 * 1024)) return 0;
   double kip_load_ms = now_ms() - t0;
   t0 = now_ms();
   raw_load(kip_store_db(rx), nconcepts, L, ngen);
@@ -654,16 +660,22 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--scale") && i + 1 < argc) scale = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
     else if (!strcmp(argv[i], "--keep")) keep = 1;
+    else if (!strcmp(argv[i], "--import-only")) import_only = 1;
     else {
-      printf("usage: bench_kql [--concepts N] [--links M] [--scale K] [--runs R] [--dir TMPDIR] [--keep]\n"
+      printf("usage: bench_kql [--concepts N] [--links M] [--scale K] [--runs R] [--dir TMPDIR] [--keep] [--import-only]\n"
              "  --scale K  also run at K times the size and print the growth between the sizes\n"
-             "  --keep     keep the KIP-loaded database files and print their paths\n");
+             "  --keep     keep the KIP-loaded database files and print their paths\n"
+             "  --import-only  time only the import path (stderr), e.g. to profile it\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
   if (runs < 3) runs = 3;
   results A, B;
   if (!run_size(nconcepts, nlinks, runs, dir, keep, &A)) return 1;
+  if (import_only) {
+    fprintf(stderr, "import path: %.0f elements/s\n", A.load_kip[4]);
+    return 0;
+  }
   int two = scale > 1;
   if (two) {
     for (int t = 0; t < NTYPES; t++) types[t].count = types[t].first = 0;

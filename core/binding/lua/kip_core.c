@@ -634,6 +634,7 @@ static const luaL_Reg funcs[] = {{"open", l_open}, {"fold_key", l_fold_key},    
 
 void kip_open_sandbox(lua_State *L); /* kip_sandbox.c */
 void kip_open_vectors(lua_State *L); /* kip_vectors.c */
+void kip_open_capsule_scan(lua_State *L); /* kip_capsule_scan.c */
 
 int luaopen_kip_core(lua_State *L);
 int luaopen_kip_core(lua_State *L) {
@@ -667,6 +668,7 @@ int luaopen_kip_core(lua_State *L) {
   luaL_newlib(L, funcs);
   kip_open_sandbox(L);
   kip_open_vectors(L);
+  kip_open_capsule_scan(L);
   luaL_getmetatable(L, ARRAY_MT);
   lua_setfield(L, -2, "array_mt");
   lua_pushlightuserdata(L, NULL);
