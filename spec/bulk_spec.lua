@@ -23,6 +23,18 @@ describe("deferred indexing", function()
     assert.is_nil(after.warnings)
   end)
 
+  it("a pass that indexes most of the nexus merges the index, and SEARCH finds everything", function()
+    for chunk = 0, 2 do
+      local blocks = {}
+      for i = 1, 4000 do blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "Bilby %d"} }'):format(i, chunk * 4000 + i) end
+      assert.is_nil(current():call({ command = "UPSERT { " .. table.concat(blocks, " ") .. " }" }, { defer_index = true }).error)
+    end
+    assert.is_true(current().handle:sync_index(5000))
+    local r = current():execute('SEARCH CONCEPT "bilby" LIMIT 20000')
+    assert.equal(12000, #r.result)
+    assert.equal("Bilby 11999", current():execute('SEARCH CONCEPT "Bilby 11999" LIMIT 1').result[1].name)
+  end)
+
   it("an ordinary write indexes what a deferred one left", function()
     assert.is_nil(current():call({ command = 'UPSERT { CONCEPT ?c { {type: "Person", name: "Wombat"} } }' }, { defer_index = true }).error)
     assert.is_nil(current():execute('UPSERT { CONCEPT ?c { {type: "Person", name: "Numbat"} } }').error)

@@ -137,6 +137,9 @@ void kip_free(void *p);
 /* Index for SEARCH every element changed by writes that deferred it
 ** (kip_call_options.defer_index), in transactions of `batch` elements (0 =
 ** all at once); progress(done, total, ud) is called after each, when given.
+** When the pass indexed at least a quarter of the nexus (and 10 000
+** elements or more), each FTS5 index is then merged into one segment, so
+** later single writes do not inherit the bulk pass's pending merges.
 ** Returns 0 or a kip_code with err filled. SEARCH warns while elements are
 ** waiting to be indexed. */
 int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t done, int64_t total, void *ud), void *ud,

@@ -32,6 +32,29 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
   UNINDEX_WORD_SQL(from) ";" UNINDEX_TRIGRAM_SQL(from) ";" INDEX_WORD_SQL(from) ";" INDEX_TRIGRAM_SQL(from) \
   "; DELETE FROM search_dirty WHERE id IN (SELECT id FROM " from ");"
 
+/* After a pass that built a large share of the index, merge each FTS5 index
+** into one segment ('optimize'). A bulk pass leaves large segments with
+** merges pending, and FTS5 carries pending merge work forward into later
+** writes: measured on a 6M-element nexus indexed in one pass, every
+** single-item UPSERT afterwards wrote ~110 pages and read ~34 (2.3x and 16x
+** those of the same write on a 600k-element nexus); after the merge (4 s
+** at 6M, 0.5 s at 600k) they cost the same at both sizes. Merging costs
+** time proportional to the whole index, so it runs only when the pass
+** indexed at least a quarter of the elements. */
+static int merge_index_after_bulk(kip_nexus *nx, int64_t indexed, kip_error *err) {
+  int64_t all = kip_store_count(nx, "SELECT count(*) FROM element");
+  if (indexed < 10000 || all < 0 || indexed * 4 < all) return 0;
+  if (kip_tx_begin(nx, err)) return err->code;
+  if (kip_store_exec(nx,
+                     "INSERT INTO search_word(search_word) VALUES('optimize');"
+                     "INSERT INTO search_trigram(search_trigram) VALUES('optimize')",
+                     err, "merging the search index")) {
+    kip_tx_rollback(nx);
+    return err->code;
+  }
+  return kip_tx_commit(nx, err);
+}
+
 int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud, kip_error *err) {
   kip_err_clear(err);
   if (nx->readonly_file) return 0;
@@ -40,7 +63,7 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
   if (batch <= 0 || batch >= total) { /* all at once: the commit indexes the dirty set */
     if (kip_tx_begin(nx, err) || kip_tx_commit(nx, err)) return err->code;
     if (progress) progress(total, total, ud);
-    return 0;
+    return merge_index_after_bulk(nx, total, err);
   }
   if (kip_store_exec(nx, "CREATE TEMP TABLE IF NOT EXISTS kip_sync_batch(id INTEGER PRIMARY KEY)", err, "indexing")) return err->code;
   char pick[160];
@@ -65,7 +88,7 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
     done += n;
     if (progress) progress(done < total ? done : total, total, ud);
   }
-  return 0;
+  return merge_index_after_bulk(nx, done, err);
 }
 
 int64_t kip_unindexed(kip_nexus *nx) {

@@ -575,11 +575,27 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     if (getenv("KIP_BENCH_SPLIT"))
       fprintf(stderr, "bulk load: %.0f ms writing, %.0f ms indexing\n", t_written - t0, now_ms() - t_written);
     kip_close(bx);
-    if (import_only) return 1;
-    for (int i = 0; i < 3; i++) {
-      char side[640];
-      snprintf(side, sizeof side, "%s%s", bpath, i == 0 ? "" : i == 1 ? "-wal" : "-shm");
-      unlink(side);
+    if (import_only && keep) fprintf(stderr, "kept: %s\n", bpath);
+    else
+      for (int i = 0; i < 3; i++) {
+        char side[640];
+        snprintf(side, sizeof side, "%s%s", bpath, i == 0 ? "" : i == 1 ? "-wal" : "-shm");
+        unlink(side);
+      }
+    if (import_only) {
+      kip_close(nx);
+      kip_close(rx);
+      for (int i = 0; i < 2; i++) {
+        char side[640];
+        const char *base = i ? rpath : kpath;
+        unlink(base);
+        snprintf(side, sizeof side, "%s-wal", base);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", base);
+        unlink(side);
+      }
+      free(L);
+      return 1;
     }
   }
   double t0 = now_ms();
@@ -665,7 +681,8 @@ int main(int argc, char **argv) {
       printf("usage: bench_kql [--concepts N] [--links M] [--scale K] [--runs R] [--dir TMPDIR] [--keep] [--import-only]\n"
              "  --scale K  also run at K times the size and print the growth between the sizes\n"
              "  --keep     keep the KIP-loaded database files and print their paths\n"
-             "  --import-only  time only the import path (stderr), e.g. to profile it\n");
+             "  --import-only  time only the import path (stderr), e.g. to profile it; with --keep\n"
+             "                 its file is kept\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
