@@ -12,7 +12,7 @@ local function count(r)
   return #r.upsert_concept_nodes + #r.upsert_proposition_links
 end
 
-M.BATCH_BYTES = 4 * 1024 * 1024 -- statements per transaction (docs/performance.md "Import")
+M.BATCH_BYTES = 4 * 1024 * 1024 -- bytes of statements per transaction (docs/decisions.md "Import")
 
 --- Apply capsule text. Its statements go in batches of about batch_bytes,
 --- one transaction each; a failing batch is replayed statement by statement

@@ -162,10 +162,10 @@ static int kip_run(kip_nexus *nx, const char *command, double *ms) {
   return ok;
 }
 
-/* load the graph as UPSERT commands of about cap bytes each (one transaction
-** each): 240 KiB like an agent's largest command, or kip import's batch */
 #define IMPORT_BATCH (4 << 20) /* lua/kip/transfer.lua M.BATCH_BYTES */
 
+/* load the graph as UPSERT commands of about cap bytes each (one transaction
+** each): 240 KiB like an agent's largest command, or kip import's batch */
 static int kip_load(kip_nexus *nx, int64_t nconcepts, const edge *L, int64_t nlinks, size_t cap) {
   const char *schema_fmt = "UPSERT { CONCEPT ?t { {type: \"%s\", name: \"%s\"} } }";
   char buf[256];
@@ -538,6 +538,16 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int with_link, double *k
   free(rs);
 }
 
+/* remove a database file's -wal and -shm, and the file itself when asked */
+static void remove_db(const char *path, int with_file) {
+  char side[640];
+  snprintf(side, sizeof side, "%s-wal", path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", path);
+  unlink(side);
+  if (with_file) unlink(path);
+}
+
 /* load and measure one graph size */
 static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir, int keep, results *R) {
   char kpath[512], rpath[512];
@@ -576,24 +586,12 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
       fprintf(stderr, "bulk load: %.0f ms writing, %.0f ms indexing\n", t_written - t0, now_ms() - t_written);
     kip_close(bx);
     if (import_only && keep) fprintf(stderr, "kept: %s\n", bpath);
-    else
-      for (int i = 0; i < 3; i++) {
-        char side[640];
-        snprintf(side, sizeof side, "%s%s", bpath, i == 0 ? "" : i == 1 ? "-wal" : "-shm");
-        unlink(side);
-      }
+    else remove_db(bpath, 1);
     if (import_only) {
       kip_close(nx);
       kip_close(rx);
-      for (int i = 0; i < 2; i++) {
-        char side[640];
-        const char *base = i ? rpath : kpath;
-        unlink(base);
-        snprintf(side, sizeof side, "%s-wal", base);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", base);
-        unlink(side);
-      }
+      remove_db(kpath, 1);
+      remove_db(rpath, 1);
       free(L);
       return 1;
     }
@@ -652,15 +650,8 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   kip_close(nx);
   kip_close(rx);
   if (keep) fprintf(stderr, "kept: %s\n", kpath);
-  for (int i = keep; i < 2; i++) {
-    const char *base = i ? rpath : kpath;
-    char side[600];
-    snprintf(side, sizeof side, "%s-wal", base);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", base);
-    unlink(side);
-    unlink(base);
-  }
+  remove_db(kpath, !keep);
+  remove_db(rpath, 1);
   return 1;
 }
 
