@@ -257,9 +257,13 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Lost"} } } WITH METADATA { source: "spec", author: "spec" }]])
       local dry = run(nx(), { dry_run = true })
       assert.is_true(#dry.planned > 0)
+      assert.is_nil(dry.index_merge)
       assert.same({}, domains(nx(), "Note", "Lost"))
       local first = run(nx())
       assert.is_true(first.writes > 0)
+      -- the SEARCH index is merged after the phases, and still finds what it held
+      assert.is_nil(first.index_merge.error)
+      assert.equal("Lost", nx():execute('SEARCH CONCEPT "Lost" LIMIT 1').result[1].name)
       assert.same({ "Unsorted" }, domains(nx(), "Note", "Lost"))
       local second = run(nx())
       -- the second run writes only its report: start marker, record, log

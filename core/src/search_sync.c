@@ -3,8 +3,10 @@
 ** before every commit the elements recorded in search_dirty are re-indexed
 ** with one statement per index (FTS5 word and trigram) and their vectors
 ** written or queued (store_vectors.c); bulk loads defer it and index in
-** batches afterwards (kip_sync_index). Part of the store layer: the index
-** is storage, SEARCH reads it (search_keyword.c, search_vector.c).
+** batches afterwards (kip_sync_index); kip_merge_index merges each index
+** into one segment (after bulk passes and in sleep cycles). Part of the
+** store layer: the index is storage, SEARCH reads it (search_keyword.c,
+** search_vector.c).
 */
 #include <stdio.h>
 
@@ -32,18 +34,9 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
   UNINDEX_WORD_SQL(from) ";" UNINDEX_TRIGRAM_SQL(from) ";" INDEX_WORD_SQL(from) ";" INDEX_TRIGRAM_SQL(from) \
   "; DELETE FROM search_dirty WHERE id IN (SELECT id FROM " from ");"
 
-/* After a pass that built a large share of the index, merge each FTS5 index
-** into one segment ('optimize'). A bulk pass leaves large segments with
-** merges pending, and FTS5 carries pending merge work forward into later
-** writes: measured on a 6M-element nexus indexed in one pass, every
-** single-item UPSERT afterwards wrote ~110 pages and read ~34 (2.3x and 16x
-** those of the same write on a 600k-element nexus); after the merge (4 s
-** at 6M, 0.5 s at 600k) they cost the same at both sizes. Merging costs
-** time proportional to the whole index, so it runs only when the pass
-** indexed at least a quarter of the elements. */
-static int merge_index_after_bulk(kip_nexus *nx, int64_t indexed, kip_error *err) {
-  int64_t all = kip_store_count(nx, "SELECT count(*) FROM element");
-  if (indexed < 10000 || all < 0 || indexed * 4 < all) return 0;
+int kip_merge_index(kip_nexus *nx, kip_error *err) {
+  kip_err_clear(err);
+  if (nx->readonly_file) return 0;
   if (kip_tx_begin(nx, err)) return err->code;
   if (kip_store_exec(nx,
                      "INSERT INTO search_word(search_word) VALUES('optimize');"
@@ -53,6 +46,16 @@ static int merge_index_after_bulk(kip_nexus *nx, int64_t indexed, kip_error *err
     return err->code;
   }
   return kip_tx_commit(nx, err);
+}
+
+/* After a pass that built a large share of the index, merge it (see
+** kip_merge_index): a bulk pass leaves large segments with merges pending.
+** Merging costs time proportional to the whole index, so it runs only when
+** the pass indexed at least a quarter of the elements. */
+static int merge_index_after_bulk(kip_nexus *nx, int64_t indexed, kip_error *err) {
+  int64_t all = kip_store_count(nx, "SELECT count(*) FROM element");
+  if (indexed < 10000 || all < 0 || indexed * 4 < all) return 0;
+  return kip_merge_index(nx, err);
 }
 
 int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud, kip_error *err) {

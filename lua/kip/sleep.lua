@@ -15,8 +15,11 @@
 --- (judgment steps: classify, consolidate, duplicates, contradiction, task;
 --- without one a rule decides what it can and flags the rest), trigger,
 --- progress(phase, title, counts, seconds) after each phase.
+--- After the phases (not in a dry run) the SEARCH index is merged
+--- (nexus:merge_index).
 --- Returns the report: {now, phases = {{phase, title, counts, seconds}},
---- flagged, writes, errors, metrics_before, metrics_after, planned (dry run)}.
+--- flagged, writes, errors, metrics_before, metrics_after, planned (dry run),
+--- index_merge = {seconds [, error]}}.
 local cycle = require "kip.sleep.cycle"
 
 local M = {}
@@ -109,8 +112,18 @@ function M.run(nx, opts)
     if ph.name ~= "finalize" then c.results[#c.results + 1] = res end
     if opts.progress then opts.progress(ph.name, res.title, counts, secs) end
   end
+  -- the SEARCH index merged into one segment, so the writes until the next
+  -- cycle do not pay for merges pending in a large index (kip_merge_index)
+  local merged
+  if not c.dry_run and nx.handle and nx.handle.merge_index then
+    local t0 = os.clock()
+    local ok, err = nx.handle:merge_index()
+    merged = { seconds = os.clock() - t0, error = not ok and err or nil }
+    if opts.progress then opts.progress("index", "Search index merge", ok and {} or { failed = true }, merged.seconds) end
+  end
   local report = c.report or { now = c.now, phases = c.results, flagged = c.flags, writes = c.writes,
     metrics_before = c.metrics_before, metrics_after = c.metrics_after }
+  report.index_merge = merged
   report.errors = c.errors
   report.planned = c.dry_run and c.planned or nil
   report.decisions = c.decisions

@@ -8,6 +8,7 @@
 **   nexus:close()        (also __gc / __close; idempotent)
 **   nexus:readonly() -> nil | "requested" | "not writable" (opened read-only because of permissions)
 **   nexus:sync_index([batch [, progress(done, total)]]) -> true | nil, message (index deferred bulk loads)
+**   nexus:merge_index() -> true | nil, message (merge the SEARCH index: kip_merge_index)
 **   core.parse(command [, params_json]) -> json text
 **   core.describe(command [, params_json]) -> json text (policy request description)
 **   nexus:call_json(request_json [, opts]) -> response json; opts: readonly,
@@ -108,6 +109,19 @@ static int l_sync_index(lua_State *L) {
   kip_lua_progress_fn p = {L, lua_isfunction(L, 3) ? 3 : 0};
   kip_error e;
   if (kip_sync_index(n->nx, (int64_t)batch, kip_lua_progress, &p, &e)) {
+    lua_pushnil(L);
+    lua_pushstring(L, e.message);
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* nexus:merge_index() -> true | nil, message (kip_merge_index) */
+static int l_merge_index(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  kip_error e;
+  if (kip_merge_index(n->nx, &e)) {
     lua_pushnil(L);
     lua_pushstring(L, e.message);
     return 2;
@@ -618,7 +632,7 @@ static int l_backup(lua_State *L) {
 
 static const luaL_Reg nexus_methods[] = {
     {"call_json", l_call_json}, {"backup", l_backup}, {"readonly", l_readonly}, {"sync_index", l_sync_index},
-    {"close", l_close},         {NULL, NULL}};
+    {"merge_index", l_merge_index}, {"close", l_close},         {NULL, NULL}};
 /* core.fold_key(text) -> the duplicate key (kip_fold_key) */
 static int l_fold_key(lua_State *L) {
   char *k = kip_fold_key(luaL_checkstring(L, 1));
