@@ -120,6 +120,14 @@ typedef struct kip_call_options {
 ** free it with kip_free. */
 char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_call_options *opt);
 
+/* One command without a request envelope: what {"command": command,
+** "parameters": params} does through kip_call_json (same response, hooks,
+** limits and errors; no dry_run), without the command travelling as a JSON
+** string — bulk loads send commands of megabytes, and encoding and decoding
+** them cost a fifth of an import. params_json: a JSON object text or NULL. */
+char *kip_call_command(kip_nexus *nx, const char *command, size_t len, const char *params_json,
+                       const kip_call_options *opt);
+
 /* Parse a command (no execution) and return its AST as JSON text, or an
 ** {"error":{...}} object. params may be NULL or a JSON object text. */
 char *kip_parse_json(const char *command, size_t len, const char *params_json);

@@ -192,20 +192,52 @@ static json_t *merged_params(const json_t *shared, const json_t *own) {
   return kip_json_merge(shared, own);
 }
 
+/* this call's own request state; the nexus's idle state (outer) comes back
+** with request_end */
+static kip_request *request_begin(kip_nexus *nx, kip_request *rq, const kip_call_options *opt) {
+  kip_request *outer = nx->req;
+  memset(rq, 0, sizeof *rq);
+  rq->max_rows = KIP_DEFAULT_MAX_ROWS;
+  rq->max_hops = KIP_DEFAULT_MAX_HOPS;
+  rq->hooks = opt ? opt->hooks : NULL;
+  rq->defer_index = opt && opt->defer_index;
+  nx->req = rq;
+  return outer;
+}
+
+static char *request_end(kip_nexus *nx, kip_request *outer, kip_buf *out) {
+  nx->req = outer; /* the request's hooks and limits end with it */
+  char *s = kip_buf_detach(out);
+  return s ? s : strdup("{\"error\":{\"code\":\"KIP_4002\",\"name\":\"ResourceExhausted\",\"message\":\"out of memory\",\"hint\":\"\"}}");
+}
+
+char *kip_call_command(kip_nexus *nx, const char *command, size_t len, const char *params_json,
+                       const kip_call_options *opt) {
+  kip_buf out;
+  kip_buf_init(&out);
+  kip_error err;
+  kip_err_clear(&err);
+  kip_request rq, *outer = request_begin(nx, &rq, opt);
+  json_t *params = params_json ? kip_json_parse_request(params_json, strlen(params_json), &err) : NULL;
+  if (params_json && !params) write_error_response(&out, &err);
+  else if (params && !json_is_object(params) && !json_is_null(params))
+    bad_request(&out, NULL, "\"parameters\" must be an object");
+  else if (params && json_is_object(params) && too_deep(params, &err))
+    write_error_response(&out, &err);
+  else
+    run_command(nx, 0, command ? command : "", command ? len : 0, json_is_object(params) ? params : NULL,
+                opt && opt->readonly, 0, opt, &out);
+  json_decref(params);
+  return request_end(nx, outer, &out);
+}
+
 char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_call_options *opt) {
   kip_buf out;
   kip_buf_init(&out);
   kip_error err;
   kip_err_clear(&err);
   int readonly = opt && opt->readonly;
-  /* this call's own request state; the nexus's idle state comes back after */
-  kip_request rq, *outer = nx->req;
-  memset(&rq, 0, sizeof rq);
-  rq.max_rows = KIP_DEFAULT_MAX_ROWS;
-  rq.max_hops = KIP_DEFAULT_MAX_HOPS;
-  nx->req = &rq;
-  nx->req->hooks = opt ? opt->hooks : NULL;
-  nx->req->defer_index = opt && opt->defer_index;
+  kip_request rq, *outer = request_begin(nx, &rq, opt);
   json_t *req = kip_json_parse_request(request, len, &err);
   if (!req) {
     write_error_response(&out, &err);
@@ -326,7 +358,5 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
   if (dry_run && !readonly) kip_tx_rollback(nx);
 done:
   json_decref(req);
-  nx->req = outer; /* the request's hooks and limits end with it */
-  char *s = kip_buf_detach(&out);
-  return s ? s : strdup("{\"error\":{\"code\":\"KIP_4002\",\"name\":\"ResourceExhausted\",\"message\":\"out of memory\",\"hint\":\"\"}}");
+  return request_end(nx, outer, &out);
 }

@@ -556,22 +556,11 @@ static void fn_search_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   kip_buf_free(&b);
 }
 
-/* kip_write_refused(type_or_predicate, changes): 1 when the running
-** command's write guards refuse writing a row of that kind — changes = 0 for
-** an insert (write_protected), 1 for an update or delete (write_protected
-** or append_only). The guard triggers (store.c) raise KIP_4004 on it. */
-static int listed(const char *const *list, const char *kind) {
-  for (; list && *list; list++)
-    if (!strcmp(*list, kind)) return 1;
-  return 0;
-}
-
+/* kip_write_refused(type_or_predicate, changes): the guard triggers'
+** (store.c) question, answered by kip_write_refused */
 static void fn_write_refused(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  kip_nexus *nx = sqlite3_user_data(ctx);
   const char *kind = argc == 2 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
-  int refused = kind && (listed(nx->req->write_protected, kind) || (sqlite3_value_int(argv[1]) && listed(nx->req->append_only, kind)));
-  if (refused) snprintf(nx->req->guard_hit, sizeof nx->req->guard_hit, "%s", kind);
-  sqlite3_result_int(ctx, refused);
+  sqlite3_result_int(ctx, kip_write_refused(sqlite3_user_data(ctx), kind, sqlite3_value_int(argv[1])));
 }
 
 int kip_register_sql_functions(kip_nexus *nx) {

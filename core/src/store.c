@@ -47,6 +47,12 @@ int kip_store_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *w
   return 0;
 }
 
+/* a write the running command's write guards refuse (KIP_4004) */
+#define GUARD_HINT \
+  "The governance policy protects these elements from this caller: use the operations that own them " \
+  "(e.g. kip mind … for Knowledge)."
+#define GUARD_MESSAGE "the write touches \"%s\", which the governance policy protects from this write while %s"
+
 static const char *stmt_sql[ST_COUNT] = {
     [ST_GET] = "SELECT id, type, name, subject, predicate, object, attributes, metadata, version FROM element WHERE id=?1",
     [ST_FIND_CONCEPT] = "SELECT id FROM element WHERE type=?1 AND name=?2",
@@ -68,6 +74,7 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_SEARCH_INDEX_WORD] = INDEX_WORD_SQL("search_dirty"),
     [ST_SEARCH_INDEX_TRIGRAM] = INDEX_TRIGRAM_SQL("search_dirty"),
     [ST_SEARCH_CLEAR] = "DELETE FROM search_dirty",
+    [ST_MARK_DIRTY] = "INSERT OR IGNORE INTO search_dirty(id) VALUES(?1)",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
                           "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
 };
@@ -148,8 +155,8 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
     }
     if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "enabling WAL");
   }
-  char sql[128];
-  snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000; PRAGMA cache_size=-32768",
+  char sql[192];
+  snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000; PRAGMA cache_size=-32768; PRAGMA temp_store=MEMORY",
            opt && opt->synchronous_full ? "FULL" : "NORMAL");
   if (kip_store_exec(nx, sql, err, "configuring the connection")) return err->code;
   if (kip_register_sql_functions(nx) || kip_register_rank_function(nx->db) || (extra_functions && extra_functions(nx))) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
@@ -160,13 +167,12 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
     if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "preparing statements");
   }
   /* the write guards (kip_call_options.write_protected / append_only): TEMP
-  ** triggers of this connection, so every row a command writes is checked,
-  ** whichever statement writes it */
+  ** triggers of this connection, so every row a command changes or deletes
+  ** is checked, whichever statement does it; inserts have one statement
+  ** each, checked in insert_element (a trigger on them would make SQLite
+  ** keep a statement journal for every insert) */
   if (!nx->readonly_file &&
       kip_store_exec(nx,
-               "CREATE TEMP TRIGGER kip_guard_insert BEFORE INSERT ON main.element "
-               "WHEN kip_write_refused(coalesce(NEW.type, NEW.predicate), 0) "
-               "BEGIN SELECT RAISE(ABORT, 'KIP_4004: write-protected'); END;"
                "CREATE TEMP TRIGGER kip_guard_update BEFORE UPDATE ON main.element "
                "WHEN kip_write_refused(coalesce(OLD.type, OLD.predicate), 1) "
                "BEGIN SELECT RAISE(ABORT, 'KIP_4004: write-protected'); END;"
@@ -292,10 +298,7 @@ int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
                    "I/O error while %s: %s", what, sqlite3_errstr(rc));
   const char *m = nx->db ? sqlite3_errmsg(nx->db) : "";
   if (!strncmp(m, "KIP_4004: write-protected", 25))
-    return kip_err(err, KIP_E_DENIED,
-                   "The governance policy protects these elements from this caller: use the operations that own them "
-                   "(e.g. kip mind … for Knowledge).",
-                   "the write touches \"%s\", which the governance policy protects from this write while %s", nx->req->guard_hit, what);
+    return kip_err(err, KIP_E_DENIED, GUARD_HINT, GUARD_MESSAGE, nx->req->guard_hit, what);
   if (!strncmp(m, "KIP_4002: ", 10))
     return kip_err(err, KIP_E_RESOURCE, "Lower the hop range or anchor the path closer to its target.", "%s", m + 10);
   if (nx->req->regex_error)
@@ -481,6 +484,34 @@ static int bind_json(sqlite3_stmt *st, int i, const json_t *v) {
   return sqlite3_bind_text(st, i, s, -1, free);
 }
 
+static int listed(const char *const *list, const char *kind) {
+  for (; list && *list; list++)
+    if (!strcmp(*list, kind)) return 1;
+  return 0;
+}
+
+int kip_write_refused(kip_nexus *nx, const char *kind, int changes) {
+  int refused = kind && (listed(nx->req->write_protected, kind) || (changes && listed(nx->req->append_only, kind)));
+  if (refused) snprintf(nx->req->guard_hit, sizeof nx->req->guard_hit, "%s", kind);
+  return refused;
+}
+
+/* the last step of creating an element: the write guards (the kind is
+** the type or predicate), the insert, the mark for the SEARCH index */
+static int insert_element(kip_nexus *nx, sqlite3_stmt *st, const char *kind, int64_t nid, kip_error *err,
+                          const char *what) {
+  if (kip_write_refused(nx, kind, 0)) {
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return kip_err(err, KIP_E_DENIED, GUARD_HINT, GUARD_MESSAGE, kind, what);
+  }
+  int rc = step_write(nx, st, err, what);
+  if (rc) return rc;
+  sqlite3_stmt *mark = SQ(nx->stmts[ST_MARK_DIRTY]);
+  sqlite3_bind_int64(mark, 1, nid);
+  return step_write(nx, mark, err, what);
+}
+
 int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,
                              const json_t *meta, int64_t *id, kip_error *err) {
   sqlite3_stmt *st = SQ(nx->stmts[ST_INSERT_CONCEPT]);
@@ -495,7 +526,7 @@ int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, 
   bind_json(st, 4, meta ? meta : empty);
   sqlite3_bind_text(st, 5, nx->req->now, -1, SQLITE_STATIC);
   json_decref(empty);
-  rc = step_write(nx, st, err, "creating a concept");
+  rc = insert_element(nx, st, type, nid, err, "creating a concept");
   if (!rc) *id = nid;
   return rc;
 }
@@ -515,7 +546,7 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
   bind_json(st, 5, meta ? meta : empty);
   sqlite3_bind_text(st, 6, nx->req->now, -1, SQLITE_STATIC);
   json_decref(empty);
-  rc = step_write(nx, st, err, "creating a proposition");
+  rc = insert_element(nx, st, p, nid, err, "creating a proposition");
   if (!rc) *id = nid;
   return rc;
 }

@@ -43,13 +43,13 @@ int kip_store_errcode(kip_nexus *nx);
 /* a statement was interrupted (the code kip_store_error maps to KIP_4001/4002) */
 int kip_store_interrupt_code(void);
 
-#define KIP_SCHEMA_VERSION 4
+#define KIP_SCHEMA_VERSION 5
 
 enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
   ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_SEARCH_PENDING,
   ST_SEARCH_UNINDEX_WORD, ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
-  ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_COUNT
+  ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_MARK_DIRTY, ST_COUNT
 };
 
 /* The governance scope of a request (policy RESTRICT constraints): every
@@ -177,6 +177,11 @@ int kip_interrupted(kip_nexus *nx);
 /* store_ids.c: the next public id (inside the writer's transaction); the
 ** transaction's run of ids ends with it (commit or any rollback) */
 int kip_store_next_id(kip_nexus *nx, int64_t *id, kip_error *err);
+/* store.c: 1 when the running command's write guards refuse writing a row
+** of this kind (type or predicate) — changes = 0 for an insert
+** (write_protected), 1 for an update or delete (write_protected or
+** append_only); the kind is kept in req->guard_hit for the error */
+int kip_write_refused(kip_nexus *nx, const char *kind, int changes);
 void kip_store_end_run(kip_nexus *nx);
 
 /* extra_functions: the SQL functions of the layers above (hop traversal,

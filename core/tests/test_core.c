@@ -374,6 +374,19 @@ static void test_write_guards(void) {
   r = call_guarded(nx, "{\"command\":\"UPDATE ?l SET ATTRIBUTES { x: 1 } WHERE { ?l {type: \\\"Log\\\", name: \\\"l1\\\"} }\"}", prot, app);
   CHECK(strstr(r, "KIP_4004") != NULL, "append-only: updates refused: %s", r);
   free(r);
+  r = call_guarded(nx, "{\"command\":\"UPSERT { CONCEPT ?s { {type: \\\"Secret\\\", name: \\\"s2\\\"} } }\"}", prot, app);
+  CHECK(strstr(r, "KIP_4004") && strstr(r, "\\\"Secret\\\"") && strstr(r, "creating a concept"),
+        "insert of a protected type refused, naming it: %s", r);
+  free(r);
+  const char *const prot_pred[] = {"belongs_to_domain", NULL};
+  r = call_guarded(nx, "{\"command\":\"UPSERT { CONCEPT ?l { {type: \\\"Log\\\", name: \\\"l3\\\"} "
+                       "SET PROPOSITIONS { (\\\"belongs_to_domain\\\", {type: \\\"Domain\\\", name: \\\"CoreSchema\\\"}) } } }\"}",
+                   prot_pred, NULL);
+  CHECK(strstr(r, "KIP_4004") && strstr(r, "creating a proposition"), "insert of a protected predicate refused: %s", r);
+  free(r);
+  r = call(nx, "{\"command\":\"FIND(COUNT(?x)) WHERE { ?x {type: \\\"Log\\\", name: \\\"l3\\\"} }\"}", 0);
+  CHECK(strstr(r, "\"result\":0") != NULL, "the refused command wrote nothing (its concept rolled back): %s", r);
+  free(r);
   r = call(nx, "{\"command\":\"FIND(?s.attributes.v, ?s.metadata._version) WHERE { ?s {type: \\\"Secret\\\"} }\"}", 0);
   CHECK(strstr(r, "[[1],[1]]") != NULL, "nothing written: %s", r);
   free(r);
@@ -384,7 +397,80 @@ static void test_write_guards(void) {
   remove_db(path);
 }
 
+/* kip_call_command: one command without the envelope answers as the
+** envelope does */
+static void test_call_command(void) {
+  kip_nexus *nx;
+  kip_error e;
+  if (kip_open(":memory:", NULL, &nx, &e)) {
+    CHECK(0, "open: %s", e.message);
+    return;
+  }
+  const char *up = "UPSERT { CONCEPT ?p { {type: \"Person\", name: :n} SET ATTRIBUTES { note: \"a\\\"b\" } } }";
+  char *r = kip_call_command(nx, up, strlen(up), "{\"n\":\"Ann\"}", NULL);
+  CHECK(strstr(r, "\"upsert_concept_nodes\":[\"C:") != NULL, "command with parameters: %s", r);
+  free(r);
+  const char *find = "FIND(?p.attributes.note) WHERE { ?p {type: \"Person\", name: \"Ann\"} }";
+  r = kip_call_command(nx, find, strlen(find), NULL, NULL);
+  char *env = call(nx, "{\"command\":\"FIND(?p.attributes.note) WHERE { ?p {type: \\\"Person\\\", name: \\\"Ann\\\"} }\"}", 0);
+  CHECK(!strcmp(r, env) && strstr(r, "a\\\"b"), "same response as the envelope: %s / %s", r, env);
+  free(r);
+  free(env);
+  r = kip_call_command(nx, up, strlen(up), "[1]", NULL);
+  CHECK(strstr(r, "KIP_1001") && strstr(r, "parameters"), "parameters must be an object: %s", r);
+  free(r);
+  r = kip_call_command(nx, up, strlen(up), "{bad", NULL);
+  CHECK(strstr(r, "KIP_1001") != NULL, "parameters must be JSON: %s", r);
+  free(r);
+  const char nul[] = "FIND(?p) WHERE { ?p {type: \"Per\0son\"} }";
+  r = kip_call_command(nx, nul, sizeof nul - 1, NULL, NULL);
+  CHECK(strstr(r, "KIP_1001") != NULL, "NUL in the command refused: %s", r);
+  free(r);
+  kip_call_options ro;
+  memset(&ro, 0, sizeof ro);
+  ro.readonly = 1;
+  r = kip_call_command(nx, up, strlen(up), "{\"n\":\"Bo\"}", &ro);
+  CHECK(strstr(r, "KIP_4004") != NULL, "readonly refuses KML: %s", r);
+  free(r);
+  kip_close(nx);
+}
+
+/* schema v5: a v4 file (insert trigger) is migrated, and inserts still
+** reach the SEARCH index */
+static void test_migration_v5(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  temp_path(path);
+  kip_nexus *nx;
+  kip_error e;
+  if (kip_open(path, NULL, &nx, &e)) {
+    CHECK(0, "open: %s", e.message);
+    return;
+  }
+  kip_close(nx);
+  sqlite3 *db;
+  if (sqlite3_open(path, &db) == SQLITE_OK) {
+    sqlite3_exec(db, "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN "
+                     "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END; PRAGMA user_version=4",
+                 NULL, NULL, NULL);
+    sqlite3_close(db);
+  }
+  if (kip_open(path, NULL, &nx, &e)) {
+    CHECK(0, "reopen: %s", e.message);
+    remove_db(path);
+    return;
+  }
+  int64_t n = kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name = 'element_search_insert'");
+  int64_t v = kip_store_count(nx, "PRAGMA user_version");
+  CHECK(n == 0 && v == KIP_SCHEMA_VERSION, "v4 -> v5: trigger dropped (%lld), version %lld", (long long)n, (long long)v);
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"Quillon\\\"} } }\"}", 0));
+  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"quillon\\\" LIMIT 3\"}", 0, "Quillon");
+  kip_close(nx);
+  remove_db(path);
+}
+
 int main(void) {
+  test_call_command();
+  test_migration_v5();
   test_write_guards();
   test_lexer();
   test_parser();

@@ -117,9 +117,9 @@ local function call_opts(self, extra)
   return o
 end
 
---- JSON in, JSON out (the fast path for servers). opts: call options and
---- ctx (the caller identity for policies, merged over the nexus default).
-function Nexus:call_json(text, opts)
+-- the core call options for one call: the nexus defaults, opts, and the
+-- policy pipeline's hooks for the caller (ctx merged over the nexus's)
+local function governed_opts(self, opts)
   local o = call_opts(self, opts)
   if self.policies then
     local ctx = {}
@@ -128,9 +128,25 @@ function Nexus:call_json(text, opts)
     o = pipeline.call_options(self, self.policies, ctx, o)
   end
   o.ctx = nil
-  local resp = self.handle:call_json(text, o)
+  return o
+end
+
+local function after_call(self, resp)
   if self.embedder and self.embedder ~= "local" then embedder.drain(self) end
   return resp
+end
+
+--- JSON in, JSON out (the fast path for servers). opts: call options and
+--- ctx (the caller identity for policies, merged over the nexus default).
+function Nexus:call_json(text, opts)
+  return after_call(self, self.handle:call_json(text, governed_opts(self, opts)))
+end
+
+--- One command text (and optional parameters as JSON text) without the
+--- request envelope: the same response and governance as call_json of
+--- {"command": text}, without encoding the text as JSON (bulk loads).
+function Nexus:call_command(text, params_json, opts)
+  return after_call(self, self.handle:call_command(text, params_json, governed_opts(self, opts)))
 end
 
 --- Request table in, response table out (ids and counters stay exact).

@@ -33,7 +33,7 @@ function M.apply(nx, text, opts)
   -- statements first..last as one command (one transaction)
   local function run(first, last)
     local cmd = text:sub(starts[first], stop(last))
-    return core.json_decode(nx:call_json(core.json_encode { command = cmd }, limit))
+    return core.json_decode(nx:call_command(cmd, nil, limit))
   end
   local k = from
   while k <= nstmts do

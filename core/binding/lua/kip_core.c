@@ -16,6 +16,8 @@
 **     forbidden_types, forbidden_predicates, write_protected, append_only, write_denied, and the per-command
 **     governance hooks before(index, command, params_json) / after(index, response_json),
 **     and interrupted() -> true to cancel (polled every 20 ms at most)
+**   nexus:call_command(command [, params_json [, opts]]) -> response json: one
+**     command without the envelope (kip_call_command; bulk loads), same opts
 **   core.explain(nexus, command [, params_json]) -> json text
 **   core.json_decode(text) -> value    (exact 64-bit integers on Lua 5.4)
 **   core.json_encode(value [, pretty]) -> text   (object keys sorted: byte-stable output)
@@ -292,50 +294,74 @@ static int hook_interrupted(void *ud) {
   return cancel;
 }
 
-static int l_call_json(lua_State *L) {
-  lnexus *n = check_nexus(L, 1);
-  size_t len;
-  const char *req = luaL_checklstring(L, 2, &len);
+/* the call options in the Lua table at index oi, and the hooks they name;
+** call_end frees what call_begin allocated */
+typedef struct lcall {
   kip_call_options o;
-  memset(&o, 0, sizeof o);
-  o.readonly = opt_int(L, 3, "readonly", 0);
-  o.deadline_ms = opt_int(L, 3, "deadline_ms", 0);
-  o.max_rows = opt_int(L, 3, "max_rows", 0);
-  o.max_hops = opt_int(L, 3, "max_hops", 0);
-  o.max_command_bytes = opt_int(L, 3, "max_command_bytes", 0);
-  o.defer_index = opt_int(L, 3, "defer_index", 0);
-  o.eligibility = opt_str(L, 3, "eligibility");
-  o.eligibility_params = opt_str(L, 3, "eligibility_params");
-  o.write_denied = opt_int(L, 3, "write_denied", 0);
-  const char **ft = opt_strlist(L, 3, "forbidden_types"), **fp = opt_strlist(L, 3, "forbidden_predicates");
-  o.forbidden_types = ft;
-  o.forbidden_predicates = fp;
-  const char **wp = opt_strlist(L, 3, "write_protected"), **ao = opt_strlist(L, 3, "append_only");
-  o.write_protected = wp;
-  o.append_only = ao;
   lhooks h;
-  memset(&h, 0, sizeof h);
-  kip_command_hooks hooks = {&h, hook_before, hook_after, hook_interrupted};
-  if (lua_type(L, 3) == LUA_TTABLE) {
-    lua_getfield(L, 3, "before");
-    lua_getfield(L, 3, "after");
-    lua_getfield(L, 3, "interrupted");
-    h.L = L;
-    h.before = lua_isfunction(L, -3) ? lua_gettop(L) - 2 : 0;
-    h.after = lua_isfunction(L, -2) ? lua_gettop(L) - 1 : 0;
-    h.interrupted = lua_isfunction(L, -1) ? lua_gettop(L) : 0;
-    if (h.before || h.after || h.interrupted) o.hooks = &hooks;
+  kip_command_hooks hooks;
+  const char **ft, **fp, **wp, **ao;
+} lcall;
+
+static void call_begin(lua_State *L, int oi, lcall *c) {
+  memset(c, 0, sizeof *c);
+  kip_call_options *o = &c->o;
+  o->readonly = opt_int(L, oi, "readonly", 0);
+  o->deadline_ms = opt_int(L, oi, "deadline_ms", 0);
+  o->max_rows = opt_int(L, oi, "max_rows", 0);
+  o->max_hops = opt_int(L, oi, "max_hops", 0);
+  o->max_command_bytes = opt_int(L, oi, "max_command_bytes", 0);
+  o->defer_index = opt_int(L, oi, "defer_index", 0);
+  o->eligibility = opt_str(L, oi, "eligibility");
+  o->eligibility_params = opt_str(L, oi, "eligibility_params");
+  o->write_denied = opt_int(L, oi, "write_denied", 0);
+  o->forbidden_types = c->ft = opt_strlist(L, oi, "forbidden_types");
+  o->forbidden_predicates = c->fp = opt_strlist(L, oi, "forbidden_predicates");
+  o->write_protected = c->wp = opt_strlist(L, oi, "write_protected");
+  o->append_only = c->ao = opt_strlist(L, oi, "append_only");
+  c->hooks = (kip_command_hooks){&c->h, hook_before, hook_after, hook_interrupted};
+  if (lua_type(L, oi) == LUA_TTABLE) {
+    lua_getfield(L, oi, "before");
+    lua_getfield(L, oi, "after");
+    lua_getfield(L, oi, "interrupted");
+    c->h.L = L;
+    c->h.before = lua_isfunction(L, -3) ? lua_gettop(L) - 2 : 0;
+    c->h.after = lua_isfunction(L, -2) ? lua_gettop(L) - 1 : 0;
+    c->h.interrupted = lua_isfunction(L, -1) ? lua_gettop(L) : 0;
+    if (c->h.before || c->h.after || c->h.interrupted) o->hooks = &c->hooks;
   }
-  char *resp = kip_call_json(n->nx, req, len, &o);
-  for (int i = 0; i < h.nlists; i++) free(h.lists[i]);
-  free(ft);
-  free(fp);
-  free(wp);
-  free(ao);
+}
+
+/* push the response, free the call's allocations */
+static int call_end(lua_State *L, lcall *c, char *resp) {
+  for (int i = 0; i < c->h.nlists; i++) free(c->h.lists[i]);
+  free(c->ft);
+  free(c->fp);
+  free(c->wp);
+  free(c->ao);
   if (!resp) return luaL_error(L, "out of memory");
   lua_pushstring(L, resp);
   kip_free(resp);
   return 1;
+}
+
+static int l_call_json(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  size_t len;
+  const char *req = luaL_checklstring(L, 2, &len);
+  lcall c;
+  call_begin(L, 3, &c);
+  return call_end(L, &c, kip_call_json(n->nx, req, len, &c.o));
+}
+
+static int l_call_command(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  size_t len;
+  const char *cmd = luaL_checklstring(L, 2, &len);
+  const char *params = luaL_optstring(L, 3, NULL);
+  lcall c;
+  call_begin(L, 4, &c);
+  return call_end(L, &c, kip_call_command(n->nx, cmd, len, params, &c.o));
 }
 
 /* core.parse / core.describe (command [, params_json]) -> JSON text */
@@ -631,7 +657,7 @@ static int l_backup(lua_State *L) {
 }
 
 static const luaL_Reg nexus_methods[] = {
-    {"call_json", l_call_json}, {"backup", l_backup}, {"readonly", l_readonly}, {"sync_index", l_sync_index},
+    {"call_json", l_call_json}, {"call_command", l_call_command}, {"backup", l_backup}, {"readonly", l_readonly}, {"sync_index", l_sync_index},
     {"merge_index", l_merge_index}, {"close", l_close},         {NULL, NULL}};
 /* core.fold_key(text) -> the duplicate key (kip_fold_key) */
 static int l_fold_key(lua_State *L) {
