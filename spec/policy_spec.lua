@@ -209,6 +209,21 @@ describe("policies", function()
     assert.equal("refocus", d.policy.response_mode)
   end)
 
+  it("governs call_command (one command without the envelope) like call_json", function()
+    write(dir .. "/p.lua", [[return kip.policy { name = "p", pre_check = function(req)
+      if req.kind == "DELETE" then return { state = "BLOCK", reasons = { "no deletes today" } } end
+    end }]])
+    open { "p" }
+    local kip_core = require "kip.core"
+    local up = kip_core.json_decode(nx:call_command('UPSERT { CONCEPT ?p { {type: "Person", name: :n} } }', '{"n":"Cmd"}'))
+    assert.is_nil(up.error)
+    local del = kip_core.json_decode(nx:call_command('DELETE CONCEPT ?x DETACH WHERE { ?x {type: "Person", name: "Cmd"} }'))
+    assert.equal("KIP_4004", del.error.code)
+    assert.matches("no deletes today", del.error.message)
+    assert.equal(nx:call_json('{"command":"FIND(?p.name) WHERE { ?p {type: \\"Person\\", name: \\"Cmd\\"} }"}'),
+      nx:call_command('FIND(?p.name) WHERE { ?p {type: "Person", name: "Cmd"} }'))
+  end)
+
   it("checks each command of a batch on its own and keeps batch semantics", function()
     write(dir .. "/p.lua", [[return kip.policy { name = "p", pre_check = function(req)
       if req.reads.types[1] == "Secret" then return { state = "BLOCK", reasons = { "secret" } } end
