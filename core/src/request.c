@@ -6,6 +6,7 @@
 ** (syntax, KQL and META errors inline; the first KML execution error stops
 ** the batch), dry_run (everything runs inside a transaction that is rolled
 ** back; UPSERT id arrays are empty) and readonly (KML refused, KIP_4004).
+** kip_call_command runs one command the same way without the envelope.
 */
 #include <stdarg.h>
 #include <stdio.h>
