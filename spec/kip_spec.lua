@@ -81,6 +81,24 @@ describe("kip.open", function()
     assert.equal("KIP_3004", r.error.code)
   end)
 
+  it("hands the before-hook the description of the command it executes (nil when it does not parse)", function()
+    local seen = {}
+    local req = core.json_encode { commands = {
+      { command = 'UPSERT { CONCEPT ?p { {type: "Person", name: :n} SET ATTRIBUTES { note: "hi" } } }', parameters = { n = "Desc" } },
+      "FIND(?p WHERE", -- a syntax error
+    } }
+    local r = core.json_decode(nx.handle:call_json(req, { before = function(i, cmd, params_json, description)
+      seen[i] = { cmd = cmd, params = params_json, description = description }
+      return {}
+    end }))
+    assert.is_nil(r.result[1].error)
+    assert.equal("KIP_1001", r.result[2].error.code)
+    local expected = core.json_decode(core.describe(seen[1].cmd, seen[1].params)).result
+    assert.same(expected, core.json_decode(seen[1].description))
+    assert.equal("Desc", core.json_decode(seen[1].description).writes.concepts[1].name)
+    assert.is_nil(seen[2].description)
+  end)
+
   it("refuses to use a closed nexus", function()
     local p2 = tmpdb()
     local n2 = assert(kip.open { path = p2 })

@@ -79,8 +79,11 @@ int kip_nexus_readonly(const kip_nexus *nx);
 struct kip_call_options;
 typedef struct kip_command_hooks {
   void *ud;
+  /* description_json: the command's description (what kip_describe_json
+  ** returns as "result"), from the parse the core executes — NULL when
+  ** the command does not parse (the core then reports that itself) */
   int (*before)(void *ud, int index, const char *command, size_t len, const char *params_json,
-                struct kip_call_options *o, struct kip_error *err);
+                const char *description_json, struct kip_call_options *o, struct kip_error *err);
   char *(*after)(void *ud, int index, const char *response_json);
   /* optional: polled while a request runs (between commands, between the
   ** blocks of an UPSERT, inside long statements; at most every 20 ms);

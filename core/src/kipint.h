@@ -311,6 +311,9 @@ ast_expr *kip_parse_scope_expr(kip_arena *a, const char *text, size_t len, const
 /* nexus.c: parse a command and render {"result": render(cmd)} or {"error"} */
 char *kip_parsed_json(const char *command, size_t len, const char *params_json,
                       void (*render)(kip_buf *b, const ast_command *cmd, const json_t *params));
+/* request_describe.c: the description policies see (kip_describe_json's
+** result object) of a parsed command */
+void kip_render_description(kip_buf *b, const ast_command *cmd, const json_t *params);
 /* ast_json.c */
 void kip_ast_write(kip_buf *b, const ast_command *cmd);
 

@@ -36,25 +36,29 @@ static int dispatch(kip_ctx *c, const ast_command *cmd) {
   return kip_err(c->err, KIP_E_INTERNAL, NULL, "unknown statement");
 }
 
-/* Execute one parsed-or-not command under options o; write its response
-** object to out. Returns 1 when it was a KML command that failed during
-** execution (the batch must stop). */
-static int execute_command(kip_nexus *nx, const char *text, size_t len, const json_t *params, int readonly,
-                           int dry_run, const kip_call_options *opt, kip_buf *out) {
-  kip_error err;
-  kip_err_clear(&err);
+/* The command's text parsed into arena a, or NULL with err set (too large,
+** or a syntax error). */
+static ast_command *parse_command(kip_arena *a, const char *text, size_t len, const json_t *params,
+                                  const kip_call_options *opt, kip_error *err) {
   int64_t max_bytes = opt && opt->max_command_bytes > 0 ? opt->max_command_bytes : KIP_MAX_COMMAND_BYTES;
   if ((int64_t)len > max_bytes) {
-    kip_err(&err, KIP_E_RESOURCE, "Split the command (e.g. a large capsule) into several commands.",
+    kip_err(err, KIP_E_RESOURCE, "Split the command (e.g. a large capsule) into several commands.",
             "command is %zu bytes; the limit is %lld", len, (long long)max_bytes);
-    write_error_response(out, &err);
-    return 0;
+    return NULL;
   }
-  kip_arena a;
-  kip_arena_init(&a);
+  return kip_parse(a, text, len, params, err);
+}
+
+/* Execute a parsed command (cmd NULL: report parse_err) under options opt;
+** write its response object to out. Returns 1 when it was a KML command
+** that failed during execution (the batch must stop). */
+static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const kip_error *parse_err, int readonly,
+                           int dry_run, const kip_call_options *opt, kip_buf *out) {
+  kip_error err;
+  if (cmd) kip_err_clear(&err);
+  else err = *parse_err;
   int stop = 0;
   kip_scope scope;
-  ast_command *cmd = kip_parse(&a, text, len, params, &err);
   if (cmd && readonly && cmd->is_kml) {
     kip_err(&err, KIP_E_DENIED, "Use execute_kip (not execute_kip_readonly) to change the graph.",
             "%s is not allowed on the read-only interface", kip_stmt_kind_name(cmd->stmts[0]->kind));
@@ -71,7 +75,7 @@ static int execute_command(kip_nexus *nx, const char *text, size_t len, const js
             kip_stmt_kind_name(cmd->stmts[0]->kind));
     cmd = NULL;
   }
-  if (cmd && kip_scope_begin(nx, opt, &a, &scope, &err)) cmd = NULL;
+  if (cmd && kip_scope_begin(nx, opt, a, &scope, &err)) cmd = NULL;
   if (cmd) {
     kip_buf res;
     kip_buf_init(&res);
@@ -123,7 +127,6 @@ static int execute_command(kip_nexus *nx, const char *text, size_t len, const js
   } else {
     write_error_response(out, &err);
   }
-  kip_arena_free(&a);
   return stop;
 }
 
@@ -140,18 +143,31 @@ static int run_command(kip_nexus *nx, int index, const char *text, size_t len, c
     write_error_response(out, &err);
     return 1;
   }
-  if (!h) return execute_command(nx, text, len, params, readonly, dry_run, opt, out);
-  kip_call_options own = *opt;
-  kip_buf resp;
-  kip_buf_init(&resp);
+  kip_arena a;
+  kip_arena_init(&a);
+  kip_error perr;
+  kip_err_clear(&perr);
+  ast_command *cmd = parse_command(&a, text, len, params, opt, &perr);
   int stop = 0;
+  if (!h) {
+    stop = execute_command(nx, &a, cmd, &perr, readonly, dry_run, opt, out);
+    kip_arena_free(&a);
+    return stop;
+  }
+  kip_call_options own = *opt;
+  kip_buf resp, desc;
+  kip_buf_init(&resp);
+  kip_buf_init(&desc);
   kip_error err;
   kip_err_clear(&err);
   char *pj = params ? kip_json_dump(params) : NULL;
-  int denied = h->before ? h->before(h->ud, index, text, len, pj, &own, &err) : 0;
+  if (cmd) kip_render_description(&desc, cmd, params); /* from this parse: the command is parsed once */
+  int denied = h->before ? h->before(h->ud, index, text, len, pj, cmd ? desc.p : NULL, &own, &err) : 0;
   free(pj);
+  kip_buf_free(&desc);
   if (denied) write_error_response(&resp, &err);
-  else stop = execute_command(nx, text, len, params, readonly, dry_run, &own, &resp);
+  else stop = execute_command(nx, &a, cmd, &perr, readonly, dry_run, &own, &resp);
+  kip_arena_free(&a);
   char *replaced = h->after ? h->after(h->ud, index, resp.p ? resp.p : "null") : NULL;
   if (replaced) kip_buf_adds(out, replaced);
   else kip_buf_add(out, resp.p, resp.len);

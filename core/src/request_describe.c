@@ -207,12 +207,12 @@ static json_t *describe(const ast_command *cmd, json_t *params) {
                    d.types, "predicates", d.preds, "writes", writes);
 }
 
-static void render_description(kip_buf *b, const ast_command *cmd, const json_t *params) {
+void kip_render_description(kip_buf *b, const ast_command *cmd, const json_t *params) {
   json_t *d = describe(cmd, (json_t *)params);
   kip_json_write(b, d);
   json_decref(d);
 }
 
 char *kip_describe_json(const char *command, size_t len, const char *params_json) {
-  return kip_parsed_json(command, len, params_json, render_description);
+  return kip_parsed_json(command, len, params_json, kip_render_description);
 }

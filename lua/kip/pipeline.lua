@@ -68,14 +68,14 @@ function M.call_options(nx, set, ctx, opts)
   local ids = identity_ids(nx, ctx)
   local decided = {}
 
-  o.before = function(index, command, params_json)
+  o.before = function(index, command, params_json, description)
     local missing = set:missing()
     if missing then return nil, refusal("governance policy unavailable: " .. missing, "Fix the policy file; requests are refused until it loads.") end
-    -- the description is decoded afresh for each command and shared by the
-    -- policies of that command: nothing they do to it reaches the host
-    local d = decode(core.describe(command, params_json))
-    if d.error then return {} end -- let the core report the syntax error itself
-    local req = d.result
+    -- the description (from the core's own parse of the command) is decoded
+    -- afresh for each command and shared by the policies of that command:
+    -- nothing they do to it reaches the host
+    if not description then return {} end -- it does not parse: the core reports the error itself
+    local req = decode(description)
     req.command = command
     req.readonly = o.readonly and true or false
     local c = policy.copy(ctx)

@@ -14,7 +14,7 @@
 **   nexus:call_json(request_json [, opts]) -> response json; opts: readonly,
 **     deadline_ms, max_rows, max_hops, eligibility, eligibility_params,
 **     forbidden_types, forbidden_predicates, write_protected, append_only, write_denied, and the per-command
-**     governance hooks before(index, command, params_json) / after(index, response_json),
+**     governance hooks before(index, command, params_json, description_json) / after(index, response_json),
 **     and interrupted() -> true to cancel (polled every 20 ms at most)
 **   nexus:call_command(command [, params_json [, opts]]) -> response json: one
 **     command without the envelope (kip_call_command; bulk loads), same opts
@@ -179,7 +179,8 @@ static const char **opt_strlist(lua_State *L, int t, const char *k) {
 }
 
 /* ---------------------------------------------- governance hooks (Lua) */
-/* opts.before(index, command, params_json) -> options table | nil, {code=, message=, hint=}
+/* opts.before(index, command, params_json, description_json) -> options table | nil, {code=, message=, hint=}
+** (description_json: the parsed command described for policies, nil when it does not parse)
 ** opts.after(index, response_json) -> replacement JSON text | nil
 ** Both run under lua_pcall; a failing hook refuses the command (fail closed). */
 typedef struct lhooks {
@@ -204,7 +205,7 @@ static void hook_error(kip_error *err, const char *what, const char *msg) {
 }
 
 static int hook_before(void *ud, int index, const char *command, size_t len, const char *params_json,
-                       kip_call_options *o, kip_error *err) {
+                       const char *description_json, kip_call_options *o, kip_error *err) {
   lhooks *h = ud;
   lua_State *L = h->L;
   if (!h->before) return 0;
@@ -214,7 +215,9 @@ static int hook_before(void *ud, int index, const char *command, size_t len, con
   lua_pushlstring(L, command, len);
   if (params_json) lua_pushstring(L, params_json);
   else lua_pushnil(L);
-  if (lua_pcall(L, 3, 2, 0) != LUA_OK) {
+  if (description_json) lua_pushstring(L, description_json);
+  else lua_pushnil(L);
+  if (lua_pcall(L, 4, 2, 0) != LUA_OK) {
     hook_error(err, "policy pre-check", lua_tostring(L, -1));
     lua_pop(L, 1);
     return 1;
