@@ -204,6 +204,17 @@ static int too_deep(const json_t *params, kip_error *err) {
   return 1;
 }
 
+/* the request's shared "parameters" (an object, null or absent): 0 and
+** *params (NULL for null) when usable, else 1 with the error written to out */
+static int check_params(const json_t **params, kip_buf *out) {
+  kip_error err;
+  if (*params && !json_is_object(*params) && !json_is_null(*params))
+    return bad_request(out, NULL, "\"parameters\" must be an object"), 1;
+  if (*params && json_is_null(*params)) *params = NULL;
+  if (*params && too_deep(*params, &err)) return write_error_response(out, &err), 1;
+  return 0;
+}
+
 static json_t *merged_params(const json_t *shared, const json_t *own) {
   if (!own) return shared ? json_incref((json_t *)shared) : NULL;
   return kip_json_merge(shared, own);
@@ -235,16 +246,12 @@ char *kip_call_command(kip_nexus *nx, const char *command, size_t len, const cha
   kip_error err;
   kip_err_clear(&err);
   kip_request rq, *outer = request_begin(nx, &rq, opt);
-  json_t *params = params_json ? kip_json_parse_request(params_json, strlen(params_json), &err) : NULL;
-  if (params_json && !params) write_error_response(&out, &err);
-  else if (params && !json_is_object(params) && !json_is_null(params))
-    bad_request(&out, NULL, "\"parameters\" must be an object");
-  else if (params && json_is_object(params) && too_deep(params, &err))
-    write_error_response(&out, &err);
-  else
-    run_command(nx, 0, command ? command : "", command ? len : 0, json_is_object(params) ? params : NULL,
-                opt && opt->readonly, 0, opt, &out);
-  json_decref(params);
+  json_t *parsed = params_json ? kip_json_parse_request(params_json, strlen(params_json), &err) : NULL;
+  const json_t *params = parsed;
+  if (params_json && !parsed) write_error_response(&out, &err);
+  else if (!check_params(&params, &out))
+    run_command(nx, 0, command ? command : "", command ? len : 0, params, opt && opt->readonly, 0, opt, &out);
+  json_decref(parsed);
   return request_end(nx, outer, &out);
 }
 
@@ -262,7 +269,8 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
   }
   const char *k;
   json_t *v;
-  json_t *command = NULL, *commands = NULL, *params = NULL;
+  json_t *command = NULL, *commands = NULL;
+  const json_t *params = NULL;
   int dry_run = 0;
   if (!json_is_object(req)) {
     bad_request(&out, "Send {\"command\": \"...\"} or {\"commands\": [...]}.", "the request must be a JSON object");
@@ -290,15 +298,7 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
                 "exactly one of \"command\" or \"commands\" must be given");
     goto done;
   }
-  if (params && !json_is_object(params) && !json_is_null(params)) {
-    bad_request(&out, NULL, "\"parameters\" must be an object");
-    goto done;
-  }
-  if (params && json_is_null(params)) params = NULL;
-  if (params && too_deep(params, &err)) {
-    write_error_response(&out, &err);
-    goto done;
-  }
+  if (check_params(&params, &out)) goto done;
   if (command && !json_is_string(command)) {
     bad_request(&out, NULL, "\"command\" must be a string");
     goto done;

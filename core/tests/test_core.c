@@ -134,6 +134,16 @@ static void temp_path(char *path) {
   unlink(path);
 }
 
+/* a fresh nexus at a new temporary path (path is filled in), or NULL */
+static kip_nexus *open_temp(char *path) {
+  temp_path(path);
+  kip_nexus *nx;
+  kip_error e;
+  int rc = kip_open(path, NULL, &nx, &e);
+  CHECK(rc == 0, "open: %s", e.message);
+  return rc ? NULL : nx;
+}
+
 static void test_nexus(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
   temp_path(path);
@@ -283,13 +293,9 @@ static int64_t create_one(kip_nexus *nx, int i) {
 
 static void test_ids(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
-  temp_path(path);
-  kip_nexus *nx;
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
   kip_error e;
-  if (kip_open(path, NULL, &nx, &e)) {
-    CHECK(0, "open: %s", e.message);
-    return;
-  }
   enum { N = 3000 };
   static int64_t ids[N];
   int increasing = 0, dup = 0, range = 1;
@@ -341,12 +347,8 @@ static char *call_guarded(kip_nexus *nx, const char *req, const char *const *pro
 
 static void test_write_guards(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
-  temp_path(path);
-  kip_nexus *nx;
-  kip_error e;
-  int rc = kip_open(path, NULL, &nx, &e);
-  CHECK(rc == 0, "open: %s", e.message);
-  if (rc) return;
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
   free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?t { {type: \\\"$ConceptType\\\", name: \\\"Secret\\\"} } "
                 "CONCEPT ?u { {type: \\\"$ConceptType\\\", name: \\\"Log\\\"} } }\"}", 0));
   free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?s { {type: \\\"Secret\\\", name: \\\"s1\\\"} SET ATTRIBUTES { v: 1 } } "
@@ -439,13 +441,9 @@ static void test_call_command(void) {
 ** reach the SEARCH index */
 static void test_migration_v5(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
-  temp_path(path);
-  kip_nexus *nx;
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
   kip_error e;
-  if (kip_open(path, NULL, &nx, &e)) {
-    CHECK(0, "open: %s", e.message);
-    return;
-  }
   kip_close(nx);
   sqlite3 *db;
   if (sqlite3_open(path, &db) == SQLITE_OK) {

@@ -145,24 +145,24 @@ static char *request(const char *command) {
 static kip_call_options *load_options; /* bulk loads may defer the search index */
 static int import_only;                 /* --import-only */
 
-static int kip_call_timed(kip_nexus *nx, const char *req, double *ms) {
-  double a = now_ms();
-  char *res = kip_call_json(nx, req, strlen(req), load_options);
-  if (ms) *ms = now_ms() - a;
+/* 1 when the response is not an error (reported on stderr); frees it */
+static int response_ok(char *res, const char *what) {
   int ok = res && strncmp(res, "{\"error\"", 8) != 0;
-  if (!ok) fprintf(stderr, "KIP error: %.400s\n  for: %.300s\n", res ? res : "(null)", req);
+  if (!ok) fprintf(stderr, "KIP error: %.400s\n  for: %.300s\n", res ? res : "(null)", what);
   kip_free(res);
   return ok;
 }
 
+static int kip_call_timed(kip_nexus *nx, const char *req, double *ms) {
+  double a = now_ms();
+  char *res = kip_call_json(nx, req, strlen(req), load_options);
+  if (ms) *ms = now_ms() - a;
+  return response_ok(res, req);
+}
+
 static int kip_run(kip_nexus *nx, const char *command, double *ms) {
-  if (load_options) { /* the import path: commands without an envelope, as kip import sends them */
-    char *res = kip_call_command(nx, command, strlen(command), NULL, load_options);
-    int ok = res && strncmp(res, "{\"error\"", 8) != 0;
-    if (!ok) fprintf(stderr, "KIP error: %.400s\n  for: %.300s\n", res ? res : "(null)", command);
-    kip_free(res);
-    return ok;
-  }
+  if (load_options) /* the import path: commands without an envelope, as kip import sends them */
+    return response_ok(kip_call_command(nx, command, strlen(command), NULL, load_options), command);
   char *req = request(command);
   int ok = kip_call_timed(nx, req, ms);
   free(req);
