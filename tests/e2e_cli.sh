@@ -35,6 +35,9 @@ UPSERT {
 KIP
 out=$("${KIP[@]}" --db "$DB" import "$T/c.kip" 2>&1); check import_ok '1 statements' "$out"
 out=$("${KIP[@]}" --db "$DB" import "$T/c.kip" 2>&1); check import_idempotent '1 statements' "$out"
+out=$("${KIP[@]}" --db "$DB" import --cache-mb 64 "$T/c.kip" 2>&1); check import_cache_mb '1 statements' "$out"
+out=$("${KIP[@]}" --db "$DB" --cache-mb 0 exec 'DESCRIBE DOMAINS' 2>&1); rc=$?
+check cache_mb_bad 'needs a number of MiB' "$out"; check cache_mb_bad_rc 2 "$rc"
 out=$("${KIP[@]}" parse 'FIND(?x) WHERE { ?x {type: "Tool"} }'); check parse '"statement": "FIND"' "$out"
 out=$("${KIP[@]}" --db "$DB" explain 'FIND(?x.name) WHERE { ?x {type: "Tool"} }'); check explain 'SELECT' "$out"
 out=$("${KIP[@]}" --help); check help 'usage: kip' "$out"

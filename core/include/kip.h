@@ -56,6 +56,7 @@ typedef struct kip_open_options {
   int busy_timeout_ms;      /* writers wait this long for the lock; 0 = 30000 */
   int synchronous_full;     /* 1 = PRAGMA synchronous=FULL; default NORMAL */
   int readonly;             /* open the file read-only (no bootstrap, no writes) */
+  int cache_mb;             /* this connection's page cache in MiB; 0 = 32 (bulk loads: 256) */
 } kip_open_options;
 
 /* Open (creating and bootstrapping if new) the nexus at path. Returns 0 or a

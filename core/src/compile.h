@@ -62,6 +62,16 @@ void kql_bind_all(kql *C, kip_stmt *st);
 /* compile a statement's WHERE and select DISTINCT ids of the target var */
 int kql_target_sql(kql *C, const ast_group *where, const char *target, kip_pos tpos, int64_t limit, kip_buf *sql,
                    int with_kind);
+/* the same, one keyset page of one kind of target (EXPORT): ids above the
+** value bound at number page->after, at most the value bound at number
+** page->limit of them, in id order (the compiled binds hold 0 and -1: all) */
+enum { KQL_PAGE_CONCEPTS, KQL_PAGE_LINKS, KQL_PAGE_HIGHER };
+typedef struct kql_page {
+  int kind;            /* concepts; propositions between concepts; propositions over propositions */
+  size_t after, limit; /* set by the compiler */
+} kql_page;
+int kql_target_page_sql(kql *C, const ast_group *where, const char *target, kip_pos tpos, kql_page *page,
+                        kip_buf *sql);
 
 /* The SQL dialect the compiler emits for (DESIGN.md §3 "dialect"): what a
 ** backend spells its own way, and the functions it provides to compiled

@@ -836,11 +836,16 @@ int kql_group(kql *C, frame *F, const ast_group *g) {
 }
 
 /* ------------------------------------------------- target selection */
-int kql_target_sql(kql *C, const ast_group *where, const char *target, kip_pos tpos, int64_t limit, kip_buf *sql,
-                   int with_kind) {
+/* a proposition row over at least one proposition (higher-order) */
+#define HIGHER_ORDER_SQL(row)                                                                    \
+  "((SELECT type IS NULL FROM element WHERE id = " row ".subject) OR "                            \
+  "(SELECT type IS NULL FROM element WHERE id = " row ".object))"
+
+static int target_sql(kql *C, const ast_group *where, const char *target, kip_pos tpos, int64_t limit, kip_buf *sql,
+                      int with_kind, kql_page *page) {
   frame F;
   frame_init(&F, NULL);
-  if (with_kind) note_row(C, target);
+  if (with_kind || page) note_row(C, target);
   int rc = kql_group(C, &F, where);
   if (!rc) {
     cvar *v = kql_lookup(&F, target);
@@ -858,10 +863,35 @@ int kql_target_sql(kql *C, const ast_group *where, const char *target, kip_pos t
         kip_buf_adds(sql, " AND ");
         kip_buf_add(sql, F.where.p, F.where.len);
       }
-      kip_buf_adds(sql, " ORDER BY 1");
-      if (limit >= 0) kip_buf_printf(sql, " LIMIT %lld", (long long)limit);
+      if (page) {
+        const char *row = kql_row(C, &F, v);
+        json_t *zero = json_integer(0), *all = json_integer(-1);
+        if (page->kind == KQL_PAGE_CONCEPTS) kip_buf_printf(sql, " AND %s.type IS NOT NULL", row);
+        else
+          kip_buf_printf(sql, " AND %s.type IS NULL AND %s" HIGHER_ORDER_SQL("%s"), row,
+                         page->kind == KQL_PAGE_LINKS ? "NOT " : "", row, row);
+        kip_buf_printf(sql, " AND %s > %s ORDER BY 1 LIMIT ", v->expr, bind(C, zero));
+        page->after = json_array_size(C->binds);
+        kip_buf_adds(sql, bind(C, all));
+        page->limit = json_array_size(C->binds);
+        json_decref(zero);
+        json_decref(all);
+      } else {
+        kip_buf_adds(sql, " ORDER BY 1");
+        if (limit >= 0) kip_buf_printf(sql, " LIMIT %lld", (long long)limit);
+      }
     }
   }
   frame_free(&F);
   return rc;
+}
+
+int kql_target_sql(kql *C, const ast_group *where, const char *target, kip_pos tpos, int64_t limit, kip_buf *sql,
+                   int with_kind) {
+  return target_sql(C, where, target, tpos, limit, sql, with_kind, NULL);
+}
+
+int kql_target_page_sql(kql *C, const ast_group *where, const char *target, kip_pos tpos, kql_page *page,
+                        kip_buf *sql) {
+  return target_sql(C, where, target, tpos, -1, sql, 0, page);
 }

@@ -9,6 +9,8 @@
 ** bound to local handles, everything else is referenced portably — a
 ** concept as {type, name}, a proposition as a nested structural clause
 ** (ids are not portable). Reserved `_` metadata is never written.
+** Pages are read as a keyset (below): a paginated export of any size runs
+** in bounded memory.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -105,67 +107,133 @@ static int prop_depth(kip_ctx *c, int64_t id, idmap *memo, int guard, int *depth
 
 static int by_export_order(const void *a, const void *b) {
   const xelem *x = a, *y = b;
-  if (x->is_prop != y->is_prop) return x->is_prop - y->is_prop;
   if (x->depth != y->depth) return x->depth - y->depth;
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* the whole target set in export order, and the query fingerprint */
-static int export_set(kip_ctx *c, const ast_export *x, xelem **out, size_t *n, uint64_t *fp) {
+/* The export order is read in three runs, so that no page needs the whole
+** set in memory: concepts by id, then first-order propositions (both
+** endpoints concepts) by id — these two are read a page at a time after the
+** last id taken (a keyset: the compiled query starts there and stops after
+** the page), however large the set — then higher-order propositions by
+** depth and id, the only run materialized (and capped). A cursor holds the
+** run and the last id taken, or the offset into the third run. */
+enum { RUN_CONCEPTS = KQL_PAGE_CONCEPTS, RUN_LINKS = KQL_PAGE_LINKS, RUN_HIGHER = KQL_PAGE_HIGHER, RUNS };
+#define RUN_SHIFT 56
+#define RUN_POS_MASK ((INT64_C(1) << RUN_SHIFT) - 1)
+/* cursors of the earlier whole-set export (plain offsets) do not continue here */
+#define EXPORT_CURSOR_SALT UINT64_C(0x6578706f72747632)
+
+typedef struct export_query {
   kip_arena a;
-  kip_arena_init(&a);
-  kql C;
-  kql_init(&C, c->nx, &a, c->err);
-  kip_buf q, sql;
-  kip_buf_init(&q);
-  kip_buf_init(&sql);
-  *out = NULL;
-  *n = 0;
-  int rc = kql_target_sql(&C, x->where, x->target, x->target_pos, -1, &q, 1);
-  if (!rc) {
-    *fp = kip_query_fingerprint(q.p, C.binds);
-    /* per target: is it a link, does it have a link endpoint (needs a depth) */
-    kip_buf_printf(&sql,
-                   "WITH t(id, is_prop) AS (%s) "
-                   "SELECT t.id, t.is_prop, "
-                   "(SELECT type IS NULL FROM element WHERE id = e.subject) OR "
-                   "(SELECT type IS NULL FROM element WHERE id = e.object) "
-                   "FROM t JOIN element e ON e.id = t.id",
-                   q.p);
-    kip_stmt *st;
-    int prc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
-    if (prc != KIP_STORE_OK) rc = kip_store_error(c->nx, prc, c->err, "selecting the export set");
-    else {
-      kql_bind_all(&C, st);
-      size_t cap = 0;
-      idmap memo = {0};
-      while (!rc && (prc = kip_step(st)) == KIP_ROW) {
-        if ((int64_t)*n >= c->nx->req->max_rows) {
-          rc = kip_err(c->err, KIP_E_RESOURCE, "Export a narrower pattern (per type, domain or predicate).",
-                       "EXPORT matches more than %lld elements (materialization cap)", (long long)c->nx->req->max_rows);
-          break;
-        }
-        if (*n == cap) {
-          cap = cap ? cap * 2 : 256;
-          *out = realloc(*out, cap * sizeof **out);
-          if (!*out) abort();
-        }
-        xelem *e = &(*out)[(*n)++];
-        e->id = kip_col_int64(st, 0);
-        e->is_prop = (int)kip_col_int64(st, 1);
-        e->depth = 0;
-        if (e->is_prop && (int)kip_col_int64(st, 2)) rc = prop_depth(c, e->id, &memo, 0, &e->depth);
-      }
-      if (!rc && prc != KIP_DONE) rc = kip_store_error(c->nx, prc, c->err, "selecting the export set");
-      kip_finish(c->nx, st);
-      idmap_free(&memo);
+  kql C[RUNS];
+  kip_buf sql[RUNS];
+  kql_page page[RUNS];
+} export_query;
+
+typedef struct xlist {
+  xelem *v;
+  size_t n, cap;
+} xlist;
+
+static void xlist_push(xlist *l, int64_t id, int is_prop, int depth) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? l->cap * 2 : 256;
+    l->v = realloc(l->v, l->cap * sizeof *l->v);
+    if (!l->v) abort();
+  }
+  l->v[l->n++] = (xelem){id, is_prop, depth};
+}
+
+static int compile_runs(kip_ctx *c, const ast_export *x, export_query *X) {
+  kip_arena_init(&X->a);
+  int rc = 0;
+  for (int r = 0; r < RUNS; r++) {
+    kql_init(&X->C[r], c->nx, &X->a, c->err);
+    kip_buf_init(&X->sql[r]);
+    X->page[r].kind = r;
+    if (!rc) rc = kql_target_page_sql(&X->C[r], x->where, x->target, x->target_pos, &X->page[r], &X->sql[r]);
+  }
+  return rc;
+}
+
+static void free_runs(export_query *X) {
+  for (int r = 0; r < RUNS; r++) {
+    kip_buf_free(&X->sql[r]);
+    kql_free(&X->C[r]);
+  }
+  kip_arena_free(&X->a);
+}
+
+/* ids of run `run` above id `after`, at most `limit` (-1: all), appended
+** to out (is_prop and depth 0; the caller orders the third run) */
+static int read_run(kip_ctx *c, export_query *X, int run, int64_t after, int64_t limit, xlist *out) {
+  kip_stmt *st;
+  int rc = 0, prc = kip_prepare(c->nx, X->sql[run].p, (int)X->sql[run].len, &st);
+  if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "selecting the export set");
+  kql_bind_all(&X->C[run], st);
+  kip_bind_int64(st, (int)X->page[run].after, after);
+  kip_bind_int64(st, (int)X->page[run].limit, limit);
+  while ((prc = kip_step(st)) == KIP_ROW) {
+    if (limit < 0 && (int64_t)out->n >= c->nx->req->max_rows) {
+      rc = kip_err(c->err, KIP_E_RESOURCE, "Export a narrower pattern (per type, domain or predicate).",
+                   "EXPORT matches more than %lld propositions over propositions (materialization cap)",
+                   (long long)c->nx->req->max_rows);
+      break;
+    }
+    xlist_push(out, kip_col_int64(st, 0), run != RUN_CONCEPTS, 0);
+  }
+  if (!rc && prc != KIP_DONE) rc = kip_store_error(c->nx, prc, c->err, "selecting the export set");
+  kip_finish(c->nx, st);
+  return rc;
+}
+
+/* the whole third run (higher-order propositions) in (depth, id) order */
+static int read_higher(kip_ctx *c, export_query *X, xlist *out) {
+  int rc = read_run(c, X, RUN_HIGHER, 0, -1, out);
+  idmap memo = {0};
+  for (size_t i = 0; !rc && i < out->n; i++) rc = prop_depth(c, out->v[i].id, &memo, 0, &out->v[i].depth);
+  idmap_free(&memo);
+  if (!rc && out->n) qsort(out->v, out->n, sizeof *out->v, by_export_order);
+  return rc;
+}
+
+/* the page of at most `size` elements from cursor position `pos`, and the
+** position after it (-1 when nothing follows) */
+static int export_page(kip_ctx *c, export_query *X, int64_t pos, int64_t size, xlist *page, int64_t *next) {
+  int run = (int)(pos >> RUN_SHIFT);
+  int64_t after = pos & RUN_POS_MASK;
+  int rc = 0;
+  *next = -1;
+  for (; !rc && run < RUNS; run++, after = 0) {
+    int64_t need = size - (int64_t)page->n;
+    if (run == RUN_HIGHER) {
+      xlist all = {0};
+      rc = read_higher(c, X, &all);
+      size_t from = after < (int64_t)all.n ? (size_t)after : all.n, to = from;
+      while (!rc && to < all.n && (int64_t)(to - from) < need) xlist_push(page, all.v[to].id, 1, all.v[to].depth), to++;
+      if (!rc && to < all.n) *next = ((int64_t)RUN_HIGHER << RUN_SHIFT) | (int64_t)to;
+      free(all.v);
+      break;
+    }
+    /* one more than needed: whether the run goes on after the page */
+    size_t had = page->n;
+    rc = read_run(c, X, run, after, need + 1, page);
+    if (!rc && (int64_t)(page->n - had) > need) {
+      page->n--;
+      *next = ((int64_t)run << RUN_SHIFT) | (page->n > had ? page->v[page->n - 1].id : after);
+      break;
+    }
+    if (!rc && (int64_t)page->n == size) {
+      /* full at the end of a run: a later run may still have elements */
+      xlist peek = {0};
+      for (int r = run + 1; !rc && r < RUN_HIGHER && !peek.n; r++) rc = read_run(c, X, r, 0, 1, &peek);
+      if (!rc && !peek.n) rc = read_higher(c, X, &peek);
+      if (!rc && peek.n) *next = (int64_t)(run + 1) << RUN_SHIFT;
+      free(peek.v);
+      break;
     }
   }
-  if (!rc && *n) qsort(*out, *n, sizeof **out, by_export_order);
-  kip_buf_free(&q);
-  kip_buf_free(&sql);
-  kql_free(&C);
-  kip_arena_free(&a);
   return rc;
 }
 
@@ -268,43 +336,46 @@ static int write_block(kip_ctx *c, kip_buf *b, const kip_elem *e, const idmap *p
 
 int kip_exec_export(kip_ctx *c, const ast_stmt *s) {
   const ast_export *x = &s->u.exp;
-  xelem *all;
-  size_t n;
-  uint64_t fp = 0;
-  int64_t off = 0;
-  int rc = export_set(c, x, &all, &n, &fp);
-  if (!rc) rc = kip_cursor_parse(x->cursor, fp, &off, c->err);
-  if (rc) {
-    free(all);
-    return rc;
+  export_query X;
+  int64_t pos = 0, next = -1;
+  xlist list = {0};
+  int rc = compile_runs(c, x, &X);
+  if (!rc) {
+    uint64_t fp = kip_query_fingerprint(X.sql[0].p, X.C[0].binds) ^ EXPORT_CURSOR_SALT;
+    rc = kip_cursor_parse(x->cursor, fp, &pos, c->err);
+    if (!rc && (pos >> RUN_SHIFT) >= RUNS)
+      rc = kip_err(c->err, KIP_E_SYNTAX, "Pass the next_cursor value of a previous response unchanged.",
+                   "CURSOR token is not an EXPORT position");
+    int64_t page_size = x->limit >= 0 ? x->limit : EXPORT_DEFAULT_PAGE;
+    if (!rc) rc = export_page(c, &X, pos, page_size, &list, &next);
+    if (!rc && next >= 0) c->next_cursor = kip_cursor_make(fp, next);
   }
-  int64_t page_size = x->limit >= 0 ? x->limit : EXPORT_DEFAULT_PAGE;
-  size_t from = off < (int64_t)n ? (size_t)off : n;
-  size_t to = page_size < (int64_t)(n - from) ? from + (size_t)page_size : n;
-
+  free_runs(&X);
   idmap page = {0};
-  for (size_t i = from; i < to; i++) idmap_put(&page, all[i].id, 1);
+  for (size_t i = 0; !rc && i < list.n; i++) idmap_put(&page, list.v[i].id, 1);
   kip_buf cap;
   kip_buf_init(&cap);
   int64_t nc = 0, np = 0;
-  if (to > from) kip_buf_adds(&cap, "UPSERT {\n");
-  for (size_t i = from; !rc && i < to; i++) {
+  if (!rc && list.n) kip_buf_adds(&cap, "UPSERT {\n");
+  for (size_t i = 0; !rc && i < list.n; i++) {
     kip_elem e;
-    if ((rc = kip_store_get(c->nx, all[i].id, &e, c->err))) break;
+    if ((rc = kip_store_get(c->nx, list.v[i].id, &e, c->err))) break;
     rc = write_block(c, &cap, &e, &page);
     if (e.is_prop) np++;
     else nc++;
     kip_elem_clear(&e);
   }
-  if (to > from) kip_buf_adds(&cap, "}\n");
+  if (!rc && list.n) kip_buf_adds(&cap, "}\n");
   if (!rc) {
     kip_buf_adds(c->out, "{\"capsule\":");
     kip_buf_json_str(c->out, cap.p ? cap.p : "", cap.len);
     kip_buf_printf(c->out, ",\"concepts\":%lld,\"propositions\":%lld}", (long long)nc, (long long)np);
-    if (to < n) c->next_cursor = kip_cursor_make(fp, (int64_t)to);
+  } else if (c->next_cursor) {
+    free(c->next_cursor);
+    c->next_cursor = NULL;
   }
   kip_buf_free(&cap);
   idmap_free(&page);
-  free(all);
+  free(list.v);
   return rc;
 }

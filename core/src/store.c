@@ -155,9 +155,13 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
     }
     if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "enabling WAL");
   }
-  char sql[192];
-  snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000; PRAGMA cache_size=-32768; PRAGMA temp_store=MEMORY",
-           opt && opt->synchronous_full ? "FULL" : "NORMAL");
+  char sql[224];
+  int cache_mb = opt && opt->cache_mb > 0 ? opt->cache_mb : KIP_DEFAULT_CACHE_MB;
+  if (cache_mb > KIP_MAX_CACHE_MB) cache_mb = KIP_MAX_CACHE_MB;
+  snprintf(sql, sizeof sql,
+           "PRAGMA synchronous=%s; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=4000; PRAGMA cache_size=-%d; "
+           "PRAGMA temp_store=MEMORY",
+           opt && opt->synchronous_full ? "FULL" : "NORMAL", cache_mb * 1024);
   if (kip_store_exec(nx, sql, err, "configuring the connection")) return err->code;
   if (kip_register_sql_functions(nx) || kip_register_rank_function(nx->db) || (extra_functions && extra_functions(nx))) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register SQL functions");
   int created = 0;

@@ -44,6 +44,9 @@ int kip_store_errcode(kip_nexus *nx);
 int kip_store_interrupt_code(void);
 
 #define KIP_SCHEMA_VERSION 5
+/* a connection's page cache (kip_open_options.cache_mb), MiB */
+#define KIP_DEFAULT_CACHE_MB 32
+#define KIP_MAX_CACHE_MB 65536
 
 enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
@@ -123,8 +126,13 @@ struct sqlite3 *kip_store_db(kip_nexus *nx);
 /* the statements that (re)index the elements listed in table `from`
 ** (search_sync.c, and the persistent statements of store.c) */
 /* driven from that list by construction (CROSS JOIN), never a scan of `element` */
-#define UNINDEX_WORD_SQL(from) "DELETE FROM search_word WHERE rowid IN (SELECT id FROM " from ")"
-#define UNINDEX_TRIGRAM_SQL(from) "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM " from ")"
+/* an element above the highest id an index holds was never indexed (new
+** elements, e.g. a whole import): only the others are looked up to unindex */
+#define UNINDEX_SQL(fts, from)                                                                      \
+  "DELETE FROM " fts " WHERE rowid IN (SELECT id FROM " from " WHERE id <= "                        \
+  "(SELECT coalesce(max(id), 0) FROM " fts "_content))"
+#define UNINDEX_WORD_SQL(from) UNINDEX_SQL("search_word", from)
+#define UNINDEX_TRIGRAM_SQL(from) UNINDEX_SQL("search_trigram", from)
 #define INDEX_WORD_SQL(from)                                                                                  \
   "INSERT INTO search_word(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                \
   KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_SQL " FROM " from " d CROSS JOIN element e ON e.id = d.id"

@@ -175,7 +175,19 @@ static void test_nexus(void) {
   if (!rc) {
     EXPECT_EXACT(nx, "{\"command\":\"FIND(COUNT(?p)) WHERE { ?p {type: \\\"Person\\\", name: \\\"A\\\"} }\"}", 0,
                  "{\"result\":1}");
+    CHECK(kip_store_count(nx, "PRAGMA cache_size") == -32 * 1024, "default page cache: 32 MiB");
     kip_close(nx);
+  }
+  /* the page cache asked for, and a limit on it */
+  kip_open_options o = {0};
+  int64_t want[][2] = {{256, -256 * 1024}, {1 << 30, -65536LL * 1024}};
+  for (int i = 0; i < 2; i++) {
+    o.cache_mb = (int)want[i][0];
+    if (kip_open(path, &o, &nx, &e) == 0) {
+      int64_t got = kip_store_count(nx, "PRAGMA cache_size");
+      CHECK(got == want[i][1], "cache_mb %lld: cache_size %lld", (long long)want[i][0], (long long)got);
+      kip_close(nx);
+    } else CHECK(0, "open with cache_mb: %s", e.message);
   }
   remove_db(path);
 }
@@ -466,9 +478,184 @@ static void test_migration_v5(void) {
   remove_db(path);
 }
 
+/* re-indexing: only elements at or below the highest indexed id are looked
+** up to unindex; updates of old and of the newest element, a deferred
+** (import) batch changed before its indexing pass, and a delete */
+static void test_search_reindex(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  kip_error e;
+  const char *up = "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"%s\\\"} "
+                   "SET ATTRIBUTES { description: \\\"%s\\\" } } }\"}";
+  char req[400];
+  const char *rows[][2] = {{"Quillon", "alphaword"}, {"Zarnow", "betaword"}, {"Quillon", "gammaword"},
+                           {"Zarnow", "deltaword"}};
+  for (int i = 0; i < 4; i++) {
+    snprintf(req, sizeof req, up, rows[i][0], rows[i][1]);
+    free(call(nx, req, 0));
+  }
+  const char *find = "{\"command\":\"SEARCH CONCEPT \\\"%s\\\" LIMIT 3\"}";
+  const char *gone[] = {"alphaword", "betaword"}, *found[][2] = {{"gammaword", "Quillon"}, {"deltaword", "Zarnow"}};
+  for (int i = 0; i < 2; i++) {
+    snprintf(req, sizeof req, find, gone[i]);
+    EXPECT(nx, req, 1, "\"result\":[]");
+    snprintf(req, sizeof req, find, found[i][0]);
+    EXPECT(nx, req, 1, found[i][1]);
+  }
+  /* a deferred batch: new elements written, one changed again, then indexed */
+  kip_call_options defer = {0};
+  defer.defer_index = 1;
+  const char *batch[] = {"Ysolde", "epsilonword", "Ysolde", "zetaword", "Quillon", "etaword"};
+  for (int i = 0; i < 6; i += 2) {
+    snprintf(req, sizeof req, up, batch[i], batch[i + 1]);
+    free(kip_call_json(nx, req, strlen(req), &defer));
+  }
+  CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
+  snprintf(req, sizeof req, find, "epsilonword");
+  EXPECT(nx, req, 1, "\"result\":[]");
+  snprintf(req, sizeof req, find, "gammaword");
+  EXPECT(nx, req, 1, "\"result\":[]");
+  snprintf(req, sizeof req, find, "zetaword");
+  EXPECT(nx, req, 1, "Ysolde");
+  snprintf(req, sizeof req, find, "etaword");
+  EXPECT(nx, req, 1, "Quillon");
+  /* the newest element deleted, then an older one changed */
+  free(call(nx, "{\"command\":\"DELETE CONCEPT ?p DETACH WHERE { ?p {type: \\\"Person\\\", name: \\\"Ysolde\\\"} }\"}", 0));
+  snprintf(req, sizeof req, find, "zetaword");
+  EXPECT(nx, req, 1, "\"result\":[]");
+  snprintf(req, sizeof req, up, "Zarnow", "thetaword");
+  free(call(nx, req, 0));
+  snprintf(req, sizeof req, find, "deltaword");
+  EXPECT(nx, req, 1, "\"result\":[]");
+  snprintf(req, sizeof req, find, "thetaword");
+  EXPECT(nx, req, 1, "Zarnow");
+  kip_close(nx);
+  remove_db(path);
+}
+
+/* EXPORT pages a set larger than the materialization cap: concepts, then
+** links between concepts (both read a page at a time after the last id),
+** then links over links (the only run held whole); the pages applied in
+** order to an empty nexus reproduce the set */
+static int export_all(kip_nexus *nx, const char *pattern, int page, int64_t max_rows, kip_nexus *into, int *pages) {
+  kip_call_options o = {0};
+  o.max_rows = max_rows;
+  o.readonly = 1;
+  char *cursor = NULL;
+  int total = 0;
+  *pages = 0;
+  for (;;) {
+    json_t *req = json_object();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "EXPORT ?x WHERE { %s } LIMIT %d%s", pattern, page, cursor ? " CURSOR :c" : "");
+    json_object_set_new(req, "command", json_string(cmd));
+    if (cursor) json_object_set_new(req, "parameters", json_pack("{s:s}", "c", cursor));
+    char *text = json_dumps(req, 0);
+    json_decref(req);
+    char *r = kip_call_json(nx, text, strlen(text), &o);
+    free(text);
+    json_t *resp = json_loads(r, 0, NULL);
+    json_t *res = json_object_get(resp, "result");
+    if (!res) {
+      CHECK(0, "export page: %s", r);
+      free(r);
+      json_decref(resp);
+      free(cursor);
+      return -1;
+    }
+    free(r);
+    total += (int)(json_integer_value(json_object_get(res, "concepts")) +
+                   json_integer_value(json_object_get(res, "propositions")));
+    (*pages)++;
+    const char *capsule = json_string_value(json_object_get(res, "capsule"));
+    if (into && capsule && *capsule) {
+      kip_call_options w = {0};
+      char *ar = kip_call_command(into, capsule, strlen(capsule), NULL, &w);
+      CHECK(ar && !strstr(ar, "\"error\""), "applying page %d: %.300s", *pages, ar ? ar : "(null)");
+      free(ar);
+    }
+    free(cursor);
+    const char *next = json_string_value(json_object_get(resp, "next_cursor"));
+    cursor = next ? strdup(next) : NULL;
+    json_decref(resp);
+    if (!cursor) break;
+  }
+  return total;
+}
+
+static void test_export_paging(void) {
+  char path[] = "/tmp/kip_test_XXXXXX", path2[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  kip_nexus *into = open_temp(path2);
+  if (!into) {
+    kip_close(nx);
+    remove_db(path);
+    return;
+  }
+  /* 30 people in a chain of 29 knows links, and 3 links over links */
+  kip_buf b;
+  kip_buf_init(&b);
+  kip_buf_adds(&b, "UPSERT {\n"
+                  "CONCEPT ?g { {type: \"$ConceptType\", name: \"Gadget\"} }\n"
+                  "CONCEPT ?w { {type: \"$PropositionType\", name: \"wired_to\"} }\n");
+  for (int i = 0; i < 30; i++) kip_buf_printf(&b, "CONCEPT ?p%d { {type: \"Gadget\", name: \"G%02d\"} }\n", i, i);
+  for (int i = 1; i < 30; i++) kip_buf_printf(&b, "PROPOSITION ?k%d { (?p%d, \"wired_to\", ?p%d) }\n", i, i - 1, i);
+  for (int i = 1; i <= 3; i++) kip_buf_printf(&b, "PROPOSITION ?h%d { (?p0, \"wired_to\", ?k%d) }\n", i, i);
+  kip_buf_adds(&b, "}");
+  kip_call_options w = {0};
+  char *r = kip_call_command(nx, b.p, b.len, NULL, &w);
+  CHECK(r && !strstr(r, "\"error\""), "setup: %.300s", r ? r : "(null)");
+  free(r);
+  kip_buf_free(&b);
+  int pages, n;
+  /* every page size, including pages that end exactly where a run ends */
+  int sizes[] = {1, 7, 29, 30, 59, 62, 1000};
+  for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+    n = export_all(nx, "?x {type: \"Gadget\"} UNION { ?x (?s, \"wired_to\", ?o) }", sizes[k], 10, NULL, &pages);
+    CHECK(n == 62, "LIMIT %d: %d exported (want 62)", sizes[k], n);
+    CHECK(pages == (62 + sizes[k] - 1) / sizes[k], "LIMIT %d: %d pages", sizes[k], pages);
+  }
+  /* the pages re-import in order (the schema first) */
+  n = export_all(nx, "?x {type: \"$ConceptType\", name: \"Gadget\"} UNION { ?x {type: \"$PropositionType\", name: \"wired_to\"} }",
+                 10, 0, into, &pages);
+  CHECK(n == 2, "schema page: %d", n);
+  n = export_all(nx, "?x {type: \"Gadget\"} UNION { ?x (?s, \"wired_to\", ?o) }", 4, 10, into, &pages);
+  CHECK(n == 62, "re-import export: %d", n);
+  EXPECT_EXACT(into, "{\"command\":\"FIND(COUNT(?l)) WHERE { ?l (?s, \\\"wired_to\\\", ?o) }\"}", 1, "{\"result\":32}");
+  /* the held run keeps its cap: 3 links over links, cap 2 */
+  kip_call_options capped = {0};
+  capped.max_rows = 2;
+  const char *req = "{\"command\":\"EXPORT ?x WHERE { ?x (?s, \\\"wired_to\\\", ?o) } LIMIT 100\"}";
+  r = kip_call_json(nx, req, strlen(req), &capped);
+  CHECK(r && strstr(r, "KIP_4002") && strstr(r, "over propositions"), "higher-order cap: %.300s", r ? r : "(null)");
+  free(r);
+  /* a cursor continues only its own query */
+  r = call(nx, "{\"command\":\"EXPORT ?x WHERE { ?x {type: \\\"Gadget\\\"} } LIMIT 5\"}", 1);
+  json_t *resp = json_loads(r, 0, NULL);
+  const char *cur = json_string_value(json_object_get(resp, "next_cursor"));
+  CHECK(cur != NULL, "next_cursor: %s", r);
+  if (cur) {
+    char other[400];
+    snprintf(other, sizeof other,
+             "{\"command\":\"EXPORT ?x WHERE { ?x {type: \\\"Domain\\\"} } LIMIT 5 CURSOR :c\",\"parameters\":{\"c\":\"%s\"}}",
+             cur);
+    EXPECT(nx, other, 1, "different query");
+  }
+  json_decref(resp);
+  free(r);
+  kip_close(nx);
+  kip_close(into);
+  remove_db(path);
+  remove_db(path2);
+}
+
 int main(void) {
   test_call_command();
   test_migration_v5();
+  test_search_reindex();
+  test_export_paging();
   test_write_guards();
   test_lexer();
   test_parser();

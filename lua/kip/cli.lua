@@ -58,6 +58,8 @@ options:
                the local word vectors when installed); a URL is an OpenAI-compatible
                /v1/embeddings endpoint, with --embedder-model M ($KIP_EMBEDDER_MODEL) and
                --embedder-key-env VAR ($KIP_EMBEDDER_KEY_ENV: the variable holding its key)
+  --cache-mb N the connection's page cache in MiB (default 32; 256 for import, restore
+               and reindex, where a larger cache saves re-reading pages of the indexes)
   -h, --help   help (also `kip <command> --help`)
 
 governance (call, exec, mcp, repl): requests pass the policies' pre- and post-checks.
@@ -242,7 +244,15 @@ local function default_db()
 end
 
 -- global options
-local db_path
+local db_path, cache_mb
+-- bulk commands read and write index pages all over the file: a larger page
+-- cache saves re-reading them (docs/performance.md "Import")
+local BULK_CACHE_MB = { import = 256, restore = 256, reindex = 256 }
+local function cache_option(v)
+  local n = tonumber(v)
+  if not n or n ~= math.floor(n) or n < 1 or n > 65536 then die("--cache-mb needs a number of MiB from 1 to 65536, not %s", tostring(v)) end
+  return n
+end
 local EMBEDDER_OPTS = { ["--embedder"] = "spec", ["--embedder-model"] = "model", ["--embedder-key-env"] = "key_env" }
 local embedder_opts = {}
 local i = 1
@@ -256,6 +266,9 @@ while args[i] do
     i = i + 1
   elseif EMBEDDER_OPTS[a] then
     embedder_opts[EMBEDDER_OPTS[a]] = args[i + 1] or die("%s needs a value", a)
+    i = i + 2
+  elseif a == "--cache-mb" then
+    cache_mb = cache_option(args[i + 1])
     i = i + 2
   elseif a == "-h" or a == "--help" then
     io.write(HELP.main)
@@ -284,6 +297,9 @@ do
       j = j + 1
     elseif not script_seen and EMBEDDER_OPTS[a] then
       embedder_opts[EMBEDDER_OPTS[a]] = args[j + 1] or die("%s needs a value", a)
+      j = j + 2
+    elseif not script_seen and a == "--cache-mb" then
+      cache_mb = cache_option(args[j + 1])
       j = j + 2
     else
       if cmd == "run" and not a:match("^%-") then script_seen = true end
@@ -329,7 +345,8 @@ local function open_nexus(governed, fail)
   if governed and not gov.none then policies = #gov.policies > 0 and gov.policies or { "default" } end
   local path = db_path or default_db()
   local embedder = require("kip.search.embedder").from_options(embedder_opts)
-  local nx, err = kip.open { path = path, policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx, embedder = embedder }
+  local nx, err = kip.open { path = path, policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx, embedder = embedder,
+    cache_mb = cache_mb or BULK_CACHE_MB[cmd] }
   if not nx then (fail or die)("cannot open the nexus %s: %s", path, tostring(err)) end
   if nx:readonly() == "not writable" then
     io.stderr:write("kip: ", nx.path, " is not writable: opened read-only (reads work, writes are refused)\n")

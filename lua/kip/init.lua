@@ -58,7 +58,9 @@ function M.policy_dirs(dirs)
 end
 
 --- Open a nexus. opts: path (required), capsule_dir, readonly_file (open the
---- file read-only), busy_timeout_ms, synchronous_full, call (default call
+--- file read-only), busy_timeout_ms, synchronous_full, cache_mb (this
+--- connection's page cache in MiB, default 32; bulk loads run faster with
+--- more: kip import uses 256), call (default call
 --- options: readonly, deadline_ms, max_rows, max_hops), ctx (default caller
 --- identity for policies: actor, counterparty, roles, access_scope, channel),
 --- policies (list of policy names or paths; none by default in the Lua API —
@@ -75,6 +77,7 @@ function M.open(opts)
     readonly = opts.readonly_file or false,
     busy_timeout_ms = opts.busy_timeout_ms,
     synchronous_full = opts.synchronous_full,
+    cache_mb = opts.cache_mb,
   }
   local h, err, code = core.open(opts.path, o)
   if not h then return nil, err, code end

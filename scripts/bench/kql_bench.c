@@ -609,7 +609,9 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     char bpath[600];
     snprintf(bpath, sizeof bpath, "%s-bulk", kpath);
     kip_nexus *bx;
-    if (kip_open(bpath, NULL, &bx, &err)) return 0;
+    kip_open_options bulk_open = {0};
+    bulk_open.cache_mb = 256; /* what kip import opens with */
+    if (kip_open(bpath, &bulk_open, &bx, &err)) return 0;
     kip_call_options defer;
     memset(&defer, 0, sizeof defer);
     defer.defer_index = 1;

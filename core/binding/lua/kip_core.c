@@ -2,7 +2,7 @@
 ** kip_core.c — the Lua binding of libkipcore (module "kip.core"), built
 ** once for Lua 5.4 and once for LuaJIT from this single source.
 **
-**   core.open(path [, {capsule_dir=, busy_timeout_ms=, synchronous_full=, readonly=}])
+**   core.open(path [, {capsule_dir=, busy_timeout_ms=, synchronous_full=, readonly=, cache_mb=}])
 **       -> nexus | nil, message, code
 **   nexus:call_json(request_text [, {readonly=, deadline_ms=, max_rows=, max_hops=}]) -> response_text
 **   nexus:close()        (also __gc / __close; idempotent)
@@ -67,6 +67,7 @@ static int l_open(lua_State *L) {
     o.busy_timeout_ms = opt_int(L, 2, "busy_timeout_ms", 0);
     o.synchronous_full = opt_int(L, 2, "synchronous_full", 0);
     o.readonly = opt_int(L, 2, "readonly", 0);
+    o.cache_mb = opt_int(L, 2, "cache_mb", 0);
   }
   lnexus *n = lua_newuserdata(L, sizeof *n); /* safe closed state first */
   n->nx = NULL;
