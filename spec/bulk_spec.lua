@@ -102,6 +102,45 @@ describe("kip.transfer.apply", function()
     assert.equal(39, #current():execute('FIND(?c) WHERE { ?c {type: "Quoll"} }').result)
   end)
 
+  it("streams a file in chunks as if it were read whole: statements cut by a chunk, errors by file line, --from", function()
+    local lines = { "// a capsule read in pieces", 'UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "Quoll"} } }' }
+    for i = 1, 30 do
+      lines[#lines + 1] = ('UPSERT {\n  CONCEPT ?c { {type: "Quoll", name: "q%d"}\n  SET ATTRIBUTES { note: "a } UPSERT { string" } } }'):format(i)
+    end
+    lines[12] = 'UPSERT { CONCEPT ?c { {type: "NoSuchType", name: "bad"} } }'
+    local text = table.concat(lines, "\n")
+    local path = H.tmpdb() .. ".kip"
+    local f = assert(io.open(path, "wb"))
+    f:write(text)
+    f:close()
+    local whole_errors = {}
+    local whole = transfer.apply(current(), text, { batch_bytes = 300,
+      on_error = function(line, err) whole_errors[#whole_errors + 1] = line .. " " .. err.code end })
+    local saved = transfer.CHUNK_BYTES
+    for _, chunk in ipairs { 1, 7, 64, 1000, #text, 1048576 } do
+      transfer.CHUNK_BYTES = chunk
+      for _, from in ipairs { 1, 13 } do
+        local errors, last_done = {}, 0
+        local fh = assert(io.open(path, "rb"))
+        local st = transfer.apply_stream(current(), fh, { batch_bytes = 300, from = from,
+          on_error = function(line, err) errors[#errors + 1] = line .. " " .. err.code end,
+          on_progress = function(done) assert.is_true(done >= last_done and done <= #text); last_done = done end })
+        fh:close()
+        assert.equal(31, st.statements)
+        if from == 1 then
+          assert.same({ whole.applied, whole.failed, whole.elements }, { st.applied, st.failed, st.elements }, "chunk " .. chunk)
+          assert.same(whole_errors, errors, "chunk " .. chunk)
+        else
+          assert.same({ 19, 0 }, { st.applied, st.failed }, "chunk " .. chunk)
+        end
+      end
+    end
+    transfer.CHUNK_BYTES = saved
+    os.remove(path)
+    assert.same({ "30 KIP_2001" }, whole_errors)
+    assert.equal(29, #current():execute('FIND(?c) WHERE { ?c {type: "Quoll"} }').result)
+  end)
+
   it("refuses a handle defined twice in one UPSERT, naming both lines", function()
     local blocks = {}
     for i = 1, 2000 do blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "P%d"} }'):format(i, i) end

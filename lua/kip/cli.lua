@@ -151,9 +151,10 @@ JSON when it is valid JSON (numbers, true, [..]) and is a string otherwise.
   import = [[
 usage: kip [--db PATH] import [--from N] [--batch-kb K] [-q] [governance options] FILE.kip...
 
-Applies capsule files. A file is split into its statements; statements are
-applied in batches (about K KiB of text, default 4096) of one transaction
-each. A batch that fails is replayed statement by statement, so every bad
+Applies capsule files (- reads stdin). A file is read 16 MiB at a time and
+split into its statements, so memory stays flat whatever its size;
+statements are applied in batches (about K KiB of text, default 4096) of
+one transaction each. A batch that fails is replayed statement by statement, so every bad
 statement is reported as FILE:LINE and the good ones are applied. Importing
 again is idempotent (UPSERT matches what exists); --from N starts at
 statement N to resume a long import. On a terminal a progress line shows the
@@ -460,12 +461,14 @@ local function progress_reporter(total_bytes)
   end
 end
 
--- progress and errors of a bulk apply, reported on stderr
-local function apply_reporting(nx, text, label, from, batch_bytes, quiet)
+-- progress and errors of a bulk apply, reported on stderr. source: capsule
+-- text, or { file = handle, size = bytes } read as a stream
+local function apply_reporting(nx, source, label, from, batch_bytes, quiet)
   local transfer = require "kip.transfer"
-  local tty, report = progress_reporter(#text)
+  local size = type(source) == "string" and #source or source.size
+  local tty, report = progress_reporter(size)
   if quiet then tty, report = false, function() end end
-  local st = transfer.apply(nx, text, {
+  local opts = {
     from = from, batch_bytes = batch_bytes,
     on_error = function(line, e)
       if tty then io.stderr:write("\r\27[K") end
@@ -476,10 +479,26 @@ local function apply_reporting(nx, text, label, from, batch_bytes, quiet)
     on_index = function(done, total)
       if tty then io.stderr:write(("\r  indexing for SEARCH %d/%d elements   "):format(done, total), done >= total and "\n" or "") end
     end,
-  })
-  report(#text, st.applied, st.elements, true)
+  }
+  local st
+  if type(source) == "string" then st = transfer.apply(nx, source, opts)
+  else st = transfer.apply_stream(nx, source.file, opts) end
+  report(size, st.applied, st.elements, true)
   if st.index_error then stderr("%s: indexing for SEARCH failed: %s (it resumes at the next write)", label, st.index_error) end
   return st
+end
+
+-- a capsule file (or - for stdin) opened for streaming, with its size when known
+local function capsule_source(path)
+  local f, err
+  if path == "-" then f = io.stdin else f, err = io.open(path, "rb") end
+  if not f then die("cannot read %s: %s", path, err) end
+  local size = 0
+  if f ~= io.stdin then
+    size = f:seek("end") or 0
+    f:seek("set", 0)
+  end
+  return { file = f, size = size }
 end
 
 function commands.import()
@@ -502,7 +521,9 @@ function commands.import()
   local nx = open_operator_nexus()
   local failed = 0
   for _, file in ipairs(files) do
-    local st = apply_reporting(nx, read_all(file), file, from, batch_bytes, quiet)
+    local source = capsule_source(file)
+    local st = apply_reporting(nx, source, file, from, batch_bytes, quiet)
+    if source.file ~= io.stdin then source.file:close() end
     stderr("%s: %d statements applied, %d failed, %d elements written (statements %d..%d of %d)", file, st.applied,
       st.failed, st.elements, st.from, st.statements, st.statements)
     if st.failed > 0 then failed = failed + 1 end

@@ -14,6 +14,50 @@ end
 
 M.BATCH_BYTES = 4 * 1024 * 1024 -- bytes of statements per transaction (docs/decisions.md "Import")
 
+-- statements first..last of text (starts/lines from capsule.statements) in
+-- batches of about batch_bytes, one transaction each; a failing batch is
+-- replayed statement by statement. base: { line = line of text's first
+-- line - 1, bytes = bytes before text } (a file read in chunks)
+local function apply_statements(nx, text, starts, lines, first, last, st, opts, base)
+  local batch_bytes = opts.batch_bytes or M.BATCH_BYTES
+  -- the SEARCH index is built once at the end (kip_sync_index), not per batch
+  local limit = { max_command_bytes = M.BIG_COMMAND, defer_index = true, ctx = opts.ctx }
+  local function stop(k) return (starts[k + 1] or #text + 1) - 1 end
+  -- statements a..b as one command (one transaction)
+  local function run(a, b)
+    return core.json_decode(nx:call_command(text:sub(starts[a], stop(b)), nil, limit))
+  end
+  local k = first
+  while k <= last do
+    local a, b = k, k
+    while b < last and stop(b + 1) - starts[a] + 1 <= batch_bytes do b = b + 1 end
+    k = b + 1
+    local resp = run(a, b)
+    if resp.error then
+      for i = a, b do
+        local r = run(i, i)
+        if r.error then
+          st.failed = st.failed + 1
+          if opts.on_error then opts.on_error(base.line + lines[i] + (r.error.line or 1) - 1, r.error) end
+        else
+          st.applied, st.elements = st.applied + 1, st.elements + count(r.result)
+        end
+      end
+    else
+      st.applied, st.elements = st.applied + (b - a + 1), st.elements + count(resp.result)
+    end
+    if opts.on_progress then opts.on_progress(base.bytes + stop(b), st.applied, st.elements) end
+  end
+end
+
+-- one indexing pass over everything the batches wrote, in transactions of
+-- 50 000 elements (an interrupted pass resumes at the next open or write)
+local function index_written(nx, st, opts)
+  local ok, err = nx.handle:sync_index(50000, opts.on_index)
+  if not ok then st.index_error = err end
+  return st
+end
+
 --- Apply capsule text. Its statements go in batches of about batch_bytes,
 --- one transaction each; a failing batch is replayed statement by statement
 --- so every error is reported (on_error(line, err)) and the good statements
@@ -24,43 +68,48 @@ M.BATCH_BYTES = 4 * 1024 * 1024 -- bytes of statements per transaction (docs/dec
 function M.apply(nx, text, opts)
   opts = opts or {}
   local starts, lines = capsule.statements(text)
-  local nstmts = #starts
-  local from, batch_bytes = opts.from or 1, opts.batch_bytes or M.BATCH_BYTES
-  -- the SEARCH index is built once at the end (kip_sync_index), not per batch
-  local limit = { max_command_bytes = M.BIG_COMMAND, defer_index = true, ctx = opts.ctx }
-  local st = { applied = 0, failed = 0, elements = 0, statements = nstmts, from = math.min(from, nstmts) }
-  local function stop(k) return (starts[k + 1] or #text + 1) - 1 end
-  -- statements first..last as one command (one transaction)
-  local function run(first, last)
-    local cmd = text:sub(starts[first], stop(last))
-    return core.json_decode(nx:call_command(cmd, nil, limit))
-  end
-  local k = from
-  while k <= nstmts do
-    local first, last = k, k
-    while last < nstmts and stop(last + 1) - starts[first] + 1 <= batch_bytes do last = last + 1 end
-    k = last + 1
-    local resp = run(first, last)
-    if resp.error then
-      for i = first, last do
-        local r = run(i, i)
-        if r.error then
-          st.failed = st.failed + 1
-          if opts.on_error then opts.on_error(lines[i] + (r.error.line or 1) - 1, r.error) end
-        else
-          st.applied, st.elements = st.applied + 1, st.elements + count(r.result)
-        end
+  local from = opts.from or 1
+  local st = { applied = 0, failed = 0, elements = 0, statements = #starts, from = math.min(from, #starts) }
+  apply_statements(nx, text, starts, lines, from, #starts, st, opts, { line = 0, bytes = 0 })
+  return index_written(nx, st, opts)
+end
+
+M.CHUNK_BYTES = 16 * 1024 * 1024
+
+--- Apply a capsule read from file handle f (e.g. io.open(path, "rb"))
+--- without holding it in memory: it is read CHUNK_BYTES at a time; the
+--- complete statements read so far are applied like M.apply's (the same
+--- batches, error reports with file lines, --from numbering) and the last,
+--- possibly cut, statement waits for the next chunk. Memory stays near a
+--- chunk plus the longest statement, whatever the file's size.
+function M.apply_stream(nx, f, opts)
+  opts = opts or {}
+  local from = opts.from or 1
+  local st = { applied = 0, failed = 0, elements = 0, statements = 0, from = from }
+  local carry, base, seen = "", { line = 0, bytes = 0 }, 0
+  while true do
+    local chunk = f:read(M.CHUNK_BYTES)
+    local text = chunk and carry .. chunk or carry
+    local starts, lines = capsule.statements(text)
+    -- all but the last statement are complete; at the end of the file, all
+    local last = chunk and #starts - 1 or #starts
+    if last >= 1 then
+      local first = math.max(1, from - seen)
+      if first <= last then apply_statements(nx, text, starts, lines, first, last, st, opts, base) end
+      seen = seen + last
+      if chunk then
+        -- the rest starts at statement last + 1: its line and byte offset
+        base = { line = base.line + lines[last + 1] - 1, bytes = base.bytes + starts[last + 1] - 1 }
+        carry = text:sub(starts[last + 1])
       end
-    else
-      st.applied, st.elements = st.applied + (last - first + 1), st.elements + count(resp.result)
+    elseif chunk then
+      carry = text
     end
-    if opts.on_progress then opts.on_progress(starts[k] and starts[k] - 1 or #text, st.applied, st.elements) end
+    if not chunk then break end
   end
-  -- one indexing pass over everything the batches wrote, in transactions of
-  -- 50 000 elements (an interrupted pass resumes at the next open or write)
-  local ok, err = nx.handle:sync_index(50000, opts.on_index)
-  if not ok then st.index_error = err end
-  return st
+  st.statements = seen
+  st.from = math.min(from, seen)
+  return index_written(nx, st, opts)
 end
 
 --- Export a selection as EXPORT pages; emit(result) gets each non-empty
