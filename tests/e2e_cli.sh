@@ -36,6 +36,7 @@ KIP
 out=$("${KIP[@]}" --db "$DB" import "$T/c.kip" 2>&1); check import_ok '1 statements' "$out"
 out=$("${KIP[@]}" --db "$DB" import "$T/c.kip" 2>&1); check import_idempotent '1 statements' "$out"
 out=$("${KIP[@]}" --db "$DB" import --cache-mb 64 "$T/c.kip" 2>&1); check import_cache_mb '1 statements' "$out"
+out=$("${KIP[@]}" --db "$DB" import - < "$T/c.kip" 2>&1); check import_stdin '-: 1 statements applied, 0 failed' "$out"
 out=$("${KIP[@]}" --db "$DB" --cache-mb 0 exec 'DESCRIBE DOMAINS' 2>&1); rc=$?
 check cache_mb_bad 'needs a number of MiB' "$out"; check cache_mb_bad_rc 2 "$rc"
 out=$("${KIP[@]}" parse 'FIND(?x) WHERE { ?x {type: "Tool"} }'); check parse '"statement": "FIND"' "$out"

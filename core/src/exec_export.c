@@ -23,7 +23,6 @@
 
 typedef struct xelem {
   int64_t id;
-  int is_prop;
   int depth; /* 0 for concepts and first-order links */
 } xelem;
 
@@ -136,13 +135,13 @@ typedef struct xlist {
   size_t n, cap;
 } xlist;
 
-static void xlist_push(xlist *l, int64_t id, int is_prop, int depth) {
+static void xlist_push(xlist *l, int64_t id, int depth) {
   if (l->n == l->cap) {
     l->cap = l->cap ? l->cap * 2 : 256;
     l->v = realloc(l->v, l->cap * sizeof *l->v);
     if (!l->v) abort();
   }
-  l->v[l->n++] = (xelem){id, is_prop, depth};
+  l->v[l->n++] = (xelem){id, depth};
 }
 
 static int compile_runs(kip_ctx *c, const ast_export *x, export_query *X) {
@@ -165,8 +164,8 @@ static void free_runs(export_query *X) {
   kip_arena_free(&X->a);
 }
 
-/* ids of run `run` above id `after`, at most `limit` (-1: all), appended
-** to out (is_prop and depth 0; the caller orders the third run) */
+/* ids of run `run` above id `after`, at most `limit` (-1: all, capped),
+** appended to out (depth 0; read_higher orders the third run) */
 static int read_run(kip_ctx *c, export_query *X, int run, int64_t after, int64_t limit, xlist *out) {
   kip_stmt *st;
   int rc = 0, prc = kip_prepare(c->nx, X->sql[run].p, (int)X->sql[run].len, &st);
@@ -181,7 +180,7 @@ static int read_run(kip_ctx *c, export_query *X, int run, int64_t after, int64_t
                    (long long)c->nx->req->max_rows);
       break;
     }
-    xlist_push(out, kip_col_int64(st, 0), run != RUN_CONCEPTS, 0);
+    xlist_push(out, kip_col_int64(st, 0), 0);
   }
   if (!rc && prc != KIP_DONE) rc = kip_store_error(c->nx, prc, c->err, "selecting the export set");
   kip_finish(c->nx, st);
@@ -211,7 +210,7 @@ static int export_page(kip_ctx *c, export_query *X, int64_t pos, int64_t size, x
       xlist all = {0};
       rc = read_higher(c, X, &all);
       size_t from = after < (int64_t)all.n ? (size_t)after : all.n, to = from;
-      while (!rc && to < all.n && (int64_t)(to - from) < need) xlist_push(page, all.v[to].id, 1, all.v[to].depth), to++;
+      while (!rc && to < all.n && (int64_t)(to - from) < need) xlist_push(page, all.v[to].id, all.v[to].depth), to++;
       if (!rc && to < all.n) *next = ((int64_t)RUN_HIGHER << RUN_SHIFT) | (int64_t)to;
       free(all.v);
       break;
@@ -227,8 +226,7 @@ static int export_page(kip_ctx *c, export_query *X, int64_t pos, int64_t size, x
     if (!rc && (int64_t)page->n == size) {
       /* full at the end of a run: a later run may still have elements */
       xlist peek = {0};
-      for (int r = run + 1; !rc && r < RUN_HIGHER && !peek.n; r++) rc = read_run(c, X, r, 0, 1, &peek);
-      if (!rc && !peek.n) rc = read_higher(c, X, &peek);
+      for (int r = run + 1; !rc && r < RUNS && !peek.n; r++) rc = read_run(c, X, r, 0, 1, &peek);
       if (!rc && peek.n) *next = (int64_t)(run + 1) << RUN_SHIFT;
       free(peek.v);
       break;

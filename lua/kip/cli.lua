@@ -453,9 +453,10 @@ local function progress_reporter(total_bytes)
     if not final and now == last then return end
     last = now
     local dt = math.max(now - t0, 1)
-    local pct = total_bytes > 0 and done_bytes * 100 // total_bytes or 100
-    local eta = done_bytes > 0 and (total_bytes - done_bytes) * dt // done_bytes or 0
-    io.stderr:write(("\r  %3d%%  %d statements  %d elements  %d elements/s  ETA %ds   "):format(
+    -- a stream of unknown size (stdin) shows no share and no ETA
+    local pct = total_bytes > 0 and ("%3d%%"):format(done_bytes * 100 // total_bytes) or "   -"
+    local eta = (total_bytes > 0 and done_bytes > 0) and ("ETA %ds"):format((total_bytes - done_bytes) * dt // done_bytes) or ""
+    io.stderr:write(("\r  %s  %d statements  %d elements  %d elements/s  %s   "):format(
       pct, statements, elements, elements // dt, eta))
     if final then io.stderr:write("\n") end
   end
@@ -512,7 +513,7 @@ function commands.import()
     else
       g = governance_option(j)
       if g > 0 then j = j + g - 1
-      elseif a:sub(1, 1) == "-" then die("import: unknown option %s", a)
+      elseif a:sub(1, 1) == "-" and a ~= "-" then die("import: unknown option %s", a)
       else files[#files + 1] = a end
     end
     j = j + 1
