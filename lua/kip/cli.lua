@@ -365,10 +365,16 @@ local function open_operator_nexus()
   return open_nexus(true)
 end
 
-local function read_all(path)
+-- a file to read (stdin for nil or -); dies when it cannot be opened
+local function open_input(path)
   local f, err
   if path == nil or path == "-" then f = io.stdin else f, err = io.open(path, "rb") end
   if not f then die("cannot read %s: %s", path, err) end
+  return f
+end
+
+local function read_all(path)
+  local f = open_input(path)
   local s = f:read("a")
   if f ~= io.stdin then f:close() end
   return s
@@ -491,9 +497,7 @@ end
 
 -- a capsule file (or - for stdin) opened for streaming, with its size when known
 local function capsule_source(path)
-  local f, err
-  if path == "-" then f = io.stdin else f, err = io.open(path, "rb") end
-  if not f then die("cannot read %s: %s", path, err) end
+  local f = open_input(path)
   local size = 0
   if f ~= io.stdin then
     size = f:seek("end") or 0

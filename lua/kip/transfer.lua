@@ -85,7 +85,7 @@ M.CHUNK_BYTES = 16 * 1024 * 1024
 function M.apply_stream(nx, f, opts)
   opts = opts or {}
   local from = opts.from or 1
-  local st = { applied = 0, failed = 0, elements = 0, statements = 0, from = from }
+  local st = { applied = 0, failed = 0, elements = 0 }
   local carry, base, seen = "", { line = 0, bytes = 0 }, 0
   while true do
     local chunk = f:read(M.CHUNK_BYTES)
