@@ -52,6 +52,21 @@ static ast_command *parse_command(kip_arena *a, const char *text, size_t len, co
 /* Execute a parsed command (cmd NULL: report parse_err) under options opt;
 ** write its response object to out. Returns 1 when it was a KML command
 ** that failed during execution (the batch must stop). */
+/* A bulk load's command made of UPSERTs only (kip import, kip restore:
+** kip_call_options.defer_index) runs without SQLite's foreign key checks.
+** Every endpoint an UPSERT links is an element it found or created in the
+** same transaction (resolve_endpoint), so the checks cannot fail there;
+** SQLite would re-read both endpoints of every new proposition (a fifth of
+** a bulk load's write time). Anything else — a DELETE, a MERGE, a single
+** write — keeps them; the pragma expires prepared statements, so it is
+** switched only for bulk commands, outside any transaction. */
+static int bulk_upsert(kip_nexus *nx, const ast_command *cmd) {
+  if (!nx->req->defer_index || nx->tx_depth != 0) return 0;
+  for (int i = 0; i < cmd->n; i++)
+    if (cmd->stmts[i]->kind != S_UPSERT) return 0;
+  return 1;
+}
+
 static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const kip_error *parse_err, int readonly,
                            int dry_run, const kip_call_options *opt, kip_buf *out) {
   kip_error err;
@@ -91,6 +106,7 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
     int rc;
     if (cmd->is_kml) {
       kip_stamp_now(nx);
+      int checks_off = bulk_upsert(nx, cmd) && !kip_store_foreign_keys(nx, 0);
       rc = kip_tx_begin(nx, &err);
       if (!rc) {
         rc = dispatch(&c, cmd);
@@ -98,6 +114,9 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
         if (rc) kip_tx_rollback(nx);
         else rc = kip_tx_commit(nx, &err);
       }
+      if (checks_off && kip_store_foreign_keys(nx, 1) && !rc)
+        rc = kip_err(&err, KIP_E_INTERNAL, "Close and reopen the nexus before writing again.",
+                     "the command was applied, but foreign key checks could not be switched back on");
       stop = rc != 0;
     } else {
       rc = dispatch(&c, cmd);

@@ -15,6 +15,7 @@
 int kip_search_sync(kip_nexus *nx, kip_error *err) {
   sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
   if (nx->readonly_file || !st) return 0; /* !st: still migrating; caught up when open completes */
+  if (kip_store_mark_fresh(nx, err)) return err->code;
   int rc = sqlite3_step(st);
   sqlite3_reset(st);
   if (rc == SQLITE_DONE) return 0;
@@ -68,10 +69,11 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
     if (progress) progress(total, total, ud);
     return merge_index_after_bulk(nx, total, err);
   }
-  if (kip_store_exec(nx, "CREATE TEMP TABLE IF NOT EXISTS kip_sync_batch(id INTEGER PRIMARY KEY)", err, "indexing")) return err->code;
+  if (kip_store_exec(nx, "CREATE TEMP TABLE IF NOT EXISTS kip_sync_batch(id INTEGER PRIMARY KEY, fresh INTEGER)", err, "indexing"))
+    return err->code;
   char pick[160];
   snprintf(pick, sizeof pick,
-           "DELETE FROM kip_sync_batch; INSERT INTO kip_sync_batch SELECT id FROM search_dirty ORDER BY id LIMIT %lld",
+           "DELETE FROM kip_sync_batch; INSERT INTO kip_sync_batch SELECT id, fresh FROM search_dirty ORDER BY id LIMIT %lld",
            (long long)batch);
   while (done < total) {
     if (kip_tx_begin(nx, err)) return err->code;
@@ -97,6 +99,7 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
 int64_t kip_unindexed(kip_nexus *nx) {
   sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
   if (!st) return 0;
+  if (nx->fresh_n > 0) return 1; /* new elements of the running transaction */
   int rc = sqlite3_step(st);
   sqlite3_reset(st);
   return rc == SQLITE_ROW;

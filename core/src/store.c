@@ -74,7 +74,8 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_SEARCH_INDEX_WORD] = INDEX_WORD_SQL("search_dirty"),
     [ST_SEARCH_INDEX_TRIGRAM] = INDEX_TRIGRAM_SQL("search_dirty"),
     [ST_SEARCH_CLEAR] = "DELETE FROM search_dirty",
-    [ST_MARK_DIRTY] = "INSERT OR IGNORE INTO search_dirty(id) VALUES(?1)",
+    [ST_MARK_FRESH] = "WITH RECURSIVE run(id) AS (SELECT ?1 UNION ALL SELECT id + 1 FROM run WHERE id < ?2) "
+                      "INSERT OR REPLACE INTO search_dirty(id, fresh) SELECT id, 1 FROM run",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
                           "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
 };
@@ -321,6 +322,19 @@ int64_t kip_store_count(kip_nexus *nx, const char *sql) {
 }
 
 /* ---------------------------------------------------------- transactions */
+/* foreign key enforcement on this connection (outside transactions only:
+** SQLite ignores the pragma inside one); 0 when it took effect */
+int kip_store_foreign_keys(kip_nexus *nx, int on) {
+  if (nx->tx_depth != 0 || !sqlite3_get_autocommit(nx->db)) return 1;
+  if (sqlite3_exec(nx->db, on ? "PRAGMA foreign_keys=ON" : "PRAGMA foreign_keys=OFF", NULL, NULL, NULL) != SQLITE_OK)
+    return 1;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(nx->db, "PRAGMA foreign_keys", -1, &st, NULL) != SQLITE_OK) return 1;
+  int now = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+  sqlite3_finalize(st);
+  return now != on;
+}
+
 int kip_tx_begin(kip_nexus *nx, kip_error *err) {
   char sql[48];
   if (nx->tx_depth == 0) snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
@@ -350,7 +364,7 @@ void kip_tx_end_read(kip_nexus *nx) {
 }
 
 int kip_tx_commit(kip_nexus *nx, kip_error *err) {
-  if (nx->tx_depth == 1 && !nx->req->defer_index && kip_search_sync(nx, err)) {
+  if (nx->tx_depth == 1 && (kip_store_mark_fresh(nx, err) || (!nx->req->defer_index && kip_search_sync(nx, err)))) {
     kip_tx_rollback(nx);
     return err->code;
   }
@@ -377,6 +391,7 @@ void kip_tx_rollback(kip_nexus *nx) {
   nx->req->deadline_us = saved;
   nx->tx_depth--;
   kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
+  if (nx->tx_depth == 0) nx->fresh_n = 0; /* the elements of the run are gone */
 }
 
 /* -------------------------------------------------------------- elements */
@@ -511,9 +526,29 @@ static int insert_element(kip_nexus *nx, sqlite3_stmt *st, const char *kind, int
   }
   int rc = step_write(nx, st, err, what);
   if (rc) return rc;
-  sqlite3_stmt *mark = SQ(nx->stmts[ST_MARK_DIRTY]);
-  sqlite3_bind_int64(mark, 1, nid);
-  return step_write(nx, mark, err, what);
+  if (nx->fresh_n > 0 && nid == nx->fresh_lo + nx->fresh_n) {
+    nx->fresh_n++;
+    return 0;
+  }
+  if ((rc = kip_store_mark_fresh(nx, err))) return rc;
+  nx->fresh_lo = nid;
+  nx->fresh_n = 1;
+  return 0;
+}
+
+/* New elements wait for the SEARCH index in search_dirty like changed
+** ones, marked `fresh` (never indexed: nothing to remove from the index
+** first). A transaction's new ids come in runs (store_ids.c), so they are
+** recorded a run at a time — one statement per run instead of one per
+** element — before anything reads search_dirty: at commit and when the
+** index is synced. */
+int kip_store_mark_fresh(kip_nexus *nx, kip_error *err) {
+  if (nx->fresh_n == 0) return 0;
+  sqlite3_stmt *mark = SQ(nx->stmts[ST_MARK_FRESH]);
+  sqlite3_bind_int64(mark, 1, nx->fresh_lo);
+  sqlite3_bind_int64(mark, 2, nx->fresh_lo + nx->fresh_n - 1);
+  nx->fresh_n = 0;
+  return step_write(nx, mark, err, "recording new elements for the search index");
 }
 
 int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,

@@ -43,7 +43,7 @@ int kip_store_errcode(kip_nexus *nx);
 /* a statement was interrupted (the code kip_store_error maps to KIP_4001/4002) */
 int kip_store_interrupt_code(void);
 
-#define KIP_SCHEMA_VERSION 5
+#define KIP_SCHEMA_VERSION 6
 /* a connection's page cache (kip_open_options.cache_mb), MiB */
 #define KIP_DEFAULT_CACHE_MB 32
 #define KIP_MAX_CACHE_MB 65536
@@ -52,7 +52,7 @@ enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
   ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_SEARCH_PENDING,
   ST_SEARCH_UNINDEX_WORD, ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
-  ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_MARK_DIRTY, ST_COUNT
+  ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_MARK_FRESH, ST_COUNT
 };
 
 /* The governance scope of a request (policy RESTRICT constraints): every
@@ -100,6 +100,7 @@ struct kip_nexus {
   int64_t id_next;               /* next id of the transaction's run (store_ids.c) */
   int id_left;                   /* ids left in it; 0 = take a new run */
   int64_t id_taken;              /* ids the transaction took (units first, then extents) */
+  int64_t fresh_lo, fresh_n;     /* the transaction's newest run of new ids not yet in search_dirty */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
   const struct kip_dialect *dialect; /* the SQL the compiler emits for this store (compile.h) */
@@ -129,7 +130,7 @@ struct sqlite3 *kip_store_db(kip_nexus *nx);
 /* an element above the highest id an index holds was never indexed (new
 ** elements, e.g. a whole import): only the others are looked up to unindex */
 #define UNINDEX_SQL(fts, from)                                                                      \
-  "DELETE FROM " fts " WHERE rowid IN (SELECT id FROM " from " WHERE id <= "                        \
+  "DELETE FROM " fts " WHERE rowid IN (SELECT id FROM " from " WHERE NOT fresh AND id <= "           \
   "(SELECT coalesce(max(id), 0) FROM " fts "_content))"
 #define UNINDEX_WORD_SQL(from) UNINDEX_SQL("search_word", from)
 #define UNINDEX_TRIGRAM_SQL(from) UNINDEX_SQL("search_trigram", from)
@@ -202,6 +203,11 @@ void kip_store_close(kip_nexus *nx);
 /* map an SQLite failure to a kip_error (busy, interrupt, constraint, ...) */
 int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what);
 
+/* record the transaction's pending new ids in search_dirty (store.c) */
+int kip_store_mark_fresh(kip_nexus *nx, kip_error *err);
+/* foreign key checks on (1) or off (0) for the connection, outside
+** transactions only; 0 when done (request.c: bulk UPSERT commands) */
+int kip_store_foreign_keys(kip_nexus *nx, int on);
 int kip_tx_begin(kip_nexus *nx, kip_error *err);
 /* a read-only batch: one snapshot for all its statements */
 int kip_tx_begin_read(kip_nexus *nx, kip_error *err);

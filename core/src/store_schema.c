@@ -84,8 +84,13 @@
 ** for every insert, a quarter of a bulk load's work */
 #define SCHEMA_V5 "DROP TRIGGER element_search_insert;\n"
 
+/* v6: search_dirty tells new elements (fresh: never indexed, nothing to
+** remove from the index) from changed ones; store.c records new ones a run
+** of ids at a time */
+#define SCHEMA_V6 "ALTER TABLE search_dirty ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;\n"
+
 /* migrations[i] brings user_version i to i+1 */
-static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5};
+static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6};
 
 static int user_version(kip_nexus *nx, int *v) {
   sqlite3_stmt *st;

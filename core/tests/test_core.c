@@ -449,8 +449,8 @@ static void test_call_command(void) {
   kip_close(nx);
 }
 
-/* schema v5: a v4 file (insert trigger) is migrated, and inserts still
-** reach the SEARCH index */
+/* schemas v5 and v6: a v4 file (insert trigger, search_dirty without
+** `fresh`) is migrated, and inserts still reach the SEARCH index */
 static void test_migration_v5(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
   kip_nexus *nx = open_temp(path);
@@ -459,7 +459,8 @@ static void test_migration_v5(void) {
   kip_close(nx);
   sqlite3 *db;
   if (sqlite3_open(path, &db) == SQLITE_OK) {
-    sqlite3_exec(db, "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN "
+    sqlite3_exec(db, "DROP TABLE search_dirty; CREATE TABLE search_dirty(id INTEGER PRIMARY KEY);"
+                     "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN "
                      "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END; PRAGMA user_version=4",
                  NULL, NULL, NULL);
     sqlite3_close(db);
@@ -471,7 +472,9 @@ static void test_migration_v5(void) {
   }
   int64_t n = kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name = 'element_search_insert'");
   int64_t v = kip_store_count(nx, "PRAGMA user_version");
-  CHECK(n == 0 && v == KIP_SCHEMA_VERSION, "v4 -> v5: trigger dropped (%lld), version %lld", (long long)n, (long long)v);
+  int64_t fresh = kip_store_count(nx, "SELECT count(*) FROM pragma_table_info('search_dirty') WHERE name = 'fresh'");
+  CHECK(n == 0 && fresh == 1 && v == KIP_SCHEMA_VERSION, "v4 -> v6: trigger dropped (%lld), fresh column (%lld), version %lld",
+        (long long)n, (long long)fresh, (long long)v);
   free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"Quillon\\\"} } }\"}", 0));
   EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"quillon\\\" LIMIT 3\"}", 0, "Quillon");
   kip_close(nx);
@@ -530,6 +533,63 @@ static void test_search_reindex(void) {
   EXPECT(nx, req, 1, "\"result\":[]");
   snprintf(req, sizeof req, find, "thetaword");
   EXPECT(nx, req, 1, "Zarnow");
+  kip_close(nx);
+  remove_db(path);
+}
+
+/* Bulk UPSERT commands (defer_index) run without SQLite's foreign key
+** checks and leave them on; new elements wait in search_dirty marked fresh
+** (recorded a run of ids at a time), changed ones not; a failed command
+** leaves no marks */
+static void test_bulk_writes(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  kip_error e;
+  kip_call_options defer = {0};
+  defer.defer_index = 1;
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?k { {type: \\\"$PropositionType\\\", name: \\\"knows\\\"} } }\"}", 0));
+  kip_buf cmd;
+  kip_buf_init(&cmd);
+  kip_buf_adds(&cmd, "UPSERT { CONCEPT ?hub { {type: \"Person\", name: \"Hub\"} SET ATTRIBUTES { description: \"hubword\" } }");
+  for (int i = 0; i < 40; i++)
+    kip_buf_printf(&cmd, " CONCEPT ?c%d { {type: \"Person\", name: \"P%d\"} SET ATTRIBUTES { description: \"bulkword%d\" }"
+                         " SET PROPOSITIONS { (\"knows\", ?hub) } }", i, i, i);
+  kip_buf_adds(&cmd, " }\nUPSERT { CONCEPT ?x { {type: \"Person\", name: \"P3\"} SET ATTRIBUTES { description: \"againword\" } } }");
+  kip_buf_addc(&cmd, 0);
+  char *r = kip_call_command(nx, cmd.p, strlen(cmd.p), NULL, &defer);
+  CHECK(strstr(r, "\"error\"") == NULL, "bulk command: %.300s", r);
+  free(r);
+  CHECK(kip_store_count(nx, "PRAGMA foreign_keys") == 1, "foreign keys back on after a bulk command");
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM pragma_foreign_key_check") == 0, "no dangling link");
+  int64_t fresh = kip_store_count(nx, "SELECT count(*) FROM search_dirty WHERE fresh");
+  CHECK(fresh == 81, "41 concepts and 40 links wait as fresh: %lld", (long long)fresh);
+  /* a bulk command that fails half-way: rolled back, no marks, checks on */
+  const char *bad = "UPSERT { CONCEPT ?n { {type: \"Person\", name: \"Nobody\"} } }\n"
+                    "UPSERT { PROPOSITION ?l { ({type: \"Person\", name: \"Missing\"}, \"knows\", {type: \"Person\", name: \"Hub\"}) } }";
+  r = kip_call_command(nx, bad, strlen(bad), NULL, &defer);
+  CHECK(strstr(r, "\"error\"") != NULL, "link to a missing concept refused: %.200s", r);
+  free(r);
+  CHECK(kip_store_count(nx, "PRAGMA foreign_keys") == 1, "foreign keys back on after a failed bulk command");
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM search_dirty") == 81, "the failed command left no marks");
+  CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
+  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"bulkword39\\\" LIMIT 3\"}", 1, "P39");
+  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"againword\\\" LIMIT 3\"}", 1, "P3");
+  r = call(nx, "{\"command\":\"SEARCH CONCEPT \\\"bulkword3\\\" LIMIT 20\"}", 1);
+  CHECK(r && !strstr(r, "\"P3\""), "P3's first text left the index: %.200s", r ? r : "");
+  free(r);
+  /* a change to an indexed element waits as changed (not fresh) */
+  const char *later = "UPSERT { CONCEPT ?x { {type: \"Person\", name: \"P5\"} SET ATTRIBUTES { description: \"laterword\" } } }";
+  free(kip_call_command(nx, later, strlen(later), NULL, &defer));
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM search_dirty WHERE NOT fresh") == 1 &&
+            kip_store_count(nx, "SELECT count(*) FROM search_dirty WHERE fresh") == 0,
+        "a changed element waits as changed");
+  CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
+  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"laterword\\\" LIMIT 3\"}", 1, "P5");
+  r = call(nx, "{\"command\":\"SEARCH CONCEPT \\\"bulkword5\\\" LIMIT 20\"}", 1);
+  CHECK(r && !strstr(r, "\"P5\""), "P5's old text left the index: %.200s", r ? r : "");
+  free(r);
+  kip_buf_free(&cmd);
   kip_close(nx);
   remove_db(path);
 }
@@ -656,6 +716,7 @@ int main(void) {
   test_migration_v5();
   test_search_reindex();
   test_export_paging();
+  test_bulk_writes();
   test_write_guards();
   test_lexer();
   test_parser();

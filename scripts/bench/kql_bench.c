@@ -531,6 +531,9 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int round, double *kip_r
                      "VALUES(?1, 'part_of', ?2, '{}', '{\"source\":\"bench\"}', 1, strftime('%Y-%m-%dT%H:%M:%fZ'))",
                      -1, &link, NULL);
   char cmd[512], name[64], pname[64];
+  int kmiss0 = 0, rmiss0 = 0, hi, kmiss1, rmiss1;
+  sqlite3_db_status(kip_store_db(nx), SQLITE_DBSTATUS_CACHE_MISS, &kmiss0, &hi, 0);
+  sqlite3_db_status(rdb, SQLITE_DBSTATUS_CACHE_MISS, &rmiss0, &hi, 0);
   for (int i = 0; i < singles; i++) {
     snprintf(name, sizeof name, "Single-%d-%d", round, i);
     snprintf(pname, sizeof pname, "Project-%lld", (long long)(i % types[PROJECT].count));
@@ -567,6 +570,11 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int round, double *kip_r
     raw_commit(rdb);
     rs[i] = now_ms() - a;
   }
+  sqlite3_db_status(kip_store_db(nx), SQLITE_DBSTATUS_CACHE_MISS, &kmiss1, &hi, 0);
+  sqlite3_db_status(rdb, SQLITE_DBSTATUS_CACHE_MISS, &rmiss1, &hi, 0);
+  if (getenv("KIP_BENCH_SPLIT"))
+    fprintf(stderr, "single upserts round %d: page-cache misses per write %.1f (SQL %.1f)\n", round,
+            (double)(kmiss1 - kmiss0) / singles, (double)(rmiss1 - rmiss0) / singles);
   sqlite3_finalize(up);
   sqlite3_finalize(find);
   sqlite3_finalize(link);
