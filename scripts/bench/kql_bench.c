@@ -239,8 +239,9 @@ static const char *index_sync =
 
 static int raw_commit(sqlite3 *db) { return raw_exec(db, index_sync) && raw_exec(db, "COMMIT"); }
 
-/* hand-written inserts mark the new row for the index sync, as the engine
-** does (schema v5 has no insert trigger) */
+/* hand-written inserts mark each new row for the index sync, as a plain
+** SQLite program would (the schema has no insert trigger; the engine
+** records a transaction's new ids a run at a time, store.c) */
 static sqlite3_stmt *raw_marker(sqlite3 *db) {
   sqlite3_stmt *m = NULL;
   sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO search_dirty(id) VALUES(?1)", -1, &m, NULL);
