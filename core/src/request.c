@@ -49,14 +49,11 @@ static ast_command *parse_command(kip_arena *a, const char *text, size_t len, co
   return kip_parse(a, text, len, params, err);
 }
 
-/* Execute a parsed command (cmd NULL: report parse_err) under options opt;
-** write its response object to out. Returns 1 when it was a KML command
-** that failed during execution (the batch must stop). */
 /* A bulk load's command made of UPSERTs only (kip import, kip restore:
 ** kip_call_options.defer_index) runs without SQLite's foreign key checks.
 ** Every endpoint an UPSERT links is an element it found or created in the
 ** same transaction (resolve_endpoint), so the checks cannot fail there;
-** SQLite would re-read both endpoints of every new proposition (a fifth of
+** SQLite would re-read both endpoints of every new proposition (about a fifth of
 ** a bulk load's write time). Anything else — a DELETE, a MERGE, a single
 ** write — keeps them; the pragma expires prepared statements, so it is
 ** switched only for bulk commands, outside any transaction. */
@@ -67,6 +64,9 @@ static int bulk_upsert(kip_nexus *nx, const ast_command *cmd) {
   return 1;
 }
 
+/* Execute a parsed command (cmd NULL: report parse_err) under options opt;
+** write its response object to out. Returns 1 when it was a KML command
+** that failed during execution (the batch must stop). */
 static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const kip_error *parse_err, int readonly,
                            int dry_run, const kip_call_options *opt, kip_buf *out) {
   kip_error err;
