@@ -55,10 +55,13 @@ static ast_command *parse_command(kip_arena *a, const char *text, size_t len, co
 ** same transaction (resolve_endpoint), so the checks cannot fail there;
 ** SQLite would re-read both endpoints of every new proposition (about a fifth of
 ** a bulk load's write time). Anything else — a DELETE, a MERGE, a single
-** write — keeps them; the pragma expires prepared statements, so it is
-** switched only for bulk commands, outside any transaction. */
+** write — keeps them. The pragma expires every prepared statement (each is
+** compiled again at its next use), so it is switched only outside any
+** transaction and for commands large enough to gain from it. */
+#define BULK_CHECKS_OFF_BYTES (64 * 1024)
+
 static int bulk_upsert(kip_nexus *nx, const ast_command *cmd) {
-  if (!nx->req->defer_index || nx->tx_depth != 0) return 0;
+  if (!nx->req->defer_index || nx->tx_depth != 0 || cmd->len < BULK_CHECKS_OFF_BYTES) return 0;
   for (int i = 0; i < cmd->n; i++)
     if (cmd->stmts[i]->kind != S_UPSERT) return 0;
   return 1;

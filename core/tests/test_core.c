@@ -552,7 +552,7 @@ static void test_bulk_writes(void) {
   kip_buf cmd;
   kip_buf_init(&cmd);
   kip_buf_adds(&cmd, "UPSERT { CONCEPT ?hub { {type: \"Person\", name: \"Hub\"} SET ATTRIBUTES { description: \"hubword\" } }");
-  for (int i = 0; i < 40; i++)
+  for (int i = 0; i < 600; i++) /* over 64 KiB: the checks are switched off */
     kip_buf_printf(&cmd, " CONCEPT ?c%d { {type: \"Person\", name: \"P%d\"} SET ATTRIBUTES { description: \"bulkword%d\" }"
                          " SET PROPOSITIONS { (\"knows\", ?hub) } }", i, i, i);
   kip_buf_adds(&cmd, " }\nUPSERT { CONCEPT ?x { {type: \"Person\", name: \"P3\"} SET ATTRIBUTES { description: \"againword\" } } }");
@@ -563,17 +563,22 @@ static void test_bulk_writes(void) {
   CHECK(kip_store_count(nx, "PRAGMA foreign_keys") == 1, "foreign keys back on after a bulk command");
   CHECK(kip_store_count(nx, "SELECT count(*) FROM pragma_foreign_key_check") == 0, "no dangling link");
   int64_t fresh = kip_store_count(nx, "SELECT count(*) FROM search_dirty WHERE fresh");
-  CHECK(fresh == 81, "41 concepts and 40 links wait as fresh: %lld", (long long)fresh);
+  CHECK(fresh == 1201, "601 concepts and 600 links wait as fresh: %lld", (long long)fresh);
   /* a bulk command that fails half-way: rolled back, no marks, checks on */
-  const char *bad = "UPSERT { CONCEPT ?n { {type: \"Person\", name: \"Nobody\"} } }\n"
-                    "UPSERT { PROPOSITION ?l { ({type: \"Person\", name: \"Missing\"}, \"knows\", {type: \"Person\", name: \"Hub\"}) } }";
-  r = kip_call_command(nx, bad, strlen(bad), NULL, &defer);
+  kip_buf bad;
+  kip_buf_init(&bad);
+  for (int i = 0; i < 800; i++) /* over 64 KiB too */
+    kip_buf_printf(&bad, "UPSERT { CONCEPT ?n { {type: \"Person\", name: \"Q%d\"} SET ATTRIBUTES { description: \"lostword\" } } }\n", i);
+  kip_buf_adds(&bad, "UPSERT { PROPOSITION ?l { ({type: \"Person\", name: \"Missing\"}, \"knows\", {type: \"Person\", name: \"Hub\"}) } }");
+  kip_buf_addc(&bad, 0);
+  r = kip_call_command(nx, bad.p, strlen(bad.p), NULL, &defer);
+  kip_buf_free(&bad);
   CHECK(strstr(r, "\"error\"") != NULL, "link to a missing concept refused: %.200s", r);
   free(r);
   CHECK(kip_store_count(nx, "PRAGMA foreign_keys") == 1, "foreign keys back on after a failed bulk command");
-  CHECK(kip_store_count(nx, "SELECT count(*) FROM search_dirty") == 81, "the failed command left no marks");
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM search_dirty") == 1201, "the failed command left no marks");
   CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
-  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"bulkword39\\\" LIMIT 3\"}", 1, "P39");
+  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"bulkword599\\\" LIMIT 3\"}", 1, "P599");
   EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"againword\\\" LIMIT 3\"}", 1, "P3");
   r = call(nx, "{\"command\":\"SEARCH CONCEPT \\\"bulkword3\\\" LIMIT 20\"}", 1);
   CHECK(r && !strstr(r, "\"P3\""), "P3's first text left the index: %.200s", r ? r : "");
