@@ -127,8 +127,10 @@ struct sqlite3 *kip_store_db(kip_nexus *nx);
 /* the statements that (re)index the elements listed in table `from`
 ** (search_sync.c, and the persistent statements of store.c) */
 /* driven from that list by construction (CROSS JOIN), never a scan of `element` */
-/* an element above the highest id an index holds was never indexed (new
-** elements, e.g. a whole import): only the others are looked up to unindex */
+/* only elements that may be in an index are looked up to unindex: not the
+** fresh ones (created since the last sync, store.c kip_store_mark_fresh),
+** nor any above the highest id the index holds (e.g. changes marked before
+** schema v6 had `fresh`) */
 #define UNINDEX_SQL(fts, from)                                                                      \
   "DELETE FROM " fts " WHERE rowid IN (SELECT id FROM " from " WHERE NOT fresh AND id <= "           \
   "(SELECT coalesce(max(id), 0) FROM " fts "_content))"
