@@ -49,22 +49,33 @@ static ast_command *parse_command(kip_arena *a, const char *text, size_t len, co
   return kip_parse(a, text, len, params, err);
 }
 
-/* A bulk load's command made of UPSERTs only (kip import, kip restore:
-** kip_call_options.defer_index) runs without SQLite's foreign key checks.
-** Every endpoint an UPSERT links is an element it found or created in the
-** same transaction (resolve_endpoint), so the checks cannot fail there;
-** SQLite would re-read both endpoints of every new proposition (about a fifth of
-** a bulk load's write time). Anything else — a DELETE, a MERGE, a single
-** write — keeps them. The pragma expires every prepared statement (each is
-** compiled again at its next use), so it is switched only outside any
-** transaction and for commands large enough to gain from it. */
+/* A bulk load's command: UPSERTs only, sent with
+** kip_call_options.defer_index (kip import, kip restore), outside any
+** transaction. It runs without the element table's secondary indexes when
+** it loads a (nearly) empty nexus, and they stay away while bulk commands
+** follow, whatever their size (kip_store_defer_indexes). A large one also
+** runs without SQLite's foreign key checks: every endpoint an UPSERT links
+** is an element it found or created in the same transaction
+** (resolve_endpoint), so the checks cannot fail there; SQLite would re-read
+** both endpoints of every new proposition (about a fifth of a bulk load's
+** write time). Anything else — a DELETE, a MERGE, a single write — keeps
+** them. The pragma expires every prepared statement (each is compiled again
+** at its next use), so it is switched only for commands large enough to
+** gain from it. */
 #define BULK_CHECKS_OFF_BYTES (64 * 1024)
 
-static int bulk_upsert(kip_nexus *nx, const ast_command *cmd) {
-  if (!nx->req->defer_index || nx->tx_depth != 0 || cmd->len < BULK_CHECKS_OFF_BYTES) return 0;
-  for (int i = 0; i < cmd->n; i++)
+/* the elements a bulk command writes at most (its blocks and the
+** propositions they set), or 0 when it is not one */
+static int64_t bulk_upsert(kip_nexus *nx, const ast_command *cmd) {
+  if (!nx->req->defer_index || nx->tx_depth != 0) return 0;
+  int64_t writes = 0;
+  for (int i = 0; i < cmd->n; i++) {
     if (cmd->stmts[i]->kind != S_UPSERT) return 0;
-  return 1;
+    const ast_upsert *u = &cmd->stmts[i]->u.upsert;
+    writes += u->n;
+    for (int b = 0; b < u->n; b++) writes += u->blocks[b]->nprops;
+  }
+  return writes;
 }
 
 /* Execute a parsed command (cmd NULL: report parse_err) under options opt;
@@ -93,6 +104,8 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
             kip_stmt_kind_name(cmd->stmts[0]->kind));
     cmd = NULL;
   }
+  int64_t bulk = cmd && cmd->is_kml ? bulk_upsert(nx, cmd) : 0;
+  if (cmd && !bulk && kip_store_build_indexes(nx, &err)) cmd = NULL; /* after a bulk load's commands */
   if (cmd && kip_scope_begin(nx, opt, a, &scope, &err)) cmd = NULL;
   if (cmd) {
     kip_buf res;
@@ -109,10 +122,11 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
     int rc;
     if (cmd->is_kml) {
       kip_stamp_now(nx);
-      int checks_off = bulk_upsert(nx, cmd) && !kip_store_foreign_keys(nx, 0);
+      int checks_off = bulk && cmd->len >= BULK_CHECKS_OFF_BYTES && !kip_store_foreign_keys(nx, 0);
       rc = kip_tx_begin(nx, &err);
       if (!rc) {
-        rc = dispatch(&c, cmd);
+        if (bulk) rc = kip_store_defer_indexes(nx, bulk, &err);
+        if (!rc) rc = dispatch(&c, cmd);
         if (!rc && !nx->req->defer_index) rc = kip_search_sync(nx, &err); /* also inside a dry_run's outer transaction */
         if (rc) kip_tx_rollback(nx);
         else rc = kip_tx_commit(nx, &err);

@@ -186,6 +186,8 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
                "BEGIN SELECT RAISE(ABORT, 'KIP_4004: write-protected'); END;",
                err, "installing the write guards"))
     return err->code;
+  /* the secondary indexes a bulk load that did not end left away */
+  if ((rc = kip_store_check_indexes(nx, err))) return rc;
   /* index what a migration or another tool wrote */
   if (!nx->readonly_file) {
     sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
@@ -259,6 +261,8 @@ static void stmt_cache_free(kip_nexus *nx) {
 
 void kip_store_close(kip_nexus *nx) {
   stmt_cache_free(nx);
+  kip_error ignored;
+  if (nx->db) kip_store_build_indexes(nx, &ignored); /* a bulk load's last command (kip_store_defer_indexes) */
   if (nx->db && !nx->readonly_file) {
     /* refresh planner statistics where they went stale (bounded work; skipped
     ** when another writer holds the lock) */

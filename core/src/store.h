@@ -101,6 +101,7 @@ struct kip_nexus {
   int id_left;                   /* ids left in it; 0 = take a new run */
   int64_t id_taken;              /* ids the transaction took (units first, then extents) */
   int64_t fresh_lo, fresh_n;     /* the transaction's newest run of new ids not yet in search_dirty */
+  int indexes_deferred;          /* a bulk load dropped the secondary indexes (store_schema.c) */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
   const struct kip_dialect *dialect; /* the SQL the compiler emits for this store (compile.h) */
@@ -207,6 +208,14 @@ int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what);
 
 /* record the transaction's pending new ids in search_dirty (store.c) */
 int kip_store_mark_fresh(kip_nexus *nx, kip_error *err);
+/* store_schema.c: a bulk command writing `writes` statements drops the
+** element table's secondary indexes (in its transaction) when the nexus
+** holds fewer elements, or they are already away; build_indexes builds them
+** again when they are (0 or an error), check_indexes at open (a load that
+** did not end) */
+int kip_store_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err);
+int kip_store_build_indexes(kip_nexus *nx, kip_error *err);
+int kip_store_check_indexes(kip_nexus *nx, kip_error *err);
 /* foreign key checks on (1) or off (0) for the connection, outside
 ** transactions only; 0 when done (request.c: bulk UPSERT commands) */
 int kip_store_foreign_keys(kip_nexus *nx, int on);

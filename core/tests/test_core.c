@@ -599,6 +599,103 @@ static void test_bulk_writes(void) {
   remove_db(path);
 }
 
+/* A bulk load into an (almost) empty nexus builds the element table's
+** secondary indexes once at its end: the first bulk command drops them in
+** its transaction, they stay away while bulk commands follow, and any other
+** command, kip_sync_index, closing or opening builds them again; answers
+** are the same meanwhile; a failed bulk command rolls the drop back; a bulk
+** command smaller than the nexus keeps them */
+static int64_t secondary_indexes(kip_nexus *nx) {
+  return kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+                             "name IN ('element_name', 'element_ops', 'element_pred')");
+}
+
+/* a bulk command (over 64 KiB): n people from `from` on, each knowing Hub;
+** fail: then a link from a concept that does not exist */
+static char *bulk_people(kip_nexus *nx, int from, int n, int fail) {
+  kip_call_options defer = {0};
+  defer.defer_index = 1;
+  defer.max_command_bytes = 4 << 20; /* kip import's batches */
+  kip_buf cmd;
+  kip_buf_init(&cmd);
+  kip_buf_adds(&cmd, "UPSERT { CONCEPT ?hub { {type: \"Person\", name: \"Hub\"} }");
+  for (int i = from; i < from + n; i++)
+    kip_buf_printf(&cmd, " CONCEPT ?c%d { {type: \"Person\", name: \"P%d\"} SET ATTRIBUTES { description: \"word%d\" }"
+                         " SET PROPOSITIONS { (\"knows\", ?hub) } }", i, i, i);
+  kip_buf_adds(&cmd, " }");
+  if (fail)
+    kip_buf_adds(&cmd, "\nUPSERT { PROPOSITION ?l { ({type: \"Person\", name: \"Missing\"}, \"knows\", ?hub) } }");
+  kip_buf_addc(&cmd, 0);
+  char *r = kip_call_command(nx, cmd.p, strlen(cmd.p), NULL, &defer);
+  kip_buf_free(&cmd);
+  return r;
+}
+
+static void test_deferred_indexes(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  kip_error e;
+  const char *knows = "{\"command\":\"UPSERT { CONCEPT ?k { {type: \\\"$PropositionType\\\", name: \\\"knows\\\"} } }\"}";
+  const char *who = "{\"command\":\"FIND(COUNT(?p)) WHERE { (?p, \\\"knows\\\", {type: \\\"Person\\\", name: \\\"Hub\\\"}) }\"}";
+  free(call(nx, knows, 0));
+  char *r = bulk_people(nx, 0, 600, 0);
+  CHECK(strstr(r, "\"error\"") == NULL, "first bulk command: %.300s", r);
+  free(r);
+  CHECK(secondary_indexes(nx) == 0, "the first bulk command into an empty nexus drops the secondary indexes");
+  kip_nexus *reader; /* another connection meanwhile: same answers, without them */
+  kip_open_options ro = {0};
+  ro.readonly = 1;
+  CHECK(kip_open(path, &ro, &reader, &e) == 0, "read-only open: %s", e.message);
+  EXPECT(reader, who, 1, "600");
+  kip_close(reader);
+  r = bulk_people(nx, 600, 600, 0); /* smaller than the nexus, but the load goes on */
+  CHECK(strstr(r, "\"error\"") == NULL, "second bulk command: %.300s", r);
+  free(r);
+  CHECK(secondary_indexes(nx) == 0, "they stay away while bulk commands follow");
+  EXPECT(nx, who, 1, "1200");
+  CHECK(secondary_indexes(nx) == 3, "any other command builds them again");
+  r = bulk_people(nx, 1200, 600, 0);
+  free(r);
+  CHECK(secondary_indexes(nx) == 3, "a bulk command smaller than the nexus keeps them");
+  kip_close(nx);
+  remove_db(path);
+
+  /* a failed bulk command: the drop is rolled back with it */
+  nx = open_temp(path);
+  if (!nx) return;
+  free(call(nx, knows, 0));
+  r = bulk_people(nx, 0, 600, 1);
+  CHECK(strstr(r, "\"error\"") != NULL, "link from a missing concept refused: %.200s", r);
+  free(r);
+  CHECK(secondary_indexes(nx) == 3, "the failed bulk command left them");
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM element WHERE name GLOB 'P[0-9]*'") == 0, "and wrote nothing");
+  /* kip_sync_index (the end of kip import) builds them */
+  free(bulk_people(nx, 0, 600, 0));
+  CHECK(secondary_indexes(nx) == 0, "dropped by the next bulk command");
+  CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
+  CHECK(secondary_indexes(nx) == 3, "built by the index pass");
+  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"word599\\\" LIMIT 3\"}", 1, "P599");
+  /* a load that never ended (its process died): the next open builds them */
+  free(bulk_people(nx, 600, 1200, 0));
+  CHECK(secondary_indexes(nx) == 0, "dropped again");
+  nx->indexes_deferred = 0; /* as if the process had died: nothing of it builds them */
+  kip_close(nx);
+  CHECK(kip_open(path, NULL, &nx, &e) == 0, "reopen: %s", e.message);
+  CHECK(secondary_indexes(nx) == 3, "the next open builds them");
+  EXPECT(nx, who, 1, "1800");
+  /* and closing builds them after a load that did not call kip_sync_index */
+  r = bulk_people(nx, 1800, 3000, 0);
+  CHECK(strstr(r, "\"error\"") == NULL, "larger bulk command: %.300s", r);
+  free(r);
+  CHECK(secondary_indexes(nx) == 0, "a bulk command larger than the nexus drops them");
+  kip_close(nx);
+  CHECK(kip_open(path, &ro, &nx, &e) == 0, "read-only open: %s", e.message);
+  CHECK(secondary_indexes(nx) == 3, "closing built them");
+  kip_close(nx);
+  remove_db(path);
+}
+
 /* EXPORT pages a set larger than the materialization cap: concepts, then
 ** links between concepts (both read a page at a time after the last id),
 ** then links over links (the only run held whole); the pages applied in
@@ -722,6 +819,7 @@ int main(void) {
   test_search_reindex();
   test_export_paging();
   test_bulk_writes();
+  test_deferred_indexes();
   test_write_guards();
   test_lexer();
   test_parser();
