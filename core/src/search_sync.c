@@ -20,7 +20,7 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
   sqlite3_reset(st);
   if (rc == SQLITE_DONE) return 0;
   if (rc != SQLITE_ROW) return kip_store_error(nx, rc, err, "updating the search index");
-  for (int i = ST_SEARCH_UNINDEX_WORD; i <= ST_SEARCH_CLEAR; i++) {
+  for (int i = ST_SEARCH_UNINDEX_TRIGRAM; i <= ST_SEARCH_CLEAR; i++) {
     if (i == ST_SEARCH_CLEAR && kip_vector_sync(nx, "search_dirty", err)) return err->code;
     st = SQ(nx->stmts[i]);
     rc = sqlite3_step(st);
@@ -32,7 +32,7 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
 
 /* ---------------------------------------------------- deferred indexing */
 #define SYNC_BATCH_SQL(from)                                                                  \
-  UNINDEX_WORD_SQL(from) ";" UNINDEX_TRIGRAM_SQL(from) ";" INDEX_WORD_SQL(from) ";" INDEX_TRIGRAM_SQL(from) \
+  UNINDEX_TRIGRAM_SQL(from) ";" UNINDEX_WORD_SQL(from) ";" INDEX_WORD_SQL(from) ";" INDEX_TRIGRAM_SQL(from) \
   "; DELETE FROM search_dirty WHERE id IN (SELECT id FROM " from ");"
 
 int kip_merge_index(kip_nexus *nx, kip_error *err) {

@@ -43,7 +43,7 @@ int kip_store_errcode(kip_nexus *nx);
 /* a statement was interrupted (the code kip_store_error maps to KIP_4001/4002) */
 int kip_store_interrupt_code(void);
 
-#define KIP_SCHEMA_VERSION 6
+#define KIP_SCHEMA_VERSION 7
 /* a connection's page cache (kip_open_options.cache_mb), MiB */
 #define KIP_DEFAULT_CACHE_MB 32
 #define KIP_MAX_CACHE_MB 65536
@@ -51,7 +51,7 @@ int kip_store_interrupt_code(void);
 enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
   ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_SEARCH_PENDING,
-  ST_SEARCH_UNINDEX_WORD, ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
+  ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_UNINDEX_WORD, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
   ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_MARK_FRESH, ST_COUNT
 };
 
@@ -128,15 +128,18 @@ struct sqlite3 *kip_store_db(kip_nexus *nx);
 /* the statements that (re)index the elements listed in table `from`
 ** (search_sync.c, and the persistent statements of store.c) */
 /* driven from that list by construction (CROSS JOIN), never a scan of `element` */
-/* only elements that may be in an index are looked up to unindex: not the
+/* only elements that may be in the index are looked up to unindex: not the
 ** fresh ones (created since the last sync, store.c kip_store_mark_fresh),
 ** nor any above the highest id the index holds (e.g. changes marked before
-** schema v6 had `fresh`) */
-#define UNINDEX_SQL(fts, from)                                                                      \
-  "DELETE FROM " fts " WHERE rowid IN (SELECT id FROM " from " WHERE NOT fresh AND id <= "           \
-  "(SELECT coalesce(max(id), 0) FROM " fts "_content))"
-#define UNINDEX_WORD_SQL(from) UNINDEX_SQL("search_word", from)
-#define UNINDEX_TRIGRAM_SQL(from) UNINDEX_SQL("search_trigram", from)
+** schema v6 had `fresh`). The trigram index keeps no copy of its text
+** (schema v7): an element's trigrams are deleted with the text the word
+** index kept of it, so they go first. */
+#define UNINDEX_TRIGRAM_SQL(from)                                                                    \
+  "INSERT INTO search_trigram(search_trigram, rowid, name, heading) SELECT 'delete', w.id, w.c0, w.c1 " \
+  "FROM " from " d CROSS JOIN search_word_content w ON w.id = d.id WHERE NOT d.fresh"
+#define UNINDEX_WORD_SQL(from)                                                                 \
+  "DELETE FROM search_word WHERE rowid IN (SELECT id FROM " from " WHERE NOT fresh AND id <= " \
+  "(SELECT coalesce(max(id), 0) FROM search_word_content))"
 #define INDEX_WORD_SQL(from)                                                                                  \
   "INSERT INTO search_word(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                \
   KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_SQL " FROM " from " d CROSS JOIN element e ON e.id = d.id"

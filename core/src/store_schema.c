@@ -3,7 +3,8 @@
 ** forward migrations, applied in one transaction when a file is opened:
 ** v1 the element table and its indexes, v2 the SEARCH indexes (FTS5) and
 ** their change log, v3 the id allocator, v4 the stemmed word index and the
-** vector index (store_vectors.c), v5 no insert trigger, v6 fresh marks;
+** vector index (store_vectors.c), v5 no insert trigger, v6 fresh marks,
+** v7 a trigram index without a copy of its text;
 ** and the secondary indexes a bulk load builds at its end.
 */
 #include <stdio.h>
@@ -98,8 +99,18 @@
 ** of ids at a time */
 #define SCHEMA_V6 "ALTER TABLE search_dirty ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;\n"
 
+/* v7: the trigram index is only matched (never ranked, its columns never
+** read), so it keeps no copy of its text (content='') nor column sizes
+** (columnsize=0): two rows fewer per element in every write, and a changed
+** element's trigrams are deleted with the text the word index kept
+** (UNINDEX_TRIGRAM_SQL). Refilled from that copy. */
+#define SCHEMA_V7 \
+    "DROP TABLE search_trigram;\n" \
+    "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram', content = '', columnsize = 0);\n" \
+    "INSERT INTO search_trigram(rowid, name, heading) SELECT id, c0, c1 FROM search_word_content;\n"
+
 /* migrations[i] brings user_version i to i+1 */
-static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6};
+static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7};
 
 static int user_version(kip_nexus *nx, int *v) {
   sqlite3_stmt *st;

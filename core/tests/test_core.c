@@ -481,6 +481,69 @@ static void test_migration_v5(void) {
   remove_db(path);
 }
 
+/* schema v7: a v6 file's trigram index (a copy of its text, column sizes)
+** is rebuilt without them from the word index's copy; substrings are found
+** as before, a changed element's old substrings go, the indexes check out */
+static void test_migration_v7(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  kip_error e;
+  const char *up = "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"%s\\\"} "
+                   "SET ATTRIBUTES { aliases: [\\\"%s\\\"] } } }\"}";
+  char req[400];
+  snprintf(req, sizeof req, up, "Quillonian", "Oldnickname");
+  free(call(nx, req, 0));
+  snprintf(req, sizeof req, up, "Zarnowski", "Zed");
+  free(call(nx, req, 0));
+  kip_close(nx);
+  sqlite3 *db;
+  if (sqlite3_open(path, &db) == SQLITE_OK) {
+    sqlite3_exec(db, "DROP TABLE search_trigram;"
+                     "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram');"
+                     "INSERT INTO search_trigram(rowid, name, heading) SELECT id, c0, c1 FROM search_word_content;"
+                     "PRAGMA user_version=6",
+                 NULL, NULL, NULL);
+    sqlite3_close(db);
+  }
+  if (kip_open(path, NULL, &nx, &e)) {
+    CHECK(0, "reopen: %s", e.message);
+    remove_db(path);
+    return;
+  }
+  CHECK(kip_store_count(nx, "PRAGMA user_version") == KIP_SCHEMA_VERSION, "v6 -> v7");
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name IN ('search_trigram_content', "
+                            "'search_trigram_docsize')") == 0,
+        "the trigram index keeps no copy of its text nor column sizes");
+  const char *find = "{\"command\":\"SEARCH CONCEPT \\\"%s\\\" LIMIT 3\"}";
+  snprintf(req, sizeof req, find, "llonia"); /* inside a word: trigrams only */
+  EXPECT(nx, req, 1, "Quillonian");
+  snprintf(req, sizeof req, find, "dnickn");
+  EXPECT(nx, req, 1, "Quillonian");
+  snprintf(req, sizeof req, up, "Quillonian", "Newmoniker");
+  free(call(nx, req, 0));
+  snprintf(req, sizeof req, find, "dnickn");
+  EXPECT(nx, req, 1, "\"result\":[]");
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM search_trigram WHERE search_trigram MATCH '\"dnickn\"'") == 0 &&
+            kip_store_count(nx, "SELECT count(*) FROM search_trigram WHERE search_trigram MATCH '\"llonia\"'") == 1,
+        "the old trigrams left the index, the name's stayed");
+  snprintf(req, sizeof req, find, "wmonik");
+  EXPECT(nx, req, 1, "Quillonian");
+  snprintf(req, sizeof req, find, "rnowsk");
+  EXPECT(nx, req, 1, "Zarnowski");
+  free(call(nx, "{\"command\":\"DELETE CONCEPT ?p DETACH WHERE { ?p {type: \\\"Person\\\", name: \\\"Zarnowski\\\"} }\"}", 0));
+  snprintf(req, sizeof req, find, "rnowsk");
+  EXPECT(nx, req, 1, "\"result\":[]");
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM search_trigram WHERE search_trigram MATCH '\"rnowsk\"'") == 0,
+        "a deleted element's trigrams left the index");
+  CHECK(kip_store_exec(nx, "INSERT INTO search_trigram(search_trigram) VALUES('integrity-check');"
+                           "INSERT INTO search_word(search_word) VALUES('integrity-check')",
+                       &e, "checking") == 0,
+        "the indexes check out: %s", e.message);
+  kip_close(nx);
+  remove_db(path);
+}
+
 /* re-indexing: only elements at or below the highest indexed id are looked
 ** up to unindex; updates of old and of the newest element, a deferred
 ** (import) batch changed before its indexing pass, and a delete */
@@ -816,6 +879,7 @@ static void test_export_paging(void) {
 int main(void) {
   test_call_command();
   test_migration_v5();
+  test_migration_v7();
   test_search_reindex();
   test_export_paging();
   test_bulk_writes();

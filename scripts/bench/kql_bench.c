@@ -228,8 +228,9 @@ static int raw_exec(sqlite3 *db, const char *sql) {
 
 /* what the engine does before each commit: index the changed elements */
 static const char *index_sync =
+    "INSERT INTO search_trigram(search_trigram, rowid, name, heading) SELECT 'delete', w.id, w.c0, w.c1 "
+    "FROM search_dirty d CROSS JOIN search_word_content w ON w.id = d.id;"
     "DELETE FROM search_word WHERE rowid IN (SELECT id FROM search_dirty);"
-    "DELETE FROM search_trigram WHERE rowid IN (SELECT id FROM search_dirty);"
     "INSERT INTO search_word(rowid, name, heading, body) SELECT e.id, coalesce(e.name, e.predicate), "
     "kip_search_text(e.attributes, 0), kip_search_text(e.attributes, 1, (SELECT name FROM element WHERE id = "
     "e.subject), (SELECT name FROM element WHERE id = e.object)) FROM search_dirty d CROSS JOIN element e ON e.id = d.id;"
