@@ -105,7 +105,7 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
     cmd = NULL;
   }
   int64_t bulk = cmd && cmd->is_kml ? bulk_upsert(nx, cmd) : 0;
-  if (cmd && !bulk && kip_store_build_indexes(nx, &err)) cmd = NULL; /* after a bulk load's commands */
+  if (cmd && !bulk && kip_store_end_bulk(nx, &err)) cmd = NULL; /* after a bulk load's commands */
   if (cmd && kip_scope_begin(nx, opt, a, &scope, &err)) cmd = NULL;
   if (cmd) {
     kip_buf res;

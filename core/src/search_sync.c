@@ -62,7 +62,7 @@ static int merge_index_after_bulk(kip_nexus *nx, int64_t indexed, kip_error *err
 int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud, kip_error *err) {
   kip_err_clear(err);
   if (nx->readonly_file) return 0;
-  if (kip_store_build_indexes(nx, err)) return err->code; /* the end of a bulk load: see kip_store_defer_indexes */
+  if (kip_store_end_bulk(nx, err)) return err->code; /* the end of a bulk load */
   int64_t total = kip_store_count(nx, "SELECT count(*) FROM search_dirty"), done = 0;
   if (total <= 0) return total < 0 ? kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting unindexed elements") : 0;
   if (batch <= 0 || batch >= total) { /* all at once: the commit indexes the dirty set */

@@ -262,7 +262,7 @@ static void stmt_cache_free(kip_nexus *nx) {
 void kip_store_close(kip_nexus *nx) {
   stmt_cache_free(nx);
   kip_error ignored;
-  if (nx->db) kip_store_build_indexes(nx, &ignored); /* a bulk load's last command (kip_store_defer_indexes) */
+  if (nx->db && !nx->readonly_file) kip_store_build_indexes(nx, &ignored); /* a bulk load's last command (kip_store_defer_indexes) */
   if (nx->db && !nx->readonly_file) {
     /* refresh planner statistics where they went stale (bounded work; skipped
     ** when another writer holds the lock) */
@@ -336,7 +336,15 @@ int kip_store_foreign_keys(kip_nexus *nx, int on) {
   if (sqlite3_prepare_v2(nx->db, "PRAGMA foreign_keys", -1, &st, NULL) != SQLITE_OK) return 1;
   int now = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
   sqlite3_finalize(st);
+  if (now == 0 || now == 1) nx->foreign_keys_off = !now;
   return now != on;
+}
+
+int kip_store_end_bulk(kip_nexus *nx, kip_error *err) {
+  if (nx->foreign_keys_off && kip_store_foreign_keys(nx, 1))
+    return kip_err(err, KIP_E_INTERNAL, "Close and reopen the nexus before using it again.",
+                   "foreign key checks are still off after a bulk command and cannot be switched back on");
+  return kip_store_build_indexes(nx, err);
 }
 
 int kip_tx_begin(kip_nexus *nx, kip_error *err) {

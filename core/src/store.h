@@ -102,6 +102,7 @@ struct kip_nexus {
   int64_t id_taken;              /* ids the transaction took (units first, then extents) */
   int64_t fresh_lo, fresh_n;     /* the transaction's newest run of new ids not yet in search_dirty */
   int indexes_deferred;          /* a bulk load dropped the secondary indexes (store_schema.c) */
+  int foreign_keys_off;          /* a bulk command switched the checks off (kip_store_foreign_keys) */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
   const struct kip_dialect *dialect; /* the SQL the compiler emits for this store (compile.h) */
@@ -222,6 +223,10 @@ int kip_store_check_indexes(kip_nexus *nx, kip_error *err);
 /* foreign key checks on (1) or off (0) for the connection, outside
 ** transactions only; 0 when done (request.c: bulk UPSERT commands) */
 int kip_store_foreign_keys(kip_nexus *nx, int on);
+/* before anything that is not a bulk command: what bulk commands left
+** (foreign key checks switched off, if switching them back on failed; the
+** deferred secondary indexes) is undone, or the call refused (0 / error) */
+int kip_store_end_bulk(kip_nexus *nx, kip_error *err);
 int kip_tx_begin(kip_nexus *nx, kip_error *err);
 /* a read-only batch: one snapshot for all its statements */
 int kip_tx_begin_read(kip_nexus *nx, kip_error *err);

@@ -601,7 +601,8 @@ static void test_search_reindex(void) {
 }
 
 /* Bulk UPSERT commands (defer_index) run without SQLite's foreign key
-** checks and leave them on; new elements wait in search_dirty marked fresh
+** checks and leave them on (or, when that failed, the next other command
+** switches them on); new elements wait in search_dirty marked fresh
 ** (recorded a run of ids at a time), changed ones not; a failed command
 ** leaves no marks */
 static void test_bulk_writes(void) {
@@ -657,6 +658,11 @@ static void test_bulk_writes(void) {
   r = call(nx, "{\"command\":\"SEARCH CONCEPT \\\"bulkword5\\\" LIMIT 20\"}", 1);
   CHECK(r && !strstr(r, "\"P5\""), "P5's old text left the index: %.200s", r ? r : "");
   free(r);
+  /* switching the checks back on failed after a bulk command (simulated:
+  ** switched off, never on): the next other command switches them on first */
+  CHECK(kip_store_foreign_keys(nx, 0) == 0 && kip_store_count(nx, "PRAGMA foreign_keys") == 0, "checks left off");
+  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"laterword\\\" LIMIT 3\"}", 1, "P5");
+  CHECK(kip_store_count(nx, "PRAGMA foreign_keys") == 1, "the next command switched them back on");
   kip_buf_free(&cmd);
   kip_close(nx);
   remove_db(path);
