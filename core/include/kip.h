@@ -101,7 +101,12 @@ typedef struct kip_call_options {
   int64_t max_command_bytes; /* size cap of one command; 0 = default (256 KiB); import raises it */
   int defer_index;          /* bulk loads: commit without updating the SEARCH index; the
                             ** changed elements stay recorded and are indexed by
-                            ** kip_sync_index (or the next commit without this flag) */
+                            ** kip_sync_index (or the next commit without this flag).
+                            ** A command of UPSERTs only that writes at least as many
+                            ** elements as the nexus holds also drops the element
+                            ** table's secondary indexes until a call without this flag,
+                            ** kip_sync_index or kip_close builds them again
+                            ** (docs/decisions.md) */
   /* Governance scope (policy RESTRICT constraints), all optional. Every
   ** element a command binds, traverses or touches must satisfy it; outside
   ** elements are invisible to reads and writes refuse them (KIP_4004). */
@@ -149,6 +154,7 @@ void kip_free(void *p);
 /* Index for SEARCH every element changed by writes that deferred it
 ** (kip_call_options.defer_index), in transactions of `batch` elements (0 =
 ** all at once); progress(done, total, ud) is called after each, when given.
+** First builds the element indexes a bulk load deferred.
 ** When the pass indexed at least a quarter of the nexus (and 10 000
 ** elements or more), each FTS5 index is then merged into one segment, so
 ** later single writes do not inherit the bulk pass's pending merges.

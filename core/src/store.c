@@ -261,9 +261,9 @@ static void stmt_cache_free(kip_nexus *nx) {
 
 void kip_store_close(kip_nexus *nx) {
   stmt_cache_free(nx);
-  kip_error ignored;
-  if (nx->db && !nx->readonly_file) kip_store_build_indexes(nx, &ignored); /* a bulk load's last command (kip_store_defer_indexes) */
   if (nx->db && !nx->readonly_file) {
+    kip_error ignored;
+    kip_store_build_indexes(nx, &ignored); /* after a bulk load's last command (kip_store_defer_indexes) */
     /* refresh planner statistics where they went stale (bounded work; skipped
     ** when another writer holds the lock) */
     sqlite3_busy_timeout(nx->db, 50);

@@ -212,11 +212,11 @@ int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what);
 
 /* record the transaction's pending new ids in search_dirty (store.c) */
 int kip_store_mark_fresh(kip_nexus *nx, kip_error *err);
-/* store_schema.c: a bulk command writing `writes` statements drops the
-** element table's secondary indexes (in its transaction) when the nexus
-** holds fewer elements, or they are already away; build_indexes builds them
-** again when they are (0 or an error), check_indexes at open (a load that
-** did not end) */
+/* store_schema.c: a bulk command writing up to `writes` elements drops
+** the element table's secondary indexes (in its transaction) when the nexus
+** holds fewer, or they are already away; build_indexes builds them again
+** when they are (0 or an error), check_indexes at open (a load that did not
+** end) */
 int kip_store_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err);
 int kip_store_build_indexes(kip_nexus *nx, kip_error *err);
 int kip_store_check_indexes(kip_nexus *nx, kip_error *err);

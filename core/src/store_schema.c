@@ -155,14 +155,13 @@ int kip_store_migrate(kip_nexus *nx, int *created, kip_error *err) {
   return kip_tx_commit(nx, err);
 }
 
-
 /* ------------------------------------------- deferred secondary indexes */
 /* A bulk load inserts its elements in the order of the capsule, so every
 ** insert lands at a random place of each secondary index (by name, by
 ** object, by predicate); building an index once from the finished table
 ** sorts it instead — the way pg_restore and MySQL's DISABLE KEYS load. So
 ** the first bulk command (request.c) that writes at least as many
-** statements as the nexus holds elements drops them in its transaction, and
+** elements as the nexus holds drops them in its transaction, and
 ** they stay away while only bulk commands follow on this connection. Any
 ** other command, kip_sync_index (the end of kip import / restore), closing
 ** and opening the nexus build them again. Meanwhile everything works — the
