@@ -332,10 +332,7 @@ int kip_store_foreign_keys(kip_nexus *nx, int on) {
   if (nx->tx_depth != 0 || !sqlite3_get_autocommit(nx->db)) return 1;
   if (sqlite3_exec(nx->db, on ? "PRAGMA foreign_keys=ON" : "PRAGMA foreign_keys=OFF", NULL, NULL, NULL) != SQLITE_OK)
     return 1;
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(nx->db, "PRAGMA foreign_keys", -1, &st, NULL) != SQLITE_OK) return 1;
-  int now = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-  sqlite3_finalize(st);
+  int64_t now = kip_store_count(nx, "PRAGMA foreign_keys");
   if (now == 0 || now == 1) nx->foreign_keys_off = !now;
   return now != on;
 }
