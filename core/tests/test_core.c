@@ -449,27 +449,36 @@ static void test_call_command(void) {
   kip_close(nx);
 }
 
+/* close nx, rewrite its file with raw SQL into an older schema (a file an
+** earlier version left), and open it again: the migration runs; NULL (and
+** the file removed) when the open fails */
+static kip_nexus *reopen_downgraded(kip_nexus *nx, const char *path, const char *downgrade) {
+  kip_error e;
+  kip_close(nx);
+  sqlite3 *db;
+  if (sqlite3_open(path, &db) == SQLITE_OK) {
+    sqlite3_exec(db, downgrade, NULL, NULL, NULL);
+    sqlite3_close(db);
+  }
+  if (kip_open(path, NULL, &nx, &e)) {
+    CHECK(0, "reopen: %s", e.message);
+    remove_db(path);
+    return NULL;
+  }
+  return nx;
+}
+
 /* schemas v5 and v6: a v4 file (insert trigger, search_dirty without
 ** `fresh`) is migrated, and inserts still reach the SEARCH index */
 static void test_migration_v5(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
   kip_nexus *nx = open_temp(path);
   if (!nx) return;
-  kip_error e;
-  kip_close(nx);
-  sqlite3 *db;
-  if (sqlite3_open(path, &db) == SQLITE_OK) {
-    sqlite3_exec(db, "DROP TABLE search_dirty; CREATE TABLE search_dirty(id INTEGER PRIMARY KEY);"
-                     "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN "
-                     "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END; PRAGMA user_version=4",
-                 NULL, NULL, NULL);
-    sqlite3_close(db);
-  }
-  if (kip_open(path, NULL, &nx, &e)) {
-    CHECK(0, "reopen: %s", e.message);
-    remove_db(path);
-    return;
-  }
+  nx = reopen_downgraded(nx, path,
+                         "DROP TABLE search_dirty; CREATE TABLE search_dirty(id INTEGER PRIMARY KEY);"
+                         "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN "
+                         "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END; PRAGMA user_version=4");
+  if (!nx) return;
   int64_t n = kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name = 'element_search_insert'");
   int64_t v = kip_store_count(nx, "PRAGMA user_version");
   int64_t fresh = kip_store_count(nx, "SELECT count(*) FROM pragma_table_info('search_dirty') WHERE name = 'fresh'");
@@ -496,21 +505,12 @@ static void test_migration_v7(void) {
   free(call(nx, req, 0));
   snprintf(req, sizeof req, up, "Zarnowski", "Zed");
   free(call(nx, req, 0));
-  kip_close(nx);
-  sqlite3 *db;
-  if (sqlite3_open(path, &db) == SQLITE_OK) {
-    sqlite3_exec(db, "DROP TABLE search_trigram;"
-                     "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram');"
-                     "INSERT INTO search_trigram(rowid, name, heading) SELECT id, c0, c1 FROM search_word_content;"
-                     "PRAGMA user_version=6",
-                 NULL, NULL, NULL);
-    sqlite3_close(db);
-  }
-  if (kip_open(path, NULL, &nx, &e)) {
-    CHECK(0, "reopen: %s", e.message);
-    remove_db(path);
-    return;
-  }
+  nx = reopen_downgraded(nx, path,
+                         "DROP TABLE search_trigram;"
+                         "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram');"
+                         "INSERT INTO search_trigram(rowid, name, heading) SELECT id, c0, c1 FROM search_word_content;"
+                         "PRAGMA user_version=6");
+  if (!nx) return;
   CHECK(kip_store_count(nx, "PRAGMA user_version") == KIP_SCHEMA_VERSION, "v6 -> v7");
   CHECK(kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name IN ('search_trigram_content', "
                             "'search_trigram_docsize')") == 0,
