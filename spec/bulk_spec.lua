@@ -151,3 +151,78 @@ describe("kip.transfer.apply", function()
     assert.equal(1501, r.error.line)
   end)
 end)
+
+-- An UPSERT that writes new elements tries the insert first (an insert that
+-- meets an existing element writes nothing and gives its id back), and
+-- remembers the concepts it found or created for the endpoints that name
+-- them again (exec_upsert.c). Neither may change what a command does.
+describe("one command's match-or-create", function()
+  local current = H.fresh_nexus(before_each, after_each)
+
+  before_each(function()
+    assert.is_nil(current():execute('UPSERT { CONCEPT ?k { {type: "$PropositionType", name: "knows"} } }').error)
+  end)
+
+  local function num(id) return tonumber(id:match("^[CP]:(%d+)$")) end
+  local function version(cmd) -- the first value FIND returns
+    local r = current():execute(cmd).result
+    if type(r) == "table" then return r[1] end
+    return r
+  end
+
+  it("merges into existing elements between new ones, and new ones keep consecutive ids", function()
+    assert.is_nil(current():execute([[UPSERT { CONCEPT ?b { {type: "Person", name: "Bea"} SET ATTRIBUTES { v: 1 } }
+      CONCEPT ?e { {type: "Person", name: "Eve"} SET PROPOSITIONS { ("knows", ?b) } } }]]).error)
+    local before = current():execute('FIND(?b.id) WHERE { ?b {type: "Person", name: "Bea"} }').result[1]
+    local people = version('FIND(COUNT(?p)) WHERE { ?p {type: "Person"} }')
+    local r = current():execute([[UPSERT {
+      CONCEPT ?a { {type: "Person", name: "Ada"} SET PROPOSITIONS { ("knows", {type: "Person", name: "Bea"}) } }
+      CONCEPT ?b { {type: "Person", name: "Bea"} SET ATTRIBUTES { v: 2 } }
+      CONCEPT ?e { {type: "Person", name: "Eve"} SET PROPOSITIONS { ("knows", {type: "Person", name: "Bea"}) } }
+      CONCEPT ?c { {type: "Person", name: "Cy"} SET PROPOSITIONS { ("knows", {type: "Person", name: "Ada"}) } }
+      PROPOSITION ?k { ({type: "Person", name: "Eve"}, "knows", {type: "Person", name: "Bea"}) SET ATTRIBUTES { since: 2020 } }
+    }]])
+    assert.is_nil(r.error)
+    local ids = r.result.upsert_concept_nodes
+    assert.equal(before, ids[2])
+    -- Ada's link, then Bea met (its id given back), Eve met, Cy: the new ones are consecutive
+    assert.equal(num(ids[1]) + 2, num(ids[4]))
+    assert.equal(2, version('FIND(?b.metadata._version) WHERE { ?b {type: "Person", name: "Bea"} }'))
+    assert.equal(2, version('FIND(?b.attributes.v) WHERE { ?b {type: "Person", name: "Bea"} }'))
+    assert.equal(1, version('FIND(?c.metadata._version) WHERE { ?c {type: "Person", name: "Cy"} }'))
+    -- the link Eve knows Bea existed: merged, not duplicated
+    assert.equal(1, version('FIND(COUNT(?l)) WHERE { ?l ({type: "Person", name: "Eve"}, "knows", {type: "Person", name: "Bea"}) }'))
+    assert.equal(2020, version('FIND(?l.attributes.since) WHERE { ?l ({type: "Person", name: "Eve"}, "knows", {type: "Person", name: "Bea"}) }'))
+    assert.equal(people + 2, version('FIND(COUNT(?p)) WHERE { ?p {type: "Person"} }'))
+    -- a re-run changes nothing
+    local again = current():execute([[UPSERT { CONCEPT ?a { {type: "Person", name: "Ada"} }
+      CONCEPT ?c { {type: "Person", name: "Cy"} SET PROPOSITIONS { ("knows", {type: "Person", name: "Ada"}) } } }]])
+    assert.same({ ids[1], ids[4] }, again.result.upsert_concept_nodes)
+    assert.equal(1, version('FIND(?c.metadata._version) WHERE { ?c {type: "Person", name: "Cy"} }'))
+  end)
+
+  it("names concepts created earlier in the command, and still refuses missing ones", function()
+    local r = current():execute([[UPSERT { CONCEPT ?a { {type: "Person", name: "Ann"} }
+      PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Person", name: "Ann"}) } }]])
+    assert.is_nil(r.error)
+    assert.matches("self%-loop", r.warnings[1])
+    local bad = current():execute([[UPSERT { CONCEPT ?z { {type: "Person", name: "Zed"} }
+      PROPOSITION ?k { ({type: "Person", name: "Zed"}, "knows", {type: "Person", name: "Nobody"}) } }]])
+    assert.matches('"Nobody"} does not exist', bad.error.message, 1, true)
+    assert.equal(0, version('FIND(COUNT(?p)) WHERE { ?p {type: "Person", name: "Zed"} }'))
+  end)
+
+  it("re-asserts existing elements of a write-protected kind unchanged, and refuses creating new ones", function()
+    assert.is_nil(current():execute([[UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "Secret"} }
+      CONCEPT ?s { {type: "Secret", name: "s1"} SET PROPOSITIONS { ("knows", {type: "Person", name: "$self"}) } } }]]).error)
+    local guarded = { write_protected = { "Secret", "knows" } }
+    local same = current():execute([[UPSERT { CONCEPT ?n { {type: "Person", name: "New"} }
+      CONCEPT ?s { {type: "Secret", name: "s1"} SET PROPOSITIONS { ("knows", {type: "Person", name: "$self"}) } } }]], nil, guarded)
+    assert.is_nil(same.error)
+    local new = current():execute('UPSERT { CONCEPT ?s { {type: "Secret", name: "s2"} } }', nil, guarded)
+    assert.equal("KIP_4004", new.error.code)
+    local link = current():execute([[UPSERT { CONCEPT ?s { {type: "Secret", name: "s1"}
+      SET PROPOSITIONS { ("knows", {type: "Person", name: "New"}) } } }]], nil, guarded)
+    assert.equal("KIP_4004", link.error.code)
+  end)
+end)

@@ -131,8 +131,30 @@ typedef struct upsert_state {
   kip_ctx *c;
   htab handles;
   htab defined[2];                /* types / predicates known to be defined (a bulk UPSERT names few) */
+  htab concepts;                  /* "type\x1fname" -> id of the concepts this command found or created */
+  kip_arena keys;                 /* (their keys) */
+  kip_buf key;                    /* (the key being looked up) */
+  int exists[2];                  /* the last concept / proposition written existed already */
   json_t *concept_ids, *prop_ids; /* id arrays for the response */
 } upsert_state;
+
+/* Concepts the command found or created, by {type, name}: a bulk UPSERT
+** names the same endpoints again and again. Nothing in an UPSERT deletes
+** or renames a concept, and a command is one transaction, so an entry stays
+** true until the command ends. Only visible concepts are entered. */
+static hentry *known_concept(upsert_state *U, const char *type, const char *name) {
+  U->key.len = 0;
+  kip_buf_adds(&U->key, type);
+  kip_buf_addc(&U->key, '\x1f');
+  kip_buf_adds(&U->key, name);
+  kip_buf_addc(&U->key, '\0');
+  return U->key.oom ? NULL : hfind(&U->concepts, U->key.p);
+}
+
+static void remember_concept(upsert_state *U, const char *type, const char *name, int64_t id) {
+  if (known_concept(U, type, name) || U->key.oom) return;
+  hput(&U->concepts, kip_strndup(&U->keys, U->key.p, U->key.len - 1), id, 0);
+}
 
 static int check_defined(upsert_state *U, const char *meta, const char *name, kip_pos pos) {
   htab *known = &U->defined[meta[1] == 'P']; /* "$PropositionType" / "$ConceptType" */
@@ -174,10 +196,22 @@ static int visible(upsert_state *U, int64_t id, int *out) {
   return 0;
 }
 
-static int scope_forbids(upsert_state *U, const char *const *list, const char *name, kip_pos pos) {
+static int forbidden(upsert_state *U, const char *const *list, const char *name) {
   for (int i = 0; U->c->nx->req->scope && list && list[i]; i++)
-    if (!strcmp(list[i], name)) return kip_scope_denied(U->c->err, pos);
+    if (!strcmp(list[i], name)) return 1;
   return 0;
+}
+
+static int scope_forbids(upsert_state *U, const char *const *list, const char *name, kip_pos pos) {
+  return forbidden(U, list, name) ? kip_scope_denied(U->c->err, pos) : 0;
+}
+
+/* the governance scope's lists of types / predicates it may not create */
+static const char *const *forbidden_types(upsert_state *U) {
+  return U->c->nx->req->scope ? U->c->nx->req->scope->forbidden_types : NULL;
+}
+static const char *const *forbidden_predicates(upsert_state *U) {
+  return U->c->nx->req->scope ? U->c->nx->req->scope->forbidden_predicates : NULL;
 }
 
 static int lookup_by_id(upsert_state *U, const json_t *idv, int want_prop, kip_pos pos, int64_t *id) {
@@ -208,6 +242,11 @@ static int resolve_concept(upsert_state *U, const ast_concept *cc, int64_t *id) 
   const char *type = json_string_value(cc->type), *name = json_string_value(cc->name);
   int rc = check_defined(U, "$ConceptType", type, cc->pos);
   if (rc) return rc;
+  hentry *known = known_concept(U, type, name);
+  if (known) {
+    *id = known->id;
+    return 0;
+  }
   rc = kip_store_find_concept(U->c->nx, type, name, id, U->c->err);
   int seen = 1;
   if (!rc && (rc = visible(U, *id, &seen))) return rc;
@@ -215,6 +254,7 @@ static int resolve_concept(upsert_state *U, const ast_concept *cc, int64_t *id) 
     return kip_err_at(U->c->err, KIP_E_NOT_FOUND, cc->pos.line, cc->pos.col,
                       "Referenced targets must already exist: create it in an earlier CONCEPT block or command.",
                       "concept {type: \"%s\", name: \"%s\"} does not exist", type, name);
+  if (!rc) remember_concept(U, type, name, *id);
   return rc;
 }
 
@@ -289,30 +329,75 @@ static int merge_existing(upsert_state *U, int64_t id, const json_t *attrs, cons
   return rc;
 }
 
+/* Whether to try the insert before looking the element up: when the
+** previous element of its kind in this command was new (a load writes new
+** ones in long runs, a re-run or an update existing ones), and only where
+** creating it would be allowed; an insert that meets the element writes
+** nothing and gives its id back. */
+static int insert_first(upsert_state *U, int kind, const char *const *forbid, const char *type_or_pred, int has_expect,
+                        int64_t expect) {
+  return !U->exists[kind] && !(has_expect && expect != 0) && !forbidden(U, forbid, type_or_pred) &&
+         !kip_create_refused(U->c->nx, type_or_pred);
+}
+
 static int upsert_link(upsert_state *U, int64_t s, const char *pred, int64_t o, const json_t *attrs,
                        const json_t *meta, int has_expect, int64_t expect, kip_pos pos, kip_pos epos, int64_t *out) {
-  int64_t id;
-  int rc = kip_store_find_prop(U->c->nx, s, pred, o, &id, U->c->err);
+  int64_t id = 0;
+  int rc = 0;
+  if (insert_first(U, 1, forbidden_predicates(U), pred, has_expect, expect))
+    rc = kip_store_insert_prop(U->c->nx, s, pred, o, attrs, meta, &id, U->c->err);
+  int created = !rc && id;
+  if (!rc && !created) rc = kip_store_find_prop(U->c->nx, s, pred, o, &id, U->c->err);
   if (rc == KIP_E_NOT_FOUND) {
     if (has_expect && expect != 0)
       return kip_err_at(U->c->err, KIP_E_VERSION, epos.line, epos.col, NULL,
                         "EXPECT VERSION %lld but the proposition does not exist", (long long)expect);
-    if ((rc = scope_forbids(U, U->c->nx->req->scope ? U->c->nx->req->scope->forbidden_predicates : NULL, pred, pos))) return rc;
+    if ((rc = scope_forbids(U, forbidden_predicates(U), pred, pos))) return rc;
     rc = kip_store_insert_prop(U->c->nx, s, pred, o, attrs, meta, &id, U->c->err);
-    if (!rc && s == o) {
-      char idb[32];
-      kip_format_id(idb, sizeof idb, s, 0);
-      kip_warn(U->c, "self-loop: the \"%s\" link at line %d points from %s to itself", pred, pos.line, idb);
-    }
-  } else if (rc == 0) {
+    created = 1;
+  } else if (rc == 0 && !created) {
     rc = merge_existing(U, id, attrs, meta, has_expect, expect, epos);
   }
+  if (!rc && created && s == o) {
+    char idb[32];
+    kip_format_id(idb, sizeof idb, s, 0);
+    kip_warn(U->c, "self-loop: the \"%s\" link at line %d points from %s to itself", pred, pos.line, idb);
+  }
+  U->exists[1] = !created;
   if (!rc && out) *out = id;
   return rc;
 }
 
-static int exec_concept_block(upsert_state *U, const ast_block *b, const json_t *stmt_meta) {
+/* match-or-create a concept by {type, name} (its type is defined) */
+static int upsert_concept(upsert_state *U, const ast_block *b, const char *type, const char *name, const json_t *meta,
+                          int64_t *id) {
   kip_ctx *c = U->c;
+  hentry *known = known_concept(U, type, name);
+  int rc = 0, created = 0;
+  if (known) *id = known->id;
+  else {
+    if (insert_first(U, 0, forbidden_types(U), type, b->has_expect, b->expect))
+      rc = kip_store_insert_concept(c->nx, type, name, b->attrs, meta, id, c->err);
+    created = !rc && *id;
+    if (!rc && !created) rc = kip_store_find_concept(c->nx, type, name, id, c->err);
+  }
+  if (rc == KIP_E_NOT_FOUND) {
+    if (b->has_expect && b->expect != 0)
+      return kip_err_at(c->err, KIP_E_VERSION, b->expect_pos.line, b->expect_pos.col, NULL,
+                        "EXPECT VERSION %lld but {type: \"%s\", name: \"%s\"} does not exist", (long long)b->expect,
+                        type, name);
+    if ((rc = scope_forbids(U, forbidden_types(U), type, b->concept->pos))) return rc;
+    rc = kip_store_insert_concept(c->nx, type, name, b->attrs, meta, id, c->err);
+    created = 1;
+  } else if (rc == 0 && !created) {
+    rc = merge_existing(U, *id, b->attrs, meta, b->has_expect, b->expect, b->expect_pos);
+  }
+  if (!known) U->exists[0] = !created;
+  if (!rc) remember_concept(U, type, name, *id);
+  return rc;
+}
+
+static int exec_concept_block(upsert_state *U, const ast_block *b, const json_t *stmt_meta) {
   const ast_concept *cc = b->concept;
   json_t *meta = kip_json_merge(stmt_meta, b->meta);
   int64_t id = 0;
@@ -325,17 +410,7 @@ static int exec_concept_block(upsert_state *U, const ast_block *b, const json_t 
     /* the prime mover defines itself */
     if (!(strcmp(type, "$ConceptType") == 0 && strcmp(name, "$ConceptType") == 0))
       rc = check_defined(U, "$ConceptType", type, cc->pos);
-    if (!rc) rc = kip_store_find_concept(c->nx, type, name, &id, c->err);
-    if (rc == KIP_E_NOT_FOUND) {
-      if (b->has_expect && b->expect != 0)
-        rc = kip_err_at(c->err, KIP_E_VERSION, b->expect_pos.line, b->expect_pos.col, NULL,
-                        "EXPECT VERSION %lld but {type: \"%s\", name: \"%s\"} does not exist", (long long)b->expect, type,
-                        name);
-      else if (!(rc = scope_forbids(U, c->nx->req->scope ? c->nx->req->scope->forbidden_types : NULL, type, cc->pos)))
-        rc = kip_store_insert_concept(c->nx, type, name, b->attrs, meta, &id, c->err);
-    } else if (rc == 0) {
-      rc = merge_existing(U, id, b->attrs, meta, b->has_expect, b->expect, b->expect_pos);
-    }
+    if (!rc) rc = upsert_concept(U, b, type, name, meta, &id);
   }
   if (!rc) {
     if (b->handle) hput(&U->handles, b->handle, id, 0);
@@ -393,6 +468,9 @@ int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
   upsert_state U;
   memset(&U, 0, sizeof U);
   U.c = c;
+  U.exists[0] = U.exists[1] = 1; /* the first of each kind is looked up: an update writes no id run */
+  kip_arena_init(&U.keys);
+  kip_buf_init(&U.key);
   U.concept_ids = json_array();
   U.prop_ids = json_array();
   int rc = 0;
@@ -419,6 +497,9 @@ int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
     }
   }
   free(U.handles.e);
+  free(U.concepts.e);
+  kip_arena_free(&U.keys);
+  kip_buf_free(&U.key);
   free(U.defined[0].e);
   free(U.defined[1].e);
   json_decref(U.concept_ids);

@@ -57,10 +57,12 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_GET] = "SELECT id, type, name, subject, predicate, object, attributes, metadata, version FROM element WHERE id=?1",
     [ST_FIND_CONCEPT] = "SELECT id FROM element WHERE type=?1 AND name=?2",
     [ST_FIND_PROP] = "SELECT id FROM element WHERE subject=?1 AND predicate=?2 AND object=?3",
-    [ST_INSERT_CONCEPT] =
-        "INSERT INTO element(id, type, name, attributes, metadata, version, updated_at) VALUES(?9,?1,?2,?3,?4,1,?5)",
+    /* inserts leave an existing element alone (the caller then merges into it) */
+    [ST_INSERT_CONCEPT] = ("INSERT INTO element(id, type, name, attributes, metadata, version, updated_at) "
+                           "VALUES(?9,?1,?2,?3,?4,1,?5) ON CONFLICT(type, name) WHERE type IS NOT NULL DO NOTHING"),
     [ST_INSERT_PROP] = ("INSERT INTO element(id, subject, predicate, object, attributes, metadata, version, updated_at) "
-                        "VALUES(?9,?1,?2,?3,?4,?5,1,?6)"),
+                        "VALUES(?9,?1,?2,?3,?4,?5,1,?6) "
+                        "ON CONFLICT(subject, predicate, object) WHERE subject IS NOT NULL DO NOTHING"),
     [ST_NEXT_ID] = "UPDATE kip_id_alloc SET counter = counter + 1 RETURNING counter - 1, base_bits, secret",
     [ST_NEXT_EXTENT] = "UPDATE kip_id_alloc SET extents = extents + 1 RETURNING extents - 1, base_bits, secret",
     [ST_ID_RANGE_USED] = "SELECT 1 FROM element WHERE id BETWEEN ?1 AND ?2 LIMIT 1",
@@ -518,23 +520,30 @@ static int listed(const char *const *list, const char *kind) {
   return 0;
 }
 
+int kip_create_refused(kip_nexus *nx, const char *kind) { return kind && listed(nx->req->write_protected, kind); }
+
 int kip_write_refused(kip_nexus *nx, const char *kind, int changes) {
-  int refused = kind && (listed(nx->req->write_protected, kind) || (changes && listed(nx->req->append_only, kind)));
+  int refused = kip_create_refused(nx, kind) || (changes && kind && listed(nx->req->append_only, kind));
   if (refused) snprintf(nx->req->guard_hit, sizeof nx->req->guard_hit, "%s", kind);
   return refused;
 }
 
 /* the last step of creating an element: the write guards (the kind is
-** the type or predicate), the insert, the mark for the SEARCH index */
-static int insert_element(kip_nexus *nx, sqlite3_stmt *st, const char *kind, int64_t nid, kip_error *err,
-                          const char *what) {
+** the type or predicate), the insert, the mark for the SEARCH index; *id
+** is the new id, or 0 when the element exists (its id goes back to the run) */
+static int insert_element(kip_nexus *nx, sqlite3_stmt *st, const char *kind, int64_t nid, int64_t *id,
+                          kip_error *err, const char *what) {
   if (kip_write_refused(nx, kind, 0)) {
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return kip_err(err, KIP_E_DENIED, GUARD_HINT, GUARD_MESSAGE, kind, what);
   }
   int rc = step_write(nx, st, err, what);
-  if (rc) return rc;
+  *id = rc || sqlite3_changes(nx->db) ? nid : 0;
+  if (rc || !*id) {
+    kip_store_unuse_id(nx, nid);
+    return rc;
+  }
   if (nx->fresh_n > 0 && nid == nx->fresh_lo + nx->fresh_n) {
     nx->fresh_n++;
     return 0;
@@ -574,9 +583,7 @@ int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, 
   bind_json(st, 4, meta ? meta : empty);
   sqlite3_bind_text(st, 5, nx->req->now, -1, SQLITE_STATIC);
   json_decref(empty);
-  rc = insert_element(nx, st, type, nid, err, "creating a concept");
-  if (!rc) *id = nid;
-  return rc;
+  return insert_element(nx, st, type, nid, id, err, "creating a concept");
 }
 
 int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, const json_t *attrs,
@@ -594,9 +601,7 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
   bind_json(st, 5, meta ? meta : empty);
   sqlite3_bind_text(st, 6, nx->req->now, -1, SQLITE_STATIC);
   json_decref(empty);
-  rc = insert_element(nx, st, p, nid, err, "creating a proposition");
-  if (!rc) *id = nid;
-  return rc;
+  return insert_element(nx, st, p, nid, id, err, "creating a proposition");
 }
 
 int kip_store_update(kip_nexus *nx, int64_t id, const json_t *attrs, const json_t *meta, kip_error *err) {

@@ -193,11 +193,15 @@ int kip_interrupted(kip_nexus *nx);
 /* store_ids.c: the next public id (inside the writer's transaction); the
 ** transaction's run of ids ends with it (commit or any rollback) */
 int kip_store_next_id(kip_nexus *nx, int64_t *id, kip_error *err);
+/* give back the id kip_store_next_id just returned (the insert wrote nothing) */
+void kip_store_unuse_id(kip_nexus *nx, int64_t id);
 /* store.c: 1 when the running command's write guards refuse writing a row
 ** of this kind (type or predicate) — changes = 0 for an insert
 ** (write_protected), 1 for an update or delete (write_protected or
 ** append_only); the kind is kept in req->guard_hit for the error */
 int kip_write_refused(kip_nexus *nx, const char *kind, int changes);
+/* the same question for an insert, without keeping the kind */
+int kip_create_refused(kip_nexus *nx, const char *kind);
 void kip_store_end_run(kip_nexus *nx);
 
 /* extra_functions: the SQL functions of the layers above (hop traversal,
@@ -243,6 +247,7 @@ void kip_stamp_now(kip_nexus *nx);
 int kip_store_get(kip_nexus *nx, int64_t id, kip_elem *out, kip_error *err); /* 0 / KIP_E_NOT_FOUND */
 int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, int64_t *id, kip_error *err);
 int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t *id, kip_error *err);
+/* create an element; *id = 0 when one with this identity exists (nothing written) */
 int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,
                              const json_t *meta, int64_t *id, kip_error *err);
 int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, const json_t *attrs,

@@ -151,6 +151,13 @@ int kip_store_next_id(kip_nexus *nx, int64_t *id, kip_error *err) {
   return 0;
 }
 
+void kip_store_unuse_id(kip_nexus *nx, int64_t id) {
+  if (id != nx->id_next - 1) return;
+  nx->id_next--;
+  nx->id_left++;
+  nx->id_taken--;
+}
+
 void kip_store_end_run(kip_nexus *nx) {
   nx->id_left = 0;
   nx->id_taken = 0;

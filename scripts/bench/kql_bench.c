@@ -169,6 +169,44 @@ static int kip_run(kip_nexus *nx, const char *command, double *ms) {
   return ok;
 }
 
+/* KIP_BENCH_TRACE=1: the import path's SQL statements by total time
+** (SQLite's profile callback; nested statements — FTS5's own — are counted
+** both on their own and inside the statement that ran them) */
+typedef struct statement_time {
+  const char *sql;
+  double ns;
+  long runs;
+} statement_time;
+static statement_time traced[256];
+static int ntraced;
+
+static int trace_statement(unsigned type, void *ctx, void *stmt, void *ns) {
+  (void)type;
+  (void)ctx;
+  const char *sql = sqlite3_sql((sqlite3_stmt *)stmt);
+  int i = 0;
+  while (i < ntraced && traced[i].sql != sql) i++;
+  if (i == ntraced) {
+    if (ntraced == 255) return 0;
+    traced[ntraced++].sql = sql;
+  }
+  traced[i].ns += (double)*(sqlite3_int64 *)ns;
+  traced[i].runs++;
+  return 0;
+}
+
+static int by_time(const void *a, const void *b) {
+  double d = ((const statement_time *)b)->ns - ((const statement_time *)a)->ns;
+  return d > 0 ? 1 : d < 0 ? -1 : 0;
+}
+
+static void print_traced(void) {
+  qsort(traced, (size_t)ntraced, sizeof *traced, by_time);
+  for (int i = 0; i < ntraced && i < 20; i++)
+    fprintf(stderr, "%8.0f ms %8ld  %.120s\n", traced[i].ns / 1e6, traced[i].runs,
+            traced[i].sql ? traced[i].sql : "(a statement without text)");
+}
+
 #define IMPORT_BATCH (4 << 20) /* lua/kip/transfer.lua M.BATCH_BYTES */
 
 /* load the graph as UPSERT commands of about cap bytes each (one transaction
@@ -626,6 +664,7 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     memset(&defer, 0, sizeof defer);
     defer.defer_index = 1;
     defer.max_command_bytes = 64 << 20;
+    if (getenv("KIP_BENCH_TRACE")) sqlite3_trace_v2(kip_store_db(bx), SQLITE_TRACE_PROFILE, trace_statement, NULL);
     double t0 = now_ms();
     load_options = &defer;
     int ok = kip_load(bx, nconcepts, L, ngen, IMPORT_BATCH);
@@ -635,6 +674,7 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     R->load_kip[4] = total / (now_ms() - t0) * 1e3;
     if (getenv("KIP_BENCH_SPLIT"))
       fprintf(stderr, "bulk load: %.0f ms writing, %.0f ms indexing\n", t_written - t0, now_ms() - t_written);
+    if (getenv("KIP_BENCH_TRACE")) print_traced();
     kip_close(bx);
     if (import_only && keep) fprintf(stderr, "kept: %s\n", bpath);
     else remove_db(bpath, 1);
@@ -733,7 +773,10 @@ int main(int argc, char **argv) {
              "  --scale K  also run at K times the size and print the growth between the sizes\n"
              "  --keep     keep the KIP-loaded database files and print their paths\n"
              "  --import-only  time only the import path (stderr), e.g. to profile it; with --keep\n"
-             "                 its file is kept\n");
+             "                 its file is kept\n"
+             "environment: KIP_BENCH_SPLIT=1 prints where loads spend their time (writing / indexing,\n"
+             "  page-cache misses of single writes); KIP_BENCH_TRACE=1 the import path's SQL statements\n"
+             "  by total time (the tracing itself slows the load)\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
