@@ -169,7 +169,7 @@ static int kip_run(kip_nexus *nx, const char *command, double *ms) {
   return ok;
 }
 
-/* KIP_BENCH_TRACE=1: the import path's SQL statements by total time
+/* KIP_BENCH_TRACE=1: the SQL statements of the import path and of the single writes by total time
 ** (SQLite's profile callback; nested statements — FTS5's own — are counted
 ** both on their own and inside the statement that ran them) */
 typedef struct statement_time {
@@ -200,11 +200,13 @@ static int by_time(const void *a, const void *b) {
   return d > 0 ? 1 : d < 0 ? -1 : 0;
 }
 
-static void print_traced(void) {
+static void print_traced(const char *what) {
   qsort(traced, (size_t)ntraced, sizeof *traced, by_time);
+  fprintf(stderr, "%s, SQL statements by total time:\n", what);
   for (int i = 0; i < ntraced && i < 20; i++)
-    fprintf(stderr, "%8.0f ms %8ld  %.120s\n", traced[i].ns / 1e6, traced[i].runs,
+    fprintf(stderr, "%10.1f ms %8ld  %.120s\n", traced[i].ns / 1e6, traced[i].runs,
             traced[i].sql ? traced[i].sql : "(a statement without text)");
+  ntraced = 0;
 }
 
 #define IMPORT_BATCH (4 << 20) /* lua/kip/transfer.lua M.BATCH_BYTES */
@@ -574,6 +576,7 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int round, double *kip_r
   int kmiss0 = 0, rmiss0 = 0, hi, kmiss1, rmiss1;
   sqlite3_db_status(kip_store_db(nx), SQLITE_DBSTATUS_CACHE_MISS, &kmiss0, &hi, 0);
   sqlite3_db_status(rdb, SQLITE_DBSTATUS_CACHE_MISS, &rmiss0, &hi, 0);
+  if (getenv("KIP_BENCH_TRACE")) sqlite3_trace_v2(kip_store_db(nx), SQLITE_TRACE_PROFILE, trace_statement, NULL);
   for (int i = 0; i < singles; i++) {
     snprintf(name, sizeof name, "Single-%d-%d", round, i);
     snprintf(pname, sizeof pname, "Project-%lld", (long long)(i % types[PROJECT].count));
@@ -609,6 +612,12 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int round, double *kip_r
     }
     raw_commit(rdb);
     rs[i] = now_ms() - a;
+  }
+  if (getenv("KIP_BENCH_TRACE")) {
+    sqlite3_trace_v2(kip_store_db(nx), 0, NULL, NULL);
+    char what[64];
+    snprintf(what, sizeof what, "single upserts round %d", round);
+    print_traced(what);
   }
   sqlite3_db_status(kip_store_db(nx), SQLITE_DBSTATUS_CACHE_MISS, &kmiss1, &hi, 0);
   sqlite3_db_status(rdb, SQLITE_DBSTATUS_CACHE_MISS, &rmiss1, &hi, 0);
@@ -674,7 +683,7 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     R->load_kip[4] = total / (now_ms() - t0) * 1e3;
     if (getenv("KIP_BENCH_SPLIT"))
       fprintf(stderr, "bulk load: %.0f ms writing, %.0f ms indexing\n", t_written - t0, now_ms() - t_written);
-    if (getenv("KIP_BENCH_TRACE")) print_traced();
+    if (getenv("KIP_BENCH_TRACE")) print_traced("import path");
     kip_close(bx);
     if (import_only && keep) fprintf(stderr, "kept: %s\n", bpath);
     else remove_db(bpath, 1);
@@ -775,8 +784,8 @@ int main(int argc, char **argv) {
              "  --import-only  time only the import path (stderr), e.g. to profile it; with --keep\n"
              "                 its file is kept\n"
              "environment: KIP_BENCH_SPLIT=1 prints where loads spend their time (writing / indexing,\n"
-             "  page-cache misses of single writes); KIP_BENCH_TRACE=1 the import path's SQL statements\n"
-             "  by total time (the tracing itself slows the load)\n");
+             "  page-cache misses of single writes); KIP_BENCH_TRACE=1 the SQL statements of the import\n"
+             "  path and of each round of single writes by total time (the tracing itself slows them)\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
