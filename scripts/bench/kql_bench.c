@@ -173,7 +173,7 @@ static int kip_run(kip_nexus *nx, const char *command, double *ms) {
 ** (SQLite's profile callback; nested statements — FTS5's own — are counted
 ** both on their own and inside the statement that ran them) */
 typedef struct statement_time {
-  const char *sql;
+  char *sql;
   double ns;
   long runs;
 } statement_time;
@@ -184,11 +184,14 @@ static int trace_statement(unsigned type, void *ctx, void *stmt, void *ns) {
   (void)type;
   (void)ctx;
   const char *sql = sqlite3_sql((sqlite3_stmt *)stmt);
+  if (!sql) sql = "(a statement without text)";
   int i = 0;
-  while (i < ntraced && traced[i].sql != sql) i++;
+  while (i < ntraced && strcmp(traced[i].sql, sql)) i++;
   if (i == ntraced) {
     if (ntraced == 255) return 0;
-    traced[ntraced++].sql = sql;
+    traced[ntraced].sql = strdup(sql);
+    traced[ntraced].ns = 0;
+    traced[ntraced++].runs = 0;
   }
   traced[i].ns += (double)*(sqlite3_int64 *)ns;
   traced[i].runs++;
@@ -204,8 +207,8 @@ static void print_traced(const char *what) {
   qsort(traced, (size_t)ntraced, sizeof *traced, by_time);
   fprintf(stderr, "%s, SQL statements by total time:\n", what);
   for (int i = 0; i < ntraced && i < 20; i++)
-    fprintf(stderr, "%10.1f ms %8ld  %.120s\n", traced[i].ns / 1e6, traced[i].runs,
-            traced[i].sql ? traced[i].sql : "(a statement without text)");
+    fprintf(stderr, "%10.1f ms %8ld  %.120s\n", traced[i].ns / 1e6, traced[i].runs, traced[i].sql);
+  for (int i = 0; i < ntraced; i++) free(traced[i].sql);
   ntraced = 0;
 }
 
