@@ -143,6 +143,14 @@ describe("the governance scope (core)", function()
     assert.same({ 7 }, check.result)
   end)
 
+  it("a concept created out of the caller's sight cannot be named later in the same command", function()
+    local r = scoped([[UPSERT {
+      CONCEPT ?n { {type: "Fact", name: "new-private"} } WITH METADATA { access_level: "private" }
+      PROPOSITION ?x { ({type: "Person", name: "Alice"}, "links", {type: "Fact", name: "new-private"}) } }]])
+    assert.equal("KIP_3002", r.error.code)
+    assert.equal(0, nx:execute('FIND(COUNT(?x)) WHERE { ?x {type: "Fact", name: "new-private"} }').result)
+  end)
+
   it("forbidden types and predicates hide and refuse", function()
     local r = scoped('FIND(?x.name) WHERE { ?a {type: "Fact", name: "public-fact"} (?x, "links", ?a) }',
       { eligibility = nil, forbidden_types = { "Secret" } })

@@ -141,7 +141,7 @@ typedef struct upsert_state {
 /* Concepts the command found or created, by {type, name}: a bulk UPSERT
 ** names the same endpoints again and again. Nothing in an UPSERT deletes
 ** or renames a concept, and a command is one transaction, so an entry stays
-** true until the command ends. Only visible concepts are entered. */
+** true until the command ends. Only concepts the caller may see are entered. */
 static hentry *known_concept(upsert_state *U, const char *type, const char *name) {
   U->key.len = 0;
   kip_buf_adds(&U->key, type);
@@ -393,7 +393,9 @@ static int upsert_concept(upsert_state *U, const ast_block *b, const char *type,
     rc = merge_existing(U, *id, b->attrs, meta, b->has_expect, b->expect, b->expect_pos);
   }
   if (!known) U->exists[0] = !created;
-  if (!rc) remember_concept(U, type, name, *id);
+  /* one it found passed the scope guard; one it created under a scope may
+  ** be out of the caller's sight (a later reference checks) */
+  if (!rc && !(created && c->nx->req->scope)) remember_concept(U, type, name, *id);
   return rc;
 }
 

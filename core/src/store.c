@@ -539,8 +539,9 @@ static int insert_element(kip_nexus *nx, sqlite3_stmt *st, const char *kind, int
     return kip_err(err, KIP_E_DENIED, GUARD_HINT, GUARD_MESSAGE, kind, what);
   }
   int rc = step_write(nx, st, err, what);
-  *id = rc || sqlite3_changes(nx->db) ? nid : 0;
-  if (rc || !*id) {
+  int inserted = !rc && sqlite3_changes(nx->db) > 0;
+  *id = inserted ? nid : 0;
+  if (!inserted) {
     kip_store_unuse_id(nx, nid);
     return rc;
   }
