@@ -76,8 +76,9 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_SEARCH_INDEX_WORD] = INDEX_WORD_SQL("search_dirty"),
     [ST_SEARCH_INDEX_TRIGRAM] = INDEX_TRIGRAM_SQL("search_dirty"),
     [ST_SEARCH_CLEAR] = "DELETE FROM search_dirty",
-    [ST_MARK_FRESH] = "WITH RECURSIVE run(id) AS (SELECT ?1 UNION ALL SELECT id + 1 FROM run WHERE id < ?2) "
-                      "INSERT OR REPLACE INTO search_dirty(id, fresh) SELECT id, 1 FROM run",
+    /* the run's rows, read back from the table (an element of the run already
+    ** deleted needs no indexing; its delete mark finds nothing to unindex) */
+    [ST_MARK_FRESH] = "INSERT OR REPLACE INTO search_dirty(id, fresh) SELECT id, 1 FROM element WHERE id BETWEEN ?1 AND ?2",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
                           "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
 };
