@@ -118,6 +118,14 @@ static void expect_at(int line, kip_nexus *nx, const char *req, int ro, const ch
   free(r);
 }
 
+/* a read-only SEARCH CONCEPT "text" LIMIT 3 whose response contains `needle` */
+#define EXPECT_SEARCH(nx, text, needle) expect_search_at(__LINE__, nx, text, needle)
+static void expect_search_at(int line, kip_nexus *nx, const char *text, const char *needle) {
+  char req[300];
+  snprintf(req, sizeof req, "{\"command\":\"SEARCH CONCEPT \\\"%s\\\" LIMIT 3\"}", text);
+  expect_at(line, nx, req, 1, needle, 0);
+}
+
 static void remove_db(const char *path) {
   char side[600];
   snprintf(side, sizeof side, "%s-wal", path);
@@ -515,25 +523,18 @@ static void test_migration_v7(void) {
   CHECK(kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name IN ('search_trigram_content', "
                             "'search_trigram_docsize')") == 0,
         "the trigram index keeps no copy of its text nor column sizes");
-  const char *find = "{\"command\":\"SEARCH CONCEPT \\\"%s\\\" LIMIT 3\"}";
-  snprintf(req, sizeof req, find, "llonia"); /* inside a word: trigrams only */
-  EXPECT(nx, req, 1, "Quillonian");
-  snprintf(req, sizeof req, find, "dnickn");
-  EXPECT(nx, req, 1, "Quillonian");
+  EXPECT_SEARCH(nx, "llonia", "Quillonian"); /* inside a word: trigrams only */
+  EXPECT_SEARCH(nx, "dnickn", "Quillonian");
   snprintf(req, sizeof req, up, "Quillonian", "Newmoniker");
   free(call(nx, req, 0));
-  snprintf(req, sizeof req, find, "dnickn");
-  EXPECT(nx, req, 1, "\"result\":[]");
+  EXPECT_SEARCH(nx, "dnickn", "\"result\":[]");
   CHECK(kip_store_count(nx, "SELECT count(*) FROM search_trigram WHERE search_trigram MATCH '\"dnickn\"'") == 0 &&
             kip_store_count(nx, "SELECT count(*) FROM search_trigram WHERE search_trigram MATCH '\"llonia\"'") == 1,
         "the old trigrams left the index, the name's stayed");
-  snprintf(req, sizeof req, find, "wmonik");
-  EXPECT(nx, req, 1, "Quillonian");
-  snprintf(req, sizeof req, find, "rnowsk");
-  EXPECT(nx, req, 1, "Zarnowski");
+  EXPECT_SEARCH(nx, "wmonik", "Quillonian");
+  EXPECT_SEARCH(nx, "rnowsk", "Zarnowski");
   free(call(nx, "{\"command\":\"DELETE CONCEPT ?p DETACH WHERE { ?p {type: \\\"Person\\\", name: \\\"Zarnowski\\\"} }\"}", 0));
-  snprintf(req, sizeof req, find, "rnowsk");
-  EXPECT(nx, req, 1, "\"result\":[]");
+  EXPECT_SEARCH(nx, "rnowsk", "\"result\":[]");
   CHECK(kip_store_count(nx, "SELECT count(*) FROM search_trigram WHERE search_trigram MATCH '\"rnowsk\"'") == 0,
         "a deleted element's trigrams left the index");
   CHECK(kip_store_exec(nx, "INSERT INTO search_trigram(search_trigram) VALUES('integrity-check');"
@@ -561,13 +562,10 @@ static void test_search_reindex(void) {
     snprintf(req, sizeof req, up, rows[i][0], rows[i][1]);
     free(call(nx, req, 0));
   }
-  const char *find = "{\"command\":\"SEARCH CONCEPT \\\"%s\\\" LIMIT 3\"}";
   const char *gone[] = {"alphaword", "betaword"}, *found[][2] = {{"gammaword", "Quillon"}, {"deltaword", "Zarnow"}};
   for (int i = 0; i < 2; i++) {
-    snprintf(req, sizeof req, find, gone[i]);
-    EXPECT(nx, req, 1, "\"result\":[]");
-    snprintf(req, sizeof req, find, found[i][0]);
-    EXPECT(nx, req, 1, found[i][1]);
+    EXPECT_SEARCH(nx, gone[i], "\"result\":[]");
+    EXPECT_SEARCH(nx, found[i][0], found[i][1]);
   }
   /* a deferred batch: new elements written, one changed again, then indexed */
   kip_call_options defer = {0};
@@ -578,24 +576,17 @@ static void test_search_reindex(void) {
     free(kip_call_json(nx, req, strlen(req), &defer));
   }
   CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
-  snprintf(req, sizeof req, find, "epsilonword");
-  EXPECT(nx, req, 1, "\"result\":[]");
-  snprintf(req, sizeof req, find, "gammaword");
-  EXPECT(nx, req, 1, "\"result\":[]");
-  snprintf(req, sizeof req, find, "zetaword");
-  EXPECT(nx, req, 1, "Ysolde");
-  snprintf(req, sizeof req, find, "etaword");
-  EXPECT(nx, req, 1, "Quillon");
+  EXPECT_SEARCH(nx, "epsilonword", "\"result\":[]");
+  EXPECT_SEARCH(nx, "gammaword", "\"result\":[]");
+  EXPECT_SEARCH(nx, "zetaword", "Ysolde");
+  EXPECT_SEARCH(nx, "etaword", "Quillon");
   /* the newest element deleted, then an older one changed */
   free(call(nx, "{\"command\":\"DELETE CONCEPT ?p DETACH WHERE { ?p {type: \\\"Person\\\", name: \\\"Ysolde\\\"} }\"}", 0));
-  snprintf(req, sizeof req, find, "zetaword");
-  EXPECT(nx, req, 1, "\"result\":[]");
+  EXPECT_SEARCH(nx, "zetaword", "\"result\":[]");
   snprintf(req, sizeof req, up, "Zarnow", "thetaword");
   free(call(nx, req, 0));
-  snprintf(req, sizeof req, find, "deltaword");
-  EXPECT(nx, req, 1, "\"result\":[]");
-  snprintf(req, sizeof req, find, "thetaword");
-  EXPECT(nx, req, 1, "Zarnow");
+  EXPECT_SEARCH(nx, "deltaword", "\"result\":[]");
+  EXPECT_SEARCH(nx, "thetaword", "Zarnow");
   kip_close(nx);
   remove_db(path);
 }
@@ -642,8 +633,8 @@ static void test_bulk_writes(void) {
   CHECK(kip_store_count(nx, "PRAGMA foreign_keys") == 1, "foreign keys back on after a failed bulk command");
   CHECK(kip_store_count(nx, "SELECT count(*) FROM search_dirty") == 1201, "the failed command left no marks");
   CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
-  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"bulkword599\\\" LIMIT 3\"}", 1, "P599");
-  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"againword\\\" LIMIT 3\"}", 1, "P3");
+  EXPECT_SEARCH(nx, "bulkword599", "P599");
+  EXPECT_SEARCH(nx, "againword", "P3");
   r = call(nx, "{\"command\":\"SEARCH CONCEPT \\\"bulkword3\\\" LIMIT 20\"}", 1);
   CHECK(r && !strstr(r, "\"P3\""), "P3's first text left the index: %.200s", r ? r : "");
   free(r);
@@ -654,14 +645,14 @@ static void test_bulk_writes(void) {
             kip_store_count(nx, "SELECT count(*) FROM search_dirty WHERE fresh") == 0,
         "a changed element waits as changed");
   CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
-  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"laterword\\\" LIMIT 3\"}", 1, "P5");
+  EXPECT_SEARCH(nx, "laterword", "P5");
   r = call(nx, "{\"command\":\"SEARCH CONCEPT \\\"bulkword5\\\" LIMIT 20\"}", 1);
   CHECK(r && !strstr(r, "\"P5\""), "P5's old text left the index: %.200s", r ? r : "");
   free(r);
   /* switching the checks back on failed after a bulk command (simulated:
   ** switched off, never on): the next other command switches them on first */
   CHECK(kip_store_foreign_keys(nx, 0) == 0 && kip_store_count(nx, "PRAGMA foreign_keys") == 0, "checks left off");
-  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"laterword\\\" LIMIT 3\"}", 1, "P5");
+  EXPECT_SEARCH(nx, "laterword", "P5");
   CHECK(kip_store_count(nx, "PRAGMA foreign_keys") == 1, "the next command switched them back on");
   kip_buf_free(&cmd);
   kip_close(nx);
@@ -744,7 +735,7 @@ static void test_deferred_indexes(void) {
   CHECK(secondary_indexes(nx) == 0, "dropped by the next bulk command");
   CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
   CHECK(secondary_indexes(nx) == 3, "built by the index pass");
-  EXPECT(nx, "{\"command\":\"SEARCH CONCEPT \\\"word599\\\" LIMIT 3\"}", 1, "P599");
+  EXPECT_SEARCH(nx, "word599", "P599");
   /* a load that never ended (its process died): the next open builds them */
   free(bulk_people(nx, 600, 1200, 0));
   CHECK(secondary_indexes(nx) == 0, "dropped again");
