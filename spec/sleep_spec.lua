@@ -311,6 +311,12 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       assert.equal("B", timer.acquire(b, "B"))
       assert.is_false(timer.release(a, "A")) -- only the holder releases
       assert.is_true(timer.release(b, "B"))
+      -- a second worker's tick in the same period does not run another cycle
+      local hc, too_soon = timer.acquire(a, "C", nil, 3600)
+      assert.is_nil(hc)
+      assert.matches("the last cycle started 0 s ago", too_soon)
+      local _, skipped = timer.run_once(b, { now = NOW, every = 3600 })
+      assert.matches("less than every", skipped)
       local report = timer.run_once(a, { now = NOW })
       assert.equal(NOW, report.now)
       local _, not_needed = timer.run_once(a, { now = NOW, if_needed = true })

@@ -16,7 +16,8 @@ trap stop EXIT
 # workers run as nginx's unprivileged user when started as root: they need to
 # write the database directory and the body buffers
 chmod 755 "$T"; mkdir -p "$T/data"; chmod 777 "$T/data"
-# the sleep-cycle timer ticks every second in both workers; the lease lets one run
+# the sleep-cycle timer ticks every second in both workers; the lease lets one
+# cycle run per second
 KIP_SLEEP_EVERY=1 KIP_SLEEP_IF_NEEDED=false "$HERE/scripts/nginx/render" "$T/p" "$PORT" "$T/data/n.db" "$BUILD" >/dev/null || exit 1
 chmod -R 777 "$T/p/tmp"
 # the ARG ontology of the fixture, published before the workers start (POST /kip/arg)
@@ -98,7 +99,8 @@ out=$(post --data '{"command":"FIND(?p) WHERE { ?p {type: \"Person\"} FILTER(STA
 check response_cap 'KIP_4002' "$out"; check response_cap_hint 'CURSOR' "$out"
 check no_errors_logged "" "$(grep -i 'kip' "$T/p/logs/error.log" | grep -v 'policy' || true)"
 
-# the sleep timer: cycles ran (one worker per tick: no two log entries for one clock)
+# the sleep timer: cycles ran (one cycle per period of both workers' timers:
+# no two log entries for one clock)
 for i in $(seq 50); do
   out=$(post --data '{"command":"FIND(COUNT(?r)) WHERE { ?r {type: \"SleepCycle\"} FILTER(?r.attributes.status == \"completed\") }"}' "$URL/execute_readonly")
   [[ "$out" =~ \"result\":([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 2 ] && break

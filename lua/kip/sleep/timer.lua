@@ -5,7 +5,10 @@
 --- cycle at a time: the concept {type: "SleepCycle", name: "SleepCycle:lock"}
 --- holds {holder, until}; taking it is a compare-and-set under EXPECT VERSION
 --- (KIP_3005 for everyone but the winner), and a lease that outlived its
---- `until` (a crashed holder) can be taken over.
+--- `until` (a crashed holder) can be taken over. The lease also records when
+--- the last cycle started (`started_s`): a scheduled tick that comes less
+--- than `every` seconds after it does not run, so N workers whose timers
+--- tick at slightly different moments run one cycle per period, not N.
 ---
 ---   -- nginx.conf (OpenResty): one worker wins each tick
 ---   init_worker_by_lua_block {
@@ -29,8 +32,10 @@ local function holder_id()
   return ("%s:%s:%d"):format(pid and "nginx" or "lua", tostring(pid or tostring({}):match("0x%x+") or "?"), os.time())
 end
 
---- Take the lease; returns the holder id, or nil, why.
-function M.acquire(nx, holder, seconds)
+--- Take the lease; returns the holder id, or nil, why. With `every`
+--- (seconds), also refuses while the last cycle started less than `every`
+--- seconds ago.
+function M.acquire(nx, holder, seconds, every)
   local c = cycle.new(nx, {})
   finalize.ensure_type(c)
   c:write([[UPSERT { CONCEPT ?l { {type: "SleepCycle", name: :n} SET ATTRIBUTES { lease: true }
@@ -42,10 +47,15 @@ WITH METADATA { source: "SleepCycle", author: "$system" }]], { n = M.LOCK }, "le
   if type(attrs.until_s) == "number" and attrs.until_s > now and attrs.holder and attrs.holder ~= "" then
     return nil, "another cycle holds the lease (" .. tostring(attrs.holder) .. ")"
   end
+  local since = type(attrs.started_s) == "number" and now - attrs.started_s
+  if every and since and since >= 0 and since < every then
+    return nil, ("the last cycle started %d s ago, less than every = %s s (lease)"):format(since, tostring(every))
+  end
   holder = holder or holder_id()
   local r = nx:execute([[UPSERT { CONCEPT ?l { {type: "SleepCycle", name: :n} EXPECT VERSION :v
-  SET ATTRIBUTES { holder: :h, until_s: :u, until: :ui } } }]],
-    { n = M.LOCK, v = version, h = holder, u = now + (seconds or M.LEASE_SECONDS), ui = cycle.iso(now + (seconds or M.LEASE_SECONDS)) },
+  SET ATTRIBUTES { holder: :h, until_s: :u, until: :ui, started_s: :s } } }]],
+    { n = M.LOCK, v = version, h = holder, s = now,
+      u = now + (seconds or M.LEASE_SECONDS), ui = cycle.iso(now + (seconds or M.LEASE_SECONDS)) },
     { ctx = { actor = "$system", channel = "sleep" } })
   if r.error then return nil, r.error.code == "KIP_3005" and "another process took the lease first" or r.error.message end
   return holder
@@ -64,10 +74,11 @@ end
 
 --- One scheduled tick: take the lease, run a cycle (only when a health
 --- threshold is crossed if opts.if_needed), give the lease back. Returns the
---- report, or nil and why nothing ran.
+--- report, or nil and why nothing ran. opts.every (seconds): skip the tick
+--- when the last cycle started less than that long ago.
 function M.run_once(nx, opts)
   opts = opts or {}
-  local holder, why = M.acquire(nx, nil, opts.lease_seconds)
+  local holder, why = M.acquire(nx, nil, opts.lease_seconds, opts.every)
   if not holder then return nil, why end
   local ok, report = pcall(function()
     local o = {}
@@ -91,6 +102,9 @@ end
 --- policies, log (function(message); default ngx.log).
 function M.start(opts)
   assert(ngx and ngx.timer, "kip.sleep.timer.start runs inside OpenResty (init_worker_by_lua)")
+  local given = opts
+  opts = { every = 3600 }
+  for k, v in pairs(given) do opts[k] = v end
   local kip = require "kip"
   local log = opts.log or function(msg) ngx.log(ngx.NOTICE, msg) end
   local function tick(premature)
@@ -105,7 +119,7 @@ function M.start(opts)
       log("kip sleep: " .. why)
     end
   end
-  return ngx.timer.every(opts.every or 3600, tick)
+  return ngx.timer.every(opts.every, tick)
 end
 
 return M
