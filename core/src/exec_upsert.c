@@ -475,6 +475,9 @@ int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
   kip_buf_init(&U.key);
   U.concept_ids = json_array();
   U.prop_ids = json_array();
+  int64_t named = 0; /* the elements it names: one per block (SET PROPOSITIONS may add more) */
+  for (int i = 0; i < cmd->n; i++) named += cmd->stmts[i]->u.upsert.n;
+  kip_store_expect_ids(c->nx, named);
   int rc = 0;
   for (int i = 0; !rc && i < cmd->n; i++) {
     const ast_upsert *u = &cmd->stmts[i]->u.upsert;
@@ -498,6 +501,7 @@ int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
       kip_buf_addc(c->out, '}');
     }
   }
+  kip_store_expect_ids(c->nx, 0);
   free(U.handles.e);
   free(U.concepts.e);
   kip_arena_free(&U.keys);

@@ -100,6 +100,7 @@ struct kip_nexus {
   int64_t id_next;               /* next id of the transaction's run (store_ids.c) */
   int id_left;                   /* ids left in it; 0 = take a new run */
   int64_t id_taken;              /* ids the transaction took (units first, then extents) */
+  int64_t id_expect;             /* elements the running command may create (kip_store_expect_ids) */
   int64_t fresh_lo, fresh_n;     /* the transaction's newest run of new ids not yet in search_dirty */
   int indexes_deferred;          /* a bulk load dropped the secondary indexes (store_schema.c) */
   int foreign_keys_off;          /* a bulk command switched the checks off (kip_store_foreign_keys) */
@@ -203,6 +204,9 @@ int kip_write_refused(kip_nexus *nx, const char *kind, int changes);
 /* the same question for an insert, without keeping the kind */
 int kip_create_refused(kip_nexus *nx, const char *kind);
 void kip_store_end_run(kip_nexus *nx);
+/* store_ids.c: the running command may create up to n elements (0: it is
+** over); one that may create more than a unit's worth starts with an extent */
+void kip_store_expect_ids(kip_nexus *nx, int64_t n);
 
 /* extra_functions: the SQL functions of the layers above (hop traversal,
 ** the scope check), registered before the schema is migrated and indexed —

@@ -11,8 +11,11 @@
 **   j = k0, k0+2, k0+4, ... hold *units* of 16 ids, blocks k0+1, k0+3, ...
 **   hold *extents* of 1024 ids. A transaction takes a unit for its first 16
 **   new elements and extents after that (bulk writes stay in few B-tree
-**   pages). Each family has a counter (kip_id_alloc.counter / .extents,
-**   bumped in the writer's transaction) that walks its blocks in order; in
+**   pages). A command that names more elements than a unit holds starts
+**   with an extent, so units are left to small writes: the rows of a unit
+**   block stay in few pages however large bulk writes made the nexus. Each
+**   family has a counter (kip_id_alloc.counter / .extents, bumped in the
+**   writer's transaction) that walks its blocks in order; in
 **   block j the run number is P(offset), P a 4-round Feistel permutation of
 **   the block's run numbers keyed by the nexus's secret (cycle-walking).
 **
@@ -109,7 +112,7 @@ static int run_is_free(kip_nexus *nx, int64_t start, int64_t n, kip_error *err) 
 /* a fresh run of ids for the running transaction: a unit first, then
 ** extents; runs that are not free are skipped (never reused either) */
 static int next_run(kip_nexus *nx, kip_error *err) {
-  int extent = nx->id_taken >= (1 << UNIT_BITS);
+  int extent = nx->id_taken >= (1 << UNIT_BITS) || nx->id_expect > (1 << UNIT_BITS);
   sqlite3_stmt *st = SQ(nx->stmts[extent ? ST_NEXT_EXTENT : ST_NEXT_ID]);
   for (int attempt = 0; attempt < 64; attempt++) {
     int rc = sqlite3_step(st);
@@ -157,6 +160,8 @@ void kip_store_unuse_id(kip_nexus *nx, int64_t id) {
   nx->id_left++;
   nx->id_taken--;
 }
+
+void kip_store_expect_ids(kip_nexus *nx, int64_t n) { nx->id_expect = n; }
 
 void kip_store_end_run(kip_nexus *nx) {
   nx->id_left = 0;

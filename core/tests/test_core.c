@@ -339,6 +339,29 @@ static void test_ids(void) {
   CHECK(p && sscanf(p, "[\"C:%lld\",\"C:%lld\",\"C:%lld\"]", &a, &b, &c) == 3 && b == a + 1 && c == b + 1,
         "one command, consecutive ids: %s", r);
   free(r);
+  /* units (blocks k0, k0+2, ...) are left to small commands: one that names
+  ** more elements than a unit holds starts with an extent (k0+1, k0+3, ...) */
+  int k0 = (int)kip_store_count(nx, "SELECT base_bits FROM kip_id_alloc");
+  kip_buf big;
+  kip_buf_init(&big);
+  kip_buf_adds(&big, "{\"command\":\"UPSERT {");
+  for (int i = 0; i < 20; i++) kip_buf_printf(&big, " CONCEPT ?b%d { {type: \\\"Person\\\", name: \\\"big%d\\\"} }", i, i);
+  kip_buf_adds(&big, " }\"}");
+  r = kip_call_json(nx, big.p, big.len, NULL);
+  kip_buf_free(&big);
+  long long first = 0, last = 0;
+  p = strstr(r, "[\"C:");
+  const char *end = p ? strstr(p, "]") : NULL;
+  const char *tail = end ? end - 1 : NULL;
+  while (tail && tail > p && *tail != ':') tail--;
+  int parsed = p && tail && sscanf(p, "[\"C:%lld", &first) == 1 && sscanf(tail, ":%lld", &last) == 1;
+  int block_first = 0, block_three = 0;
+  while (parsed && (first >> (block_first + 1))) block_first++;
+  while (a > 0 && (a >> (block_three + 1))) block_three++;
+  CHECK(parsed && last == first + 19 && (block_first - k0) % 2 == 1 && (block_three - k0) % 2 == 0,
+        "a 20-element command starts with an extent (block %d), a 3-element one with a unit (block %d), k0 %d: %s",
+        block_first, block_three, k0, r);
+  free(r);
   kip_close(nx);
   /* a nexus whose ids went up to 5000 before the allocator existed: new ids lie above */
   sqlite3 *db;
