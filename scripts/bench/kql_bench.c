@@ -741,10 +741,8 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   R->load_sql[0] = total / raw_load_ms * 1e3;
   R->load_sql[4] = R->load_sql[0];
   sqlite3 *rdb = kip_store_db(rx);
-  /* both files start the write measurements from the same state: the loads'
-  ** WAL checkpointed away, a few untimed writes to warm the caches */
-  sqlite3_wal_checkpoint_v2(kip_store_db(nx), NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-  sqlite3_wal_checkpoint_v2(rdb, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+  /* both files start each round of writes from the same state: WAL
+  ** checkpointed away, out of the kernel's cache (drop_from_os_cache) */
   fprintf(stderr, "single upserts...\n");
   single_upserts(nx, rdb, 0, &R->load_kip[1], &R->load_sql[1]);
   single_upserts(nx, rdb, 1, &R->load_kip[2], &R->load_sql[2]);
@@ -758,8 +756,6 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   if (kip_merge_index(nx, &merr)) fprintf(stderr, "merge_index: %s\n", merr.message);
   raw_exec(rdb, "INSERT INTO search_word(search_word) VALUES('optimize');"
                 "INSERT INTO search_trigram(search_trigram) VALUES('optimize')");
-  sqlite3_wal_checkpoint_v2(kip_store_db(nx), NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-  sqlite3_wal_checkpoint_v2(rdb, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
   single_upserts(nx, rdb, 2, &R->load_kip[5], &R->load_sql[5]);
 
   fprintf(stderr, "queries...\n");
