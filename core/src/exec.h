@@ -21,6 +21,8 @@ typedef struct kip_ctx {
 void kip_warn(kip_ctx *c, const char *fmt, ...) KIP_PRINTF(2, 3);
 
 int kip_exec_upsert(kip_ctx *c, const ast_command *cmd);
+/* the concepts a bulk load's commands found or created (exec_upsert.c) */
+void kip_concept_memo_free(kip_nexus *nx);
 int kip_exec_find(kip_ctx *c, const ast_stmt *s);
 int kip_exec_update(kip_ctx *c, const ast_stmt *s);
 int kip_exec_merge(kip_ctx *c, const ast_stmt *s);

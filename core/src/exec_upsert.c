@@ -127,12 +127,61 @@ static int walk_reserved(const ast_upsert *u, kip_error *err) {
 }
 
 /* ---------------------------------------------------------- resolution */
+/* "type\x1fname" -> id of concepts found or created, and its keys */
+typedef struct concept_table {
+  htab map;
+  kip_arena keys;
+} concept_table;
+
+/* a table that stops growing here: a few tens of MB, however large the load */
+#define CONCEPT_TABLE_MAX (1 << 18)
+
+/* The concepts a bulk load's commands (kip import's batches, request.c
+** bulk_upsert) found or created, kept from one command to the next: a
+** load names the same endpoints in batch after batch, and each is then
+** looked up once per load instead of once per batch. It stays true while
+** only bulk commands follow on this connection and nobody else writes:
+** UPSERT never deletes or renames a concept, and what could — any other
+** command, a rollback — marks it stale (kip_store_end_bulk,
+** kip_tx_rollback); another connection's commit changes PRAGMA
+** data_version, read inside the command's write transaction. Used only
+** without a governance scope (the entries were not checked against one). */
+struct kip_concept_memo {
+  concept_table t;
+  int64_t data_version;
+};
+
+static void concept_table_free(concept_table *t) {
+  free(t->map.e);
+  kip_arena_free(&t->keys);
+}
+
+void kip_concept_memo_free(kip_nexus *nx) {
+  if (!nx->concept_memo) return;
+  concept_table_free(&nx->concept_memo->t);
+  free(nx->concept_memo);
+  nx->concept_memo = NULL;
+}
+
+/* the memo for this command, or NULL when it is not a bulk command */
+static concept_table *concept_memo(kip_nexus *nx) {
+  if (!nx->req->bulk || nx->req->scope) return NULL;
+  int64_t version = kip_store_count(nx, "PRAGMA data_version");
+  if (version < 0) return NULL;
+  if (nx->concept_memo && (nx->concept_memo_stale || nx->concept_memo->data_version != version))
+    kip_concept_memo_free(nx);
+  nx->concept_memo_stale = 0;
+  if (!nx->concept_memo && (nx->concept_memo = calloc(1, sizeof *nx->concept_memo)))
+    nx->concept_memo->data_version = version;
+  return nx->concept_memo ? &nx->concept_memo->t : NULL;
+}
+
 typedef struct upsert_state {
   kip_ctx *c;
   htab handles;
   htab defined[2];                /* types / predicates known to be defined (a bulk UPSERT names few) */
-  htab concepts;                  /* "type\x1fname" -> id of the concepts this command found or created */
-  kip_arena keys;                 /* (their keys) */
+  concept_table own;              /* the concepts this command found or created */
+  concept_table *concepts;        /* &own, or the bulk load's memo */
   kip_buf key;                    /* (the key being looked up) */
   int exists[2];                  /* the last concept / proposition written existed already */
   json_t *concept_ids, *prop_ids; /* id arrays for the response */
@@ -141,19 +190,20 @@ typedef struct upsert_state {
 /* Concepts the command found or created, by {type, name}: a bulk UPSERT
 ** names the same endpoints again and again. Nothing in an UPSERT deletes
 ** or renames a concept, and a command is one transaction, so an entry stays
-** true until the command ends. Only concepts the caller may see are entered. */
+** true until the command ends (a bulk load's, longer: struct
+** kip_concept_memo). Only concepts the caller may see are entered. */
 static hentry *known_concept(upsert_state *U, const char *type, const char *name) {
   U->key.len = 0;
   kip_buf_adds(&U->key, type);
   kip_buf_addc(&U->key, '\x1f');
   kip_buf_adds(&U->key, name);
   kip_buf_addc(&U->key, '\0');
-  return U->key.oom ? NULL : hfind(&U->concepts, U->key.p);
+  return U->key.oom ? NULL : hfind(&U->concepts->map, U->key.p);
 }
 
 static void remember_concept(upsert_state *U, const char *type, const char *name, int64_t id) {
-  if (known_concept(U, type, name) || U->key.oom) return;
-  hput(&U->concepts, kip_strndup(&U->keys, U->key.p, U->key.len - 1), id, 0);
+  if (known_concept(U, type, name) || U->key.oom || U->concepts->map.n >= CONCEPT_TABLE_MAX) return;
+  hput(&U->concepts->map, kip_strndup(&U->concepts->keys, U->key.p, U->key.len - 1), id, 0);
 }
 
 static int check_defined(upsert_state *U, const char *meta, const char *name, kip_pos pos) {
@@ -471,7 +521,8 @@ int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
   memset(&U, 0, sizeof U);
   U.c = c;
   U.exists[0] = U.exists[1] = 1; /* the first of each kind is looked up: an update writes no id run */
-  kip_arena_init(&U.keys);
+  U.concepts = concept_memo(c->nx);
+  if (!U.concepts) U.concepts = &U.own;
   kip_buf_init(&U.key);
   U.concept_ids = json_array();
   U.prop_ids = json_array();
@@ -503,8 +554,7 @@ int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
   }
   kip_store_expect_ids(c->nx, 0);
   free(U.handles.e);
-  free(U.concepts.e);
-  kip_arena_free(&U.keys);
+  concept_table_free(&U.own);
   kip_buf_free(&U.key);
   free(U.defined[0].e);
   free(U.defined[1].e);

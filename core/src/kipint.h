@@ -43,13 +43,20 @@ void kip_err_clear(kip_error *e);
 /* ---- arena: bump allocator owning AST nodes, strings and json refs ---- */
 typedef struct kip_arena {
   struct arena_chunk *head; /* newest chunk */
+  struct arena_chunk *spare; /* chunks kip_arena_reset kept for the next use */
   json_t **refs;            /* json values decref'd when the arena is freed */
   size_t nrefs, caprefs;
   void **blocks;            /* malloc'd blocks freed with the arena */
   size_t nblocks, capblocks;
+  void *tokens;             /* the lexer's token array (lexer.c), kept by kip_arena_reset */
+  size_t tokens_bytes;      /* its size */
+  int tokens_used;          /* it holds the tokens of a text lexed since the last reset */
 } kip_arena;
 void kip_arena_init(kip_arena *a);
 void kip_arena_free(kip_arena *a);
+/* empty the arena for its next use, keeping its memory (a bulk load's
+** commands: request.c) */
+void kip_arena_reset(kip_arena *a);
 void *kip_alloc(kip_arena *a, size_t n);             /* zeroed */
 char *kip_strndup(kip_arena *a, const char *s, size_t n);
 json_t *kip_arena_own(kip_arena *a, json_t *v);     /* takes the reference */

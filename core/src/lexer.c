@@ -271,9 +271,14 @@ kip_tok *kip_lex(kip_arena *a, const char *text, size_t len, size_t *ntok, kip_e
     *ntok = 0;
     return NULL;
   }
+  /* into the arena's token array when it is free (kept from the last
+  ** command by kip_arena_reset), else into one of its own */
+  int into_arena = !a->tokens_used;
   size_t cap = 64, n = 0;
-  kip_tok *toks = malloc(cap * sizeof *toks);
+  kip_tok *toks = into_arena && a->tokens ? a->tokens : malloc(cap * sizeof *toks);
   if (!toks) abort();
+  if (into_arena && a->tokens) cap = a->tokens_bytes / sizeof *toks;
+  if (into_arena) a->tokens = NULL; /* back below, or freed on an error */
   int adjacent = 0;
   for (;;) {
     /* skip whitespace and comments */
@@ -407,7 +412,11 @@ kip_tok *kip_lex(kip_arena *a, const char *text, size_t len, size_t *ntok, kip_e
     n++;
   }
   *ntok = n;
-  return kip_arena_adopt(a, toks); /* a large command's tokens are not copied */
+  if (!into_arena) return kip_arena_adopt(a, toks); /* a large command's tokens are not copied */
+  a->tokens = toks;
+  a->tokens_bytes = cap * sizeof *toks;
+  a->tokens_used = 1;
+  return toks;
 }
 
 void kip_tok_describe(const kip_tok *t, char *out, size_t n) {

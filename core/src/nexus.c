@@ -44,6 +44,8 @@ void kip_close(kip_nexus *nx) {
     kip_tx_rollback(nx);
   }
   kip_vector_close(nx);
+  kip_concept_memo_free(nx);
+  kip_arena_free(&nx->load_arena);
   kip_store_close(nx);
   free(nx);
 }

@@ -126,7 +126,9 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
       rc = kip_tx_begin(nx, &err);
       if (!rc) {
         if (bulk) rc = kip_store_defer_indexes(nx, bulk, &err);
+        nx->req->bulk = bulk > 0;
         if (!rc) rc = dispatch(&c, cmd);
+        nx->req->bulk = 0;
         if (!rc && !nx->req->defer_index) rc = kip_search_sync(nx, &err); /* also inside a dry_run's outer transaction */
         if (rc) kip_tx_rollback(nx);
         else rc = kip_tx_commit(nx, &err);
@@ -166,6 +168,15 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
   return stop;
 }
 
+static void release_arena(kip_nexus *nx, kip_arena *a) {
+  if (a != &nx->load_arena) {
+    kip_arena_free(a);
+    return;
+  }
+  kip_arena_reset(a);
+  nx->load_arena_busy = 0;
+}
+
 /* Run command number `index` of the request: the host's before-hook (a
 ** governance pre-check) may narrow its options or refuse it, the after-hook
 ** (post-check) may replace its response. A refusal is reported inline and,
@@ -179,18 +190,26 @@ static int run_command(kip_nexus *nx, int index, const char *text, size_t len, c
     write_error_response(out, &err);
     return 1;
   }
-  kip_arena a;
-  kip_arena_init(&a);
+  /* a bulk load's commands (kip import's batches of megabytes) reuse the
+  ** memory of the one before: it stays with the nexus until the load ends
+  ** (kip_store_end_bulk) instead of going back to the system and being
+  ** faulted in again for every batch */
+  kip_arena own, *a = &own;
+  kip_arena_init(&own);
+  if (opt && opt->defer_index && !nx->load_arena_busy) {
+    a = &nx->load_arena;
+    nx->load_arena_busy = 1;
+  }
   kip_error perr;
   kip_err_clear(&perr);
-  ast_command *cmd = parse_command(&a, text, len, params, opt, &perr);
+  ast_command *cmd = parse_command(a, text, len, params, opt, &perr);
   int stop = 0;
   if (!h) {
-    stop = execute_command(nx, &a, cmd, &perr, readonly, dry_run, opt, out);
-    kip_arena_free(&a);
+    stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, opt, out);
+    release_arena(nx, a);
     return stop;
   }
-  kip_call_options own = *opt;
+  kip_call_options opts = *opt;
   kip_buf resp, desc;
   kip_buf_init(&resp);
   kip_buf_init(&desc);
@@ -198,12 +217,12 @@ static int run_command(kip_nexus *nx, int index, const char *text, size_t len, c
   kip_err_clear(&err);
   char *pj = params ? kip_json_dump(params) : NULL;
   if (cmd) kip_render_description(&desc, cmd, params); /* from this parse: the command is parsed once */
-  int denied = h->before ? h->before(h->ud, index, text, len, pj, cmd ? desc.p : NULL, &own, &err) : 0;
+  int denied = h->before ? h->before(h->ud, index, text, len, pj, cmd ? desc.p : NULL, &opts, &err) : 0;
   free(pj);
   kip_buf_free(&desc);
   if (denied) write_error_response(&resp, &err);
-  else stop = execute_command(nx, &a, cmd, &perr, readonly, dry_run, &own, &resp);
-  kip_arena_free(&a);
+  else stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, &opts, &resp);
+  release_arena(nx, a);
   char *replaced = h->after ? h->after(h->ud, index, resp.p ? resp.p : "null") : NULL;
   if (replaced) kip_buf_adds(out, replaced);
   else kip_buf_add(out, resp.p, resp.len);

@@ -341,6 +341,8 @@ int kip_store_foreign_keys(kip_nexus *nx, int on) {
 }
 
 int kip_store_end_bulk(kip_nexus *nx, kip_error *err) {
+  nx->concept_memo_stale = 1; /* a command that may delete or merge concepts */
+  if (!nx->load_arena_busy) kip_arena_free(&nx->load_arena); /* the load's memory goes back */
   if (nx->foreign_keys_off && kip_store_foreign_keys(nx, 1))
     return kip_err(err, KIP_E_INTERNAL, "Close and reopen the nexus before using it again.",
                    "foreign key checks are still off after a bulk command and cannot be switched back on");
@@ -403,6 +405,7 @@ void kip_tx_rollback(kip_nexus *nx) {
   nx->req->deadline_us = saved;
   nx->tx_depth--;
   kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
+  nx->concept_memo_stale = 1; /* it may hold concepts the rollback removed */
   if (nx->tx_depth == 0) nx->fresh_n = 0; /* the elements of the run are gone */
 }
 

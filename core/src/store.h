@@ -81,6 +81,7 @@ typedef struct kip_request {
   int64_t next_interrupt_check;  /* monotonic µs of the next interrupted() poll */
   int cancelled;                 /* the host cancelled the request */
   int defer_index;               /* the request defers the SEARCH index (bulk load) */
+  int bulk;                      /* the running command is a bulk load's (request.c bulk_upsert) */
   const char *const *write_protected; /* write guards (kip_call_options) */
   const char *const *append_only;
   char guard_hit[256];           /* what the last refused write was (its type or predicate) */
@@ -104,6 +105,10 @@ struct kip_nexus {
   int64_t fresh_lo, fresh_n;     /* the transaction's newest run of new ids not yet in search_dirty */
   int indexes_deferred;          /* a bulk load dropped the secondary indexes (store_schema.c) */
   int foreign_keys_off;          /* a bulk command switched the checks off (kip_store_foreign_keys) */
+  struct kip_concept_memo *concept_memo; /* concepts bulk commands found or created (exec_upsert.c) */
+  int concept_memo_stale;        /* a rollback or another command came since: drop it before use */
+  kip_arena load_arena;          /* a bulk load's commands are parsed into it (request.c), reset between them */
+  int load_arena_busy;           /* a command parsed into it is running */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
   const struct kip_dialect *dialect; /* the SQL the compiler emits for this store (compile.h) */

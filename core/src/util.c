@@ -94,27 +94,59 @@ struct arena_chunk {
 
 void kip_arena_init(kip_arena *a) { memset(a, 0, sizeof *a); }
 
-void kip_arena_free(kip_arena *a) {
-  struct arena_chunk *c = a->head;
+#define ARENA_CHUNK 16384
+
+static void free_chunks(struct arena_chunk *c) {
   while (c) {
     struct arena_chunk *n = c->next;
     free(c);
     c = n;
   }
+}
+
+/* what the arena owns besides its chunks and token array */
+static void free_owned(kip_arena *a) {
   for (size_t i = 0; i < a->nrefs; i++) json_decref(a->refs[i]);
-  free(a->refs);
   for (size_t i = 0; i < a->nblocks; i++) free(a->blocks[i]);
+  a->nrefs = a->nblocks = 0;
+}
+
+void kip_arena_free(kip_arena *a) {
+  free_owned(a);
+  free_chunks(a->head);
+  free_chunks(a->spare);
+  free(a->refs);
   free(a->blocks);
+  free(a->tokens);
   memset(a, 0, sizeof *a);
+}
+
+void kip_arena_reset(kip_arena *a) {
+  free_owned(a);
+  while (a->head) {
+    struct arena_chunk *c = a->head;
+    a->head = c->next;
+    if (c->cap != ARENA_CHUNK) { /* one large allocation */
+      free(c);
+      continue;
+    }
+    c->next = a->spare;
+    a->spare = c;
+  }
+  a->tokens_used = 0;
 }
 
 void *kip_alloc(kip_arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   struct arena_chunk *c = a->head;
   if (!c || c->cap - c->used < n) {
-    size_t cap = n > 16384 ? n : 16384;
-    c = malloc(sizeof *c + cap);
-    if (!c) abort(); /* out of memory in the parser: nothing sane to do */
+    size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+    if (cap == ARENA_CHUNK && a->spare) {
+      c = a->spare;
+      a->spare = c->next;
+    } else if (!(c = malloc(sizeof *c + cap))) {
+      abort(); /* out of memory in the parser: nothing sane to do */
+    }
     c->next = a->head;
     c->used = 0;
     c->cap = cap;

@@ -679,6 +679,59 @@ static void test_bulk_writes(void) {
   remove_db(path);
 }
 
+/* A bulk load's commands remember the concepts they found or created from
+** one command to the next (exec_upsert.c struct kip_concept_memo), and only
+** while that stays true: a concept a rolled-back bulk command created, one
+** another command deleted on the same connection, and one another
+** connection deleted are not found through it. */
+static char *bulk_command(kip_nexus *nx, const char *command) {
+  kip_call_options defer = {0};
+  defer.defer_index = 1;
+  return kip_call_command(nx, command, strlen(command), NULL, &defer);
+}
+
+static void expect_bulk(kip_nexus *nx, const char *command, const char *want, const char *what) {
+  char *r = bulk_command(nx, command);
+  CHECK(r && strstr(r, want), "%s: %.300s", what, r ? r : "");
+  free(r);
+}
+
+static void test_bulk_concept_memo(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?k { {type: \\\"$PropositionType\\\", name: \\\"knows\\\"} } }\"}", 0));
+  expect_bulk(nx, "UPSERT { CONCEPT ?a { {type: \"Person\", name: \"A\"} } CONCEPT ?b { {type: \"Person\", name: \"B\"} } }",
+              "\"result\"", "a bulk command creates A and B");
+  CHECK(nx->concept_memo && !nx->concept_memo_stale, "the bulk command left its concepts for the next one");
+  expect_bulk(nx, "UPSERT { PROPOSITION ?l { ({type: \"Person\", name: \"A\"}, \"knows\", {type: \"Person\", name: \"B\"}) } }",
+              "\"upsert_proposition_links\":[\"", "the next one links them");
+  /* rolled back: C was created, then the command failed */
+  expect_bulk(nx, "UPSERT { CONCEPT ?c { {type: \"Person\", name: \"C\"} } }\n"
+                  "UPSERT { PROPOSITION ?l { ({type: \"Person\", name: \"Missing\"}, \"knows\", {type: \"Person\", name: \"A\"}) } }",
+              "does not exist", "a failing bulk command");
+  expect_bulk(nx, "UPSERT { PROPOSITION ?l { ({type: \"Person\", name: \"C\"}, \"knows\", {type: \"Person\", name: \"A\"}) } }",
+              "concept {type: \\\"Person\\\", name: \\\"C\\\"} does not exist", "C left with the rollback");
+  /* deleted by another command on the same connection */
+  free(call(nx, "{\"command\":\"DELETE CONCEPT ?p DETACH WHERE { ?p {type: \\\"Person\\\", name: \\\"B\\\"} }\"}", 0));
+  expect_bulk(nx, "UPSERT { PROPOSITION ?l { ({type: \"Person\", name: \"A\"}, \"knows\", {type: \"Person\", name: \"B\"}) } }",
+              "name: \\\"B\\\"} does not exist", "B deleted by a DELETE");
+  expect_bulk(nx, "UPSERT { CONCEPT ?b { {type: \"Person\", name: \"B\"} } }", "\"result\"", "B again");
+  /* deleted by another connection between two bulk commands */
+  kip_nexus *other;
+  kip_error e;
+  CHECK(kip_open(path, NULL, &other, &e) == 0, "second connection: %s", e.message);
+  char *r = call(other, "{\"command\":\"DELETE CONCEPT ?p DETACH WHERE { ?p {type: \\\"Person\\\", name: \\\"B\\\"} }\"}", 0);
+  CHECK(r && strstr(r, "\"result\""), "the other connection deletes B: %.200s", r ? r : "");
+  free(r);
+  kip_close(other);
+  expect_bulk(nx, "UPSERT { PROPOSITION ?l { ({type: \"Person\", name: \"A\"}, \"knows\", {type: \"Person\", name: \"B\"}) } }",
+              "name: \\\"B\\\"} does not exist", "B deleted by another connection");
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM pragma_foreign_key_check") == 0, "no dangling link");
+  kip_close(nx);
+  remove_db(path);
+}
+
 /* A bulk load into an (almost) empty nexus builds the element table's
 ** secondary indexes once at its end: the first bulk command drops them in
 ** its transaction, they stay away while bulk commands follow, and any other
@@ -900,6 +953,7 @@ int main(void) {
   test_search_reindex();
   test_export_paging();
   test_bulk_writes();
+  test_bulk_concept_memo();
   test_deferred_indexes();
   test_write_guards();
   test_lexer();
