@@ -147,12 +147,17 @@ struct sqlite3 *kip_store_db(kip_nexus *nx);
 #define UNINDEX_WORD_SQL(from)                                                                 \
   "DELETE FROM search_word WHERE rowid IN (SELECT id FROM " from " WHERE NOT fresh AND id <= " \
   "(SELECT coalesce(max(id), 0) FROM search_word_content))"
+/* (the endpoint names joined, not looked up by subqueries: a bulk pass
+** indexes hundreds of thousands of propositions) */
 #define INDEX_WORD_SQL(from)                                                                                  \
   "INSERT INTO search_word(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                \
-  KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_SQL " FROM " from " d CROSS JOIN element e ON e.id = d.id"
+  KIP_SEARCH_HEADING_SQL ", kip_search_text(e.attributes, 1, s.name, o.name) FROM " from " d "                 \
+  "CROSS JOIN element e ON e.id = d.id LEFT JOIN element s ON s.id = e.subject LEFT JOIN element o ON o.id = e.object"
+/* after INDEX_WORD_SQL: the name and heading it has just stored, not
+** computed again */
 #define INDEX_TRIGRAM_SQL(from)                                                                               \
-  "INSERT INTO search_trigram(rowid, name, heading) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                   \
-  KIP_SEARCH_HEADING_SQL " FROM " from " d CROSS JOIN element e ON e.id = d.id"
+  "INSERT INTO search_trigram(rowid, name, heading) SELECT w.id, w.c0, w.c1 FROM " from " d "                  \
+  "CROSS JOIN search_word_content w ON w.id = d.id"
 
 
 /* store.c: the single integer an SQL query returns, or -1 */
