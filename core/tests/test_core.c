@@ -61,6 +61,23 @@ static void test_lexer(void) {
   CHECK(kip_lex(&a, "\"open", 5, &n, &e) == NULL && e.code == KIP_E_SYNTAX, "unterminated string");
   CHECK(kip_lex(&a, "99999999999999999999", 20, &n, &e) == NULL && e.code == KIP_E_SYNTAX, "int overflow");
   kip_arena_free(&a);
+  /* an arena reset between commands (a bulk load's, request.c) keeps its
+  ** token array and chunks; a second text lexed before the reset gets an
+  ** array of its own, and the first one's tokens stay intact */
+  kip_arena_init(&a);
+  const char *one = "FIND(?a) WHERE { ?a {type: \"T\"} }", *two = "UPSERT { CONCEPT ?b { {type: \"T\", name: \"b\"} } }";
+  kip_tok *t1 = kip_lex(&a, one, strlen(one), &n, &e);
+  kip_tok *t2 = kip_lex(&a, two, strlen(two), &n, &e);
+  CHECK(t1 && t2 && t1 != t2 && !strcmp(t1[2].str, "a") && !strcmp(t2[3].str, "b"), "two texts, two token arrays");
+  kip_arena_reset(&a);
+  CHECK(a.spare != NULL && a.head == NULL && a.nblocks == 0, "the reset kept the chunks, freed the second array");
+  kip_tok *t3 = kip_lex(&a, two, strlen(two), &n, &e);
+  CHECK(t3 == t1 && !strcmp(t3[3].str, "b"), "the next text reuses the kept array");
+  CHECK(kip_lex(&a, "\"open", 5, &n, &e) == NULL, "an error in a second text");
+  kip_arena_reset(&a);
+  CHECK(kip_lex(&a, "\"open", 5, &n, &e) == NULL && a.tokens == NULL, "an error drops the kept array");
+  CHECK(kip_lex(&a, one, strlen(one), &n, &e) != NULL, "and the next text gets a new one");
+  kip_arena_free(&a);
 }
 
 static void test_parser(void) {
