@@ -227,7 +227,6 @@ static int lex_number(lexer *L, kip_tok *t) {
                        "integer literal out of 64-bit range");
     t->kind = T_INT;
     t->ival = v;
-    t->rval = (double)v;
   }
   L->p = p;
   return 0;
@@ -275,10 +274,14 @@ kip_tok *kip_lex(kip_arena *a, const char *text, size_t len, size_t *ntok, kip_e
   ** command by kip_arena_reset), else into one of its own */
   int into_arena = !a->tokens_used;
   size_t cap = 64, n = 0;
-  kip_tok *toks = into_arena && a->tokens ? a->tokens : malloc(cap * sizeof *toks);
-  if (!toks) abort();
-  if (into_arena && a->tokens) cap = a->tokens_bytes / sizeof *toks;
-  if (into_arena) a->tokens = NULL; /* back below, or freed on an error */
+  kip_tok *toks;
+  if (into_arena && a->tokens) {
+    toks = a->tokens;
+    cap = a->tokens_bytes / sizeof *toks;
+    a->tokens = NULL; /* back below, or freed on an error */
+  } else if (!(toks = malloc(cap * sizeof *toks))) {
+    abort();
+  }
   int adjacent = 0;
   for (;;) {
     /* skip whitespace and comments */

@@ -15,14 +15,16 @@ enum {
 
 typedef struct kip_tok {
   int kind;
+  int adjacent;      /* no whitespace/comment between this and the previous token */
   kip_pos pos;
   const char *start; /* raw text */
   size_t len;
-  int adjacent;      /* no whitespace/comment between this and the previous token */
   const char *str;   /* decoded T_STRING / identifier / variable name (arena) */
   size_t slen;
-  int64_t ival;
-  double rval;
+  union {
+    int64_t ival; /* T_INT */
+    double rval;  /* T_REAL */
+  };
 } kip_tok;
 
 /* Tokenize text into an arena array terminated by T_EOF. Returns NULL and
