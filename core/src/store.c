@@ -512,8 +512,11 @@ static int step_write(kip_nexus *nx, sqlite3_stmt *st, kip_error *err, const cha
   return kip_store_error(nx, rc, err, what);
 }
 
+/* an object's JSON text; none or an empty one is "{}" (most propositions
+** carry no attributes: nothing to allocate) */
 static int bind_json(sqlite3_stmt *st, int i, const json_t *v) {
-  char *s = v ? kip_json_dump(v) : strdup("{}");
+  if (!v || (json_is_object(v) && json_object_size(v) == 0)) return sqlite3_bind_text(st, i, "{}", 2, SQLITE_STATIC);
+  char *s = kip_json_dump(v);
   if (!s) return SQLITE_NOMEM;
   return sqlite3_bind_text(st, i, s, -1, free);
 }
@@ -581,13 +584,11 @@ int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, 
   int rc = kip_store_next_id(nx, &nid, err);
   if (rc) return rc;
   sqlite3_bind_int64(st, 9, nid);
-  json_t *empty = json_object();
   sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-  bind_json(st, 3, attrs ? attrs : empty);
-  bind_json(st, 4, meta ? meta : empty);
+  bind_json(st, 3, attrs);
+  bind_json(st, 4, meta);
   sqlite3_bind_text(st, 5, nx->req->now, -1, SQLITE_STATIC);
-  json_decref(empty);
   return insert_element(nx, st, type, nid, id, err, "creating a concept");
 }
 
@@ -598,14 +599,12 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
   int rc = kip_store_next_id(nx, &nid, err);
   if (rc) return rc;
   sqlite3_bind_int64(st, 9, nid);
-  json_t *empty = json_object();
   sqlite3_bind_int64(st, 1, s);
   sqlite3_bind_text(st, 2, p, -1, SQLITE_STATIC);
   sqlite3_bind_int64(st, 3, o);
-  bind_json(st, 4, attrs ? attrs : empty);
-  bind_json(st, 5, meta ? meta : empty);
+  bind_json(st, 4, attrs);
+  bind_json(st, 5, meta);
   sqlite3_bind_text(st, 6, nx->req->now, -1, SQLITE_STATIC);
-  json_decref(empty);
   return insert_element(nx, st, p, nid, id, err, "creating a proposition");
 }
 
