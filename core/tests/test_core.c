@@ -718,14 +718,10 @@ static void test_bulk_writes(void) {
 ** while that stays true: a concept a rolled-back bulk command created, one
 ** another command deleted on the same connection, and one another
 ** connection deleted are not found through it. */
-static char *bulk_command(kip_nexus *nx, const char *command) {
+static void expect_bulk(kip_nexus *nx, const char *command, const char *want, const char *what) {
   kip_call_options defer = {0};
   defer.defer_index = 1;
-  return kip_call_command(nx, command, strlen(command), NULL, &defer);
-}
-
-static void expect_bulk(kip_nexus *nx, const char *command, const char *want, const char *what) {
-  char *r = bulk_command(nx, command);
+  char *r = kip_call_command(nx, command, strlen(command), NULL, &defer);
   CHECK(r && strstr(r, want), "%s: %.300s", what, r ? r : "");
   free(r);
 }
