@@ -121,9 +121,11 @@ struct kip_nexus {
 ** (every other string attribute; for propositions the endpoint names). */
 #define KIP_SEARCH_NAME_SQL "coalesce(e.name, e.predicate)"
 #define KIP_SEARCH_HEADING_SQL "kip_search_text(e.attributes, 0)"
-#define KIP_SEARCH_BODY_SQL                                                         \
-  "kip_search_text(e.attributes, 1, (SELECT name FROM element WHERE id = e.subject), " \
-  "(SELECT name FROM element WHERE id = e.object))"
+/* the body, given SQL for the names of e's subject and object */
+#define KIP_SEARCH_BODY_OF(subject_name, object_name) \
+  "kip_search_text(e.attributes, 1, " subject_name ", " object_name ")"
+#define KIP_SEARCH_BODY_SQL \
+  KIP_SEARCH_BODY_OF("(SELECT name FROM element WHERE id = e.subject)", "(SELECT name FROM element WHERE id = e.object)")
 /* all of it, one field per line: what an embedder sees */
 #define KIP_SEARCH_TEXT_SQL                                                                          \
   "coalesce(" KIP_SEARCH_NAME_SQL ", '') || char(10) || coalesce(" KIP_SEARCH_HEADING_SQL ", '') || char(10) || " \
@@ -151,7 +153,7 @@ struct sqlite3 *kip_store_db(kip_nexus *nx);
 ** indexes hundreds of thousands of propositions) */
 #define INDEX_WORD_SQL(from)                                                                                  \
   "INSERT INTO search_word(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                \
-  KIP_SEARCH_HEADING_SQL ", kip_search_text(e.attributes, 1, s.name, o.name) FROM " from " d "                 \
+  KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_OF("s.name", "o.name") " FROM " from " d "                       \
   "CROSS JOIN element e ON e.id = d.id LEFT JOIN element s ON s.id = e.subject LEFT JOIN element o ON o.id = e.object"
 /* after INDEX_WORD_SQL: the name and heading it has just stored, not
 ** computed again */
