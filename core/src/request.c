@@ -126,6 +126,10 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
       rc = kip_tx_begin(nx, &err);
       if (!rc) {
         if (bulk) rc = kip_store_defer_indexes(nx, bulk, &err);
+        if (bulk && !rc && nx->indexes_deferred) { /* a load into a (nearly) empty nexus: its index beside it */
+          kip_index_builder_check(nx);
+          kip_index_builder_start(nx);
+        }
         nx->req->bulk = bulk > 0;
         if (!rc) rc = dispatch(&c, cmd);
         nx->req->bulk = 0;

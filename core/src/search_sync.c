@@ -20,6 +20,7 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
   sqlite3_reset(st);
   if (rc == SQLITE_DONE) return 0;
   if (rc != SQLITE_ROW) return kip_store_error(nx, rc, err, "updating the search index");
+  kip_index_builder_invalidate(nx); /* this index changes: a build beside it would lose that */
   for (int i = ST_SEARCH_UNINDEX_TRIGRAM; i <= ST_SEARCH_CLEAR; i++) {
     if (i == ST_SEARCH_CLEAR && kip_vector_sync(nx, "search_dirty", err)) return err->code;
     st = SQ(nx->stmts[i]);
@@ -38,6 +39,7 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
 int kip_merge_index(kip_nexus *nx, kip_error *err) {
   kip_err_clear(err);
   if (nx->readonly_file) return 0;
+  kip_index_builder_invalidate(nx);
   if (kip_tx_begin(nx, err)) return err->code;
   if (kip_store_exec(nx,
                      "INSERT INTO search_word(search_word) VALUES('optimize');"

@@ -563,6 +563,11 @@ static void fn_write_refused(sqlite3_context *ctx, int argc, sqlite3_value **arg
   sqlite3_result_int(ctx, kip_write_refused(sqlite3_user_data(ctx), kind, sqlite3_value_int(argv[1])));
 }
 
+int kip_register_search_text(sqlite3 *db) {
+  return sqlite3_create_function(db, "kip_search_text", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                 NULL, fn_search_text, NULL, NULL);
+}
+
 int kip_register_sql_functions(kip_nexus *nx) {
   static int which[3] = {0, 1, 2};
   sqlite3 *db = nx->db;
@@ -579,7 +584,7 @@ int kip_register_sql_functions(kip_nexus *nx) {
   rc |= sqlite3_create_function(db, "kip_sum", 1, f, NULL, NULL, agg_step, sum_final);
   rc |= sqlite3_create_function(db, "kip_avg", 1, f, NULL, NULL, agg_step, avg_final);
   rc |= sqlite3_create_function(db, "kip_kv_json", 1, f, NULL, fn_kv_json, NULL, NULL);
-  rc |= sqlite3_create_function(db, "kip_search_text", -1, f, NULL, fn_search_text, NULL, NULL);
+  rc |= kip_register_search_text(db);
   rc |= sqlite3_create_function(db, "kip_write_refused", 2, SQLITE_UTF8, nx, fn_write_refused, NULL, NULL);
   return rc;
 }

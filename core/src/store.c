@@ -12,6 +12,7 @@
 #include "store_sqlite.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -131,8 +132,20 @@ static int open_readonly(kip_nexus *nx, const char *path) {
   return rc;
 }
 
+/* SQLite keeps process-wide memory statistics unless told otherwise: every
+** allocation of every connection then takes one global mutex, which a bulk
+** load's two threads (search_build.c) fight over — measured: the writer
+** a third slower, the indexing thread a quarter. kipnexus turns them off
+** when it is the first to use SQLite in the process (sqlite3_config is
+** refused once SQLite is initialized); a host that needs
+** sqlite3_memory_used() or a soft heap limit initializes SQLite before its
+** first kip_open and keeps them. */
+static pthread_once_t sqlite_configured = PTHREAD_ONCE_INIT;
+static void configure_sqlite(void) { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
 int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, int (*extra_functions)(kip_nexus *),
                    kip_error *err) {
+  pthread_once(&sqlite_configured, configure_sqlite);
   nx->readonly_file = opt && opt->readonly;
   if (!nx->readonly_file && !writable_path(path)) nx->readonly_file = nx->readonly_fallback = 1;
   int rc = nx->readonly_file ? open_readonly(nx, path)
@@ -266,6 +279,7 @@ void kip_store_close(kip_nexus *nx) {
   stmt_cache_free(nx);
   if (nx->db && !nx->readonly_file) {
     kip_error ignored;
+    kip_index_builder_abandon(nx); /* what it did not index stays listed in search_dirty */
     kip_store_build_indexes(nx, &ignored); /* after a bulk load's last command (kip_store_defer_indexes) */
     /* refresh planner statistics where they went stale (bounded work; skipped
     ** when another writer holds the lock) */
@@ -346,7 +360,14 @@ int kip_store_end_bulk(kip_nexus *nx, kip_error *err) {
   if (nx->foreign_keys_off && kip_store_foreign_keys(nx, 1))
     return kip_err(err, KIP_E_INTERNAL, "Close and reopen the nexus before using it again.",
                    "foreign key checks are still off after a bulk command and cannot be switched back on");
-  return kip_store_build_indexes(nx, err);
+  kip_index_builder_close_queue(nx); /* it finishes while the indexes are built */
+  int rc = kip_store_build_indexes(nx, err);
+  kip_error built;
+  if (kip_index_builder_finish(nx, &built) && !rc) {
+    *err = built;
+    rc = err->code;
+  }
+  return rc;
 }
 
 int kip_tx_begin(kip_nexus *nx, kip_error *err) {
@@ -390,7 +411,10 @@ int kip_tx_commit(kip_nexus *nx, kip_error *err) {
     return err->code;
   }
   nx->tx_depth--;
-  if (nx->tx_depth == 0) kip_store_end_run(nx); /* a run of ids never outlives its transaction */
+  if (nx->tx_depth == 0) {
+    kip_store_end_run(nx); /* a run of ids never outlives its transaction */
+    kip_index_builder_publish(nx);
+  }
   return 0;
 }
 
@@ -406,7 +430,10 @@ void kip_tx_rollback(kip_nexus *nx) {
   nx->tx_depth--;
   kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
   nx->concept_memo_stale = 1; /* it may hold concepts the rollback removed */
-  if (nx->tx_depth == 0) nx->fresh_n = 0; /* the elements of the run are gone */
+  if (nx->tx_depth == 0) { /* the elements of the run are gone */
+    nx->fresh_n = 0;
+    kip_index_builder_discard(nx);
+  }
 }
 
 /* -------------------------------------------------------------- elements */
@@ -573,6 +600,7 @@ int kip_store_mark_fresh(kip_nexus *nx, kip_error *err) {
   sqlite3_stmt *mark = SQ(nx->stmts[ST_MARK_FRESH]);
   sqlite3_bind_int64(mark, 1, nx->fresh_lo);
   sqlite3_bind_int64(mark, 2, nx->fresh_lo + nx->fresh_n - 1);
+  kip_index_builder_record(nx, nx->fresh_lo, nx->fresh_lo + nx->fresh_n - 1);
   nx->fresh_n = 0;
   return step_write(nx, mark, err, "recording new elements for the search index");
 }

@@ -109,6 +109,8 @@ struct kip_nexus {
   int concept_memo_stale;        /* a rollback or another command came since: drop it before use */
   kip_arena load_arena;          /* a bulk load's commands are parsed into it (request.c), reset between them */
   int load_arena_busy;           /* a command parsed into it is running */
+  struct kip_index_builder *index_builder; /* a bulk load's SEARCH index being built beside it (search_build.c) */
+  int64_t indexed_beside;        /* elements the last adopted build indexed (search_build.c) */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
   const struct kip_dialect *dialect; /* the SQL the compiler emits for this store (compile.h) */
@@ -289,6 +291,26 @@ int kip_protection(const char *type, const char *name);
 
 /* sqlfunc.c: register KIP value semantics as SQL functions */
 int kip_register_sql_functions(kip_nexus *nx);
+/* sqlfunc.c: kip_search_text alone, on another connection (search_build.c) */
+int kip_register_search_text(struct sqlite3 *db);
+
+/* search_build.c: a bulk load's SEARCH index built on a second thread.
+** start: a bulk command deferred the element indexes (request.c); record:
+** a run of new ids of the running transaction (kip_store_mark_fresh);
+** publish / discard: at its commit / rollback; check: at each further bulk
+** command (another connection committed: the build is not used);
+** invalidate: the index is about to change here; close_queue: no more
+** runs; finish: the end of the load (kip_store_end_bulk) — the build
+** replaces the index, or the ordinary pass does the work; abandon: close. */
+void kip_index_builder_start(kip_nexus *nx);
+void kip_index_builder_record(kip_nexus *nx, int64_t lo, int64_t hi);
+void kip_index_builder_publish(kip_nexus *nx);
+void kip_index_builder_discard(kip_nexus *nx);
+void kip_index_builder_check(kip_nexus *nx);
+void kip_index_builder_invalidate(kip_nexus *nx);
+void kip_index_builder_close_queue(kip_nexus *nx);
+int kip_index_builder_finish(kip_nexus *nx, kip_error *err);
+void kip_index_builder_abandon(kip_nexus *nx);
 /* search_rank.c: the FTS5 ranking function kip_rank() of keyword SEARCH */
 int kip_register_rank_function(struct sqlite3 *db);
 void kip_free_sql_state(kip_nexus *nx);

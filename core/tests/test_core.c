@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -859,6 +860,127 @@ static void test_deferred_indexes(void) {
   remove_db(path);
 }
 
+/* a bulk load's SEARCH index built on a second thread (search_build.c):
+** whichever way the load ends, every element has exactly its current text
+** in both indexes, and the build is used only when nothing else changed
+** the index meanwhile */
+static int64_t word_docs(kip_nexus *nx, const char *token) {
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM search_word WHERE search_word MATCH '\"%s\"'", token);
+  return kip_store_count(nx, sql);
+}
+
+static void check_index_exact(kip_nexus *nx, const char *what) {
+  kip_error e;
+  CHECK(kip_store_exec(nx, "INSERT INTO search_word(search_word) VALUES('integrity-check');"
+                           "INSERT INTO search_trigram(search_trigram) VALUES('integrity-check')",
+                       &e, "checking") == 0,
+        "%s: both indexes pass FTS5's integrity check: %s", what, e.message);
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM search_dirty") == 0, "%s: nothing left to index", what);
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM search_word_content") == kip_store_count(nx, "SELECT count(*) FROM element"),
+        "%s: one document per element", what);
+}
+
+static int side_file_exists(const char *path) {
+  char side[600];
+  snprintf(side, sizeof side, "%s-kipindex", path);
+  return access(side, F_OK) == 0;
+}
+
+static void test_index_builder(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  const char *knows = "{\"command\":\"UPSERT { CONCEPT ?k { {type: \\\"$PropositionType\\\", name: \\\"knows\\\"} } }\"}";
+  kip_call_options defer = {0};
+  defer.defer_index = 1;
+  kip_error e;
+  /* 1. a load that changes some of its own elements again; kip_sync_index ends it */
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  free(call(nx, knows, 0));
+  free(bulk_people(nx, 0, 600, 0));
+  CHECK(nx->index_builder != NULL, "the first bulk command into an empty nexus starts the builder");
+  free(bulk_people(nx, 600, 600, 0));
+  const char *change = "UPSERT { CONCEPT ?p { {type: \"Person\", name: \"P5\"} SET ATTRIBUTES { description: \"quux\", "
+                       "aliases: [\"Fiver\"] } } }";
+  char *r = kip_call_command(nx, change, strlen(change), NULL, &defer);
+  CHECK(strstr(r, "\"error\"") == NULL, "a bulk command changing P5: %.300s", r);
+  free(r);
+  CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
+  CHECK(nx->index_builder == NULL && nx->indexed_beside >= 1199, "the build was used (%lld elements)",
+        (long long)nx->indexed_beside);
+  CHECK(!side_file_exists(path), "its scratch file is gone");
+  check_index_exact(nx, "after a load");
+  EXPECT_SEARCH(nx, "word1199", "P1199");
+  EXPECT_SEARCH(nx, "quux", "P5");
+  EXPECT_SEARCH(nx, "Fiver", "P5");
+  CHECK(word_docs(nx, "word5") == 0, "P5's old text left the index");
+  EXPECT(nx, "{\"command\":\"SEARCH PROPOSITION \\\"P1199\\\" LIMIT 3\"}", 1, "knows");
+  kip_close(nx);
+  remove_db(path);
+
+  /* 2. another connection writes during the load: the build is not used */
+  nx = open_temp(path);
+  if (!nx) return;
+  free(call(nx, knows, 0));
+  free(bulk_people(nx, 0, 600, 0));
+  kip_nexus *other;
+  CHECK(kip_open(path, NULL, &other, &e) == 0, "second connection: %s", e.message);
+  EXPECT(other, "{\"command\":\"UPSERT { CONCEPT ?o { {type: \\\"Person\\\", name: \\\"Outsider\\\"} SET ATTRIBUTES "
+                "{ description: \\\"outsiderword\\\" } } }\"}", 0, "upsert_concept_nodes");
+  kip_close(other);
+  free(bulk_people(nx, 600, 600, 0));
+  CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
+  CHECK(nx->indexed_beside == 0, "the build was not used");
+  check_index_exact(nx, "after another connection's write");
+  EXPECT_SEARCH(nx, "outsiderword", "Outsider");
+  EXPECT_SEARCH(nx, "word1199", "P1199");
+  kip_close(nx);
+  remove_db(path);
+
+  /* 3. a failed bulk command, then another command ends the load */
+  nx = open_temp(path);
+  if (!nx) return;
+  free(call(nx, knows, 0));
+  free(bulk_people(nx, 0, 600, 0));
+  r = bulk_people(nx, 600, 600, 1);
+  CHECK(strstr(r, "\"error\"") != NULL, "the failing bulk command fails: %.200s", r);
+  free(r);
+  EXPECT(nx, "{\"command\":\"FIND(COUNT(?p)) WHERE { ?p {type: \\\"Person\\\"} }\"}", 1, "603"); /* $self, $system, Hub, P0..P599 */
+  CHECK(nx->index_builder == NULL && nx->indexed_beside >= 600, "a read ended the load and used the build (%lld)",
+        (long long)nx->indexed_beside);
+  check_index_exact(nx, "after a failed command");
+  EXPECT_SEARCH(nx, "word599", "P599");
+  CHECK(word_docs(nx, "word600") == 0, "nothing of the failed command is indexed");
+
+  /* 4. closed during a load: the build is dropped, the ordinary pass indexes the load */
+  free(bulk_people(nx, 600, 1200, 0));
+  CHECK(nx->index_builder != NULL, "a larger load starts another build");
+  kip_close(nx);
+  CHECK(!side_file_exists(path), "closing removes the scratch file");
+  CHECK(kip_open(path, NULL, &nx, &e) == 0, "reopen: %s", e.message);
+  CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
+  check_index_exact(nx, "after a load closed midway");
+  EXPECT_SEARCH(nx, "word1799", "P1799");
+  kip_close(nx);
+  remove_db(path);
+
+  /* 5. the scratch file cannot be made: the ordinary pass indexes the load */
+  nx = open_temp(path);
+  if (!nx) return;
+  char side[600];
+  snprintf(side, sizeof side, "%s-kipindex", path);
+  CHECK(mkdir(side, 0700) == 0, "a directory in the scratch file's place");
+  free(call(nx, knows, 0));
+  free(bulk_people(nx, 0, 600, 0));
+  CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
+  CHECK(nx->indexed_beside == 0, "the build failed and was not used");
+  check_index_exact(nx, "after a failed build");
+  EXPECT_SEARCH(nx, "word599", "P599");
+  kip_close(nx);
+  rmdir(side);
+  remove_db(path);
+}
+
 /* EXPORT pages a set larger than the materialization cap: concepts, then
 ** links between concepts (both read a page at a time after the last id),
 ** then links over links (the only run held whole); the pages applied in
@@ -985,6 +1107,7 @@ int main(void) {
   test_bulk_writes();
   test_bulk_concept_memo();
   test_deferred_indexes();
+  test_index_builder();
   test_write_guards();
   test_lexer();
   test_parser();

@@ -1,0 +1,377 @@
+/*
+** search_build.c — a bulk load's SEARCH index, built on a second thread.
+**
+** A bulk load (kip import, kip restore: UPSERT commands sent with
+** defer_index) into a (nearly) empty nexus writes its elements on the
+** caller's thread and leaves their SEARCH index to kip_sync_index — about
+** half of the load's time, all of it SQLite's FTS5 work, on one core. The
+** index builder does that work beside the writer instead: after every bulk
+** command commits, the runs of new ids it wrote (kip_store_mark_fresh) go
+** to a thread that reads their text from the committed file (its own read
+** connection: WAL readers never wait for the writer) and indexes it into
+** FTS5 tables of a scratch file (<nexus>-kipindex) created from the
+** nexus's own definitions and started from a copy of its index. When the
+** load ends (kip_store_end_bulk: kip_sync_index, or any other command) the
+** finished index replaces the nexus's — its shadow tables are copied in one
+** transaction by a connection of its own (so every connection's FTS5 sees
+** another connection's commit and drops what it cached) — and the elements
+** it covers leave search_dirty.
+**
+** Nothing depends on the builder finishing: search_dirty lists every new
+** element as before, so an abandoned build (an error, the process dying,
+** kip_close, another connection or a non-deferred sync having changed the
+** index meanwhile) leaves the load to the ordinary pass. An element the
+** load changed after the builder read it (its version differs) stays
+** dirty and is indexed again by that pass. Not started for in-memory
+** nexuses nor outside WAL mode. Part of the store layer (search_sync.c
+** keeps the index in step otherwise).
+*/
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store_sqlite.h"
+
+/* the index's shadow tables (FTS5: data, idx, config; the word index also
+** keeps its content and column sizes, the trigram index neither — schema v7) */
+static const char *const shadow_tables[] = {"search_word_data",    "search_word_idx",     "search_word_content",
+                                            "search_word_docsize", "search_word_config",  "search_trigram_data",
+                                            "search_trigram_idx",  "search_trigram_config"};
+#define N_SHADOW (sizeof shadow_tables / sizeof *shadow_tables)
+
+struct kip_index_builder {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  /* under lock */
+  int64_t *queue;        /* published runs: lo, hi pairs */
+  size_t queued, queue_cap;
+  int closing;           /* the writer sends no more runs: finish */
+  int stop;              /* abandon as soon as possible */
+  int failed;            /* the thread met an error: the build is not used */
+  sqlite3 *side;         /* the thread's connection while open (for sqlite3_interrupt) */
+  /* the writer's alone */
+  int64_t *pending;      /* runs of the running transaction, published at its commit */
+  size_t npending, pending_cap;
+  int invalid;           /* the nexus's index changed meanwhile: do not use the build */
+  int64_t data_version;  /* the nexus's PRAGMA data_version when the build started */
+  char main_path[4096];
+  char side_path[4112];
+};
+
+static int push_run(int64_t **v, size_t *n, size_t *cap, int64_t lo, int64_t hi) {
+  if (*n + 2 > *cap) {
+    size_t c = *cap ? *cap * 2 : 256;
+    int64_t *p = realloc(*v, c * sizeof *p);
+    if (!p) return 0;
+    *v = p;
+    *cap = c;
+  }
+  (*v)[(*n)++] = lo;
+  (*v)[(*n)++] = hi;
+  return 1;
+}
+
+static int exec(sqlite3 *db, const char *sql) { return sqlite3_exec(db, sql, NULL, NULL, NULL); }
+
+/* replace the index in schema `to` by the one in schema `from` (same definitions) */
+static int copy_index(sqlite3 *db, const char *to, const char *from) {
+  char sql[320];
+  for (size_t i = 0; i < N_SHADOW; i++) {
+    snprintf(sql, sizeof sql, "DELETE FROM \"%s\".%s; INSERT INTO \"%s\".%s SELECT * FROM \"%s\".%s", to,
+             shadow_tables[i], to, shadow_tables[i], from, shadow_tables[i]);
+    int rc = exec(db, sql);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
+static int64_t pragma_data_version(sqlite3 *db) {
+  sqlite3_stmt *st;
+  int64_t v = -1;
+  if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &st, NULL) != SQLITE_OK) return -1;
+  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+static void remove_side_file(const char *path) {
+  char other[4128];
+  unlink(path);
+  snprintf(other, sizeof other, "%s-journal", path);
+  unlink(other);
+}
+
+/* ------------------------------------------------------------- the thread */
+/* the statements indexing the runs of new ids listed in temp.runs (lo,
+** hi) from the nexus (schema m): one statement per index for all of them,
+** as FTS5 writes a segment per statement */
+#define RUNS "temp.runs r CROSS JOIN m.element e ON e.id BETWEEN r.lo AND r.hi"
+#define BUILT_SQL "INSERT OR REPLACE INTO built(id, version) SELECT e.id, e.version FROM " RUNS
+#define WORD_SQL                                                                                          \
+  "INSERT INTO main.search_word(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "        \
+  KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_OF("s.name", "o.name") " FROM " RUNS                         \
+  " LEFT JOIN m.element s ON s.id = e.subject LEFT JOIN m.element o ON o.id = e.object"
+#define TRIGRAM_SQL                                                                                      \
+  "INSERT INTO main.search_trigram(rowid, name, heading) SELECT w.id, w.c0, w.c1 FROM temp.runs r " \
+  "CROSS JOIN main.search_word_content w ON w.id BETWEEN r.lo AND r.hi"
+
+/* open the scratch file: the nexus's index definitions, a copy of its index */
+static int open_side(struct kip_index_builder *b, sqlite3 **out) {
+  sqlite3 *db;
+  remove_side_file(b->side_path);
+  int rc = sqlite3_open_v2(b->side_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc == SQLITE_OK) rc = exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-131072");
+  if (rc == SQLITE_OK) rc = kip_register_search_text(db);
+  sqlite3_stmt *st = NULL;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "ATTACH ?1 AS m", -1, &st, NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, b->main_path, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+    sqlite3_finalize(st);
+  }
+  if (rc == SQLITE_OK) rc = exec(db, "PRAGMA m.cache_size=-131072; CREATE TEMP TABLE runs(lo INTEGER PRIMARY KEY, hi); BEGIN");
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2(db, "SELECT sql FROM m.sqlite_master WHERE name IN ('search_word', 'search_trigram')", -1,
+                            &st, NULL);
+  int tables = 0;
+  while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+    rc = exec(db, (const char *)sqlite3_column_text(st, 0));
+    tables++;
+  }
+  if (st) sqlite3_finalize(st);
+  if (rc == SQLITE_OK && tables != 2) rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK) rc = copy_index(db, "main", "m");
+  if (rc == SQLITE_OK) rc = exec(db, "CREATE TABLE built(id INTEGER PRIMARY KEY, version INTEGER NOT NULL); COMMIT");
+  *out = db;
+  return rc;
+}
+
+static int index_runs(sqlite3 *db, sqlite3_stmt *const st[4], const int64_t *runs, size_t n) {
+  int rc = exec(db, "BEGIN; DELETE FROM temp.runs"); /* one snapshot of the nexus for the lot */
+  for (size_t i = 0; rc == SQLITE_OK && i < n; i += 2) {
+    sqlite3_bind_int64(st[0], 1, runs[i]);
+    sqlite3_bind_int64(st[0], 2, runs[i + 1]);
+    rc = sqlite3_step(st[0]) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+    sqlite3_reset(st[0]);
+  }
+  for (int k = 1; k < 4 && rc == SQLITE_OK; k++) {
+    rc = sqlite3_step(st[k]) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+    sqlite3_reset(st[k]);
+  }
+  if (rc == SQLITE_OK) return exec(db, "COMMIT");
+  exec(db, "ROLLBACK");
+  return rc;
+}
+
+static void *builder_main(void *arg) {
+  struct kip_index_builder *b = arg;
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st[4] = {NULL, NULL, NULL, NULL};
+  int rc = open_side(b, &db);
+  const char *sql[4] = {"INSERT OR REPLACE INTO temp.runs(lo, hi) VALUES(?1, ?2)", BUILT_SQL, WORD_SQL, TRIGRAM_SQL};
+  for (int k = 0; k < 4 && rc == SQLITE_OK; k++) rc = sqlite3_prepare_v2(db, sql[k], -1, &st[k], NULL);
+  pthread_mutex_lock(&b->lock);
+  b->side = db;
+  int64_t *runs = NULL;
+  size_t cap = 0;
+  while (rc == SQLITE_OK && !b->stop) {
+    if (!b->queued && !b->closing) {
+      pthread_cond_wait(&b->wake, &b->lock);
+      continue;
+    }
+    if (!b->queued) break; /* closing, all indexed */
+    int64_t *take = b->queue;
+    size_t n = b->queued;
+    b->queue = runs;
+    b->queue_cap = cap;
+    b->queued = 0;
+    runs = take;
+    cap = n > cap ? n : cap;
+    pthread_mutex_unlock(&b->lock);
+    rc = index_runs(db, st, runs, n);
+    pthread_mutex_lock(&b->lock);
+  }
+  int stopped = b->stop;
+  pthread_mutex_unlock(&b->lock);
+  free(runs);
+  for (int k = 0; k < 4; k++) sqlite3_finalize(st[k]);
+  /* merged into one segment per index, as kip_sync_index does after a bulk pass */
+  if (rc == SQLITE_OK && !stopped)
+    rc = exec(db, "INSERT INTO search_word(search_word) VALUES('optimize');"
+                  "INSERT INTO search_trigram(search_trigram) VALUES('optimize'); DETACH m");
+  pthread_mutex_lock(&b->lock);
+  b->side = NULL;
+  if (rc != SQLITE_OK || stopped) b->failed = 1;
+  pthread_mutex_unlock(&b->lock);
+  sqlite3_close_v2(db);
+  return NULL;
+}
+
+/* ------------------------------------------------------------- the writer */
+void kip_index_builder_start(kip_nexus *nx) {
+  if (nx->index_builder || nx->readonly_file) return;
+  const char *path = sqlite3_db_filename(nx->db, "main");
+  if (!path || !path[0] || strlen(path) >= sizeof nx->index_builder->main_path) return; /* in memory */
+  sqlite3_stmt *st;
+  int wal = 0;
+  if (sqlite3_prepare_v2(nx->db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK) {
+    wal = sqlite3_step(st) == SQLITE_ROW && !sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+  }
+  if (!wal) return;
+  struct kip_index_builder *b = calloc(1, sizeof *b);
+  if (!b) return;
+  snprintf(b->main_path, sizeof b->main_path, "%s", path);
+  snprintf(b->side_path, sizeof b->side_path, "%s-kipindex", path);
+  b->data_version = pragma_data_version(nx->db);
+  pthread_mutex_init(&b->lock, NULL);
+  pthread_cond_init(&b->wake, NULL);
+  if (b->data_version < 0 || pthread_create(&b->thread, NULL, builder_main, b)) {
+    pthread_mutex_destroy(&b->lock);
+    pthread_cond_destroy(&b->wake);
+    free(b);
+    return;
+  }
+  nx->index_builder = b;
+}
+
+void kip_index_builder_record(kip_nexus *nx, int64_t lo, int64_t hi) {
+  struct kip_index_builder *b = nx->index_builder;
+  if (b && !push_run(&b->pending, &b->npending, &b->pending_cap, lo, hi)) b->invalid = 1;
+}
+
+void kip_index_builder_publish(kip_nexus *nx) {
+  struct kip_index_builder *b = nx->index_builder;
+  if (!b || !b->npending) return;
+  pthread_mutex_lock(&b->lock);
+  for (size_t i = 0; i < b->npending && !b->invalid; i += 2)
+    if (!push_run(&b->queue, &b->queued, &b->queue_cap, b->pending[i], b->pending[i + 1])) b->invalid = 1;
+  if (b->invalid) b->stop = 1;
+  pthread_cond_signal(&b->wake);
+  pthread_mutex_unlock(&b->lock);
+  b->npending = 0;
+}
+
+void kip_index_builder_discard(kip_nexus *nx) {
+  if (nx->index_builder) nx->index_builder->npending = 0;
+}
+
+void kip_index_builder_check(kip_nexus *nx) {
+  struct kip_index_builder *b = nx->index_builder;
+  if (b && pragma_data_version(nx->db) != b->data_version) kip_index_builder_invalidate(nx);
+}
+
+void kip_index_builder_invalidate(kip_nexus *nx) {
+  struct kip_index_builder *b = nx->index_builder;
+  if (!b) return;
+  b->invalid = 1;
+  pthread_mutex_lock(&b->lock);
+  b->stop = 1;
+  if (b->side) sqlite3_interrupt(b->side);
+  pthread_cond_signal(&b->wake);
+  pthread_mutex_unlock(&b->lock);
+}
+
+void kip_index_builder_close_queue(kip_nexus *nx) {
+  struct kip_index_builder *b = nx->index_builder;
+  if (!b) return;
+  pthread_mutex_lock(&b->lock);
+  b->closing = 1;
+  pthread_cond_signal(&b->wake);
+  pthread_mutex_unlock(&b->lock);
+}
+
+/* wait for the thread and forget the builder; 1 when its index is usable */
+static int join(kip_nexus *nx, char *side_path, size_t n) {
+  struct kip_index_builder *b = nx->index_builder;
+  kip_index_builder_close_queue(nx);
+  pthread_join(b->thread, NULL);
+  int usable = !b->failed && !b->invalid;
+  snprintf(side_path, n, "%s", b->side_path);
+  pthread_mutex_destroy(&b->lock);
+  pthread_cond_destroy(&b->wake);
+  free(b->queue);
+  free(b->pending);
+  free(b);
+  nx->index_builder = NULL;
+  return usable;
+}
+
+void kip_index_builder_abandon(kip_nexus *nx) {
+  if (!nx->index_builder) return;
+  char side[4112];
+  kip_index_builder_invalidate(nx);
+  join(nx, side, sizeof side);
+  remove_side_file(side);
+}
+
+/* the built index replaces the nexus's, by a connection of its own (see
+** the top), once nothing else has committed since the build started */
+static int adopt_index(kip_nexus *nx, const char *main_path, const char *side_path, int64_t data_version) {
+  sqlite3 *db;
+  int rc = sqlite3_open_v2(main_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+  sqlite3_stmt *st = NULL;
+  if (rc == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 5000);
+    rc = sqlite3_prepare_v2(db, "ATTACH ?1 AS kip_built", -1, &st, NULL);
+  }
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, side_path, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+    sqlite3_finalize(st);
+  }
+  if (rc == SQLITE_OK) rc = exec(db, "BEGIN IMMEDIATE");
+  /* holding the write lock: nobody commits before this transaction ends */
+  if (rc == SQLITE_OK && pragma_data_version(nx->db) != data_version) rc = SQLITE_ABORT;
+  if (rc == SQLITE_OK) rc = copy_index(db, "main", "kip_built");
+  /* every element built now has a document: whatever stays dirty is re-indexed, not added */
+  if (rc == SQLITE_OK)
+    rc = exec(db, "UPDATE main.search_dirty SET fresh = 0 WHERE fresh AND id IN (SELECT id FROM kip_built.built)");
+  if (rc == SQLITE_OK) rc = exec(db, "COMMIT");
+  if (rc != SQLITE_OK && !sqlite3_get_autocommit(db)) exec(db, "ROLLBACK");
+  sqlite3_close_v2(db);
+  return rc;
+}
+
+/* the elements whose current version was indexed leave search_dirty (and
+** get their vectors, as at any commit that indexes them) */
+static int settle_covered(kip_nexus *nx, const char *side_path, kip_error *err) {
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(nx->db, "ATTACH ?1 AS kip_built", -1, &st, NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, side_path, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(nx->db);
+    sqlite3_finalize(st);
+  }
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "adopting the search index");
+  rc = kip_store_exec(nx,
+                      "BEGIN IMMEDIATE; CREATE TEMP TABLE kip_covered(id INTEGER PRIMARY KEY);"
+                      "INSERT INTO kip_covered SELECT b.id FROM kip_built.built b CROSS JOIN main.element e "
+                      "ON e.id = b.id AND e.version = b.version",
+                      err, "adopting the search index");
+  if (!rc) rc = kip_vector_sync(nx, "temp.kip_covered", err);
+  if (!rc)
+    rc = kip_store_exec(nx, "DELETE FROM search_dirty WHERE id IN (SELECT id FROM temp.kip_covered); COMMIT", err,
+                        "adopting the search index");
+  if (!rc) nx->indexed_beside = sqlite3_changes64(nx->db);
+  if (rc && !sqlite3_get_autocommit(nx->db)) sqlite3_exec(nx->db, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_exec(nx->db, "DROP TABLE IF EXISTS temp.kip_covered; DETACH kip_built", NULL, NULL, NULL);
+  return rc;
+}
+
+int kip_index_builder_finish(kip_nexus *nx, kip_error *err) {
+  struct kip_index_builder *b = nx->index_builder;
+  if (!b) return 0;
+  char main_path[4096], side_path[4112];
+  int64_t data_version = b->data_version;
+  snprintf(main_path, sizeof main_path, "%s", b->main_path);
+  if (nx->tx_depth > 0) kip_index_builder_invalidate(nx); /* inside a caller's transaction: the ordinary pass */
+  int usable = join(nx, side_path, sizeof side_path);
+  int rc = 0;
+  if (usable && adopt_index(nx, main_path, side_path, data_version) == SQLITE_OK) rc = settle_covered(nx, side_path, err);
+  remove_side_file(side_path);
+  return rc;
+}
