@@ -123,7 +123,7 @@ static int open_side(struct kip_index_builder *b, sqlite3 **out) {
   sqlite3 *db;
   remove_side_file(b->side_path);
   int rc = sqlite3_open_v2(b->side_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-  if (rc == SQLITE_OK) rc = exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-131072");
+  if (rc == SQLITE_OK) rc = exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536");
   if (rc == SQLITE_OK) rc = kip_register_search_text(db);
   sqlite3_stmt *st = NULL;
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "ATTACH ?1 AS m", -1, &st, NULL);
@@ -132,7 +132,7 @@ static int open_side(struct kip_index_builder *b, sqlite3 **out) {
     rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
     sqlite3_finalize(st);
   }
-  if (rc == SQLITE_OK) rc = exec(db, "PRAGMA m.cache_size=-131072; CREATE TEMP TABLE runs(lo INTEGER PRIMARY KEY, hi); BEGIN");
+  if (rc == SQLITE_OK) rc = exec(db, "PRAGMA m.cache_size=-32768; CREATE TEMP TABLE runs(lo INTEGER PRIMARY KEY, hi); BEGIN");
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2(db, "SELECT sql FROM m.sqlite_master WHERE name IN ('search_word', 'search_trigram')", -1,
                             &st, NULL);
