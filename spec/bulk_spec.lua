@@ -8,19 +8,32 @@ describe("deferred indexing", function()
   local current = H.fresh_nexus(before_each, after_each)
 
   it("leaves bulk writes unindexed until sync_index, and SEARCH warns meanwhile", function()
+    -- fewer elements than the new nexus holds: no index is built beside them
     local blocks = {}
-    for i = 1, 300 do blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "Quokka %d"} }'):format(i, i) end
+    for i = 1, 30 do blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "Quokka %d"} }'):format(i, i) end
     local r = current():call({ command = "UPSERT { " .. table.concat(blocks, " ") .. " }" }, { defer_index = true })
     assert.is_nil(r.error)
     local s = current():execute('SEARCH CONCEPT "quokka" LIMIT 3')
     assert.same({}, s.result)
     assert.matches("not indexed yet", s.warnings[1])
     local seen = {}
-    assert.is_true(current().handle:sync_index(100, function(done, total) seen[#seen + 1] = done .. "/" .. total end))
-    assert.same({ "100/300", "200/300", "300/300" }, seen)
+    assert.is_true(current().handle:sync_index(10, function(done, total) seen[#seen + 1] = done .. "/" .. total end))
+    assert.same({ "10/30", "20/30", "30/30" }, seen)
     local after = current():execute('SEARCH CONCEPT "quokka" LIMIT 3')
     assert.equal(3, #after.result)
     assert.is_nil(after.warnings)
+  end)
+
+  it("a load into an empty nexus is indexed beside it: the next command finds all of it", function()
+    for chunk = 0, 1 do
+      local blocks = {}
+      for i = 1, 2000 do blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "Quoll %d"} }'):format(i, chunk * 2000 + i) end
+      assert.is_nil(current():call({ command = "UPSERT { " .. table.concat(blocks, " ") .. " }" }, { defer_index = true }).error)
+    end
+    local r = current():execute('SEARCH CONCEPT "quoll" LIMIT 5000')
+    assert.equal(4000, #r.result)
+    assert.is_nil(r.warnings)
+    assert.equal("Quoll 3999", current():execute('SEARCH CONCEPT "Quoll 3999" LIMIT 1').result[1].name)
   end)
 
   it("a pass that indexes most of the nexus merges the index, and SEARCH finds everything", function()
