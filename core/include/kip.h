@@ -105,8 +105,11 @@ typedef struct kip_call_options {
                             ** A command of UPSERTs only that writes at least as many
                             ** elements as the nexus holds also drops the element
                             ** table's secondary indexes until a call without this flag,
-                            ** kip_sync_index or kip_close builds them again
-                            ** (docs/decisions.md) */
+                            ** kip_sync_index or kip_close builds them again, and (on a
+                            ** file in WAL mode) indexes the load for SEARCH on a second
+                            ** thread while it goes on, into a scratch file beside the
+                            ** nexus (<path>-kipindex); the first other call or
+                            ** kip_sync_index adopts that index (docs/decisions.md) */
   /* Governance scope (policy RESTRICT constraints), all optional. Every
   ** element a command binds, traverses or touches must satisfy it; outside
   ** elements are invisible to reads and writes refuse them (KIP_4004). */

@@ -131,6 +131,7 @@ static int open_side(struct kip_index_builder *b, sqlite3 **out) {
     sqlite3_bind_text(st, 1, b->main_path, -1, SQLITE_STATIC);
     rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
     sqlite3_finalize(st);
+    st = NULL;
   }
   if (rc == SQLITE_OK) rc = exec(db, "PRAGMA m.cache_size=-32768; CREATE TEMP TABLE runs(lo INTEGER PRIMARY KEY, hi); BEGIN");
   if (rc == SQLITE_OK)
@@ -183,13 +184,13 @@ static void *builder_main(void *arg) {
       continue;
     }
     if (!b->queued) break; /* closing, all indexed */
-    int64_t *take = b->queue;
-    size_t n = b->queued;
+    int64_t *take = b->queue; /* the two buffers change places */
+    size_t n = b->queued, take_cap = b->queue_cap;
     b->queue = runs;
     b->queue_cap = cap;
     b->queued = 0;
     runs = take;
-    cap = n > cap ? n : cap;
+    cap = take_cap;
     pthread_mutex_unlock(&b->lock);
     rc = index_runs(db, st, runs, n);
     pthread_mutex_lock(&b->lock);
