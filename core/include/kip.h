@@ -157,7 +157,9 @@ void kip_free(void *p);
 /* Index for SEARCH every element changed by writes that deferred it
 ** (kip_call_options.defer_index), in transactions of `batch` elements (0 =
 ** all at once); progress(done, total, ud) is called after each, when given.
-** First builds the element indexes a bulk load deferred.
+** First builds the element indexes a bulk load deferred and adopts the
+** SEARCH index built beside the load, if any (progress counts what it
+** indexed as done).
 ** When the pass indexed at least a quarter of the nexus (and 10 000
 ** elements or more), each FTS5 index is then merged into one segment, so
 ** later single writes do not inherit the bulk pass's pending merges.

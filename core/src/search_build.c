@@ -366,6 +366,7 @@ static int settle_covered(kip_nexus *nx, const char *side_path, kip_error *err) 
 int kip_index_builder_finish(kip_nexus *nx, kip_error *err) {
   struct kip_index_builder *b = nx->index_builder;
   if (!b) return 0;
+  nx->indexed_beside = 0;
   char main_path[4096], side_path[4112];
   int64_t data_version = b->data_version;
   snprintf(main_path, sizeof main_path, "%s", b->main_path);

@@ -64,12 +64,19 @@ static int merge_index_after_bulk(kip_nexus *nx, int64_t indexed, kip_error *err
 int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud, kip_error *err) {
   kip_err_clear(err);
   if (nx->readonly_file) return 0;
+  nx->indexed_beside = 0;
   if (kip_store_end_bulk(nx, err)) return err->code; /* the end of a bulk load */
+  /* what an index builder indexed beside the load counts as done (search_build.c) */
+  int64_t beside = nx->indexed_beside;
   int64_t total = kip_store_count(nx, "SELECT count(*) FROM search_dirty"), done = 0;
-  if (total <= 0) return total < 0 ? kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting unindexed elements") : 0;
+  if (total < 0) return kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting unindexed elements");
+  if (total == 0) {
+    if (progress && beside > 0) progress(beside, beside, ud);
+    return 0;
+  }
   if (batch <= 0 || batch >= total) { /* all at once: the commit indexes the dirty set */
     if (kip_tx_begin(nx, err) || kip_tx_commit(nx, err)) return err->code;
-    if (progress) progress(total, total, ud);
+    if (progress) progress(beside + total, beside + total, ud);
     return merge_index_after_bulk(nx, total, err);
   }
   if (kip_store_exec(nx, "CREATE TEMP TABLE IF NOT EXISTS kip_sync_batch(id INTEGER PRIMARY KEY, fresh INTEGER)", err, "indexing"))
@@ -94,7 +101,7 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
     if (rc) return rc;
     if (n <= 0) break;
     done += n;
-    if (progress) progress(done < total ? done : total, total, ud);
+    if (progress) progress(beside + (done < total ? done : total), beside + total, ud);
   }
   return merge_index_after_bulk(nx, done, err);
 }

@@ -887,6 +887,11 @@ static int side_file_exists(const char *path) {
   return access(side, F_OK) == 0;
 }
 
+static void record_progress(int64_t done, int64_t total, void *ud) {
+  ((int64_t *)ud)[0] = done;
+  ((int64_t *)ud)[1] = total;
+}
+
 static void test_index_builder(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
   const char *knows = "{\"command\":\"UPSERT { CONCEPT ?k { {type: \\\"$PropositionType\\\", name: \\\"knows\\\"} } }\"}";
@@ -905,9 +910,12 @@ static void test_index_builder(void) {
   char *r = kip_call_command(nx, change, strlen(change), NULL, &defer);
   CHECK(strstr(r, "\"error\"") == NULL, "a bulk command changing P5: %.300s", r);
   free(r);
-  CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
+  int64_t seen[2] = {0, 0};
+  CHECK(kip_sync_index(nx, 0, record_progress, seen, &e) == 0, "sync: %s", e.message);
   CHECK(nx->index_builder == NULL && nx->indexed_beside >= 1199, "the build was used (%lld elements)",
         (long long)nx->indexed_beside);
+  CHECK(seen[0] == seen[1] && seen[1] >= nx->indexed_beside, "progress counts it as done (%lld/%lld)",
+        (long long)seen[0], (long long)seen[1]);
   CHECK(!side_file_exists(path), "its scratch file is gone");
   check_index_exact(nx, "after a load");
   EXPECT_SEARCH(nx, "word1199", "P1199");
