@@ -89,6 +89,25 @@ describe("SEARCH with the local embedder", function()
     assert.equal(before - 1, nx():vector_status().vectors)
   end)
 
+  it("gives a bulk load indexed beside it its vectors when the index is adopted", function()
+    local before = nx():vector_status().vectors
+    for chunk = 0, 1 do
+      local blocks = {}
+      for i = 1, 1500 do
+        blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "Weatherman %d"} SET ATTRIBUTES { description: "rain and snow" } }')
+          :format(i, chunk * 1500 + i)
+      end
+      assert.is_nil(nx():call({ command = "UPSERT { " .. table.concat(blocks, " ") .. " }" }, { defer_index = true }).error)
+    end
+    assert.is_true(nx().handle:sync_index(50000))
+    local st = nx():vector_status()
+    assert.equal(0, st.pending)
+    assert.equal(before + 3000, st.vectors)
+    local r = nx():execute('SEARCH CONCEPT "forecast of rain" WITH TYPE "Person" MODE "semantic" LIMIT 1')
+    assert.is_nil(r.warnings)
+    assert.matches("^Weatherman", r.result[1].name)
+  end)
+
   it("returns unit vectors from nexus:embed", function()
     local v = nx():embed { "payment by bank transfer", "" }
     assert.equal(2, #v)
