@@ -88,13 +88,17 @@ static int copy_index(sqlite3 *db, const char *to, const char *from) {
   return SQLITE_OK;
 }
 
-static int64_t pragma_data_version(sqlite3 *db) {
+/* the file as schema `as` of connection db */
+static int attach(sqlite3 *db, const char *path, const char *as) {
+  char sql[64];
+  snprintf(sql, sizeof sql, "ATTACH ?1 AS %s", as);
   sqlite3_stmt *st;
-  int64_t v = -1;
-  if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &st, NULL) != SQLITE_OK) return -1;
-  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+  rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
   sqlite3_finalize(st);
-  return v;
+  return rc;
 }
 
 static void remove_side_file(const char *path) {
@@ -125,14 +129,8 @@ static int open_side(struct kip_index_builder *b, sqlite3 **out) {
   int rc = sqlite3_open_v2(b->side_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   if (rc == SQLITE_OK) rc = exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536");
   if (rc == SQLITE_OK) rc = kip_register_search_text(db);
+  if (rc == SQLITE_OK) rc = attach(db, b->main_path, "m");
   sqlite3_stmt *st = NULL;
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "ATTACH ?1 AS m", -1, &st, NULL);
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, b->main_path, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
-    sqlite3_finalize(st);
-    st = NULL;
-  }
   if (rc == SQLITE_OK) rc = exec(db, "PRAGMA m.cache_size=-32768; CREATE TEMP TABLE runs(lo INTEGER PRIMARY KEY, hi); BEGIN");
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2(db, "SELECT sql FROM m.sqlite_master WHERE name IN ('search_word', 'search_trigram')", -1,
@@ -227,7 +225,7 @@ void kip_index_builder_start(kip_nexus *nx) {
   if (!b) return;
   snprintf(b->main_path, sizeof b->main_path, "%s", path);
   snprintf(b->side_path, sizeof b->side_path, "%s-kipindex", path);
-  b->data_version = pragma_data_version(nx->db);
+  b->data_version = kip_store_count(nx, "PRAGMA data_version");
   pthread_mutex_init(&b->lock, NULL);
   pthread_cond_init(&b->wake, NULL);
   if (b->data_version < 0 || pthread_create(&b->thread, NULL, builder_main, b)) {
@@ -262,7 +260,7 @@ void kip_index_builder_discard(kip_nexus *nx) {
 
 void kip_index_builder_check(kip_nexus *nx) {
   struct kip_index_builder *b = nx->index_builder;
-  if (b && pragma_data_version(nx->db) != b->data_version) kip_index_builder_invalidate(nx);
+  if (b && kip_store_count(nx, "PRAGMA data_version") != b->data_version) kip_index_builder_invalidate(nx);
 }
 
 void kip_index_builder_invalidate(kip_nexus *nx) {
@@ -314,25 +312,19 @@ void kip_index_builder_abandon(kip_nexus *nx) {
 static int adopt_index(kip_nexus *nx, const char *main_path, const char *side_path, int64_t data_version) {
   sqlite3 *db;
   int rc = sqlite3_open_v2(main_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
-  sqlite3_stmt *st = NULL;
   if (rc == SQLITE_OK) {
     sqlite3_busy_timeout(db, 5000);
-    rc = sqlite3_prepare_v2(db, "ATTACH ?1 AS kip_built", -1, &st, NULL);
-  }
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, side_path, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
-    sqlite3_finalize(st);
+    rc = attach(db, side_path, "kip_built");
   }
   if (rc == SQLITE_OK) rc = exec(db, "BEGIN IMMEDIATE");
   /* holding the write lock: nobody commits before this transaction ends */
-  if (rc == SQLITE_OK && pragma_data_version(nx->db) != data_version) rc = SQLITE_ABORT;
+  if (rc == SQLITE_OK && kip_store_count(nx, "PRAGMA data_version") != data_version) rc = SQLITE_ABORT;
   if (rc == SQLITE_OK) rc = copy_index(db, "main", "kip_built");
   /* every element built now has a document: whatever stays dirty is re-indexed, not added */
   if (rc == SQLITE_OK)
     rc = exec(db, "UPDATE main.search_dirty SET fresh = 0 WHERE fresh AND id IN (SELECT id FROM kip_built.built)");
   if (rc == SQLITE_OK) rc = exec(db, "COMMIT");
-  if (rc != SQLITE_OK && !sqlite3_get_autocommit(db)) exec(db, "ROLLBACK");
+  if (rc != SQLITE_OK && db && !sqlite3_get_autocommit(db)) exec(db, "ROLLBACK");
   sqlite3_close_v2(db);
   return rc;
 }
@@ -340,13 +332,7 @@ static int adopt_index(kip_nexus *nx, const char *main_path, const char *side_pa
 /* the elements whose current version was indexed leave search_dirty (and
 ** get their vectors, as at any commit that indexes them) */
 static int settle_covered(kip_nexus *nx, const char *side_path, kip_error *err) {
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(nx->db, "ATTACH ?1 AS kip_built", -1, &st, NULL);
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, side_path, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(nx->db);
-    sqlite3_finalize(st);
-  }
+  int rc = attach(nx->db, side_path, "kip_built");
   if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "adopting the search index");
   rc = kip_store_exec(nx,
                       "BEGIN IMMEDIATE; CREATE TEMP TABLE kip_covered(id INTEGER PRIMARY KEY);"
