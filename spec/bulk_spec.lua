@@ -4,15 +4,21 @@
 local kip = require "kip"
 local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
 
+-- `chunks` bulk commands (defer_index) of `per` concepts each, named "<name> 1", "<name> 2", ...
+local function load_people(nx, name, chunks, per)
+  for chunk = 0, chunks - 1 do
+    local blocks = {}
+    for i = 1, per do blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "%s %d"} }'):format(i, name, chunk * per + i) end
+    assert.is_nil(nx:call({ command = "UPSERT { " .. table.concat(blocks, " ") .. " }" }, { defer_index = true }).error)
+  end
+end
+
 describe("deferred indexing", function()
   local current = H.fresh_nexus(before_each, after_each)
 
   it("leaves bulk writes unindexed until sync_index, and SEARCH warns meanwhile", function()
     -- fewer elements than the new nexus holds: no index is built beside them
-    local blocks = {}
-    for i = 1, 30 do blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "Quokka %d"} }'):format(i, i) end
-    local r = current():call({ command = "UPSERT { " .. table.concat(blocks, " ") .. " }" }, { defer_index = true })
-    assert.is_nil(r.error)
+    load_people(current(), "Quokka", 1, 30)
     local s = current():execute('SEARCH CONCEPT "quokka" LIMIT 3')
     assert.same({}, s.result)
     assert.matches("not indexed yet", s.warnings[1])
@@ -25,11 +31,7 @@ describe("deferred indexing", function()
   end)
 
   it("a load into an empty nexus is indexed beside it: the next command finds all of it", function()
-    for chunk = 0, 1 do
-      local blocks = {}
-      for i = 1, 2000 do blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "Quoll %d"} }'):format(i, chunk * 2000 + i) end
-      assert.is_nil(current():call({ command = "UPSERT { " .. table.concat(blocks, " ") .. " }" }, { defer_index = true }).error)
-    end
+    load_people(current(), "Quoll", 2, 2000)
     local r = current():execute('SEARCH CONCEPT "quoll" LIMIT 5000')
     assert.equal(4000, #r.result)
     assert.is_nil(r.warnings)
@@ -37,11 +39,7 @@ describe("deferred indexing", function()
   end)
 
   it("a pass that indexes most of the nexus merges the index, and SEARCH finds everything", function()
-    for chunk = 0, 2 do
-      local blocks = {}
-      for i = 1, 4000 do blocks[i] = ('CONCEPT ?c%d { {type: "Person", name: "Bilby %d"} }'):format(i, chunk * 4000 + i) end
-      assert.is_nil(current():call({ command = "UPSERT { " .. table.concat(blocks, " ") .. " }" }, { defer_index = true }).error)
-    end
+    load_people(current(), "Bilby", 3, 4000)
     assert.is_true(current().handle:sync_index(5000))
     local r = current():execute('SEARCH CONCEPT "bilby" LIMIT 20000')
     assert.equal(12000, #r.result)

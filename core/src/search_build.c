@@ -114,13 +114,9 @@ static void remove_side_file(const char *path) {
 ** as FTS5 writes a segment per statement */
 #define RUNS "temp.runs r CROSS JOIN m.element e ON e.id BETWEEN r.lo AND r.hi"
 #define BUILT_SQL "INSERT OR REPLACE INTO built(id, version) SELECT e.id, e.version FROM " RUNS
-#define WORD_SQL                                                                                          \
-  "INSERT INTO main.search_word(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "        \
-  KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_OF("s.name", "o.name") " FROM " RUNS                         \
-  " LEFT JOIN m.element s ON s.id = e.subject LEFT JOIN m.element o ON o.id = e.object"
-#define TRIGRAM_SQL                                                                                      \
-  "INSERT INTO main.search_trigram(rowid, name, heading) SELECT w.id, w.c0, w.c1 FROM temp.runs r " \
-  "CROSS JOIN main.search_word_content w ON w.id BETWEEN r.lo AND r.hi"
+#define WORD_SQL INDEX_WORD_ROWS_SQL("main.search_word", RUNS, "m.element")
+#define TRIGRAM_SQL \
+  INDEX_TRIGRAM_ROWS_SQL("main.search_trigram", "temp.runs r CROSS JOIN main.search_word_content w ON w.id BETWEEN r.lo AND r.hi")
 
 /* open the scratch file: the nexus's index definitions, a copy of its index */
 static int open_side(struct kip_index_builder *b, sqlite3 **out) {

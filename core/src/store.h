@@ -152,16 +152,20 @@ struct sqlite3 *kip_store_db(kip_nexus *nx);
   "DELETE FROM search_word WHERE rowid IN (SELECT id FROM " from " WHERE NOT fresh AND id <= " \
   "(SELECT coalesce(max(id), 0) FROM search_word_content))"
 /* (the endpoint names joined, not looked up by subqueries: a bulk pass
-** indexes hundreds of thousands of propositions) */
-#define INDEX_WORD_SQL(from)                                                                                  \
-  "INSERT INTO search_word(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                \
-  KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_OF("s.name", "o.name") " FROM " from " d "                       \
-  "CROSS JOIN element e ON e.id = d.id LEFT JOIN element s ON s.id = e.subject LEFT JOIN element o ON o.id = e.object"
-/* after INDEX_WORD_SQL: the name and heading it has just stored, not
-** computed again */
-#define INDEX_TRIGRAM_SQL(from)                                                                               \
-  "INSERT INTO search_trigram(rowid, name, heading) SELECT w.id, w.c0, w.c1 FROM " from " d "                  \
-  "CROSS JOIN search_word_content w ON w.id = d.id"
+** indexes hundreds of thousands of propositions). The rows come from
+** `rows`, which names the element `e` (of table `elements`); the index
+** builder (search_build.c) fills its own copy of the index with the same
+** text, so the two statements are written once, here. */
+#define INDEX_WORD_ROWS_SQL(into, rows, elements)                                                           \
+  "INSERT INTO " into "(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                 \
+  KIP_SEARCH_HEADING_SQL ", " KIP_SEARCH_BODY_OF("s.name", "o.name") " FROM " rows " LEFT JOIN " elements \
+  " s ON s.id = e.subject LEFT JOIN " elements " o ON o.id = e.object"
+#define INDEX_WORD_SQL(from) INDEX_WORD_ROWS_SQL("search_word", from " d CROSS JOIN element e ON e.id = d.id", "element")
+/* after INDEX_WORD_SQL: the name and heading it has just stored (`rows`
+** names them `w`), not computed again */
+#define INDEX_TRIGRAM_ROWS_SQL(into, rows) "INSERT INTO " into "(rowid, name, heading) SELECT w.id, w.c0, w.c1 FROM " rows
+#define INDEX_TRIGRAM_SQL(from) \
+  INDEX_TRIGRAM_ROWS_SQL("search_trigram", from " d CROSS JOIN search_word_content w ON w.id = d.id")
 
 
 /* store.c: the single integer an SQL query returns, or -1 */

@@ -892,17 +892,21 @@ static void record_progress(int64_t done, int64_t total, void *ud) {
   ((int64_t *)ud)[1] = total;
 }
 
+/* the first bulk command of a load into a new nexus: P0..P599, each knowing the Hub */
+static void begin_load(kip_nexus *nx) {
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?k { {type: \\\"$PropositionType\\\", name: \\\"knows\\\"} } }\"}", 0));
+  free(bulk_people(nx, 0, 600, 0));
+}
+
 static void test_index_builder(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
-  const char *knows = "{\"command\":\"UPSERT { CONCEPT ?k { {type: \\\"$PropositionType\\\", name: \\\"knows\\\"} } }\"}";
   kip_call_options defer = {0};
   defer.defer_index = 1;
   kip_error e;
   /* 1. a load that changes some of its own elements again; kip_sync_index ends it */
   kip_nexus *nx = open_temp(path);
   if (!nx) return;
-  free(call(nx, knows, 0));
-  free(bulk_people(nx, 0, 600, 0));
+  begin_load(nx);
   CHECK(nx->index_builder != NULL, "the first bulk command into an empty nexus starts the builder");
   free(bulk_people(nx, 600, 600, 0));
   const char *change = "UPSERT { CONCEPT ?p { {type: \"Person\", name: \"P5\"} SET ATTRIBUTES { description: \"quux\", "
@@ -929,8 +933,7 @@ static void test_index_builder(void) {
   /* 2. another connection writes during the load: the build is not used */
   nx = open_temp(path);
   if (!nx) return;
-  free(call(nx, knows, 0));
-  free(bulk_people(nx, 0, 600, 0));
+  begin_load(nx);
   kip_nexus *other;
   CHECK(kip_open(path, NULL, &other, &e) == 0, "second connection: %s", e.message);
   EXPECT(other, "{\"command\":\"UPSERT { CONCEPT ?o { {type: \\\"Person\\\", name: \\\"Outsider\\\"} SET ATTRIBUTES "
@@ -948,8 +951,7 @@ static void test_index_builder(void) {
   /* 3. a failed bulk command, then another command ends the load */
   nx = open_temp(path);
   if (!nx) return;
-  free(call(nx, knows, 0));
-  free(bulk_people(nx, 0, 600, 0));
+  begin_load(nx);
   r = bulk_people(nx, 600, 600, 1);
   CHECK(strstr(r, "\"error\"") != NULL, "the failing bulk command fails: %.200s", r);
   free(r);
@@ -978,8 +980,7 @@ static void test_index_builder(void) {
   char side[600];
   snprintf(side, sizeof side, "%s-kipindex", path);
   CHECK(mkdir(side, 0700) == 0, "a directory in the scratch file's place");
-  free(call(nx, knows, 0));
-  free(bulk_people(nx, 0, 600, 0));
+  begin_load(nx);
   CHECK(kip_sync_index(nx, 0, NULL, NULL, &e) == 0, "sync: %s", e.message);
   CHECK(nx->indexed_beside == 0, "the build failed and was not used");
   check_index_exact(nx, "after a failed build");
