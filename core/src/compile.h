@@ -16,6 +16,17 @@ typedef struct cvar {
   int nullable;    /* may be NULL (OPTIONAL / UNION) */
 } cvar;
 
+/* What the compiler knows of one element row of a frame's FROM, for
+** deciding whether its rows are distinct solutions (kql_rows_unique) */
+typedef struct row_fact {
+  const char *id;        /* "tN.id" */
+  const char *subject;   /* a link clause's "tN.subject", "tN.object" and, */
+  const char *object;    /* unless one predicate name fixes it, "tN.predicate"; */
+  const char *predicate; /* NULL for rows that are not link clauses */
+  int link;              /* a (?s, p, ?o) clause's row: unique per (subject, predicate, object) */
+  int fixed;             /* at most one row whatever else is known: {type, name} or an id */
+} row_fact;
+
 typedef struct frame {
   struct frame *outer; /* correlated scope (NOT EXISTS), or NULL */
   cvar *vars;
@@ -24,6 +35,11 @@ typedef struct frame {
   int nfrom;
   ast_expr **filters;  /* FILTERs deferred to the end of the segment */
   int nfilters, capfilters;
+  row_fact *facts;     /* one per element row in FROM */
+  int nfacts, capfacts;
+  const char **eqs;    /* pairs of SQL expressions the WHERE makes equal */
+  int neqs, capeqs;
+  int opaque;          /* FROM holds a LEFT JOIN, a hop table or a derived table */
 } frame;
 
 typedef struct kql {
@@ -47,6 +63,10 @@ void kql_note_group(kql *C, const ast_group *g);
 /* compile a WHERE group into F (top level) */
 int kql_group(kql *C, frame *F, const ast_group *g);
 cvar *kql_lookup(frame *F, const char *name);
+/* 1 when no two rows of F's join can give the same values of the SQL
+** expressions keys (the solutions' identities): every row of F is then a
+** distinct solution and needs no deduplication (RC11 §3.3) */
+int kql_rows_unique(const frame *F, const char *const *keys, int nkeys);
 /* SQL text of an expression as a KIP value (kv) / as a 0-1 boolean */
 char *kql_kv(kql *C, frame *F, const ast_expr *e);
 char *kql_bool(kql *C, frame *F, const ast_expr *e);

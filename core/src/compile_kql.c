@@ -44,6 +44,8 @@ void frame_free(frame *F) {
   kip_buf_free(&F->where);
   free(F->vars);
   free(F->filters);
+  free(F->facts);
+  free(F->eqs);
 }
 
 char *kql_strf(kql *C, const char *fmt, ...) {
@@ -150,6 +152,7 @@ static void add_from(frame *F, const char *item) {
 }
 
 static void add_join(frame *F, const char *join) {
+  F->opaque = 1;
   /* a LEFT JOIN needs something on its left */
   if (F->nfrom == 0) {
     kip_buf_adds(&F->from, "(SELECT 1) one");
@@ -162,6 +165,73 @@ static void add_join(frame *F, const char *join) {
 static void add_where(frame *F, const char *cond) {
   if (F->where.len) kip_buf_adds(&F->where, " AND ");
   kip_buf_adds(&F->where, cond);
+}
+
+/* the WHERE condition a = b, remembered for kql_rows_unique */
+static void add_eq(kql *C, frame *F, const char *a, const char *b) {
+  add_where(F, kql_strf(C, "%s = %s", a, b));
+  if (F->neqs == F->capeqs) {
+    F->capeqs = F->capeqs ? F->capeqs * 2 : 8;
+    F->eqs = realloc(F->eqs, (size_t)F->capeqs * 2 * sizeof *F->eqs);
+    if (!F->eqs) abort();
+  }
+  F->eqs[2 * F->neqs] = a;
+  F->eqs[2 * F->neqs + 1] = b;
+  F->neqs++;
+}
+
+/* the fact of this frame's element row alias, or NULL (an outer frame's row) */
+static row_fact *fact_of(kql *C, frame *F, const char *alias) {
+  char *id = kql_strf(C, "%s.id", alias);
+  for (int i = 0; i < F->nfacts; i++)
+    if (!strcmp(F->facts[i].id, id)) return &F->facts[i];
+  return NULL;
+}
+
+static int known(const char **set, int n, const char *expr) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(set[i], expr)) return 1;
+  return 0;
+}
+
+/* Functional dependencies over the join: starting from the keys, a row is
+** determined when its id is known (equal to a known expression), when its
+** clause fixes it ({type, name} is unique, so is an id), or, for a link,
+** when its subject, predicate and object are known (element_spo is
+** unique); a determined link makes its endpoints and predicate known.
+** When every row is determined, the keys determine the whole join row. */
+int kql_rows_unique(const frame *F, const char *const *keys, int nkeys) {
+  if (F->opaque || F->nfacts == 0 || F->nfrom != F->nfacts) return 0;
+  int cap = nkeys + 2 * F->neqs + 4 * F->nfacts, n = 0, changed = 1;
+  const char **set = malloc((size_t)cap * sizeof *set);
+  if (!set) return 0;
+  for (int i = 0; i < nkeys; i++) set[n++] = keys[i];
+#define LEARN(e) (!known(set, n, (e)) ? (set[n++] = (e), changed = 1) : 0)
+  while (changed) {
+    changed = 0;
+    for (int i = 0; i < F->neqs; i++) {
+      const char *a = F->eqs[2 * i], *b = F->eqs[2 * i + 1];
+      if (known(set, n, a)) LEARN(b);
+      else if (known(set, n, b)) LEARN(a);
+    }
+    for (int i = 0; i < F->nfacts; i++) {
+      const row_fact *f = &F->facts[i];
+      if (!known(set, n, f->id) &&
+          (f->fixed || (f->link && known(set, n, f->subject) && known(set, n, f->object) &&
+                        (!f->predicate || known(set, n, f->predicate)))))
+        LEARN(f->id);
+      if (f->link && known(set, n, f->id)) {
+        LEARN(f->subject);
+        LEARN(f->object);
+        if (f->predicate) LEARN(f->predicate);
+      }
+    }
+  }
+#undef LEARN
+  int all = 1;
+  for (int i = 0; i < F->nfacts && all; i++) all = known(set, n, F->facts[i].id);
+  free(set);
+  return all;
 }
 
 cvar *kql_lookup(frame *F, const char *name) {
@@ -204,7 +274,7 @@ char *kql_row(kql *C, frame *F, cvar *v) {
     add_join(F, kql_strf(C, "LEFT JOIN element %s ON %s.id = %s", r, r, v->expr));
   } else {
     add_element(C, F, r);
-    add_where(F, kql_strf(C, "%s.id = %s", r, v->expr));
+    add_eq(C, F, kql_strf(C, "%s.id", r), v->expr);
   }
   if (owns(F, v)) v->row = r;
   else bind_var(F, v->name, v->kind, v->expr, r, v->nullable); /* local shadow with a row */
@@ -247,6 +317,12 @@ char *kql_scope_cond(kql *C, const char *alias) {
 /* a new element row in FROM, restricted to the scope */
 static void add_element(kql *C, frame *F, const char *alias) {
   add_from(F, kql_strf(C, "element %s", alias));
+  if (F->nfacts == F->capfacts) {
+    F->capfacts = F->capfacts ? F->capfacts * 2 : 8;
+    F->facts = realloc(F->facts, (size_t)F->capfacts * sizeof *F->facts);
+    if (!F->facts) abort();
+  }
+  F->facts[F->nfacts++] = (row_fact){.id = kql_strf(C, "%s.id", alias)};
   char *cond = kql_scope_cond(C, alias);
   if (cond) add_where(F, cond);
 }
@@ -309,6 +385,8 @@ static char *compile_concept(kql *C, frame *F, const ast_concept *cc) {
   if (cc->type) add_where(F, kql_strf(C, filter_only ? "+%s.type = %s" : "%s.type = %s", r, bind(C, cc->type)));
   else add_where(F, kql_strf(C, "%s.type IS NOT NULL", r));
   if (cc->name) add_where(F, kql_strf(C, "%s.name = %s", r, bind(C, cc->name)));
+  row_fact *f = (cc->type && cc->name) || cc->id ? fact_of(C, F, r) : NULL;
+  if (f) f->fixed = 1;
   return r;
 }
 
@@ -319,7 +397,7 @@ static int endpoint_join(kql *C, frame *F, const ast_endpoint *ep, const char *c
     if (v) {
       if (v->kind != VK_ELEM)
         return fail_at(C, ep->pos, KIP_E_SYNTAX, NULL, "?%s is a predicate variable and cannot be an endpoint", ep->var);
-      add_where(F, kql_strf(C, "%s = %s", col, v->expr));
+      add_eq(C, F, col, v->expr);
       return 0;
     }
     v = bind_var(F, ep->var, VK_ELEM, kql_strf(C, "%s", col), NULL, 0);
@@ -333,7 +411,7 @@ static int endpoint_join(kql *C, frame *F, const ast_endpoint *ep, const char *c
   }
   char *a = ep->kind == EP_CONCEPT ? compile_concept(C, F, ep->concept) : compile_prop(C, F, ep->prop);
   if (!a) return C->err->code;
-  add_where(F, kql_strf(C, "%s = %s.id", col, a));
+  add_eq(C, F, col, kql_strf(C, "%s.id", a));
   return 0;
 }
 
@@ -376,6 +454,7 @@ static char *compile_hops(kql *C, frame *F, const ast_prop *pr) {
   char *pb = bind(C, pv);
   json_decref(pv);
   add_from(F, C->nx->dialect->hop_table(C, start, pb, pd->min, pd->max, !forward, h));
+  F->opaque = 1;
   if (endpoint_join(C, F, to, kql_strf(C, "%s.node", h))) return NULL;
   return h;
 }
@@ -386,7 +465,9 @@ static char *compile_prop(kql *C, frame *F, const ast_prop *pr) {
   cvar *v = pr->var ? kql_lookup(F, pr->var) : NULL;
   char *r = element_row(C, F, pr->var, v, pr->pos, "a link");
   if (!r) return NULL;
+  row_fact *f = fact_of(C, F, r);
   if (pr->id) {
+    if (f) f->fixed = 1;
     add_where(F, id_condition(C, r, pr->id, 1));
     if (C->nx->req->scope) add_where(F, kql_strf(C, "kip_visible(%s.id)", r)); /* its endpoints are not joined */
     return r;
@@ -398,7 +479,7 @@ static char *compile_prop(kql *C, frame *F, const ast_prop *pr) {
         fail_at(C, pd->pos, KIP_E_SYNTAX, NULL, "?%s is bound to an element, not a predicate", pd->var);
         return NULL;
       }
-      add_where(F, kql_strf(C, "%s.predicate = %s", r, p->expr));
+      add_eq(C, F, kql_strf(C, "%s.predicate", r), p->expr);
     } else {
       add_where(F, kql_strf(C, "%s.predicate IS NOT NULL", r));
       bind_var(F, pd->var, VK_PRED, kql_strf(C, "%s.predicate", r), NULL, 0);
@@ -419,8 +500,15 @@ static char *compile_prop(kql *C, frame *F, const ast_prop *pr) {
     add_where(F, pd->nnames == 1 ? kql_strf(C, "%s.predicate = %s", r, b.p) : kql_strf(C, "%s.predicate IN (%s)", r, b.p));
     kip_buf_free(&b);
   }
-  if (endpoint_join(C, F, &pr->subject, kql_strf(C, "%s.subject", r))) return NULL;
-  if (endpoint_join(C, F, &pr->object, kql_strf(C, "%s.object", r))) return NULL;
+  char *subject = kql_strf(C, "%s.subject", r), *object = kql_strf(C, "%s.object", r);
+  if (f) {
+    f->link = 1;
+    f->subject = subject;
+    f->object = object;
+    f->predicate = pd->kind != PRED_VAR && pd->nnames == 1 ? NULL : kql_strf(C, "%s.predicate", r);
+  }
+  if (endpoint_join(C, F, &pr->subject, subject)) return NULL;
+  if (endpoint_join(C, F, &pr->object, object)) return NULL;
   return r;
 }
 
@@ -795,7 +883,10 @@ static int compile_union(kql *C, frame *F, const ast_where *w) {
   kip_buf_free(&F->where);
   F->nfrom = 0;
   F->nvars = 0;
+  F->nfacts = 0;
+  F->neqs = 0;
   add_from(F, src);
+  F->opaque = 1;
   for (int i = 0; !rc && i < n; i++) {
     cvar *v = bind_var(F, names[i], kinds[i], kql_strf(C, "%s.v_%s", u, names[i]), NULL, 1);
     if (v->kind == VK_ELEM && needs_row(C, names[i])) kql_row(C, F, v);

@@ -135,20 +135,6 @@ static int refs_only(const ast_expr *e, const char **vars, int n) {
   return 1;
 }
 
-/* Solutions need no deduplication (§3.3) when the pattern is one element
-** row and the solution key includes its id: every row is its own solution,
-** so the GROUP BY (a sort over the whole match) can go. */
-static int rows_are_solutions(const frame *F, cvar **keys, int nkeys) {
-  if (F->nfrom != 1 || F->from.len < 9 || strncmp(F->from.p, "element ", 8)) return 0;
-  const char *alias = F->from.p + 8;
-  size_t alen = F->from.len - 8;
-  for (size_t i = 0; i < alen; i++)
-    if (alias[i] == ' ' || alias[i] == ',') return 0;
-  for (int i = 0; i < nkeys; i++)
-    if (!strncmp(keys[i]->expr, alias, alen) && !strcmp(keys[i]->expr + alen, ".id")) return 1;
-  return 0;
-}
-
 /* " FROM … WHERE … GROUP BY …" of the compiled frame (each part when present) */
 static void append_from_where_group(kip_buf *sql, const frame *F, const kip_buf *keys) {
   if (F->nfrom) {
@@ -190,10 +176,9 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
   kip_buf_init(&order);
   kip_buf_init(&inner);
   int col = 0;
-  cvar *keyvars[256];
+  const char *keyexprs[256];
   for (int i = 0; !rc && i < nv; i++) {
     cvar *v = kql_lookup(&F, vars[i]);
-    keyvars[i] = v;
     if (!v) {
       const ast_expr *where = NULL;
       for (int j = 0; j < f->nproj && !where; j++) where = f->proj[j];
@@ -203,8 +188,12 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
     }
     if (i) kip_buf_adds(&keys, ", ");
     kip_buf_adds(&keys, v->expr);
+    keyexprs[i] = v->expr;
   }
-  if (!rc && rows_are_solutions(&F, keyvars, nv)) keys.len = 0;
+  /* solutions need no deduplication (§3.3) when the keys determine every
+  ** row of the join: the GROUP BY (a sort over the whole match, or a
+  ** comparison per row) can go */
+  if (!rc && kql_rows_unique(&F, keyexprs, nv)) keys.len = 0;
   int unique = !rc && keys.len == 0;
   if (!rc && !aggregated) {
     for (int i = 0; i < f->nproj && !rc; i++) {

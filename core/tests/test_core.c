@@ -335,6 +335,65 @@ static void test_plans(void) {
 }
 
 
+/* Solutions are deduplicated (RC11 §3.3) only where the join can repeat
+** them: an anchored pattern whose projected variables determine every row
+** (the ego graph, a 1-hop from a named concept) compiles without GROUP BY;
+** a pattern that can repeat a solution keeps it, and its answer has each
+** solution once (compile_kql.c kql_rows_unique) */
+static void test_unique_solutions(void) {
+  kip_nexus *nx;
+  kip_error e;
+  if (kip_open(":memory:", NULL, &nx, &e)) {
+    CHECK(0, "open: %s", e.message);
+    return;
+  }
+  static const struct {
+    const char *kql;
+    int grouped;
+  } cases[] = {
+      {"FIND(?p, ?o.name) WHERE { ?s {type: \"Person\", name: \"x\"} (?s, ?p, ?o) }", 0},
+      {"FIND(?o.name) WHERE { ?s {type: \"Person\", name: \"x\"} (?s, \"prefers\", ?o) }", 0},
+      {"FIND(?o.name) WHERE { (?s, \"prefers\", ?o) ?s {type: \"Person\", name: \"x\"} }", 0},
+      {"FIND(?s, ?o) WHERE { ?s {type: \"Person\"} (?s, \"prefers\", ?o) }", 0},
+      {"FIND(?o.name) WHERE { ?s {type: \"Person\"} (?s, \"prefers\", ?o) }", 1},
+      {"FIND(?o.name) WHERE { ?s {type: \"Person\", name: \"x\"} (?s, \"prefers\" | \"mentions\", ?o) }", 1},
+      {"FIND(?s.name) WHERE { ?o {type: \"Person\", name: \"a\"} (?s, \"prefers\", ?o) (?s, \"mentions\", ?m) }", 1},
+      {"FIND(?a.name) WHERE { ?s {type: \"Person\", name: \"x\"} (?s, \"prefers\"{1,2}, ?a) }", 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *r = kip_explain_json(nx, cases[i].kql, strlen(cases[i].kql), NULL);
+    int grouped = r && strstr(r, " GROUP BY ") != NULL;
+    CHECK(r && grouped == cases[i].grouped, "%s %s GROUP BY: %s", cases[i].kql, cases[i].grouped ? "needs" : "needs no",
+          r ? r : "(null)");
+    free(r);
+  }
+  char *r = call(nx,
+                 "{\"command\": \"UPSERT { CONCEPT ?a { {type: \\\"Person\\\", name: \\\"a\\\"} } CONCEPT ?b { {type: "
+                 "\\\"Person\\\", name: \\\"b\\\"} } CONCEPT ?x { {type: \\\"Person\\\", name: \\\"x\\\"} SET PROPOSIT"
+                 "IONS { (\\\"prefers\\\", ?a), (\\\"mentions\\\", ?a), (\\\"prefers\\\", ?b) } } CONCEPT ?y { {type: "
+                 "\\\"Person\\\", name: \\\"y\\\"} SET PROPOSITIONS { (\\\"prefers\\\", ?a), (\\\"mentions\\\", ?a) } "
+                 "} }\"}",
+                 0);
+  CHECK(r && !strstr(r, "error"), "data: %s", r ? r : "(null)");
+  free(r);
+  /* x prefers a and b and mentions a; y prefers and mentions a */
+  EXPECT_EXACT(nx, "{\"command\":\"FIND(COUNT(?o)) WHERE { ?s {type: \\\"Person\\\", name: \\\"x\\\"} (?s, ?p, ?o) }\"}",
+               1, "{\"result\":2}");
+  EXPECT_EXACT(nx, "{\"command\":\"FIND(?p, ?o.name) WHERE { ?s {type: \\\"Person\\\", name: \\\"x\\\"} (?s, ?p, ?o) } "
+                   "ORDER BY ?p, ?o.name\"}",
+               1, "{\"result\":[[\"mentions\",\"prefers\",\"prefers\"],[\"a\",\"a\",\"b\"]]}");
+  EXPECT_EXACT(nx, "{\"command\":\"FIND(?o.name) WHERE { ?s {type: \\\"Person\\\"} (?s, \\\"prefers\\\", ?o) } "
+                   "ORDER BY ?o.name\"}",
+               1, "{\"result\":[\"a\",\"b\"]}");
+  EXPECT_EXACT(nx, "{\"command\":\"FIND(?o.name) WHERE { ?s {type: \\\"Person\\\", name: \\\"x\\\"} "
+                   "(?s, \\\"prefers\\\" | \\\"mentions\\\", ?o) } ORDER BY ?o.name\"}",
+               1, "{\"result\":[\"a\",\"b\"]}");
+  EXPECT_EXACT(nx, "{\"command\":\"FIND(?o.name) WHERE { ?s {type: \\\"Person\\\", name: \\\"y\\\"} "
+                   "(?s, \\\"prefers\\\", ?o) } ORDER BY ?o.name\"}",
+               1, "{\"result\":[\"a\"]}");
+  kip_close(nx);
+}
+
 /* public ids: unique, never reused, and not in creation order (store_ids.c) */
 static int64_t create_one(kip_nexus *nx, int i) {
   char req[256];
@@ -1123,6 +1182,7 @@ int main(void) {
   test_nexus();
   test_limits();
   test_plans();
+  test_unique_solutions();
   test_ids();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
