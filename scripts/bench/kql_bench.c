@@ -669,9 +669,15 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int round, double *kip_r
   }
   sqlite3_db_status(kip_store_db(nx), SQLITE_DBSTATUS_CACHE_MISS, &kmiss1, &hi, 0);
   sqlite3_db_status(rdb, SQLITE_DBSTATUS_CACHE_MISS, &rmiss1, &hi, 0);
-  if (getenv("KIP_BENCH_SPLIT"))
-    fprintf(stderr, "single upserts round %d: page-cache misses per write %.1f (SQL %.1f); the OS caches %lld MiB of files\n",
-            round, (double)(kmiss1 - kmiss0) / singles, (double)(rmiss1 - rmiss0) / singles, os_cached_mib());
+  if (getenv("KIP_BENCH_SPLIT")) {
+    double kmean = 0, rmean = 0;
+    for (int i = 0; i < singles; i++) kmean += ks[i] / singles, rmean += rs[i] / singles;
+    fprintf(stderr,
+            "single upserts round %d: page-cache misses per write %.1f (SQL %.1f); the OS caches %lld MiB of files; "
+            "mean %.3f ms (SQL %.3f) against the median's %.3f (SQL %.3f)\n",
+            round, (double)(kmiss1 - kmiss0) / singles, (double)(rmiss1 - rmiss0) / singles, os_cached_mib(), kmean,
+            rmean, median(ks, singles), median(rs, singles));
+  }
   sqlite3_finalize(up);
   sqlite3_finalize(find);
   sqlite3_finalize(link);
@@ -830,7 +836,7 @@ int main(int argc, char **argv) {
              "  --import-only  time only the import path (stderr), e.g. to profile it; with --keep\n"
              "                 its file is kept\n"
              "environment: KIP_BENCH_SPLIT=1 prints where loads spend their time (writing / indexing,\n"
-             "  page-cache misses of single writes and how much the OS caches); KIP_BENCH_TRACE=1 the SQL statements of the import\n"
+             "  page-cache misses and mean time of single writes, and how much the OS caches); KIP_BENCH_TRACE=1 the SQL statements of the import\n"
              "  path and of each round of single writes by total time (the tracing itself slows them)\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
     }
