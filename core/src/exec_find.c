@@ -23,6 +23,16 @@ struct proj {
 
 static const char *agg_sql[] = {"", "COUNT", "kip_sum", "kip_avg", "min", "max"};
 
+/* the outer call of aggregate FIND expression e (number i) over the inner
+** column a<i>: COUNT(?x) of a variable that every solution binds counts
+** the solutions, COUNT(*), which reads no column per row */
+static void agg_call(kip_buf *b, frame *F, const ast_expr *e, int i) {
+  const ast_expr *arg = e->args[0];
+  cvar *v = arg->kind == E_VAR ? kql_lookup(F, arg->var) : NULL;
+  if (e->op == AGG_COUNT && !e->distinct && v && !v->nullable) kip_buf_adds(b, "COUNT(*)");
+  else kip_buf_printf(b, "%s(%sa%d)", agg_sql[e->op], e->distinct ? "DISTINCT " : "", i);
+}
+
 /* render columns of a projection into sel (comma-separated), returns count */
 static int render_cols(kql *C, frame *F, const ast_expr *e, kip_buf *sel, int *render) {
   cvar *v = kql_lookup(F, e->var);
@@ -248,7 +258,8 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
         P[i].ncols = 1;
         P[i].agg = e->op;
         P[i].col = col++;
-        kip_buf_printf(&outer_sel, "%s%s(%sa%d)", P[i].col ? ", " : "", agg_sql[e->op], e->distinct ? "DISTINCT " : "", i);
+        if (P[i].col) kip_buf_adds(&outer_sel, ", ");
+        agg_call(&outer_sel, &F, e, i);
       } else {
         kip_buf tmp;
         kip_buf_init(&tmp);
@@ -286,9 +297,11 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
       for (int j = 0; j < f->nproj && found < 0; j++)
         if (same_expr(e, f->proj[j])) found = j;
       if (found >= 0 && P[found].render != R_ELEM) {
-        if (P[found].agg)
-          kip_buf_printf(&outer_sel, ", %s(%sa%d) AS ok%d", agg_sql[P[found].agg], f->proj[found]->distinct ? "DISTINCT " : "",
-                         found, i);
+        if (P[found].agg) {
+          kip_buf_adds(&outer_sel, ", ");
+          agg_call(&outer_sel, &F, f->proj[found], found);
+          kip_buf_printf(&outer_sel, " AS ok%d", i);
+        }
         else
           kip_buf_printf(&outer_sel, ", p%d_0 AS ok%d", found, i);
       } else if (e->kind == E_AGG) {

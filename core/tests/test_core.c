@@ -391,6 +391,18 @@ static void test_unique_solutions(void) {
   EXPECT_EXACT(nx, "{\"command\":\"FIND(?o.name) WHERE { ?s {type: \\\"Person\\\", name: \\\"y\\\"} "
                    "(?s, \\\"prefers\\\", ?o) } ORDER BY ?o.name\"}",
                1, "{\"result\":[\"a\"]}");
+  /* COUNT of a variable every solution binds counts rows (COUNT(*)); of an
+  ** OPTIONAL one, only the bound values */
+  const char *count = "FIND(?p, COUNT(?l)) WHERE { ?l (?s, ?p, ?o) }";
+  r = kip_explain_json(nx, count, strlen(count), NULL);
+  CHECK(r && strstr(r, "COUNT(*)"), "COUNT of a bound variable: %s", r ? r : "(null)");
+  free(r);
+  EXPECT_EXACT(nx, "{\"command\":\"FIND(?s.name, COUNT(?o)) WHERE { ?s {type: \\\"Person\\\"} "
+                   "OPTIONAL { (?s, \\\"prefers\\\", ?o) } } ORDER BY ?s.name\"}",
+               1, "{\"result\":[[\"$self\",\"$system\",\"a\",\"b\",\"x\",\"y\"],[0,0,0,0,2,1]]}");
+  EXPECT_EXACT(nx, "{\"command\":\"FIND(?s.name, COUNT(?o)) WHERE { ?s {type: \\\"Person\\\"} "
+                   "(?s, \\\"prefers\\\", ?o) } ORDER BY COUNT(?o) DESC\"}",
+               1, "{\"result\":[[\"x\",\"y\"],[2,1]]}");
   kip_close(nx);
 }
 
