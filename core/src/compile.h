@@ -39,7 +39,7 @@ typedef struct frame {
   int nfacts, capfacts;
   const char **eqs;    /* pairs of SQL expressions the WHERE makes equal */
   int neqs, capeqs;
-  int opaque;          /* FROM holds a LEFT JOIN, a hop table or a derived table */
+  int left_join;       /* FROM holds a LEFT JOIN */
 } frame;
 
 typedef struct kql {

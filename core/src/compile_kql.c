@@ -152,7 +152,7 @@ static void add_from(frame *F, const char *item) {
 }
 
 static void add_join(frame *F, const char *join) {
-  F->opaque = 1;
+  F->left_join = 1;
   /* a LEFT JOIN needs something on its left */
   if (F->nfrom == 0) {
     kip_buf_adds(&F->from, "(SELECT 1) one");
@@ -201,7 +201,9 @@ static int known(const char **set, int n, const char *expr) {
 ** unique); a determined link makes its endpoints and predicate known.
 ** When every row is determined, the keys determine the whole join row. */
 int kql_rows_unique(const frame *F, const char *const *keys, int nkeys) {
-  if (F->opaque || F->nfacts == 0 || F->nfrom != F->nfacts) return 0;
+  /* a FROM item that is not an element row (a hop table, a UNION's derived
+  ** table) has no fact, and LEFT JOINs do not count as FROM items */
+  if (F->left_join || F->nfacts == 0 || F->nfrom != F->nfacts) return 0;
   int cap = nkeys + 2 * F->neqs + 4 * F->nfacts, n = 0, changed = 1;
   const char **set = malloc((size_t)cap * sizeof *set);
   if (!set) return 0;
@@ -454,7 +456,6 @@ static char *compile_hops(kql *C, frame *F, const ast_prop *pr) {
   char *pb = bind(C, pv);
   json_decref(pv);
   add_from(F, C->nx->dialect->hop_table(C, start, pb, pd->min, pd->max, !forward, h));
-  F->opaque = 1;
   if (endpoint_join(C, F, to, kql_strf(C, "%s.node", h))) return NULL;
   return h;
 }
@@ -886,7 +887,6 @@ static int compile_union(kql *C, frame *F, const ast_where *w) {
   F->nfacts = 0;
   F->neqs = 0;
   add_from(F, src);
-  F->opaque = 1;
   for (int i = 0; !rc && i < n; i++) {
     cvar *v = bind_var(F, names[i], kinds[i], kql_strf(C, "%s.v_%s", u, names[i]), NULL, 1);
     if (v->kind == VK_ELEM && needs_row(C, names[i])) kql_row(C, F, v);

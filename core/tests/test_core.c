@@ -160,6 +160,15 @@ static void temp_path(char *path) {
   unlink(path);
 }
 
+/* a fresh in-memory nexus, or NULL */
+static kip_nexus *open_memory(void) {
+  kip_nexus *nx;
+  kip_error e;
+  int rc = kip_open(":memory:", NULL, &nx, &e);
+  CHECK(rc == 0, "open: %s", e.message);
+  return rc ? NULL : nx;
+}
+
 /* a fresh nexus at a new temporary path (path is filled in), or NULL */
 static kip_nexus *open_temp(char *path) {
   temp_path(path);
@@ -220,12 +229,8 @@ static void test_nexus(void) {
 
 /* the unconstrained-exploration guard (RC11 §3.4.2) and row budgets */
 static void test_limits(void) {
-  kip_nexus *nx;
-  kip_error e;
-  if (kip_open(":memory:", NULL, &nx, &e)) {
-    CHECK(0, "open: %s", e.message);
-    return;
-  }
+  kip_nexus *nx = open_memory();
+  if (!nx) return;
   /* a chain of 10002 people: 10001 "prefers" links, written with plain SQL */
   int rc = sqlite3_exec(kip_store_db(nx),
                         "INSERT INTO element(type, name, updated_at) "
@@ -254,12 +259,8 @@ static void test_limits(void) {
 
 /* the compiler's SQL must use the store's indexes for the core access paths */
 static void test_plans(void) {
-  kip_nexus *nx;
-  kip_error e;
-  if (kip_open(":memory:", NULL, &nx, &e)) {
-    CHECK(0, "open: %s", e.message);
-    return;
-  }
+  kip_nexus *nx = open_memory();
+  if (!nx) return;
   static const struct {
     const char *kql, *plan;
   } cases[] = {
@@ -282,11 +283,8 @@ static void test_plans(void) {
   ** edge look wide (the trap of issue 12: the plan used to start at every
   ** element of the type) */
   char path[] = "/tmp/kip_plan_XXXXXX";
-  temp_path(path);
-  if (kip_open(path, NULL, &nx, &e)) {
-    CHECK(0, "open: %s", e.message);
-    return;
-  }
+  nx = open_temp(path);
+  if (!nx) return;
   kip_close(nx);
   sqlite3 *db;
   char *er = NULL;
@@ -299,6 +297,7 @@ static void test_plans(void) {
   CHECK(er == NULL, "fake statistics: %s", er ? er : "");
   sqlite3_free(er);
   sqlite3_close(db);
+  kip_error e;
   if (kip_open(path, NULL, &nx, &e)) {
     CHECK(0, "reopen: %s", e.message);
     return;
@@ -341,12 +340,8 @@ static void test_plans(void) {
 ** a pattern that can repeat a solution keeps it, and its answer has each
 ** solution once (compile_kql.c kql_rows_unique) */
 static void test_unique_solutions(void) {
-  kip_nexus *nx;
-  kip_error e;
-  if (kip_open(":memory:", NULL, &nx, &e)) {
-    CHECK(0, "open: %s", e.message);
-    return;
-  }
+  kip_nexus *nx = open_memory();
+  if (!nx) return;
   static const struct {
     const char *kql;
     int grouped;
@@ -548,12 +543,8 @@ static void test_write_guards(void) {
 /* kip_call_command: one command without the envelope answers as the
 ** envelope does */
 static void test_call_command(void) {
-  kip_nexus *nx;
-  kip_error e;
-  if (kip_open(":memory:", NULL, &nx, &e)) {
-    CHECK(0, "open: %s", e.message);
-    return;
-  }
+  kip_nexus *nx = open_memory();
+  if (!nx) return;
   const char *up = "UPSERT { CONCEPT ?p { {type: \"Person\", name: :n} SET ATTRIBUTES { note: \"a\\\"b\" } } }";
   char *r = kip_call_command(nx, up, strlen(up), "{\"n\":\"Ann\"}", NULL);
   CHECK(strstr(r, "\"upsert_concept_nodes\":[\"C:") != NULL, "command with parameters: %s", r);

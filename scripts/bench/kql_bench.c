@@ -669,6 +669,8 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int round, double *kip_r
   }
   sqlite3_db_status(kip_store_db(nx), SQLITE_DBSTATUS_CACHE_MISS, &kmiss1, &hi, 0);
   sqlite3_db_status(rdb, SQLITE_DBSTATUS_CACHE_MISS, &rmiss1, &hi, 0);
+  *kip_rate = 1e3 / median(ks, singles);
+  *sql_rate = 1e3 / median(rs, singles);
   if (getenv("KIP_BENCH_SPLIT")) {
     double kmean = 0, rmean = 0;
     for (int i = 0; i < singles; i++) kmean += ks[i] / singles, rmean += rs[i] / singles;
@@ -676,14 +678,12 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int round, double *kip_r
             "single upserts round %d: page-cache misses per write %.1f (SQL %.1f); the OS caches %lld MiB of files; "
             "mean %.3f ms (SQL %.3f) against the median's %.3f (SQL %.3f)\n",
             round, (double)(kmiss1 - kmiss0) / singles, (double)(rmiss1 - rmiss0) / singles, os_cached_mib(), kmean,
-            rmean, median(ks, singles), median(rs, singles));
+            rmean, 1e3 / *kip_rate, 1e3 / *sql_rate);
   }
   sqlite3_finalize(up);
   sqlite3_finalize(find);
   sqlite3_finalize(link);
   sqlite3_finalize(mark);
-  *kip_rate = 1e3 / median(ks, singles);
-  *sql_rate = 1e3 / median(rs, singles);
   free(ks);
   free(rs);
 }
