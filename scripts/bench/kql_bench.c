@@ -170,9 +170,11 @@ static int kip_run(kip_nexus *nx, const char *command, double *ms) {
   return ok;
 }
 
-/* KIP_BENCH_TRACE=1: the SQL statements of the import path and of the single writes by total time
-** (SQLite's profile callback; nested statements — FTS5's own — are counted
-** both on their own and inside the statement that ran them) */
+/* KIP_BENCH_TRACE=1: the SQL statements of the import path and of the single writes by total time,
+** from a statement's first step to its reset, timed with the bench's own
+** clock (the profile callback's time comes from the VFS clock, which has
+** millisecond resolution on unix); nested statements — FTS5's own — are
+** counted both on their own and inside the statement that ran them */
 typedef struct statement_time {
   char *sql;
   double ns;
@@ -181,9 +183,25 @@ typedef struct statement_time {
 static statement_time traced[256];
 static int ntraced;
 
-static int trace_statement(unsigned type, void *ctx, void *stmt, void *ns) {
-  (void)type;
+typedef struct running_statement {
+  void *stmt;
+  double start_ms;
+} running_statement;
+static running_statement running[64]; /* statements between their first step and their reset */
+static int nrunning;
+
+static int trace_statement(unsigned type, void *ctx, void *stmt, void *arg) {
   (void)ctx;
+  (void)arg;
+  int r = nrunning - 1;
+  while (r >= 0 && running[r].stmt != stmt) r--;
+  if (type == SQLITE_TRACE_STMT) { /* also at the start of each trigger program: keep the first */
+    if (r < 0 && nrunning < 64) running[nrunning++] = (running_statement){stmt, now_ms()};
+    return 0;
+  }
+  if (r < 0) return 0;
+  double ms = now_ms() - running[r].start_ms;
+  running[r] = running[--nrunning];
   const char *sql = sqlite3_sql((sqlite3_stmt *)stmt);
   if (!sql) sql = "(a statement without text)";
   int i = 0;
@@ -194,9 +212,14 @@ static int trace_statement(unsigned type, void *ctx, void *stmt, void *ns) {
     traced[ntraced].ns = 0;
     traced[ntraced++].runs = 0;
   }
-  traced[i].ns += (double)*(sqlite3_int64 *)ns;
+  traced[i].ns += ms * 1e6;
   traced[i].runs++;
   return 0;
+}
+
+static void trace_statements(sqlite3 *db) {
+  nrunning = 0;
+  sqlite3_trace_v2(db, SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE, trace_statement, NULL);
 }
 
 static int by_time(const void *a, const void *b) {
@@ -501,6 +524,11 @@ static const char *load_labels[NLOADS] = {
 typedef struct results {
   double load_kip[NLOADS], load_sql[NLOADS]; /* rates per second */
   double q_kip[NQUERIES], q_sql[NQUERIES];  /* median ms */
+  /* with --scale: the base size's files stay open for single writes
+  ** alternated between the sizes (alternate_sizes) */
+  kip_nexus *nx, *rx;
+  char kpath[512], rpath[512];
+  int64_t projects;
 } results;
 
 /* many items in one command: one UPSERT of `n` tasks each with a part_of
@@ -598,12 +626,18 @@ static void settle_os_cache(sqlite3 *db, int warm) {
   close(fd);
 }
 
-/* single-command upserts: one concept (and optionally one link) per request/transaction */
-/* round: 0 a concept, 1 a concept and a link, 2 a concept again, 3 a
-** concept and a link with both files in the kernel's cache (new names in
-** each round) */
-static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int round, double *kip_rate, double *sql_rate) {
-  int with_link = round == 1 || round == 3;
+/* single-command upserts: one concept (and optionally one link to one of
+** `projects` projects) per request/transaction; the tag names the round's
+** concepts (new names in each round) */
+typedef enum single_kind {
+  ONE_CONCEPT,   /* a concept */
+  LINK_UNCACHED, /* a concept and a link, both files dropped from the kernel's cache */
+  LINK_CACHED    /* a concept and a link, both files read whole into it */
+} single_kind;
+
+static void single_upserts(kip_nexus *nx, sqlite3 *rdb, single_kind kind, int tag, int64_t projects,
+                           double *kip_rate, double *sql_rate) {
+  int with_link = kind != ONE_CONCEPT, round = tag;
   int singles = 500;
   double *ks = malloc(sizeof(double) * (size_t)singles), *rs = malloc(sizeof(double) * (size_t)singles);
   sqlite3_stmt *up, *find, *link, *mark = raw_marker(rdb);
@@ -619,15 +653,15 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, int round, double *kip_r
                      "VALUES(?1, 'part_of', ?2, '{}', '{\"source\":\"bench\"}', 1, strftime('%Y-%m-%dT%H:%M:%fZ'))",
                      -1, &link, NULL);
   char cmd[512], name[64], pname[64];
-  settle_os_cache(kip_store_db(nx), round == 3);
-  settle_os_cache(rdb, round == 3);
+  settle_os_cache(kip_store_db(nx), kind == LINK_CACHED);
+  settle_os_cache(rdb, kind == LINK_CACHED);
   int kmiss0 = 0, rmiss0 = 0, hi, kmiss1, rmiss1;
   sqlite3_db_status(kip_store_db(nx), SQLITE_DBSTATUS_CACHE_MISS, &kmiss0, &hi, 0);
   sqlite3_db_status(rdb, SQLITE_DBSTATUS_CACHE_MISS, &rmiss0, &hi, 0);
-  if (getenv("KIP_BENCH_TRACE")) sqlite3_trace_v2(kip_store_db(nx), SQLITE_TRACE_PROFILE, trace_statement, NULL);
+  if (getenv("KIP_BENCH_TRACE")) trace_statements(kip_store_db(nx));
   for (int i = 0; i < singles; i++) {
     snprintf(name, sizeof name, "Single-%d-%d", round, i);
-    snprintf(pname, sizeof pname, "Project-%lld", (long long)(i % types[PROJECT].count));
+    snprintf(pname, sizeof pname, "Project-%lld", (long long)(i % projects));
     if (with_link)
       snprintf(cmd, sizeof cmd,
                "UPSERT { CONCEPT ?t { {type: \"Task\", name: \"%s\"} SET ATTRIBUTES { rank: %d, status: \"new\" } "
@@ -699,10 +733,20 @@ static void remove_db(const char *path, int with_file) {
 }
 
 /* load and measure one graph size */
-static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir, int keep, results *R) {
-  char kpath[512], rpath[512];
-  snprintf(kpath, sizeof kpath, "%s/kip-bench-%d-%lld.db", dir, (int)getpid(), (long long)nconcepts);
-  snprintf(rpath, sizeof rpath, "%s/kip-bench-raw-%d-%lld.db", dir, (int)getpid(), (long long)nconcepts);
+static void close_size(results *R, int keep) {
+  kip_close(R->nx);
+  kip_close(R->rx);
+  R->nx = R->rx = NULL;
+  if (keep) fprintf(stderr, "kept: %s\n", R->kpath);
+  remove_db(R->kpath, !keep);
+  remove_db(R->rpath, 1);
+}
+
+/* hold: leave both files open in R (the caller closes them, close_size) */
+static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir, int keep, int hold, results *R) {
+  char *kpath = R->kpath, *rpath = R->rpath;
+  snprintf(kpath, sizeof R->kpath, "%s/kip-bench-%d-%lld.db", dir, (int)getpid(), (long long)nconcepts);
+  snprintf(rpath, sizeof R->rpath, "%s/kip-bench-raw-%d-%lld.db", dir, (int)getpid(), (long long)nconcepts);
   int64_t ngen;
   edge *L = generate(nconcepts, nlinks, &ngen);
   fprintf(stderr, "graph: %lld concepts, %lld propositions (generated, seed fixed): loading...\n", (long long)nconcepts,
@@ -727,7 +771,7 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     memset(&defer, 0, sizeof defer);
     defer.defer_index = 1;
     defer.max_command_bytes = 64 << 20;
-    if (getenv("KIP_BENCH_TRACE")) sqlite3_trace_v2(kip_store_db(bx), SQLITE_TRACE_PROFILE, trace_statement, NULL);
+    if (getenv("KIP_BENCH_TRACE")) trace_statements(kip_store_db(bx));
     double t0 = now_ms();
     load_options = &defer;
     int ok = kip_load(bx, nconcepts, L, ngen, IMPORT_BATCH);
@@ -764,9 +808,10 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   ** checkpointed away, out of the kernel's cache or (the last round of
   ** links) wholly in it (settle_os_cache) */
   fprintf(stderr, "single upserts...\n");
-  single_upserts(nx, rdb, 0, &R->load_kip[1], &R->load_sql[1]);
-  single_upserts(nx, rdb, 1, &R->load_kip[2], &R->load_sql[2]);
-  single_upserts(nx, rdb, 3, &R->load_kip[6], &R->load_sql[6]);
+  int64_t projects = R->projects = types[PROJECT].count;
+  single_upserts(nx, rdb, ONE_CONCEPT, 0, projects, &R->load_kip[1], &R->load_sql[1]);
+  single_upserts(nx, rdb, LINK_UNCACHED, 1, projects, &R->load_kip[2], &R->load_sql[2]);
+  single_upserts(nx, rdb, LINK_CACHED, 3, projects, &R->load_kip[6], &R->load_sql[6]);
   double kr[3], sr[3];
   for (int r = 0; r < 3; r++) many_items(nx, rdb, 1000, r, &kr[r], &sr[r]);
   R->load_kip[3] = median(kr, 3);
@@ -777,7 +822,7 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   if (kip_merge_index(nx, &merr)) fprintf(stderr, "merge_index: %s\n", merr.message);
   raw_exec(rdb, "INSERT INTO search_word(search_word) VALUES('optimize');"
                 "INSERT INTO search_trigram(search_trigram) VALUES('optimize')");
-  single_upserts(nx, rdb, 2, &R->load_kip[5], &R->load_sql[5]);
+  single_upserts(nx, rdb, ONE_CONCEPT, 2, projects, &R->load_kip[5], &R->load_sql[5]);
 
   fprintf(stderr, "queries...\n");
   sqlite3 *db = kip_store_db(nx);
@@ -808,12 +853,46 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   free(kt);
   free(st);
   free(L);
-  kip_close(nx);
-  kip_close(rx);
-  if (keep) fprintf(stderr, "kept: %s\n", kpath);
-  remove_db(kpath, !keep);
-  remove_db(rpath, 1);
+  R->nx = nx;
+  R->rx = rx;
+  if (!hold) close_size(R, keep);
   return 1;
+}
+
+/* --scale: the three kinds of single writes once more, alternated between
+** the two sizes (both sizes' files open side by side): run one after the
+** other, the sizes are measured many minutes apart, and on a shared
+** machine that drift is as large as the growth being measured. A first
+** pass warms both sides' caches and is not counted; the figure is the
+** median of ALTERNATIONS rounds' medians. */
+#define ALTERNATIONS 5
+static void alternate_sizes(results *A, results *B) {
+  static const single_kind kinds[3] = {ONE_CONCEPT, LINK_UNCACHED, LINK_CACHED};
+  static const char *labels[3] = {"single-command UPSERT (1 tx each)", "concept + link, file not cached",
+                                  "concept + link, file in OS cache"};
+  double rate[2][3][2][ALTERNATIONS]; /* size, kind, KIP / SQL, round */
+  fprintf(stderr, "single writes, the two sizes alternated...\n");
+  for (int r = -1; r < ALTERNATIONS; r++)
+    for (int z = 0; z < 2; z++) {
+      results *R = z ? B : A;
+      for (int k = 0; k < 3; k++) {
+        double kr, sr;
+        single_upserts(R->nx, kip_store_db(R->rx), kinds[k], 100 + 10 * (r + 1) + k, R->projects, &kr, &sr);
+        if (r < 0) continue;
+        rate[z][k][0][r] = kr;
+        rate[z][k][1][r] = sr;
+      }
+    }
+  printf("\nsingle writes, the sizes alternated (median of %d rounds of 500)\n", ALTERNATIONS);
+  printf("%-36s %10s %10s %6s | %10s %10s %6s | %8s %8s\n", "load (rate)", "KIP", "SQL", "ratio", "KIP x", "SQL x",
+         "ratio", "grow KIP", "grow SQL");
+  for (int k = 0; k < 3; k++) {
+    double m[2][2];
+    for (int z = 0; z < 2; z++)
+      for (int side = 0; side < 2; side++) m[z][side] = median(rate[z][k][side], ALTERNATIONS);
+    printf("%-36s %8.0f/s %8.0f/s %6.2f | %8.0f/s %8.0f/s %6.2f | %8.2f %8.2f\n", labels[k], m[0][0], m[0][1],
+           m[0][1] / m[0][0], m[1][0], m[1][1], m[1][1] / m[1][0], m[0][0] / m[1][0], m[0][1] / m[1][1]);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -831,7 +910,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--import-only")) import_only = 1;
     else {
       printf("usage: bench_kql [--concepts N] [--links M] [--scale K] [--runs R] [--dir TMPDIR] [--keep] [--import-only]\n"
-             "  --scale K  also run at K times the size and print the growth between the sizes\n"
+             "  --scale K  also run at K times the size and print the growth between the sizes; single\n"
+             "             writes are then measured once more with the two sizes alternated\n"
              "  --keep     keep the KIP-loaded database files and print their paths\n"
              "  --import-only  time only the import path (stderr), e.g. to profile it; with --keep\n"
              "                 its file is kept\n"
@@ -843,16 +923,16 @@ int main(int argc, char **argv) {
   }
   if (runs < 3) runs = 3;
   results A, B;
-  if (!run_size(nconcepts, nlinks, runs, dir, keep, &A)) return 1;
+  int two = scale > 1 && !import_only;
+  if (!run_size(nconcepts, nlinks, runs, dir, keep, two, &A)) return 1;
   if (import_only) {
     fprintf(stderr, "import path: %.0f elements/s\n", A.load_kip[4]);
     return 0;
   }
-  int two = scale > 1;
   if (two) {
     for (int t = 0; t < NTYPES; t++) types[t].count = types[t].first = 0;
     rng = 0x9E3779B97F4A7C15ULL;
-    if (!run_size(nconcepts * scale, nlinks * scale, runs, dir, keep, &B)) return 1;
+    if (!run_size(nconcepts * scale, nlinks * scale, runs, dir, keep, 1, &B)) return 1;
   }
   printf("graph: %lld concepts, %lld propositions", (long long)nconcepts, (long long)nlinks);
   if (two) printf("; and x%d: %lld / %lld", scale, (long long)(nconcepts * scale), (long long)(nlinks * scale));
@@ -875,6 +955,11 @@ int main(int argc, char **argv) {
       printf(" | %10.3f %10.3f %6.2f | %8.2f %8.2f", B.q_kip[q], B.q_sql[q], B.q_kip[q] / B.q_sql[q],
              B.q_kip[q] / A.q_kip[q], B.q_sql[q] / A.q_sql[q]);
     printf("\n");
+  }
+  if (two) {
+    alternate_sizes(&A, &B);
+    close_size(&A, keep);
+    close_size(&B, keep);
   }
   printf("\nratio = KIP time / SQL time (for rates: SQL rate / KIP rate): below 1, KIP is faster.\n");
   if (two) printf("grow = time (or 1/rate) at x%d divided by the base size's.\n", scale);
