@@ -637,7 +637,7 @@ typedef enum single_kind {
 
 static void single_upserts(kip_nexus *nx, sqlite3 *rdb, single_kind kind, int tag, int64_t projects,
                            double *kip_rate, double *sql_rate) {
-  int with_link = kind != ONE_CONCEPT, round = tag;
+  int with_link = kind != ONE_CONCEPT;
   int singles = 500;
   double *ks = malloc(sizeof(double) * (size_t)singles), *rs = malloc(sizeof(double) * (size_t)singles);
   sqlite3_stmt *up, *find, *link, *mark = raw_marker(rdb);
@@ -660,7 +660,7 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, single_kind kind, int ta
   sqlite3_db_status(rdb, SQLITE_DBSTATUS_CACHE_MISS, &rmiss0, &hi, 0);
   if (getenv("KIP_BENCH_TRACE")) trace_statements(kip_store_db(nx));
   for (int i = 0; i < singles; i++) {
-    snprintf(name, sizeof name, "Single-%d-%d", round, i);
+    snprintf(name, sizeof name, "Single-%d-%d", tag, i);
     snprintf(pname, sizeof pname, "Project-%lld", (long long)(i % projects));
     if (with_link)
       snprintf(cmd, sizeof cmd,
@@ -698,7 +698,7 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, single_kind kind, int ta
   if (getenv("KIP_BENCH_TRACE")) {
     sqlite3_trace_v2(kip_store_db(nx), 0, NULL, NULL);
     char what[64];
-    snprintf(what, sizeof what, "single upserts round %d", round);
+    snprintf(what, sizeof what, "single upserts round %d", tag);
     print_traced(what);
   }
   sqlite3_db_status(kip_store_db(nx), SQLITE_DBSTATUS_CACHE_MISS, &kmiss1, &hi, 0);
@@ -711,7 +711,7 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, single_kind kind, int ta
     fprintf(stderr,
             "single upserts round %d: page-cache misses per write %.1f (SQL %.1f); the OS caches %lld MiB of files; "
             "mean %.3f ms (SQL %.3f) against the median's %.3f (SQL %.3f)\n",
-            round, (double)(kmiss1 - kmiss0) / singles, (double)(rmiss1 - rmiss0) / singles, os_cached_mib(), kmean,
+            tag, (double)(kmiss1 - kmiss0) / singles, (double)(rmiss1 - rmiss0) / singles, os_cached_mib(), kmean,
             rmean, 1e3 / *kip_rate, 1e3 / *sql_rate);
   }
   sqlite3_finalize(up);
@@ -732,7 +732,7 @@ static void remove_db(const char *path, int with_file) {
   if (with_file) unlink(path);
 }
 
-/* load and measure one graph size */
+/* close a size's two files (run_size with hold) and remove them */
 static void close_size(results *R, int keep) {
   kip_close(R->nx);
   kip_close(R->rx);
@@ -742,7 +742,8 @@ static void close_size(results *R, int keep) {
   remove_db(R->rpath, 1);
 }
 
-/* hold: leave both files open in R (the caller closes them, close_size) */
+/* load and measure one graph size; hold: leave both files open in R (the
+** caller closes them, close_size) */
 static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir, int keep, int hold, results *R) {
   char *kpath = R->kpath, *rpath = R->rpath;
   snprintf(kpath, sizeof R->kpath, "%s/kip-bench-%d-%lld.db", dir, (int)getpid(), (long long)nconcepts);
