@@ -66,6 +66,14 @@ if(PYTHON3_FOR_E2E)
   add_test(NAME e2e_import COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_import.sh ${CMAKE_BINARY_DIR})
 endif()
 
+# the benchmark the performance figures come from (scripts/bench/kql,
+# docs/performance.md) on a tiny graph at two sizes: it must load, measure and
+# print every table, the sizes alternated last (timings are not checked)
+add_test(NAME bench_kql_smoke COMMAND bench_kql --concepts 2000 --links 10000 --scale 2 --runs 3 --singles 40
+         --dir ${CMAKE_BINARY_DIR})
+set_tests_properties(bench_kql_smoke PROPERTIES PASS_REGULAR_EXPRESSION "single writes, the sizes alternated"
+                     FAIL_REGULAR_EXPRESSION "SQL error|KIP error|raw insert:|raw link:|merge_index:|open:")
+
 # nginx/OpenResty endpoints (LuaJIT kip.core; not in a sanitizer tree, whose
 # instrumented module cannot load into a plain nginx)
 if(LUAJIT_FOUND AND NOT KIP_SANITIZE)

@@ -145,6 +145,7 @@ static char *request(const char *command) {
 /* run one request envelope; *ms (when not NULL) gets the engine's time only */
 static kip_call_options *load_options; /* bulk loads may defer the search index */
 static int import_only;                 /* --import-only */
+static int singles = 500;               /* --singles: writes per round of single writes */
 
 /* 1 when the response is not an error (reported on stderr); frees it */
 static int response_ok(char *res, const char *what) {
@@ -528,7 +529,7 @@ typedef struct results {
   ** alternated between the sizes (alternate_sizes) */
   kip_nexus *nx, *rx;
   char kpath[512], rpath[512];
-  int64_t projects;
+  int64_t projects, linked; /* links made by alternated rounds */
 } results;
 
 /* many items in one command: one UPSERT of `n` tasks each with a part_of
@@ -626,19 +627,22 @@ static void settle_os_cache(sqlite3 *db, int warm) {
   close(fd);
 }
 
-/* single-command upserts: one concept (and optionally one link to one of
-** `projects` projects) per request/transaction; the tag names the round's
-** concepts (new names in each round) */
+/* single-command upserts: one concept (and optionally one link) per
+** request/transaction; the tag names the round's concepts (new names in
+** each round). Write i links to project (first + i * stride) mod projects. */
 typedef enum single_kind {
   ONE_CONCEPT,   /* a concept */
   LINK_UNCACHED, /* a concept and a link, both files dropped from the kernel's cache */
   LINK_CACHED    /* a concept and a link, both files read whole into it */
 } single_kind;
 
-static void single_upserts(kip_nexus *nx, sqlite3 *rdb, single_kind kind, int tag, int64_t projects,
+typedef struct link_targets {
+  int64_t projects, first, stride;
+} link_targets;
+
+static void single_upserts(kip_nexus *nx, sqlite3 *rdb, single_kind kind, int tag, link_targets to,
                            double *kip_rate, double *sql_rate) {
   int with_link = kind != ONE_CONCEPT;
-  int singles = 500;
   double *ks = malloc(sizeof(double) * (size_t)singles), *rs = malloc(sizeof(double) * (size_t)singles);
   sqlite3_stmt *up, *find, *link, *mark = raw_marker(rdb);
   sqlite3_prepare_v2(rdb,
@@ -661,7 +665,7 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, single_kind kind, int ta
   if (getenv("KIP_BENCH_TRACE")) trace_statements(kip_store_db(nx));
   for (int i = 0; i < singles; i++) {
     snprintf(name, sizeof name, "Single-%d-%d", tag, i);
-    snprintf(pname, sizeof pname, "Project-%lld", (long long)(i % projects));
+    snprintf(pname, sizeof pname, "Project-%lld", (long long)((to.first + i * to.stride) % to.projects));
     if (with_link)
       snprintf(cmd, sizeof cmd,
                "UPSERT { CONCEPT ?t { {type: \"Task\", name: \"%s\"} SET ATTRIBUTES { rank: %d, status: \"new\" } "
@@ -809,10 +813,11 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   ** checkpointed away, out of the kernel's cache or (the last round of
   ** links) wholly in it (settle_os_cache) */
   fprintf(stderr, "single upserts...\n");
-  int64_t projects = R->projects = types[PROJECT].count;
-  single_upserts(nx, rdb, ONE_CONCEPT, 0, projects, &R->load_kip[1], &R->load_sql[1]);
-  single_upserts(nx, rdb, LINK_UNCACHED, 1, projects, &R->load_kip[2], &R->load_sql[2]);
-  single_upserts(nx, rdb, LINK_CACHED, 3, projects, &R->load_kip[6], &R->load_sql[6]);
+  /* the links go to the first projects (hubs among them), the same in each round */
+  link_targets first = {R->projects = types[PROJECT].count, 0, 1};
+  single_upserts(nx, rdb, ONE_CONCEPT, 0, first, &R->load_kip[1], &R->load_sql[1]);
+  single_upserts(nx, rdb, LINK_UNCACHED, 1, first, &R->load_kip[2], &R->load_sql[2]);
+  single_upserts(nx, rdb, LINK_CACHED, 3, first, &R->load_kip[6], &R->load_sql[6]);
   double kr[3], sr[3];
   for (int r = 0; r < 3; r++) many_items(nx, rdb, 1000, r, &kr[r], &sr[r]);
   R->load_kip[3] = median(kr, 3);
@@ -823,7 +828,7 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   if (kip_merge_index(nx, &merr)) fprintf(stderr, "merge_index: %s\n", merr.message);
   raw_exec(rdb, "INSERT INTO search_word(search_word) VALUES('optimize');"
                 "INSERT INTO search_trigram(search_trigram) VALUES('optimize')");
-  single_upserts(nx, rdb, ONE_CONCEPT, 2, projects, &R->load_kip[5], &R->load_sql[5]);
+  single_upserts(nx, rdb, ONE_CONCEPT, 2, first, &R->load_kip[5], &R->load_sql[5]);
 
   fprintf(stderr, "queries...\n");
   sqlite3 *db = kip_store_db(nx);
@@ -865,7 +870,11 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
 ** other, the sizes are measured many minutes apart, and on a shared
 ** machine that drift is as large as the growth being measured. A first
 ** pass warms both sides' caches and is not counted; the figure is the
-** median of ALTERNATIONS rounds' medians. */
+** median of ALTERNATIONS rounds' medians. Each round links to projects no
+** round of its size linked to before (while there are any), spread over
+** all of them: a round that found its targets in SQLite's page cache
+** would not measure reads of the file. */
+#define SPREAD 7919 /* a prime: i * SPREAD mod projects visits every project */
 #define ALTERNATIONS 5
 static void alternate_sizes(results *A, results *B) {
   static const single_kind kinds[3] = {ONE_CONCEPT, LINK_UNCACHED, LINK_CACHED};
@@ -878,13 +887,15 @@ static void alternate_sizes(results *A, results *B) {
       results *R = z ? B : A;
       for (int k = 0; k < 3; k++) {
         double kr, sr;
-        single_upserts(R->nx, kip_store_db(R->rx), kinds[k], 100 + 10 * (r + 1) + k, R->projects, &kr, &sr);
+        link_targets to = {R->projects, R->linked * SPREAD % R->projects, SPREAD};
+        if (kinds[k] != ONE_CONCEPT) R->linked += singles;
+        single_upserts(R->nx, kip_store_db(R->rx), kinds[k], 100 + 10 * (r + 1) + k, to, &kr, &sr);
         if (r < 0) continue;
         rate[z][k][0][r] = kr;
         rate[z][k][1][r] = sr;
       }
     }
-  printf("\nsingle writes, the sizes alternated (median of %d rounds of 500)\n", ALTERNATIONS);
+  printf("\nsingle writes, the sizes alternated (median of %d rounds of %d)\n", ALTERNATIONS, singles);
   printf("%-36s %10s %10s %6s | %10s %10s %6s | %8s %8s\n", "load (rate)", "KIP", "SQL", "ratio", "KIP x", "SQL x",
          "ratio", "grow KIP", "grow SQL");
   for (int k = 0; k < 3; k++) {
@@ -909,8 +920,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
     else if (!strcmp(argv[i], "--keep")) keep = 1;
     else if (!strcmp(argv[i], "--import-only")) import_only = 1;
+    else if (!strcmp(argv[i], "--singles") && i + 1 < argc && atoi(argv[i + 1]) > 0) singles = atoi(argv[++i]);
     else {
-      printf("usage: bench_kql [--concepts N] [--links M] [--scale K] [--runs R] [--dir TMPDIR] [--keep] [--import-only]\n"
+      printf("usage: bench_kql [--concepts N] [--links M] [--scale K] [--runs R] [--singles S] [--dir TMPDIR] [--keep]\n"
+             "                 [--import-only]\n"
+             "  --runs R     samples per query median (default 21)\n"
+             "  --singles S  writes per round of single writes (default 500)\n"
              "  --scale K  also run at K times the size and print the growth between the sizes; single\n"
              "             writes are then measured once more with the two sizes alternated\n"
              "  --keep     keep the KIP-loaded database files and print their paths\n"
@@ -923,7 +938,7 @@ int main(int argc, char **argv) {
     }
   }
   if (runs < 3) runs = 3;
-  results A, B;
+  results A = {0}, B = {0};
   int two = scale > 1 && !import_only;
   if (!run_size(nconcepts, nlinks, runs, dir, keep, two, &A)) return 1;
   if (import_only) {
