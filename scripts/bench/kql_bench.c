@@ -869,8 +869,10 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
 ** the two sizes (both sizes' files open side by side): run one after the
 ** other, the sizes are measured many minutes apart, and on a shared
 ** machine that drift is as large as the growth being measured. A first
-** pass warms both sides' caches and is not counted; the figure is the
-** median of ALTERNATIONS rounds' medians. Each round links to projects no
+** pass warms both sides' caches and is not counted; a rate is the median
+** of ALTERNATIONS rounds' medians, a growth the median of the ALTERNATIONS
+** ratios of a round at the larger size to the round at the base size before it
+** (pairs a few seconds apart: what drifts between passes cancels). Each round links to projects no
 ** round of its size linked to before (while there are any), spread over
 ** all of them: a round that found its targets in SQLite's page cache
 ** would not measure reads of the file. */
@@ -899,12 +901,16 @@ static void alternate_sizes(results *A, results *B) {
   printf("%-36s %10s %10s %6s | %10s %10s %6s | %8s %8s\n", "load (rate)", "KIP", "SQL", "ratio", "KIP x", "SQL x",
          "ratio", "grow KIP", "grow SQL");
   for (int k = 0; k < 3; k++) {
-    double m[2][2];
-    for (int z = 0; z < 2; z++)
-      for (int side = 0; side < 2; side++) m[z][side] = median(rate[z][k][side], ALTERNATIONS);
+    double m[2][2], grow[2], pair[ALTERNATIONS];
+    for (int side = 0; side < 2; side++) {
+      for (int r = 0; r < ALTERNATIONS; r++) pair[r] = rate[0][k][side][r] / rate[1][k][side][r];
+      grow[side] = median(pair, ALTERNATIONS);
+      for (int z = 0; z < 2; z++) m[z][side] = median(rate[z][k][side], ALTERNATIONS); /* sorts: after the pairs */
+    }
     printf("%-36s %8.0f/s %8.0f/s %6.2f | %8.0f/s %8.0f/s %6.2f | %8.2f %8.2f\n", labels[k], m[0][0], m[0][1],
-           m[0][1] / m[0][0], m[1][0], m[1][1], m[1][1] / m[1][0], m[0][0] / m[1][0], m[0][1] / m[1][1]);
+           m[0][1] / m[0][0], m[1][0], m[1][1], m[1][1] / m[1][0], grow[0], grow[1]);
   }
+  printf("(a rate: the median of the rounds' medians; grow: the median of the ratios of a round at the larger size to the round at the base size before it)\n");
 }
 
 int main(int argc, char **argv) {
