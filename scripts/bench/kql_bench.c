@@ -910,7 +910,8 @@ static void alternate_sizes(results *A, results *B) {
     printf("%-36s %8.0f/s %8.0f/s %6.2f | %8.0f/s %8.0f/s %6.2f | %8.2f %8.2f\n", labels[k], m[0][0], m[0][1],
            m[0][1] / m[0][0], m[1][0], m[1][1], m[1][1] / m[1][0], grow[0], grow[1]);
   }
-  printf("(a rate: the median of the rounds' medians; grow: the median of the ratios of a round at the larger size to the round at the base size before it)\n");
+  printf("(a rate: the median of the rounds' medians; grow: the median of the ratios of a round at the\n"
+         " larger size to the round at the base size before it)\n");
 }
 
 int main(int argc, char **argv) {
