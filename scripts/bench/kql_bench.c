@@ -871,11 +871,12 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
 ** machine that drift is as large as the growth being measured. A first
 ** pass warms both sides' caches and is not counted; a rate is the median
 ** of ALTERNATIONS rounds' medians, a growth the median of the ALTERNATIONS
-** ratios of a round at the larger size to the round at the base size before it
-** (pairs a few seconds apart: what drifts between passes cancels). Each round links to projects no
-** round of its size linked to before (while there are any), spread over
-** all of them: a round that found its targets in SQLite's page cache
-** would not measure reads of the file. */
+** ratios of a round at the larger size to the round at the base size
+** before it (pairs a few seconds apart: what drifts between passes
+** cancels). Each round links to projects no round of its size linked to
+** before (while there are any), spread over all of them: a round that
+** found its targets in SQLite's page cache would not measure reads of the
+** file. */
 #define SPREAD 7919 /* a prime: i * SPREAD mod projects visits every project */
 #define ALTERNATIONS 5
 static void alternate_sizes(results *A, results *B) {
@@ -933,14 +934,15 @@ int main(int argc, char **argv) {
              "                 [--import-only]\n"
              "  --runs R     samples per query median (default 21)\n"
              "  --singles S  writes per round of single writes (default 500)\n"
-             "  --scale K  also run at K times the size and print the growth between the sizes; single\n"
-             "             writes are then measured once more with the two sizes alternated\n"
-             "  --keep     keep the KIP-loaded database files and print their paths\n"
+             "  --scale K    also run at K times the size and print the growth between the sizes;\n"
+             "               single writes are then measured once more with the two sizes alternated\n"
+             "  --keep       keep the KIP-loaded database files and print their paths\n"
              "  --import-only  time only the import path (stderr), e.g. to profile it; with --keep\n"
              "                 its file is kept\n"
              "environment: KIP_BENCH_SPLIT=1 prints where loads spend their time (writing / indexing,\n"
-             "  page-cache misses and mean time of single writes, and how much the OS caches); KIP_BENCH_TRACE=1 the SQL statements of the import\n"
-             "  path and of each round of single writes by total time (the tracing itself slows them)\n");
+             "  page-cache misses and mean time of single writes, and how much the OS caches);\n"
+             "  KIP_BENCH_TRACE=1 the SQL statements of the import path and of each round of single\n"
+             "  writes by total time (the tracing itself slows them)\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
