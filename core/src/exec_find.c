@@ -301,9 +301,9 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
           kip_buf_adds(&outer_sel, ", ");
           agg_call(&outer_sel, &F, f->proj[found], found);
           kip_buf_printf(&outer_sel, " AS ok%d", i);
-        }
-        else
+        } else {
           kip_buf_printf(&outer_sel, ", p%d_0 AS ok%d", found, i);
+        }
       } else if (e->kind == E_AGG) {
         rc = kip_err_at(C->err, KIP_E_SYNTAX, e->pos.line, e->pos.col, NULL,
                         "ORDER BY an aggregate requires the same aggregate in FIND");

@@ -814,7 +814,8 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   ** links) wholly in it (settle_os_cache) */
   fprintf(stderr, "single upserts...\n");
   /* the links go to the first projects (hubs among them), the same in each round */
-  link_targets first = {R->projects = types[PROJECT].count, 0, 1};
+  R->projects = types[PROJECT].count;
+  link_targets first = {R->projects, 0, 1};
   single_upserts(nx, rdb, ONE_CONCEPT, 0, first, &R->load_kip[1], &R->load_sql[1]);
   single_upserts(nx, rdb, LINK_UNCACHED, 1, first, &R->load_kip[2], &R->load_sql[2]);
   single_upserts(nx, rdb, LINK_CACHED, 3, first, &R->load_kip[6], &R->load_sql[6]);
