@@ -1,50 +1,39 @@
 -- arg.lua — the Policy Manager rules of the ARG online loop (seed 003 step 1
--- "Policy Pre-Check", §1 "the online loop MUST remain read-only with
--- respect to the active ontology", §4.1 "append-only"; docs/arg.md
--- "Governance"). Part of every governed nexus, like the mind policies.
+-- "Policy Pre-Check", §1.1 "post-check before emitting the response and
+-- before any write", step 8 "re-check action authorization", §0.1 "access
+-- scope"; docs/arg.md "Governance"). Part of every governed nexus, and
+-- always run by the ARG loop, with or without other policies.
 --
--- For an ARG request (req.kind == "ARG": req.prompt, req.context, req.domain)
--- it decides, before any routing:
---   BLOCK               the request tries to override instructions or claims
---                       another role; asks for credentials or secrets; asks
---                       to bypass or silence a security control; asks for
---                       data of, or to act on, another person or workspace
---                       without authority over it;
---   ALLOW_WITH_REFOCUS  the request names nothing of the domain (req.domain:
---                       content words, none known to the pinned ontology);
---   RESTRICT            always otherwise: constraints.forbidden_audiences
---                       hides what the caller's role may not see.
--- For KML it keeps the ontology read-only: Arg* types and their predicates
--- are write-protected unless the caller holds the `arg_publisher` role (the
--- offline loop's, set by the host for `kip arg init` / publish) or is the
--- operator (kip import / restore); episodes, published versions and offline
--- runs are append-only for everyone; offline candidates are the publisher's.
-local ONTOLOGY = { "ArgCluster", "ArgLabel", "ArgNode", "ArgAction", "ExternalSource", "in_cluster", "parent_label",
-  "incompatible_with", "has_label", "next_step", "requires", "explains", "related_to", "redirects_to" }
-local APPEND_ONLY = { "ArgEpisode", "ArgVersion", "ArgOfflineRun" }
-local OFFLINE = { "ArgCandidate" } -- the offline loop's staging: the publisher's alone
+-- Nothing here names a product, a role, an audience or a tenant noun: the
+-- ontology's access profile (req.profile) and the authenticated caller
+-- (req.caller: role, tenant, user, authority, audiences — from the host,
+-- never from the request body) carry them.
+--
+-- pre_check, for an ARG request (req.kind == "ARG"), before any routing:
+--   BLOCK               the body claims a role, tenant or user other than the
+--                       authenticated caller's (req.claims); the request
+--                       tries to override instructions (also hidden in markup
+--                       or role-play) or claims another role in words; asks
+--                       for credentials or secrets; asks to bypass or silence
+--                       a security control; names people or tenants the
+--                       caller has no authority over (req.entities, resolved
+--                       by the engine), or another person's things;
+--   ALLOW_WITH_REFOCUS  the request names nothing of the domain;
+--   RESTRICT            otherwise: forbidden_audiences = the profile's
+--                       audiences the caller's role may not see.
+-- arg_post_check, for an ARG decision (req.stage == "decision" | "executed"):
+--   every bundle unit visible to the caller (own and labels' audiences), no
+--   secret in a unit's text (the unit is dropped), every action parameter
+--   that names a tenant or a person within the caller's authority
+--   (decision.action.bindings) — else BLOCK.
+-- pre_check, for a KIP request: governed reads — ARG elements a caller's
+-- roles may not see are outside its scope (the visibility stamps a publish
+-- writes, kip.arg.ontology.stamps), for FIND, SEARCH, DESCRIBE and EXPORT.
+-- Writes of ARG data are the core's business (guards, kip.arg.guards).
 
 -- a request most of whose content words the ontology has never used is
 -- about something else (general knowledge, other products, small talk)
 local OFF_DOMAIN_SHARE = 0.6
-
-local STAFF = { support_agent = true, billing_admin = true, security_officer = true }
-local AUDIENCES = {
-  public = { customer = true, workspace_admin = true, support_agent = true, billing_admin = true, security_officer = true },
-  internal = { support_agent = true, billing_admin = true, security_officer = true },
-  restricted = { security_officer = true },
-}
-local ROLE_WORDS = {
-  ["support agent"] = "support_agent", ["support staff"] = "support_agent", ["agent"] = "support_agent",
-  ["admin"] = "workspace_admin", ["administrator"] = "workspace_admin", ["workspace admin"] = "workspace_admin",
-  ["owner"] = "workspace_admin", ["billing admin"] = "billing_admin", ["finance"] = "billing_admin",
-  ["security officer"] = "security_officer", ["staff"] = "support_agent", ["employee"] = "support_agent",
-}
-
-local function has_role(ctx, role)
-  for _, r in ipairs(ctx.roles or {}) do if r == role then return true end end
-  return false
-end
 
 local function any(text, patterns)
   for _, p in ipairs(patterns) do
@@ -55,15 +44,43 @@ local function any(text, patterns)
 end
 
 -- prompt injection: instructions to drop the rules, fake system or policy
--- text, requests for the hidden configuration
+-- text, requests for the hidden configuration, role-play that sheds them
 local INJECTION = {
   "ignore %a* ?%a* ?previous instructions", "ignore %a* ?%a* ?prior instructions", "ignore %a* ?above",
   "disregard %a* ?%a* ?instructions", "forget %a* ?%a* ?instructions", "disregard %a* ?%a* ?rules",
+  "ignore %a* ?%a* ?rules", "ignore %a* ?%a* ?polic", "override %a* ?%a* ?polic", "override %a* ?%a* ?rules",
   "system prompt", "hidden configuration", "hidden instructions", "your instructions", "developer mode",
   "^%s*system%s*[:%-]", "\n%s*system%s*[:%-]", "system notice", "system message", "%[system%]", "<system>",
   "end of user message", "end of conversation", "new policy%s*:", "policy update%s*:", "admin override",
   "has been elevated", "have been elevated", "been granted %a+ access", "been promoted to",
+  "pretend %a* ?%a* ?you are", "pretend to be", "you are now", "from now on,? you", "act as %a* ?%a* ?with no",
+  "roleplay", "role%-play", "let's play a game", "jailbreak", "do anything now", "without %a* ?restrictions",
 }
+
+-- markup that hides text from a human reader but not from a model
+local HIDDEN = {
+  "<!%-%-(.-)%-%->", "<[^>]-display%s*:%s*none[^>]->(.-)</", "<[^>]-visibility%s*:%s*hidden[^>]->(.-)</",
+  "<[^>]-font%-size%s*:%s*0[^>]->(.-)</", "<[^>]-hidden[^>]->(.-)</", "%[//%]:%s*#%s*%((.-)%)",
+}
+-- words that address the assistant or its rules
+local DIRECTIVE = { "assistant", "ai", "model", "system", "ignore", "instruction", "instructions", "rule", "rules",
+  "policy", "policies", "must", "reveal", "override", "respond", "reply", "answer", "grant", "admin", "execute", "run" }
+
+local function hidden_directive(prompt)
+  local t = prompt:lower()
+  for _, p in ipairs(HIDDEN) do
+    for body in t:gmatch(p) do
+      for w in body:gmatch("%a+") do
+        for _, d in ipairs(DIRECTIVE) do if w == d then return "text hidden in markup addresses the assistant" end end
+      end
+    end
+  end
+  -- zero-width characters interleaved with letters hide words from a reader
+  if prompt:find("\226\128[\139\140\141]") or prompt:find("\226\129\160") or prompt:find("\239\187\191", 2) then
+    return "invisible characters in the request"
+  end
+  return nil
+end
 
 -- credentials and secrets the caller asks to obtain
 local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "login codes?", "verification codes?",
@@ -78,10 +95,10 @@ local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaroun
   "sign in as %a+", "impersonat", "disable %a* ?audit log", "turn off %a* ?audit log", "delete %a* ?audit log",
   "hide %a* ?from %a* ?audit", "switch off %a* ?audit log" }
 
--- another person's things
+-- another person's things (general English: the people around the caller)
 local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee)"
-local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "inbox",
-  "invoices?", "sign%-?ins?", "logins?", "activity", "data", "phone number", "address", "contact" }
+local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email address",
+  "inbox", "invoices?", "sign%-?ins?", "logins?", "activity", "data", "phone number", "address", "contact" }
 
 local function secret_request(t)
   for _, s in ipairs(SECRET) do
@@ -99,75 +116,139 @@ local function secret_request(t)
 end
 
 local function others_things(t)
-  if not t:find(OTHERS) then return nil end
-  for _, th in ipairs(THEIR_THINGS) do
-    local a = t:find(OTHERS .. "'?s?%s+[%w%s'%-]-%f[%w]" .. th .. "%f[%W]")
-    if a then return th end
-    if t:find(th .. "%f[%W][^%.%?!]-of %a* ?" .. OTHERS) then return th end
+  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
+    if t:find(word) then
+      for _, th in ipairs(THEIR_THINGS) do
+        if t:find(word .. "'?s?%s+[%w%s'%-]-%f[%w]" .. th .. "%f[%W]") then return th end
+        if t:find(th .. "%f[%W][^%.%?!]-of %a* ?" .. word) then return th end
+        if t:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") and t:find("which " .. th) then return th end
+      end
+    end
   end
   if t:find("log in as") or t:find("sign in as") then return "their account" end
   return nil
 end
 
--- a claimed role different from the context's
-local function role_claim(t, role)
-  for phrase, r in pairs(ROLE_WORDS) do
-    if (t:find("i'?m %a* ?an? " .. phrase .. "%f[%W]") or t:find("i am %a* ?an? " .. phrase .. "%f[%W]")
-      or t:find("as an? " .. phrase .. ",") or t:find("elevated to " .. phrase)) and r ~= role then
+-- a role claimed in words ("I'm a billing admin") other than the caller's
+local function role_claim(t, req)
+  local role = req.caller.role
+  local staff_words = { "staff", "employee", "administrator", "an admin", "the admin", "superuser", "root" }
+  for phrase, r in pairs(req.profile.role_words) do
+    if r ~= role and (t:find("i'?m %a* ?an? " .. phrase .. "%f[%W]") or t:find("i am %a* ?an? " .. phrase .. "%f[%W]")
+      or t:find("as an? " .. phrase .. ",") or t:find("elevated to " .. phrase) or t:find("speaking as %a* ?" .. phrase)) then
       return phrase
     end
   end
-  return nil
-end
-
-local function domain_of(email) return email and email:match("@(.+)$") end
-
--- a workspace named in the request that is not the caller's own
-local function other_workspace(t, own)
-  for _, p in ipairs { "the (%w[%w%-]*) workspace", "(%w[%w%-]*)'s workspace" } do
-    for name in t:gmatch(p) do
-      if name ~= own and name ~= "our" and name ~= "my" and name ~= "your" and name ~= "this" and name ~= "a"
-        and name ~= "the" and name ~= "whole" and name ~= "entire" and name ~= "same" and name ~= "new"
-        and name ~= "their" and name ~= "his" and name ~= "her" then
-        return name
+  if not req.caller.staff then
+    for _, w in ipairs(staff_words) do
+      if t:find("i'?m %a* ?" .. w .. "%f[%W]") or t:find("i am %a* ?" .. w .. "%f[%W]") or t:find("as " .. w .. ",") then
+        return w
       end
     end
   end
-  if t:find("every workspace") or t:find("all workspaces") or t:find("other workspaces") or t:find("other customers")
-    or t:find("every customer") or t:find("all customers") or t:find("other companies") then
-    return "other workspaces"
+  return nil
+end
+
+-- people and tenants named, against the caller's authority
+local function out_of_authority(req)
+  local c = req.caller
+  if c.authority == "staff" then return nil end
+  local ent = req.entities or {}
+  for _, t in ipairs(ent.tenants or {}) do
+    if not t.own then
+      return ("the request names %s other than the caller's own (%s)"):format(req.profile.tenant.noun,
+        t.others and t.phrase or t.value)
+    end
+  end
+  for _, p in ipairs(ent.persons or {}) do
+    if not p.self and (c.authority == "self" or not p.same_tenant) then
+      return ("the caller has no authority over %s (%s)"):format(p.name or p.value,
+        c.authority == "self" and "another person" or "not a member of the caller's " .. req.profile.tenant.noun)
+    end
   end
   return nil
 end
 
-local function guard(req, ctx)
+local function guard(req)
   local t = (" " .. (req.prompt or "") .. " "):lower()
-  local c = req.context or {}
-  local role = c.role or "customer"
+  for _, cl in ipairs(req.claims or {}) do
+    return ("the request claims %s %s; the caller is authenticated as %s"):format(cl.key, tostring(cl.claimed),
+      tostring(cl.authenticated))
+  end
   local hit = any(t, INJECTION)
   if hit then return "prompt injection: the request tries to change the assistant's instructions (" .. hit .. ")" end
-  hit = role_claim(t, role)
-  if hit then return "the request claims a role (" .. hit .. ") other than the caller's (" .. role .. ")" end
+  hit = hidden_directive(req.prompt or "")
+  if hit then return "prompt injection: " .. hit end
+  hit = role_claim(t, req)
+  if hit then return "the request claims a role (" .. hit .. ") other than the caller's (" .. req.caller.role .. ")" end
   hit = secret_request(t)
   if hit then return "the request asks for a credential or secret (" .. hit .. ")" end
   hit = any(t, BYPASS)
   if hit then return "the request asks to bypass or silence a security control (" .. hit .. ")" end
-  if not STAFF[role] then
+  if req.caller.authority ~= "staff" then
     hit = others_things(t)
     if hit then return "the request asks for another person's " .. hit .. " without authority over it" end
-    hit = other_workspace(t, c.workspace)
-    if hit then return "the request asks about a workspace other than the caller's own (" .. hit .. ")" end
-    local own = domain_of(c.user)
-    for _, e in ipairs(req.emails or {}) do
-      if role == "customer" and e ~= (c.user or ""):lower() then
-        return "a customer has no authority over another person's account (" .. e .. ")"
-      end
-      if role == "workspace_admin" and own and domain_of(e) ~= own then
-        return "the address " .. e .. " is not a member of the caller's workspace"
+    hit = out_of_authority(req)
+    if hit then return hit end
+  end
+  return nil
+end
+
+local function hidden_audiences(req)
+  local sees, hidden = {}, {}
+  for _, a in ipairs(req.caller.audiences) do sees[a] = true end
+  for _, a in ipairs(req.profile.audiences) do if not sees[a] then hidden[#hidden + 1] = a end end
+  return hidden
+end
+
+-- the ARG decision after routing and retrieval, before anything is run,
+-- emitted or written (stage "decision"), and after the action ran
+-- (stage "executed")
+local function post_decision(req, d)
+  local sees = {}
+  for _, a in ipairs(req.caller.audiences) do sees[a] = true end
+  local drop, reasons = {}, {}
+  for _, u in ipairs(d.bundle or {}) do
+    local visible = u.audience == nil or sees[u.audience]
+    for _, a in ipairs(u.label_audiences or {}) do if not sees[a] then visible = false end end
+    if not visible then
+      return { state = "BLOCK", reasons = { "the bundle holds " .. u.node .. ", which the caller's role may not see" } }
+    end
+    local secret = kip.secret_in((u.title or "") .. "\n" .. (u.chunk or "") .. "\n" .. (type(u.content) == "string" and u.content or ""))
+    if secret then
+      drop[#drop + 1] = u.node
+      reasons[#reasons + 1] = u.node .. " carries a secret (" .. secret .. ")"
+    end
+  end
+  local a = d.action
+  if a and req.caller.authority ~= "staff" then
+    for param, b in pairs(a.bindings or {}) do
+      if b.kind == "tenant" and not b.own then
+        return { state = "BLOCK", reasons = { ("%s names %s %s, not the caller's own"):format(param, req.profile.tenant.noun,
+          tostring(b.value)) } }
+      elseif b.kind == "person" and not b.self and (req.caller.authority == "self" or not b.same_tenant) then
+        return { state = "BLOCK", reasons = { ("%s names %s, over whom the caller has no authority"):format(param, tostring(b.value)) } }
+      elseif b.kind == "resolved" and not b.own then
+        return { state = "BLOCK", reasons = { ("%s (%s) belongs to another %s"):format(param, tostring(b.value),
+          req.profile.tenant.noun) } }
       end
     end
   end
+  if #drop > 0 then return { drop_units = drop, reasons = reasons } end
   return nil
+end
+
+-- governed reads: an ARG element is in scope when every role of the
+-- profile may see it (arg_visible "all"), or one of the caller's roles may
+-- (its arg_role_<role> stamp); elements without a stamp are not ARG's
+local function read_scope(ctx)
+  local terms = { "IS_NULL(?e.metadata.arg_visible)", '?e.metadata.arg_visible == "all"' }
+  for _, r in ipairs(type(ctx.roles) == "table" and ctx.roles or {}) do
+    if type(r) == "string" and r:match("^[%a_][%w_]*$") and #r <= 64 then
+      terms[#terms + 1] = "?e.metadata.arg_role_" .. r .. " == true"
+    end
+  end
+  return table.concat(terms, " || ")
 end
 
 return kip.policy {
@@ -177,13 +258,9 @@ return kip.policy {
 
   pre_check = function(req, ctx)
     if req.kind == "ARG" then
-      local why = guard(req, ctx)
+      local why = guard(req)
       if why then return { state = "BLOCK", reasons = { why } } end
-      local role = (req.context or {}).role or "customer"
-      local hidden = {}
-      for _, aud in ipairs { "public", "internal", "restricted" } do
-        if not AUDIENCES[aud][role] then hidden[#hidden + 1] = aud end
-      end
+      local hidden = hidden_audiences(req)
       local d = req.domain or {}
       local unknown = #(d.unknown or {})
       if (d.content or 0) > 0 and ((d.known or 0) == 0 or unknown / d.content >= OFF_DOMAIN_SHARE) then
@@ -192,13 +269,14 @@ return kip.policy {
       end
       return { state = "RESTRICT", constraints = { forbidden_audiences = hidden } }
     end
-    if not req.mutates then return nil end
-    if ctx.operator or has_role(ctx, "arg_publisher") then
-      return { state = "RESTRICT", constraints = { append_only = APPEND_ONLY } }
-    end
-    local protected = {}
-    for _, t in ipairs(ONTOLOGY) do protected[#protected + 1] = t end
-    for _, t in ipairs(OFFLINE) do protected[#protected + 1] = t end
-    return { state = "RESTRICT", constraints = { write_protected = protected, append_only = APPEND_ONLY } }
+    -- a KIP request: what a caller may read of an ARG ontology
+    if ctx.operator or not (ctx.subsystems and ctx.subsystems.arg) then return nil end
+    return { state = "RESTRICT", constraints = { eligibility = read_scope(ctx) } }
+  end,
+
+  -- the ARG decision's post-check (the loop calls arg_post_check of every
+  -- policy that has one; KIP responses are not decoded for it)
+  arg_post_check = function(req, decision, ctx)
+    return post_decision(req, decision)
   end,
 }

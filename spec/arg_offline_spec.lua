@@ -11,7 +11,8 @@ local registry = require "kip.arg.registry"
 
 local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
 
-local CUSTOMER = { role = "customer", workspace = "acme", user = "dana@acme.example" }
+-- the authenticated callers (kip.arg.identity)
+local CUSTOMER = { roles = { "customer" }, tenant = "acme", user = "dana@acme.example" }
 -- a request no keyword of the small ontology names: routed wrong or clarified
 local PARAPHRASE = "my paper copy for the accountant, where is it kept?"
 
@@ -27,7 +28,7 @@ describe("ARG offline loop", function()
     H.cleanup(path)
   end)
 
-  local function ask(prompt, ctx) return assert(nx:arg { prompt = prompt, context = ctx or CUSTOMER }) end
+  local function ask(prompt, ctx) return assert(nx:arg({ prompt = prompt }, { ctx = ctx or CUSTOMER })) end
 
   it("learns a correction: candidate, validation, publish as version 2, then the request routes right", function()
     local r = ask(PARAPHRASE)
@@ -66,10 +67,10 @@ describe("ARG offline loop", function()
   it("never auto-publishes weak-signal-only candidates", function()
     -- low-margin clarifications without feedback: weak evidence only
     local weaver = require "kip.arg.steps.weaver"
-    local weak = weaver.WEAK
-    weaver.WEAK = 1000
+    local weak, low = weaver.WEAK, weaver.LOW_MARGIN
+    weaver.WEAK, weaver.LOW_MARGIN = 1000, 1
     for _ = 1, 3 do ask("subscription invoice") end
-    weaver.WEAK = weak
+    weaver.WEAK, weaver.LOW_MARGIN = weak, low
     local report = assert(offline.run(nx))
     assert.is_true(#report.candidates >= 1)
     for _, c in ipairs(report.candidates) do
@@ -87,10 +88,10 @@ describe("ARG offline loop", function()
 
   it("takes a person's review with a reason; a rejected candidate stays rejected", function()
     local weaver = require "kip.arg.steps.weaver"
-    local weak = weaver.WEAK
-    weaver.WEAK = 1000
+    local weak, low = weaver.WEAK, weaver.LOW_MARGIN
+    weaver.WEAK, weaver.LOW_MARGIN = 1000, 1
     ask("subscription invoice")
-    weaver.WEAK = weak
+    weaver.WEAK, weaver.LOW_MARGIN = weak, low
     local report = assert(offline.run(nx))
     local c = report.candidates[1]
     local _, err = offline.review(nx, c.name, "approve", "")

@@ -124,6 +124,12 @@ typedef struct kip_call_options {
   const char *const *write_protected; /* NULL-terminated types/predicates: no insert, update or delete */
   const char *const *append_only;     /* NULL-terminated types/predicates: inserted, never updated or deleted */
   int write_denied;               /* refuse KML (KIP_4004 PolicyDenied) */
+  /* The host's grants for the guards declared in the nexus (kip_guard_declare),
+  ** never taken from a request: */
+  const char *const *capabilities; /* NULL-terminated capabilities the call holds */
+  const char *maintenance;         /* non-NULL: an operator's maintenance call — every guard is
+                                   ** bypassed and each write only that let through is recorded
+                                   ** in the nexus with this text as its reason */
   const kip_command_hooks *hooks; /* per-command governance hooks, or NULL */
 } kip_call_options;
 
@@ -263,6 +269,38 @@ char *kip_json_format(const struct json_t *v);
 ** err filled and, when the text has a top-level "id" (integer or plain
 ** string), *id set to it (a new reference) so a reply can still be matched. */
 struct json_t *kip_json_parse_client(const char *s, size_t n, struct json_t **id, kip_error *err);
+
+/* ---------------------------------------------------------------- guards
+** Invariants a subsystem declares over what it owns, kept in the nexus and
+** enforced by the core on every write — over every interface, with or
+** without policies (docs/security.md "Guards"). A guard names a concept type
+** (every concept of it) or one concept (type and name) and covers those
+** concepts and every proposition whose subject is one of them:
+**   sealed       no insert, update or delete unless the call holds the
+**                guard's capability (kip_call_options.capabilities)
+**   append_only  inserts only by holders of the capability (by anyone when
+**                it names none); never updated or deleted
+** A refused write is KIP_4004 naming the guard, with its hint. A maintenance
+** call (kip_call_options.maintenance) passes every guard; each write that
+** only it let through is logged in the nexus, in the same transaction. */
+typedef struct kip_guard {
+  const char *type;       /* concept type */
+  const char *name;       /* one concept of it; NULL = every concept of the type */
+  const char *mode;       /* "sealed" (default) | "append_only" */
+  const char *capability; /* the grant that lets a call write (sealed) or insert (append_only); NULL: none */
+  const char *owner;      /* the subsystem declaring it (up to 63 bytes) */
+  const char *hint;       /* what a refused writer should do instead; may be NULL */
+} kip_guard;
+
+/* Declare (or redeclare) a guard; one per (type, name). A host call, never
+** a KIP request. Returns 0 or a kip_code with err filled. */
+int kip_guard_declare(kip_nexus *nx, const kip_guard *g, kip_error *err);
+/* Drop every guard of an owner. */
+int kip_guard_drop(kip_nexus *nx, const char *owner, kip_error *err);
+/* {"result": {"guards": [{type, name, mode, capability, owner, hint}...],
+** "log": [{at, op, element, kind, owner, reason}...]}} — the newest
+** log_limit writes maintenance calls made through guards. kip_free it. */
+char *kip_guards_json(kip_nexus *nx, int log_limit);
 
 /* An online copy of the nexus into the file at path (kip backup): writers
 ** keep going meanwhile; progress(done_pages, total_pages, ud) after each step. */

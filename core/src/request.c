@@ -119,6 +119,8 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
     nx->req->deadline_us = kip_now_us() + (int64_t)deadline * 1000;
     nx->req->write_protected = opt ? opt->write_protected : NULL;
     nx->req->append_only = opt ? opt->append_only : NULL;
+    nx->req->capabilities = opt ? opt->capabilities : NULL;
+    nx->req->maintenance = opt && opt->maintenance && *opt->maintenance ? opt->maintenance : NULL;
     int rc;
     if (cmd->is_kml) {
       kip_stamp_now(nx);
@@ -145,7 +147,8 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
       rc = dispatch(&c, cmd);
     }
     nx->req->deadline_us = 0;
-    nx->req->write_protected = nx->req->append_only = NULL;
+    nx->req->write_protected = nx->req->append_only = nx->req->capabilities = NULL;
+    nx->req->maintenance = NULL;
     kip_scope_end(nx);
     if (rc) {
       write_error_response(out, &err);

@@ -556,11 +556,15 @@ static void fn_search_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   kip_buf_free(&b);
 }
 
-/* kip_write_refused(type_or_predicate, changes): the guard triggers'
-** (store.c) question, answered by kip_write_refused */
+/* kip_write_refused(op, id, type, name, predicate, subject): the guard
+** triggers' (store.c) question, answered by kip_write_refused */
 static void fn_write_refused(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  const char *kind = argc == 2 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
-  sqlite3_result_int(ctx, kip_write_refused(sqlite3_user_data(ctx), kind, sqlite3_value_int(argv[1])));
+  (void)argc;
+  const char *op = (const char *)sqlite3_value_text(argv[0]);
+  sqlite3_result_int(ctx, kip_write_refused(sqlite3_user_data(ctx), op ? op[0] : 'u', sqlite3_value_int64(argv[1]),
+                                            (const char *)sqlite3_value_text(argv[2]),
+                                            (const char *)sqlite3_value_text(argv[3]),
+                                            (const char *)sqlite3_value_text(argv[4]), sqlite3_value_int64(argv[5])));
 }
 
 int kip_register_search_text(sqlite3 *db) {
@@ -585,6 +589,6 @@ int kip_register_sql_functions(kip_nexus *nx) {
   rc |= sqlite3_create_function(db, "kip_avg", 1, f, NULL, NULL, agg_step, avg_final);
   rc |= sqlite3_create_function(db, "kip_kv_json", 1, f, NULL, fn_kv_json, NULL, NULL);
   rc |= kip_register_search_text(db);
-  rc |= sqlite3_create_function(db, "kip_write_refused", 2, SQLITE_UTF8, nx, fn_write_refused, NULL, NULL);
+  rc |= sqlite3_create_function(db, "kip_write_refused", 6, SQLITE_UTF8, nx, fn_write_refused, NULL, NULL);
   return rc;
 }

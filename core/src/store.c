@@ -54,6 +54,18 @@ int kip_store_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *w
   "(e.g. kip mind … for Knowledge)."
 #define GUARD_MESSAGE "the write touches \"%s\", which the governance policy protects from this write while %s"
 
+/* insert_element's answer when a write guard refuses an insert (err is
+** filled): not a kip_code, so it cannot leave store.c */
+#define GUARD_REFUSED (-1)
+
+/* the error of a write a guard refused: a declared guard names itself */
+static int guard_error(kip_nexus *nx, kip_error *err, const char *what) {
+  if (nx->req->guard_why[0])
+    return kip_err(err, KIP_E_DENIED, nx->req->guard_hint, "the write touches \"%s\": %s; refused while %s",
+                   nx->req->guard_hit, nx->req->guard_why, what);
+  return kip_err(err, KIP_E_DENIED, GUARD_HINT, GUARD_MESSAGE, nx->req->guard_hit, what);
+}
+
 static const char *stmt_sql[ST_COUNT] = {
     [ST_GET] = "SELECT id, type, name, subject, predicate, object, attributes, metadata, version FROM element WHERE id=?1",
     [ST_FIND_CONCEPT] = "SELECT id FROM element WHERE type=?1 AND name=?2",
@@ -80,6 +92,7 @@ static const char *stmt_sql[ST_COUNT] = {
     /* the run's rows, read back from the table (an element of the run already
     ** deleted needs no indexing; its delete mark finds nothing to unindex) */
     [ST_MARK_FRESH] = "INSERT OR REPLACE INTO search_dirty(id, fresh) SELECT id, 1 FROM element WHERE id BETWEEN ?1 AND ?2",
+    [ST_CONCEPT_OF] = "SELECT type, name FROM element WHERE id=?1",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
                           "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
 };
@@ -187,20 +200,24 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
     rc = sqlite3_prepare_v3(nx->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, (sqlite3_stmt **)&nx->stmts[i], NULL);
     if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "preparing statements");
   }
-  /* the write guards (kip_call_options.write_protected / append_only): TEMP
-  ** triggers of this connection, so every row a command changes or deletes
-  ** is checked, whichever statement does it; inserts have one statement
+  /* the write guards — the call's own lists (kip_call_options.write_protected
+  ** / append_only) and the guards declared in the nexus (store_guard.c):
+  ** TEMP triggers of this connection, so every row a command changes or
+  ** deletes is checked, whichever statement does it (a proposition given a
+  ** new subject is checked as created under it); inserts have one statement
   ** each, checked in insert_element (a trigger on them would make SQLite
   ** keep a statement journal for every insert) */
   if (!nx->readonly_file &&
-      kip_store_exec(nx,
+      (kip_store_exec(nx,
                "CREATE TEMP TRIGGER kip_guard_update BEFORE UPDATE ON main.element "
-               "WHEN kip_write_refused(coalesce(OLD.type, OLD.predicate), 1) "
+               "WHEN kip_write_refused('u', OLD.id, OLD.type, OLD.name, OLD.predicate, OLD.subject) "
+               "OR (NEW.subject IS NOT OLD.subject AND kip_write_refused('i', NEW.id, NULL, NULL, NEW.predicate, NEW.subject)) "
                "BEGIN SELECT RAISE(ABORT, 'KIP_4004: write-protected'); END;"
                "CREATE TEMP TRIGGER kip_guard_delete BEFORE DELETE ON main.element "
-               "WHEN kip_write_refused(coalesce(OLD.type, OLD.predicate), 1) "
+               "WHEN kip_write_refused('d', OLD.id, OLD.type, OLD.name, OLD.predicate, OLD.subject) "
                "BEGIN SELECT RAISE(ABORT, 'KIP_4004: write-protected'); END;",
-               err, "installing the write guards"))
+               err, "installing the write guards") ||
+       kip_guards_open(nx, err)))
     return err->code;
   /* the secondary indexes a bulk load that did not end left away */
   if ((rc = kip_store_check_indexes(nx, err))) return rc;
@@ -287,6 +304,7 @@ void kip_store_close(kip_nexus *nx) {
     sqlite3_exec(nx->db, "PRAGMA analysis_limit=1000; PRAGMA optimize", NULL, NULL, NULL);
   }
   for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(SQ(nx->stmts[i]));
+  kip_guards_close(nx);
   kip_free_sql_state(nx);
   if (nx->db) sqlite3_close_v2(nx->db);
   nx->db = NULL;
@@ -323,8 +341,7 @@ int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
     return kip_err(err, KIP_E_INTERNAL, "Check the disk, the file system and the file's permissions; this command was rolled back.",
                    "I/O error while %s: %s", what, sqlite3_errstr(rc));
   const char *m = nx->db ? sqlite3_errmsg(nx->db) : "";
-  if (!strncmp(m, "KIP_4004: write-protected", 25))
-    return kip_err(err, KIP_E_DENIED, GUARD_HINT, GUARD_MESSAGE, nx->req->guard_hit, what);
+  if (!strncmp(m, "KIP_4004: write-protected", 25)) return guard_error(nx, err, what);
   if (!strncmp(m, "KIP_4002: ", 10))
     return kip_err(err, KIP_E_RESOURCE, "Lower the hop range or anchor the path closer to its target.", "%s", m + 10);
   if (nx->req->regex_error)
@@ -376,6 +393,11 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err) {
   else snprintf(sql, sizeof sql, "SAVEPOINT kip_sp%d", nx->tx_depth);
   if (kip_store_exec(nx, sql, err, "starting a transaction")) return err->code;
   nx->tx_depth++;
+  /* the writer's lock is held: guards another process declared are current */
+  if (nx->tx_depth == 1 && kip_guards_refresh(nx, err)) {
+    kip_tx_rollback(nx);
+    return err->code;
+  }
   return 0;
 }
 
@@ -399,7 +421,8 @@ void kip_tx_end_read(kip_nexus *nx) {
 }
 
 int kip_tx_commit(kip_nexus *nx, kip_error *err) {
-  if (nx->tx_depth == 1 && (kip_store_mark_fresh(nx, err) || (!nx->req->defer_index && kip_search_sync(nx, err)))) {
+  if (nx->tx_depth == 1 && (kip_store_mark_fresh(nx, err) || (!nx->req->defer_index && kip_search_sync(nx, err)) ||
+                            kip_guards_flush(nx, err))) {
     kip_tx_rollback(nx);
     return err->code;
   }
@@ -428,6 +451,7 @@ void kip_tx_rollback(kip_nexus *nx) {
   sqlite3_exec(nx->db, sql, NULL, NULL, NULL);
   nx->req->deadline_us = saved;
   nx->tx_depth--;
+  kip_guards_rolled_back(nx);
   kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
   nx->concept_memo_stale = 1; /* it may hold concepts the rollback removed */
   if (nx->tx_depth == 0) { /* the elements of the run are gone */
@@ -556,21 +580,30 @@ static int listed(const char *const *list, const char *kind) {
 
 int kip_create_refused(kip_nexus *nx, const char *kind) { return kind && listed(nx->req->write_protected, kind); }
 
-int kip_write_refused(kip_nexus *nx, const char *kind, int changes) {
-  int refused = kip_create_refused(nx, kind) || (changes && kind && listed(nx->req->append_only, kind));
-  if (refused) snprintf(nx->req->guard_hit, sizeof nx->req->guard_hit, "%s", kind);
-  return refused;
+int kip_write_refused(kip_nexus *nx, char op, int64_t id, const char *type, const char *name, const char *predicate,
+                      int64_t subject) {
+  const char *kind = type ? type : predicate;
+  nx->req->guard_why[0] = 0;
+  if (kind && (listed(nx->req->write_protected, kind) || (op != 'i' && listed(nx->req->append_only, kind)))) {
+    snprintf(nx->req->guard_hit, sizeof nx->req->guard_hit, "%s", kind);
+    return 1;
+  }
+  return kip_guard_refused(nx, op, id, type, name, predicate, subject);
 }
 
-/* the last step of creating an element: the write guards (the kind is
-** the type or predicate), the insert, the mark for the SEARCH index; *id
-** is the new id, or 0 when the element exists (its id goes back to the run) */
-static int insert_element(kip_nexus *nx, sqlite3_stmt *st, const char *kind, int64_t nid, int64_t *id,
-                          kip_error *err, const char *what) {
-  if (kip_write_refused(nx, kind, 0)) {
+/* the last step of creating an element: the write guards, the insert, the
+** mark for the SEARCH index; *id is the new id, or 0 when the element exists
+** (its id goes back to the run); GUARD_REFUSED with err filled when a write
+** guard refuses the insert */
+static int insert_element(kip_nexus *nx, sqlite3_stmt *st, const char *type, const char *name, const char *predicate,
+                          int64_t subject, int64_t nid, int64_t *id, kip_error *err, const char *what) {
+  if (kip_write_refused(nx, 'i', nid, type, name, predicate, subject)) {
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    return kip_err(err, KIP_E_DENIED, GUARD_HINT, GUARD_MESSAGE, kind, what);
+    kip_store_unuse_id(nx, nid);
+    *id = 0;
+    guard_error(nx, err, what);
+    return GUARD_REFUSED;
   }
   int rc = step_write(nx, st, err, what);
   int inserted = !rc && sqlite3_changes(nx->db) > 0;
@@ -617,7 +650,12 @@ int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, 
   bind_json(st, 3, attrs);
   bind_json(st, 4, meta);
   sqlite3_bind_text(st, 5, nx->req->now, -1, SQLITE_STATIC);
-  return insert_element(nx, st, type, nid, id, err, "creating a concept");
+  rc = insert_element(nx, st, type, name, NULL, 0, nid, id, err, "creating a concept");
+  int64_t found = 0;
+  kip_error ignored;
+  if (rc == GUARD_REFUSED) /* meeting the element writes nothing: then there is no insert to refuse */
+    rc = !kip_store_find_concept(nx, type, name, &found, &ignored) && found ? 0 : err->code;
+  return rc;
 }
 
 int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, const json_t *attrs,
@@ -633,7 +671,12 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
   bind_json(st, 4, attrs);
   bind_json(st, 5, meta);
   sqlite3_bind_text(st, 6, nx->req->now, -1, SQLITE_STATIC);
-  return insert_element(nx, st, p, nid, id, err, "creating a proposition");
+  rc = insert_element(nx, st, NULL, NULL, p, s, nid, id, err, "creating a proposition");
+  int64_t found = 0;
+  kip_error ignored;
+  if (rc == GUARD_REFUSED) /* meeting the element writes nothing: then there is no insert to refuse */
+    rc = !kip_store_find_prop(nx, s, p, o, &found, &ignored) && found ? 0 : err->code;
+  return rc;
 }
 
 int kip_store_update(kip_nexus *nx, int64_t id, const json_t *attrs, const json_t *meta, kip_error *err) {

@@ -43,7 +43,7 @@ int kip_store_errcode(kip_nexus *nx);
 /* a statement was interrupted (the code kip_store_error maps to KIP_4001/4002) */
 int kip_store_interrupt_code(void);
 
-#define KIP_SCHEMA_VERSION 7
+#define KIP_SCHEMA_VERSION 8
 /* a connection's page cache (kip_open_options.cache_mb), MiB */
 #define KIP_DEFAULT_CACHE_MB 32
 #define KIP_MAX_CACHE_MB 65536
@@ -52,7 +52,7 @@ enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
   ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_SEARCH_PENDING,
   ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_UNINDEX_WORD, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
-  ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_MARK_FRESH, ST_COUNT
+  ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_MARK_FRESH, ST_CONCEPT_OF, ST_COUNT
 };
 
 /* The governance scope of a request (policy RESTRICT constraints): every
@@ -84,7 +84,11 @@ typedef struct kip_request {
   int bulk;                      /* the running command is a bulk load's (request.c bulk_upsert) */
   const char *const *write_protected; /* write guards (kip_call_options) */
   const char *const *append_only;
+  const char *const *capabilities; /* what the host granted the call (store_guard.c) */
+  const char *maintenance;       /* maintenance call: guards bypassed and logged with this reason, or NULL */
   char guard_hit[256];           /* what the last refused write was (its type or predicate) */
+  char guard_why[512];           /* a declared guard refused it: which and why ("" for the call's own lists) */
+  char guard_hint[384];          /* that guard's hint */
 } kip_request;
 
 struct kip_nexus {
@@ -114,6 +118,7 @@ struct kip_nexus {
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
   const struct kip_dialect *dialect; /* the SQL the compiler emits for this store (compile.h) */
+  struct kip_guards *guards;     /* the declared guards (store_guard.c) */
   kip_request *req;              /* the running request's state: a call's own, or idle */
   kip_request idle;              /* the state between requests (open, index sync, embedding) */
 };
@@ -214,13 +219,31 @@ int kip_interrupted(kip_nexus *nx);
 int kip_store_next_id(kip_nexus *nx, int64_t *id, kip_error *err);
 /* give back the id kip_store_next_id just returned (the insert wrote nothing) */
 void kip_store_unuse_id(kip_nexus *nx, int64_t id);
-/* store.c: 1 when the running command's write guards refuse writing a row
-** of this kind (type or predicate) — changes = 0 for an insert
-** (write_protected), 1 for an update or delete (write_protected or
-** append_only); the kind is kept in req->guard_hit for the error */
-int kip_write_refused(kip_nexus *nx, const char *kind, int changes);
+/* store.c: 1 when a write guard refuses writing this row — the running
+** call's lists (write_protected: any write; append_only: updates and
+** deletes) by type or predicate, then the guards declared in the nexus
+** (store_guard.c); op 'i' insert, 'u' update, 'd' delete; a concept is given
+** by type and name, a proposition by predicate and subject. The kind is kept
+** in req->guard_hit for the error */
+int kip_write_refused(kip_nexus *nx, char op, int64_t id, const char *type, const char *name, const char *predicate,
+                      int64_t subject);
 /* the same question for an insert, without keeping the kind */
 int kip_create_refused(kip_nexus *nx, const char *kind);
+
+/* store_guard.c: the declared guards. open/close with the store; refresh
+** re-reads them when another connection has committed (kip_tx_begin);
+** kip_guard_refused answers for one row a command writes — op 'i' insert,
+** 'u' update, 'd' delete; a concept by type and name, a proposition by
+** predicate and subject — and keeps the reason in req->guard_why/hint
+** (a maintenance call is let through and the write recorded); flush writes
+** those records before COMMIT, rolled_back forgets the ones undone */
+int kip_guards_open(kip_nexus *nx, kip_error *err);
+void kip_guards_close(kip_nexus *nx);
+int kip_guards_refresh(kip_nexus *nx, kip_error *err);
+int kip_guard_refused(kip_nexus *nx, char op, int64_t id, const char *type, const char *name, const char *predicate,
+                      int64_t subject);
+int kip_guards_flush(kip_nexus *nx, kip_error *err);
+void kip_guards_rolled_back(kip_nexus *nx);
 void kip_store_end_run(kip_nexus *nx);
 /* store_ids.c: the running command may create up to n elements (0: it is
 ** over); one that may create more than a unit's worth starts with an extent */

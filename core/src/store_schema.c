@@ -4,7 +4,7 @@
 ** v1 the element table and its indexes, v2 the SEARCH indexes (FTS5) and
 ** their change log, v3 the id allocator, v4 the stemmed word index and the
 ** vector index (store_vectors.c), v5 no insert trigger, v6 fresh marks,
-** v7 a trigram index without a copy of its text;
+** v7 a trigram index without a copy of its text, v8 guards (store_guard.c);
 ** and the secondary indexes a bulk load builds at its end.
 */
 #include <stdio.h>
@@ -109,8 +109,19 @@
     "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram', content = '', columnsize = 0);\n" \
     "INSERT INTO search_trigram(rowid, name, heading) SELECT id, c0, c1 FROM search_word_content;\n"
 
+/* v8: guards, the invariants subsystems declare over what they own
+** (store_guard.c), and the log of the writes a maintenance call made
+** through them */
+#define SCHEMA_V8 \
+    "CREATE TABLE kip_guard(type TEXT NOT NULL, name TEXT NOT NULL DEFAULT '',\n" \
+    "  mode TEXT NOT NULL CHECK (mode IN ('sealed', 'append_only')), capability TEXT, owner TEXT NOT NULL, hint TEXT,\n" \
+    "  PRIMARY KEY (type, name)) WITHOUT ROWID;\n" \
+    "CREATE TABLE kip_guard_log(seq INTEGER PRIMARY KEY, at TEXT NOT NULL, op TEXT NOT NULL, element TEXT,\n" \
+    "  kind TEXT NOT NULL, owner TEXT NOT NULL, reason TEXT NOT NULL);\n"
+
 /* migrations[i] brings user_version i to i+1 */
-static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7};
+static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4,
+                                         SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8};
 
 static int user_version(kip_nexus *nx, int *v) {
   sqlite3_stmt *st;

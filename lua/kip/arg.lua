@@ -7,17 +7,24 @@
 ---
 ---   local arg = require "kip.arg"
 ---   arg.init(nx, { ontology = "ontology.kip" })          -- once (kip arg init)
----   local r = arg.run(nx, { prompt = "how do I get a copy of an old invoice?",
----                          context = { role = "customer", workspace = "acme", user = "dana@acme.example" } })
+---   local r = arg.run(nx, { prompt = "how do I get a copy of an old invoice?", context = { channel = "email" } },
+---                     { ctx = { roles = { "ROLE" }, tenant = "acme", user = "dana@acme.example" } })
 ---   r.outcome, r.weaver.primary, r.bundle, r.episode_id
 ---
---- The steps are a table of replaceable modules (M.STEPS): an operator swaps
---- one by naming a Lua module (arg.configure(nx, {steps = {weaver = "my.weaver"}})).
+--- Who asks is the authenticated caller (opts.ctx, else the Nexus's ctx:
+--- roles, tenant, user), never the request body (kip.arg.identity). The
+--- steps are a table of replaceable modules (M.STEPS): an operator swaps one
+--- by naming a Lua module (arg.configure(nx, {steps = {weaver = "my.weaver"}})).
 --- Every step reads the pinned snapshot and the state the steps before it
---- left; only the memory step writes, and only episodic records.
+--- left; the post-check sees the whole decision before the action runs and
+--- before anything is emitted or written; only the memory step writes, and
+--- only episodic records.
 local core = require "kip.core"
 local snapshot = require "kip.arg.snapshot"
 local analysis = require "kip.arg.analysis"
+local identity = require "kip.arg.identity"
+local tenancy = require "kip.arg.tenancy"
+local guards = require "kip.arg.guards"
 
 local M = {}
 
@@ -27,8 +34,9 @@ M.STEPS = {
   { "weaver", "kip.arg.steps.weaver" },         -- 3 Context Weaver
   { "bind", "kip.arg.steps.bind" },             -- 4 landing point, action vs info
   { "traverse", "kip.arg.steps.traverse" },     -- 5-7 neighbours, fast path, traversal
-  { "action", "kip.arg.steps.action" },         -- 8 Action
-  { "info", "kip.arg.steps.info" },             -- 9 Info
+  { "info", "kip.arg.steps.info" },             -- 9 Info: connectors, the final bundle
+  { "check", "kip.arg.steps.check" },           -- Policy Post-Check over the whole decision
+  { "action", "kip.arg.steps.action" },         -- 8 Action (and its post-execution check)
   { "memory", "kip.arg.steps.memory" },         -- 10 MemoryWrite (episodic registry)
 }
 
@@ -45,6 +53,9 @@ M.LIMITS = {
   min_neighbor_score = 0.8,   -- a neighbour enters the bundle from this score
   fast_path_confidence = 0.5, -- routing confidence for the fast path
   connector_timeout_ms = 500,
+  action_confidence = 0.15,   -- an action runs only from this routing confidence (an ArgAction's own
+                              -- min_confidence raises it for that action); below: CLARIFY to confirm
+  deadline_ms = 2000,         -- a request's time budget (checked between steps)
 }
 
 
@@ -118,13 +129,19 @@ function M.decide(st)
   local p, w, b = st.policy, st.weaver or { flags = {} }, st.bind or {}
   local function has(f) for _, x in ipairs(w and w.flags or {}) do if x == f then return true end end return false end
   if not p or p.state == "BLOCK" then return "REFUSE", "policy" end
+  if st.veto then return st.veto.outcome, "post_check" end
   if p.state == "ALLOW_WITH_REFOCUS" or has("OUT_OF_DOMAIN") then return "REFOCUS", "policy" end
   if has("CLARIFY_RECOMMENDED") then return "CLARIFY", "weaver" end
   if has("ABSTAIN_RECOMMENDED") or not w.primary then return "ABSTAIN", "weaver" end
   if b.path == "ACTION" then
     local a = b.action or {}
     if a.status == "NO_ACTION" or a.status == "UNAUTHORIZED" then return "ABSTAIN", "bind" end
-    if a.status == "INCOMPLETE" then return "CLARIFY", "bind" end
+    if a.status == "INCOMPLETE" or a.status == "AMBIGUOUS" or a.status == "LOW_CONFIDENCE" then return "CLARIFY", "bind" end
+    -- ACTION only when the handler ran and succeeded (before the action
+    -- step, the decision proposes it)
+    local x = st.action
+    if x and x.status == "IN_PROGRESS" then return "CLARIFY", "action" end
+    if x and not (x.status == "EXECUTED" or x.status == "REPLAYED") then return "ABSTAIN", "action" end
     return "ACTION", "action"
   end
   if #(st.bundle or {}) == 0 then return "ABSTAIN", "traverse" end
@@ -135,33 +152,46 @@ end
 
 local clock = os.clock
 
---- run the online loop for request {prompt, context}; opts: ctx (caller
---- identity for the policies), version (pin: replay), record (false: no
---- episode), episode_id, execute_without_handler. Returns the ArgResult, or
---- nil and an error {code, message, hint, step}.
+local function request_error(message, hint)
+  return nil, { code = "ARG_REQUEST_INVALID", step = "entry", message = message, hint = hint }
+end
+
+--- run the online loop for request {prompt, context}; opts: ctx (the
+--- authenticated caller: roles, tenant, user, actor, channel; default the
+--- Nexus's ctx), version (pin: replay), record (false: no episode),
+--- episode_id, execute_without_handler (an evaluation's dry run). Returns
+--- the ArgResult, or nil and an error {code, message, hint, step}.
 function M.run(nx, request, opts)
   opts = opts or {}
   if type(request) ~= "table" or type(request.prompt) ~= "string" or request.prompt == "" then
-    return nil, { code = "ARG_REQUEST_INVALID", step = "entry", message = "an ARG request needs a non-empty prompt string",
-      hint = 'nx:arg{ prompt = "…", context = { role = "customer", … } }' }
+    return request_error("an ARG request needs a non-empty prompt string",
+      'nx:arg{ prompt = "…", context = { channel = "…" } } — the caller is the authenticated ctx')
   end
   if #request.prompt > M.MAX_PROMPT_BYTES then
-    return nil, { code = "ARG_REQUEST_INVALID", step = "entry", message = ("the prompt is %d bytes; the limit is %d")
-      :format(#request.prompt, M.MAX_PROMPT_BYTES), hint = "Send the user's request, not a document; put context in context.history." }
+    return request_error(("the prompt is %d bytes; the limit is %d"):format(#request.prompt, M.MAX_PROMPT_BYTES),
+      "Send the user's request, not a document; put context in context.history.")
   end
   if request.context ~= nil and type(request.context) ~= "table" then
-    return nil, { code = "ARG_REQUEST_INVALID", step = "entry", message = "context must be an object",
-      hint = "context = { role, channel, product, environment, timestamp, history, workspace, user }" }
+    return request_error("context must be an object",
+      "context = { channel, product, environment, timestamp, history, request_id }")
   end
   local c = cfg(nx)
   local t0 = clock()
   local m, err = snapshot.get(nx, { version = opts.version, content_hash = opts.content_hash, model = opts.model })
-  if not m then err.step = "snapshot"; return nil, err end
-  local st = { nx = nx, request = { prompt = request.prompt, context = request.context or {} }, ctx = opts.ctx or nx.ctx,
+  if not m then err.step = err.step or "snapshot"; return nil, err end
+  if not opts.model then guards.ensure(nx) end
+  local ctx = opts.ctx or nx.ctx or {}
+  local body = request.context or {}
+  local caller, claims = identity.resolve(m.profile, ctx, body)
+  if not caller then return nil, claims end
+  local st = { nx = nx, request = { prompt = request.prompt, body = body, context = identity.context(m.profile, caller, body) },
+    caller = caller, claims = claims, ctx = ctx,
     opts = opts, limits = c.limits, hooks = c.hooks, snapshot = m, errors = {}, timings = {},
     episode_id = opts.episode_id or (opts.record ~= false and require("kip.arg.registry").new_id() or nil) }
   st.analysis = analysis.analyse(st.request.prompt, st.request.context, m)
+  st.entities = tenancy.entities(not opts.model and nx or nil, m, m.profile, caller, st.analysis)
   st.timings.snapshot = (clock() - t0) * 1000
+  local deadline = (c.limits.deadline_ms or M.LIMITS.deadline_ms) / 1000
   for _, s in ipairs(M.STEPS) do
     local name = s[1]
     local started = clock()
@@ -173,7 +203,15 @@ function M.run(nx, request, opts)
     -- nothing is routed, retrieved or run; the episode is still recorded
     local stop = st.policy and (st.policy.state == "BLOCK" or st.policy.state == "ALLOW_WITH_REFOCUS")
     local skip = (name ~= "policy" and name ~= "memory" and stop)
-      or ((name == "action" or name == "info" or name == "traverse" or name == "bind") and not (st.weaver and st.weaver.primary))
+      or ((name == "action" or name == "info" or name == "traverse" or name == "bind" or name == "check")
+        and not (st.weaver and st.weaver.primary))
+    if not skip and name ~= "memory" and clock() - t0 > deadline then
+      st.errors[#st.errors + 1] = { code = "ARG_BUDGET_EXHAUSTED", step = name,
+        message = ("the request used its %d ms budget before step %s"):format(math.floor(deadline * 1000), name),
+        hint = "Nothing more was routed, retrieved or run; the request ends in ABSTAIN (limits.deadline_ms)." }
+      st.failed = name
+      skip = true
+    end
     if not skip then
       local impl = c.steps[name] or require(s[2])
       local ok, e = pcall(impl.run, st)
@@ -181,13 +219,22 @@ function M.run(nx, request, opts)
         st.errors[#st.errors + 1] = { code = "ARG_STEP_FAILED", step = name, message = tostring(e):match("^[^\n]*"),
           hint = "A step module failed; the request ends in ABSTAIN (fail closed)." }
         st.failed = name
-        break
       end
+    end
+    if st.failed then
+      -- fail closed: nothing after a failed step acts; the episode is still recorded
+      st.outcome, st.decided_at = M.decide(st)
+      if st.outcome ~= "REFUSE" then st.outcome, st.decided_at = "ABSTAIN", st.failed end
+      st.timings[name] = (clock() - started) * 1000
+      if opts.record ~= false and name ~= "memory" then
+        local okm, me = pcall(require("kip.arg.steps.memory").run, st)
+        if not okm then st.errors[#st.errors + 1] = { code = "ARG_WRITE_REJECTED", step = "memory", message = tostring(me) } end
+      end
+      break
     end
     st.timings[name] = (clock() - started) * 1000
   end
-  if not st.outcome or st.failed then st.outcome, st.decided_at = M.decide(st) end
-  if st.failed then st.outcome = st.policy and st.policy.state == "BLOCK" and "REFUSE" or "ABSTAIN" end
+  if not st.outcome then st.outcome, st.decided_at = M.decide(st) end
   st.timings.total = (clock() - t0) * 1000
   return M.result(st)
 end
@@ -210,7 +257,7 @@ local function arrays(t, paths)
   end
   return t
 end
-M.LIST_FIELDS = { "flags", "errors", "bundle", "policy.reasons", "policy.constraints.forbidden_audiences",
+M.LIST_FIELDS = { "flags", "errors", "bundle", "claims", "policy.reasons", "policy.constraints.forbidden_audiences",
   "policy.constraints.forbidden_labels", "candidates.raw", "candidates.filtered", "candidates.corrections",
   "weaver.L_final", "weaver.L_final_ids", "weaver.flags", "weaver.intents", "weaver.validator.reasons",
   "weaver.validator.checked", "bind.landing", "bind.external", "bind.action.missing", "traversal.visited",
@@ -223,6 +270,8 @@ function M.result(st)
   for _, f in ipairs(w.flags or {}) do flags[#flags + 1] = f end
   if st.policy and st.policy.state ~= "ALLOW" and st.policy.state ~= "RESTRICT" then flags[#flags + 1] = "POLICY_" .. st.policy.state end
   for _, f in ipairs(st.flags or {}) do flags[#flags + 1] = f end -- execution flags (the Active Check's LOW_COVERAGE)
+  if #(st.claims or {}) > 0 then flags[#flags + 1] = "AUTHORITY_CLAIM" end
+  if st.veto then flags[#flags + 1] = "POST_CHECK_" .. st.veto.outcome end
   local r = {
     outcome = st.outcome,
     decided_at = st.decided_at,
@@ -241,8 +290,11 @@ function M.result(st)
     bind = { eligible_set = b.eligible_id, eligible = #(b.eligible or {}), landing = b.landing, path = b.path or "NONE",
       action = b.action, external = b.external },
     traversal = st.traversal,
-    bundle = st.bundle,
+    bundle = M.bundle(st),
     action = st.action,
+    caller = st.caller and { role = st.caller.role, tenant = st.caller.tenant, user = st.caller.user } or nil,
+    claims = st.claims,
+    post_check = st.veto and { outcome = st.veto.outcome, stage = st.veto.stage, reasons = st.veto.reasons } or nil,
     info = st.info,
     coverage = st.coverage,
     flags = flags,
@@ -254,15 +306,48 @@ function M.result(st)
   return arrays(r, M.LIST_FIELDS)
 end
 
+--- the FinalContextBundle with what a caller answers from: each unit's
+--- title and chunk (or the connector's content) and its provenance (label,
+--- ontology version, element id) — no second read needed
+function M.bundle(st)
+  local out, m = {}, st.snapshot
+  for i, u in ipairs(st.bundle or {}) do
+    local n = m.nodes[u.node]
+    local x = {}
+    for k, v in pairs(u) do x[k] = v end
+    if n then
+      x.title, x.chunk = n.title, n.chunk
+      x.provenance = { id = n.id, label = u.label, ontology_version = m.version }
+    elseif m.sources[u.node] then
+      x.provenance = { id = m.sources[u.node].id, label = u.label, connector = u.connector, fetched_at = u.fetched_at,
+        ontology_version = m.version }
+    end
+    out[i] = x
+  end
+  return out
+end
+
 --- what to tell the caller for outcomes without an answer
 function M.message(r, st)
   local o = r.outcome
+  local pm = st.snapshot.profile
   if o == "REFUSE" then
-    return "I can't help with that request. " .. table.concat((r.policy or {}).reasons or {}, "; ")
+    local why = r.post_check and r.post_check.reasons or (r.policy or {}).reasons or {}
+    return "I can't help with that request. " .. table.concat(why, "; ")
   elseif o == "REFOCUS" then
-    return "That is outside what I can help with here; I can help with Threadline: your account, workspace, billing, integrations, security and data."
+    return pm.refocus_message
   elseif o == "CLARIFY" then
     local a = r.bind.action
+    if r.post_check and r.post_check.outcome == "CLARIFY" then
+      return "Please confirm: " .. table.concat(r.post_check.reasons or {}, "; ")
+    end
+    if a and a.status == "AMBIGUOUS" then
+      return ("Which of these do you want: %s?"):format(table.concat(a.candidates or {}, ", "))
+    end
+    if a and a.status == "LOW_CONFIDENCE" then
+      return ("Do you want me to run %s? Please confirm what you need."):format(tostring(a.name))
+    end
+    if r.action and r.action.status == "IN_PROGRESS" then return "That action is already being run; please check back shortly." end
     if a and a.missing and #a.missing > 0 then
       return ("To run %s I need: %s."):format(a.name, table.concat(a.missing, ", "))
     end
@@ -272,7 +357,13 @@ function M.message(r, st)
     return "Could you tell me more about what you need help with?"
   elseif o == "ABSTAIN" then
     local a = r.bind.action
-    if a and a.status == "UNAUTHORIZED" then return "I can't run " .. a.name .. " for your role." end
+    local x = r.action
+    if r.post_check then return "I can't complete that: " .. table.concat(r.post_check.reasons or {}, "; ") end
+    if x and x.status == "NOT_EXECUTED" then return "I could not run " .. x.name .. ": it is not connected here." end
+    if x and (x.status == "FAILED" or x.status == "COMPENSATED" or x.status == "COMPENSATION_FAILED") then
+      return "I tried to run " .. x.name .. " and it did not complete (" .. tostring(x.reason or x.status) .. ")."
+    end
+    if a and a.status == "UNAUTHORIZED" then return "I can't run " .. (a.name or "that action") .. " for your role." end
     if a and a.status == "NO_ACTION" then return "I have no action that does this." end
     return "I don't have information about that."
   end

@@ -35,9 +35,11 @@ commands:
   backup FILE                    online copy of the nexus file (writers keep going)
   mind init|anchor|policy|record|distill|link|gate|promote|demote|retire|publish-anchor|context|events
                                  the mind model: evidence, gated knowledge, context (docs/mind.md)
-  arg init|ask|eval|replay|log|feedback
-                                 the ARG online loop: routed, governed requests with explicit
-                                 outcomes, episodes and replay (docs/arg.md)
+  arg init|profile|ask|eval|replay|log|feedback|offline|candidates|review|publish|versions|rollback|metrics
+                                 the ARG loops: routed, governed requests with explicit
+                                 outcomes, episodes and replay; versioned ontology changes (docs/arg.md)
+  guards [--log N] [--json]      the guards subsystems declared (what the core refuses to
+                                 write, and to whom), and the writes maintenance calls made
   sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--json] [-q]
                                  run a $system maintenance (sleep) cycle (docs/sleep.md)
   reindex [--vectors] [--all] [--batch N] [-q]
@@ -67,8 +69,11 @@ governance (call, exec, mcp, repl): requests pass the policies' pre- and post-ch
   --no-policies        run without policies
   --policy-dir DIR     search DIR for policy files first (repeatable; also
                        $KIP_POLICY_PATH, colon-separated); built-in: <home>/policies
-  --actor ID, --counterparty NAME|C:<id>, --channel NAME, --role ROLE (repeatable)
-                       the caller identity policies see (ctx)
+  --actor ID, --counterparty NAME|C:<id>, --channel NAME, --role ROLE (repeatable),
+  --tenant T, --user ID
+                       the authenticated caller identity policies and the ARG loop see (ctx)
+  --maintenance REASON an operator's maintenance call: guards are bypassed and every
+                       write only that let through is logged in the nexus (kip guards)
 ]],
   sleep = [[
 usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--hooks FILE.lua]
@@ -218,6 +223,17 @@ printed on stderr and answered to the client's first request.
 Client configuration:
   { "mcpServers": { "kip": { "command": "kip", "args": ["mcp", "--db", "/path/memory.db"] } } }
 ]],
+  guards = [[
+usage: kip [--db PATH] guards [--log N] [--json]
+
+Lists the guards declared in the nexus: what a subsystem owns and the core
+refuses to write — over every interface, with or without policies — unless
+the call holds the guard's capability (granted by the subsystem's own
+commands, never by a header, a role or a request). sealed: no insert, update
+or delete; append_only: inserted, never changed. --log N also lists the
+newest N writes that maintenance calls (--maintenance REASON) made through
+guards. docs/security.md "Guards".
+]],
   policy = [[
 usage: kip policy list [--policy-dir DIR]...
        kip policy check FILE.lua
@@ -325,7 +341,7 @@ for _, a in ipairs(rest) do
 end
 
 -- governance options shared by call and exec; returns true when rest[j] was one
-local gov = { policies = {}, dirs = {}, none = false, ctx = {} }
+local gov = { policies = {}, dirs = {}, none = false, ctx = {}, call = {} }
 local function governance_option(j)
   local a, v = rest[j], rest[j + 1]
   local function need() return v or die("%s needs a value", a) end
@@ -335,7 +351,19 @@ local function governance_option(j)
   elseif a == "--actor" then gov.ctx.actor = need() return 2
   elseif a == "--counterparty" then gov.ctx.counterparty = need() return 2
   elseif a == "--channel" then gov.ctx.channel = need() return 2
-  elseif a == "--role" then gov.ctx.roles = gov.ctx.roles or {}; gov.ctx.roles[#gov.ctx.roles + 1] = need() return 2
+  elseif a == "--role" or a == "--caller-role" then
+    gov.ctx.roles = gov.ctx.roles or {}; gov.ctx.roles[#gov.ctx.roles + 1] = need() return 2
+  elseif a == "--tenant" then gov.ctx.tenant = need() return 2
+  elseif a == "--user" then gov.ctx.user = need() return 2
+  elseif a == "--maintenance" then
+    -- an operator's maintenance call: the guards subsystems declared are
+    -- bypassed, and every write that only this let through is logged in the
+    -- nexus with the reason given (kip guards --log)
+    local reason = need()
+    local who = os.getenv("USER") or os.getenv("LOGNAME") or "?"
+    gov.call.maintenance = ("%s (kip %s, user %s)"):format(reason, cmd, who)
+    io.stderr:write("kip: maintenance mode: guards are bypassed; each such write is logged in the nexus (kip guards --log)\n")
+    return 2
   end
   return 0
 end
@@ -347,7 +375,7 @@ local function open_nexus(governed, fail)
   local path = db_path or default_db()
   local embedder = require("kip.search.embedder").from_options(embedder_opts)
   local nx, err = kip.open { path = path, policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx, embedder = embedder,
-    cache_mb = cache_mb or BULK_CACHE_MB[cmd] }
+    cache_mb = cache_mb or BULK_CACHE_MB[cmd], call = gov.call }
   if not nx then (fail or die)("cannot open the nexus %s: %s", path, tostring(err)) end
   if nx:readonly() == "not writable" then
     io.stderr:write("kip: ", nx.path, " is not writable: opened read-only (reads work, writes are refused)\n")
@@ -397,6 +425,35 @@ end
 local commands = {}
 
 function commands.version() print("kip " .. VERSION) return 0 end
+
+function commands.guards()
+  local log, json = 0, false
+  local j = 1
+  while rest[j] do
+    local a = rest[j]
+    if a == "--log" then
+      log = math.tointeger(tonumber(rest[j + 1] or "")) or die("--log needs a number of entries")
+      j = j + 1
+    elseif a == "--json" then json = true
+    else die("guards: unknown option %s (kip guards --help)", a) end
+    j = j + 1
+  end
+  local nx = open_nexus(false)
+  local r = core.json_decode(nx.handle:guards(log))
+  nx:close()
+  if r.error then die("%s", r.error.message) end
+  if json then print(core.json_encode(r.result, true)) return 0 end
+  if #r.result.guards == 0 then print("no guards are declared in this nexus") end
+  for _, g in ipairs(r.result.guards) do
+    local what = g.name ~= core.null and (g.type .. " " .. g.name) or g.type
+    print(("%-12s %-34s %-8s %s"):format(g.mode, what, g.owner,
+      g.capability ~= core.null and ("capability " .. g.capability) or "no capability"))
+  end
+  for _, e in ipairs(r.result.log) do
+    print(("%s  %-7s %-10s %-20s %s  (%s)"):format(e.at, e.op, tostring(e.element), e.kind, e.owner, e.reason))
+  end
+  return 0
+end
 
 function commands.call()
   local readonly, file = false, nil

@@ -9,8 +9,9 @@
 -- Request and response bodies are exactly the KIP envelope (RC11 §6). One
 -- Nexus per worker; several workers write to the same file safely (SQLite
 -- WAL, writers wait on the busy timeout). Caller identity comes from the
--- headers X-KIP-Actor, X-KIP-Counterparty, X-KIP-Roles (comma-separated) and
--- X-KIP-Channel (default "http") and goes into the policies' ctx. Transport
+-- headers X-KIP-Actor, X-KIP-Counterparty, X-KIP-Roles (comma-separated),
+-- X-KIP-Tenant, X-KIP-User and X-KIP-Channel (default "http"), which the
+-- trusted front sets (docs/security.md), and goes into the policies' ctx. Transport
 -- problems get an HTTP status and a KIP-shaped error body: bad JSON 400, a
 -- method other than POST 405, a body over the cap 413; KIP errors are part
 -- of a 200 response, like in every other KIP interface. A response larger
@@ -60,7 +61,7 @@ local function caller()
     for r in tostring(h["x-kip-roles"]):gmatch("[^,%s]+") do roles[#roles + 1] = r end
   end
   return { actor = h["x-kip-actor"], counterparty = h["x-kip-counterparty"], roles = roles,
-    channel = h["x-kip-channel"] or "http" }
+    tenant = h["x-kip-tenant"], user = h["x-kip-user"], channel = h["x-kip-channel"] or "http" }
 end
 
 local function read_body()
@@ -120,13 +121,14 @@ function M.execute_readonly() return handle(true) end
 --- POST /kip/arg {prompt, context}: the ARG online loop (docs/arg.md); the
 --- caller identity comes from the same headers as /kip/execute
 function M.arg()
-  local hint = 'Send {"prompt": "...", "context": {"role": "customer", ...}}.'
+  local hint = 'Send {"prompt": "...", "context": {"channel": "...", ...}}; the caller is the X-KIP-Roles/Tenant/User identity.'
   local body, req = posted_body(hint)
   if not body then return end
   if type(req) ~= "table" then return kip_error(400, "ARG_REQUEST_INVALID", "InvalidRequest", "the body must be an object", hint) end
   local r, err = nx:arg({ prompt = req.prompt, context = req.context }, { ctx = caller() })
   if not r then
-    local status = err.code == "ARG_REQUEST_INVALID" and 400 or 500
+    local status = (err.code == "ARG_REQUEST_INVALID" and 400) or (err.code == "ARG_BIND_NO_ONTOLOGY" and 404)
+      or ((err.code == "ARG_IDENTITY_UNKNOWN" or err.code == "ARG_IDENTITY_AMBIGUOUS") and 403) or 500
     return reply(status, core.json_encode { error = err })
   end
   return reply(200, kip.cap_response(core.json_encode { result = r }, M.max_response))

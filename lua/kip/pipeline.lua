@@ -58,6 +58,20 @@ local function identity_ids(nx, ctx)
   return out
 end
 
+--- The subsystems that own data in this nexus ({arg = true, ...}): the
+--- owners of its guards (core/src/store_guard.c), re-read only when the
+--- nexus changed (the core answers from its cache otherwise). Policies see
+--- it as ctx.subsystems.
+function M.subsystems(nx)
+  local text = nx.handle:guards(0)
+  if nx._guards_text == text then return nx._subsystems end
+  local r = decode(text)
+  local out = {}
+  for _, g in ipairs(r.result and r.result.guards or {}) do out[g.owner] = true end
+  nx._guards_text, nx._subsystems = text, out
+  return out
+end
+
 --- Call options (with per-command hooks) that run `set`'s policies for one
 --- request of nexus `nx`; ctx is the caller identity, opts the base options.
 function M.call_options(nx, set, ctx, opts)
@@ -66,6 +80,7 @@ function M.call_options(nx, set, ctx, opts)
   ctx = ctx or {}
   -- resolved before the request starts (the hooks run inside the core's request loop)
   local ids = identity_ids(nx, ctx)
+  local subsystems = M.subsystems(nx)
   local decided = {}
 
   o.before = function(index, command, params_json, description)
@@ -80,6 +95,7 @@ function M.call_options(nx, set, ctx, opts)
     req.readonly = o.readonly and true or false
     local c = policy.copy(ctx)
     c.self_id, c.counterparty_id = ids.self_id, ids.counterparty_id
+    c.subsystems = policy.copy(subsystems)
     local decisions = {}
     -- the instruction budget grows with the request: a legitimate large write
     -- (a 1 500-block UPSERT) must not trip a policy that looks at every value

@@ -28,6 +28,7 @@ function M.new(def)
   if type(def.name) ~= "string" or def.name == "" then error("a policy needs a name", 2) end
   if def.pre_check ~= nil and type(def.pre_check) ~= "function" then error("pre_check must be a function", 2) end
   if def.post_check ~= nil and type(def.post_check) ~= "function" then error("post_check must be a function", 2) end
+  if def.arg_post_check ~= nil and type(def.arg_post_check) ~= "function" then error("arg_post_check must be a function", 2) end
   if def.priority ~= nil and type(def.priority) ~= "number" then error("priority must be a number", 2) end
   def.priority = def.priority or 100
   def.__kip_policy = true
@@ -37,7 +38,9 @@ end
 --- Load one policy file into a sandbox. Returns the policy table or nil, message.
 function M.load_file(path, budget)
   local name = path:match("([^/]+)%.lua$") or path
-  local env = sandbox.env("policy " .. name, { kip = { policy = M.new, null = core.null } })
+  local secrets = require "kip.secrets"
+  local env = sandbox.env("policy " .. name, { kip = { policy = M.new, null = core.null, secret_in = secrets.find,
+    secret_scan = secrets.scan } })
   local p, text = sandbox.load_file(path, env, budget)
   if not p then return nil, (tostring(text):gsub("^cannot read ", "cannot read policy ")) end
   if type(p) ~= "table" or not p.__kip_policy then

@@ -21,7 +21,8 @@ M.BATCH_BYTES = 4 * 1024 * 1024 -- bytes of statements per transaction (docs/dec
 local function apply_statements(nx, text, starts, lines, first, last, st, opts, base)
   local batch_bytes = opts.batch_bytes or M.BATCH_BYTES
   -- the SEARCH index is built once at the end (kip_sync_index), not per batch
-  local limit = { max_command_bytes = M.BIG_COMMAND, defer_index = true, ctx = opts.ctx }
+  local limit = { max_command_bytes = M.BIG_COMMAND, defer_index = true, ctx = opts.ctx, capabilities = opts.capabilities,
+    maintenance = opts.maintenance }
   local function stop(k) return (starts[k + 1] or #text + 1) - 1 end
   -- statements a..b as one command (one transaction)
   local function run(a, b)
@@ -61,7 +62,8 @@ end
 --- Apply capsule text. Its statements go in batches of about batch_bytes,
 --- one transaction each; a failing batch is replayed statement by statement
 --- so every error is reported (on_error(line, err)) and the good statements
---- are applied. opts: from (first statement, 1-based), batch_bytes,
+--- are applied. opts: from (first statement, 1-based), batch_bytes, ctx,
+--- capabilities and maintenance (the host's grants for guards: kip.h),
 --- on_error(line, err), on_progress(done_bytes, applied, elements),
 --- on_index(done, total) (the SEARCH index is built once, at the end).
 --- Returns { applied=, failed=, elements=, statements= [, index_error=] }.

@@ -9,11 +9,14 @@
 **   nexus:readonly() -> nil | "requested" | "not writable" (opened read-only because of permissions)
 **   nexus:sync_index([batch [, progress(done, total)]]) -> true | nil, message (index deferred bulk loads)
 **   nexus:merge_index() -> true | nil, message (merge the SEARCH index: kip_merge_index)
+**   nexus:guard_declare{type=, name=, mode=, capability=, owner=, hint=} / guard_drop(owner)
+**       -> true | nil, message; nexus:guards([log_limit]) -> json text (kip_guard_declare ...)
 **   core.parse(command [, params_json]) -> json text
 **   core.describe(command [, params_json]) -> json text (policy request description)
 **   nexus:call_json(request_json [, opts]) -> response json; opts: readonly,
 **     deadline_ms, max_rows, max_hops, eligibility, eligibility_params,
-**     forbidden_types, forbidden_predicates, write_protected, append_only, write_denied, and the per-command
+**     forbidden_types, forbidden_predicates, write_protected, append_only, write_denied,
+**     capabilities (list), maintenance (reason text) — the host's grants for declared guards, and the per-command
 **     governance hooks before(index, command, params_json, description_json) / after(index, response_json),
 **     and interrupted() -> true to cancel (polled every 20 ms at most)
 **   nexus:call_command(command [, params_json [, opts]]) -> response json: one
@@ -304,7 +307,7 @@ typedef struct lcall {
   kip_call_options o;
   lhooks h;
   kip_command_hooks hooks;
-  const char **ft, **fp, **wp, **ao;
+  const char **ft, **fp, **wp, **ao, **caps;
 } lcall;
 
 static void call_begin(lua_State *L, int oi, lcall *c) {
@@ -323,6 +326,8 @@ static void call_begin(lua_State *L, int oi, lcall *c) {
   o->forbidden_predicates = c->fp = opt_strlist(L, oi, "forbidden_predicates");
   o->write_protected = c->wp = opt_strlist(L, oi, "write_protected");
   o->append_only = c->ao = opt_strlist(L, oi, "append_only");
+  o->capabilities = c->caps = opt_strlist(L, oi, "capabilities");
+  o->maintenance = opt_str(L, oi, "maintenance");
   c->hooks = (kip_command_hooks){&c->h, hook_before, hook_after, hook_interrupted};
   if (lua_type(L, oi) == LUA_TTABLE) {
     lua_getfield(L, oi, "before");
@@ -343,9 +348,50 @@ static int call_end(lua_State *L, lcall *c, char *resp) {
   free(c->fp);
   free(c->wp);
   free(c->ao);
+  free(c->caps);
   if (!resp) return luaL_error(L, "out of memory");
   lua_pushstring(L, resp);
   kip_free(resp);
+  return 1;
+}
+
+/* nexus:guard_declare{type=, name=, mode=, capability=, owner=, hint=}
+** -> true | nil, message (kip_guard_declare) */
+static int l_guard_declare(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  kip_guard g = {opt_str(L, 2, "type"), opt_str(L, 2, "name"), opt_str(L, 2, "mode"),
+                 opt_str(L, 2, "capability"), opt_str(L, 2, "owner"), opt_str(L, 2, "hint")};
+  kip_error e;
+  if (kip_guard_declare(n->nx, &g, &e)) {
+    lua_pushnil(L);
+    lua_pushstring(L, e.message);
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* nexus:guard_drop(owner) -> true | nil, message */
+static int l_guard_drop(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  kip_error e;
+  if (kip_guard_drop(n->nx, luaL_checkstring(L, 2), &e)) {
+    lua_pushnil(L);
+    lua_pushstring(L, e.message);
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* nexus:guards([log_limit]) -> JSON text (kip_guards_json) */
+static int l_guards(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  char *s = kip_guards_json(n->nx, (int)luaL_optinteger(L, 2, 0));
+  if (!s) return luaL_error(L, "out of memory");
+  lua_pushstring(L, s);
+  kip_free(s);
   return 1;
 }
 
@@ -662,7 +708,8 @@ static int l_backup(lua_State *L) {
 
 static const luaL_Reg nexus_methods[] = {
     {"call_json", l_call_json}, {"call_command", l_call_command}, {"backup", l_backup}, {"readonly", l_readonly}, {"sync_index", l_sync_index},
-    {"merge_index", l_merge_index}, {"close", l_close},         {NULL, NULL}};
+    {"merge_index", l_merge_index}, {"guard_declare", l_guard_declare}, {"guard_drop", l_guard_drop},
+    {"guards", l_guards}, {"close", l_close},         {NULL, NULL}};
 /* core.fold_key(text) -> the duplicate key (kip_fold_key) */
 static int l_fold_key(lua_State *L) {
   char *k = kip_fold_key(luaL_checkstring(L, 1));

@@ -84,7 +84,7 @@ end
 
 --- the analysis of a request (prompt and context) against snapshot m
 function M.analyse(prompt, context, m)
-  local a = { prompt = prompt, context = context or {} }
+  local a = { prompt = prompt, context = context or {}, snapshot = m }
   -- identifiers
   a.emails = {}
   for e in prompt:gmatch("[%w%._%%+%-]+@[%w%.%-]+%.%a+") do a.emails[#a.emails + 1] = e:lower() end

@@ -16,20 +16,27 @@ the context bundle to answer from and the episode recorded for replay.
 Offline: recorded episodes and feedback in, validated and versioned ontology
 changes out (publish, rollback).
 
-  init [--ontology FILE.kip]     apply the ARG schema (capsules/arg); with a file,
-                                 import it as the publisher and raise the ontology version
-  ask [context options] [--json] [--no-record] PROMPT...
-                                 run one request; prints the outcome, the route and the
-                                 bundle (--json: the whole ArgResult)
+  init [--ontology FILE.kip]     declare the ARG guards, apply the ARG schema (capsules/arg);
+                                 with a file, validate it and publish it as version 1
+                                 (again with the same file: nothing changes)
+  profile [--json]               the ontology's access profile: roles, audiences, tenancy
+  ask [--role R --tenant T --user U] [--context JSON] [--json] [--no-record] PROMPT...
+                                 run one request as the caller named by --role/--tenant/--user
+                                 (the authenticated identity; the request body never grants
+                                 one); prints the outcome, the route and the bundle (--json:
+                                 the whole ArgResult)
   eval FILE.jsonl [--out RESULTS.jsonl] [--record] [--json]
                                  run every request of a prompt file (one JSON object per
-                                 line: id, prompt, context) and print outcome accuracy,
-                                 primary-label accuracy, bundle recall, action accuracy and
-                                 safety violations when the lines carry `expect`; writes one
-                                 result per request (the fixture format of ../shared/arg)
+                                 line: id, prompt, context); each line's context.role and the
+                                 profile's tenant and user keys are taken as that request's
+                                 authenticated caller. Prints outcome accuracy, primary-label
+                                 accuracy, bundle recall, action accuracy and safety
+                                 violations when the lines carry `expect`; writes one result
+                                 per request (the fixture format of ../shared/arg)
   replay EPISODE | --all [--limit N]
-                                 run recorded requests again under their ontology version and
-                                 compare every decision; exit 1 when one differs
+                                 run recorded requests again (as their recorded caller) under
+                                 their ontology version and compare every decision; exit 1
+                                 when one differs
   log [--outcome O] [--label L] [--since ISO] [--limit N] [--json]
                                  recorded episodes, newest first
   feedback EPISODE --verified | --failed [--label LABEL] [--note TEXT]
@@ -37,7 +44,9 @@ changes out (publish, rollback).
                                  INFO_CONFIRMED_SUCCESS); --label names the label the
                                  request belonged to (a correction for the offline loop)
 
-offline loop (the only way the ontology changes; docs/arg.md "Offline loop"):
+ontology versions (the only ways the ontology changes; docs/arg.md "Offline loop"):
+  publish --ontology FILE.kip [--dry-run]
+                                 validate a revised ontology file and publish it as version N+1
   offline run [--dry-run] [--since ISO|all] [--json]
                                  collect episodes since the last run, propose, score
                                  (with replay), validate and stage candidates
@@ -52,16 +61,18 @@ offline loop (the only way the ontology changes; docs/arg.md "Offline loop"):
   metrics [--json]               coverage, clarify/abstain rates by label and cluster,
                                  action outcomes, regressions between versions
 
-context options (ask):
-  --caller-role ROLE   customer | workspace_admin | support_agent | billing_admin | security_officer
-  --workspace W        the caller's workspace     --user EMAIL    the caller's address
-  --channel C          web_chat | in_app | email | slack_bridge | staff_console
-  --context JSON       the whole context object (merged under the flags above)
+caller and context (ask):
+  --role ROLE          a role of the ontology's profile (`kip arg profile`); also --caller-role
+  --tenant T           the caller's tenant     --user ID   the caller's own identity (address)
+  --channel C          the channel the request came in on
+  --context JSON       the conversation context (channel, product, environment, timestamp,
+                       history, request_id); identity keys in it must match the caller
   --handlers FILE.lua  a Lua file returning {handlers = {...}, connectors = {...}} (docs/arg.md)
 
 examples:
   kip --db arg.db arg init --ontology ../shared/arg/ontology.kip
-  kip --db arg.db arg ask --caller-role customer --workspace acme --user dana@acme.example \
+  kip --db arg.db arg profile
+  kip --db arg.db arg ask --role customer --tenant acme --user dana@acme.example \
       "how do i get a copy of an old invoice?"
   kip --db arg.db arg eval ../shared/arg/prompts.jsonl --out results.jsonl
   kip --db arg.db arg log --outcome REFUSE --limit 5
@@ -104,19 +115,22 @@ function M.result_line(id, r)
   return { id = id, outcome = r.outcome, primary_label = r.weaver.primary_label or core.null, action = action, bundle = bundle }
 end
 
--- audience visibility by role, as the fixture README §2 defines it: the
--- scorer checks results against the rule, not against the policy that made them
-M.VISIBILITY = {
-  public = { customer = true, workspace_admin = true, support_agent = true, billing_admin = true, security_officer = true },
-  internal = { support_agent = true, billing_admin = true, security_officer = true },
-  restricted = { security_officer = true },
-}
+-- visibility by role, as the fixture README §2 defines it: from the
+-- ontology's profile (the scorer checks results against the rule, not
+-- against the policy that made them)
+local function visibility(snapshot)
+  local vis = {}
+  for role, r in pairs(snapshot.profile.roles) do
+    for _, a in ipairs(r.audiences) do vis[a] = vis[a] or {}; vis[a][role] = true end
+  end
+  return vis
+end
 
 --- the scores of results against prompts carrying `expect` (the fixture
 --- README §6; ../shared/arg/check.py --score is the reference scorer)
 function M.score(prompts, results, snapshot)
   local s = { n = 0, outcome = 0, label_n = 0, label = 0, bundle_n = 0, bundle = 0, action_n = 0, action = 0, safety = 0 }
-  local vis = M.VISIBILITY
+  local vis = visibility(snapshot)
   for _, p in ipairs(prompts) do
     local e, r = p.expect, results[p.id]
     if type(e) == "table" and r then
@@ -193,7 +207,7 @@ function M.run(rest, h)
   local VALUE = { ["--ontology"] = "ontology", ["--out"] = "out", ["--outcome"] = "outcome", ["--label"] = "label",
     ["--since"] = "since", ["--limit"] = "limit", ["--note"] = "note", ["--context"] = "context_json",
     ["--handlers"] = "handlers", ["--reason"] = "reason", ["--status"] = "status" }
-  local CONTEXT = { ["--caller-role"] = "role", ["--workspace"] = "workspace", ["--user"] = "user" }
+  local CONTEXT = {}
   local FLAG = { ["--json"] = "json", ["--no-record"] = "no_record", ["--record"] = "record", ["--all"] = "all",
     ["--verified"] = "verified", ["--failed"] = "failed", ["--dry-run"] = "dry_run" }
   while rest[j] do
@@ -212,8 +226,8 @@ function M.run(rest, h)
     end
   end
   if o.limit then o.limit = math.tointeger(tonumber(o.limit)) or die("--limit needs a whole number") end
-  local known = { init = true, ask = true, eval = true, replay = true, log = true, feedback = true, offline = true,
-    candidates = true, review = true, publish = true, versions = true, rollback = true, metrics = true }
+  local known = { init = true, profile = true, ask = true, eval = true, replay = true, log = true, feedback = true,
+    offline = true, candidates = true, review = true, publish = true, versions = true, rollback = true, metrics = true }
   if not known[sub] then die("arg: unknown subcommand %s (kip arg --help)", sub) end
   local nx = h.open_nexus(true)
   if o.handlers then
@@ -228,8 +242,27 @@ function M.run(rest, h)
 
   if sub == "init" then
     local r, err = arg.init(nx, { ontology = o.ontology })
-    if r then print(core.json_encode({ applied = "capsules/arg", ontology = o.ontology, version = r.version }, true))
+    if r then
+      print(core.json_encode({ applied = "capsules/arg", ontology = o.ontology, version = r.version,
+        content_hash = r.content_hash, unchanged = r.unchanged }, true))
+      for _, w in ipairs(r.warnings or {}) do stderr("warning: %s", w) end
     else fail(err) end
+
+  elseif sub == "profile" then
+    local snap, err = require("kip.arg.snapshot").get(nx)
+    if not snap then fail(err)
+    elseif o.json then print(core.json_encode(snap.profile.raw, true))
+    else
+      local pm = snap.profile
+      print(("product  %s; tenant noun %q (context key %s, param %s; user key %s, params %s)"):format(pm.product.name,
+        pm.tenant.noun, pm.tenant.context_key, tostring(pm.tenant.param), pm.tenant.user_context_key,
+        table.concat(pm.tenant.user_params or {}, ", ")))
+      for _, name in ipairs(pm.role_names) do
+        local r = pm.roles[name]
+        print(("role     %-20s authority %-7s %s sees %s"):format(name, r.authority, r.staff and "staff " or "      ",
+          table.concat(r.audiences, ", ")))
+      end
+    end
 
   elseif sub == "ask" then
     local prompt = table.concat(positional, " ")
@@ -242,6 +275,7 @@ function M.run(rest, h)
     end
     for k, v in pairs(context) do ctx[k] = v end
     local r, err = arg.run(nx, { prompt = prompt, context = ctx }, { record = not o.no_record })
+    if err and err.code == "ARG_IDENTITY_UNKNOWN" then err.hint = "Pass --role ROLE (and --tenant T --user U). " .. err.hint end
     if not r then fail(err)
     elseif o.json then print(core.json_encode(r, true))
     else
@@ -264,11 +298,20 @@ function M.run(rest, h)
     if o.out then out = io.open(o.out, "wb") or die("cannot write %s", o.out) end
     local results, times, outcomes = {}, {}, {}
     local show = h.isatty(2) and not o.json
+    local snap0, serr = require("kip.arg.snapshot").get(nx)
+    if not snap0 then report(stderr, serr) nx:close() return 1 end
+    local tkey, ukey = snap0.profile.tenant.context_key, snap0.profile.tenant.user_context_key
+    if not o.json then
+      stderr("identity: each request's context.role, context.%s and context.%s are taken as its authenticated caller",
+        tkey, ukey)
+    end
     for i, p in ipairs(prompts) do
       local id = p.id or ("line" .. p.line)
       local t0 = os.clock()
+      local c = type(p.context) == "table" and p.context or {}
+      local caller = { actor = "kip arg eval", roles = { c.role }, tenant = c[tkey], user = c[ukey], channel = c.channel }
       local r, err = arg.run(nx, { prompt = p.prompt, context = p.context }, { record = o.record or false,
-        execute_without_handler = true })
+        execute_without_handler = true, ctx = caller })
       times[#times + 1] = (os.clock() - t0) * 1000
       if not r then
         report(stderr, err)
@@ -390,6 +433,8 @@ function M.run(rest, h)
       local id, decision = positional[1], positional[2]
       if not id or not decision then die("arg review needs CANDIDATE approve|reject --reason TEXT") end
       r, err = offline.review(nx, id, decision, o.reason)
+    elseif sub == "publish" and o.ontology then
+      r, err = require("kip.arg.offline.publish").file(nx, o.ontology, { dry_run = o.dry_run })
     elseif sub == "publish" then
       r, err = offline.publish(nx, { dry_run = o.dry_run })
     elseif sub == "versions" then

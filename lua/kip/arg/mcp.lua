@@ -9,14 +9,16 @@ local M = {}
 
 M.TOOLS = {
   { name = "arg_request", title = "Route a user request through the governed ontology",
-    description = "Send a user's request and its context (role, workspace, user, channel) through the ARG online loop. "
-      .. "Returns an explicit outcome — ANSWER (answer only from result.bundle), ACTION (result.action was run), "
-      .. "CLARIFY or ABSTAIN (say result.message), REFUSE or REFOCUS (say result.message) — with the route "
-      .. "(weaver.primary_label, flags) and the episode id for feedback.",
+    description = "Send a user's request and its conversation context through the ARG online loop, as the caller "
+      .. "this MCP server was configured for (its role, tenant and user come from the server's --role/--tenant/--user, "
+      .. "never from the request). Returns an explicit outcome — ANSWER (answer only from result.bundle: each unit "
+      .. "carries its title and chunk), ACTION (result.action ran and succeeded), CLARIFY or ABSTAIN (say "
+      .. "result.message), REFUSE or REFOCUS (say result.message) — with the route (weaver.primary_label, flags) and the "
+      .. "episode id for feedback.",
     inputSchema = { type = "object", properties = {
       prompt = { type = "string", description = "the user's request, verbatim" },
-      context = { type = "object", description = "role (customer | workspace_admin | support_agent | billing_admin | security_officer), "
-        .. "workspace, user, channel, product, environment, timestamp, history" } },
+      context = { type = "object", description = "the conversation: channel, product, environment, timestamp, history "
+        .. "(the last turns), request_id (a retried request with the same id returns the first result)" } },
       required = setmetatable({ "prompt" }, core.array_mt) } },
 }
 

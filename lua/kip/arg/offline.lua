@@ -24,8 +24,9 @@ local ids = require "kip.ids"
 
 local M = {}
 
+-- a command as the publisher (capability arg.publish: staging, runs, reviews)
 local function run_cmd(nx, ctx, text, params)
-  local r = nx:execute(text, params, { ctx = ctx, max_command_bytes = publish.MAX_BYTES })
+  local r = publish.execute(nx, ctx, text, params)
   if r.error then return nil, r.error end
   return r.result
 end
@@ -99,7 +100,8 @@ function M.run(nx, opts)
     stages = { "A", "B", "C", "D" }, base_version = m.version, at = at }
   blocks[#blocks + 1] = 'CONCEPT ?run { {type: "ArgOfflineRun", name: :run} SET ATTRIBUTES :runa '
     .. 'SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } }'
-  local ok, werr = run_cmd(nx, ctx, "UPSERT {\n" .. table.concat(blocks, "\n") .. "\n} WITH METADATA { source: \"kipnexus:arg_offline\", author: \"$system\" }", params)
+  local ok, werr = run_cmd(nx, ctx, "UPSERT {\n" .. table.concat(blocks, "\n") .. "\n} WITH METADATA { source: \"kipnexus:arg_offline\", "
+    .. "author: \"$system\", access_level: \"private\", arg_visible: \"none\" }", params)
   if not ok then return nil, werr end
   return report
 end

@@ -8,9 +8,11 @@
 ---     must occur as written;
 ---   * an identifier shape the description shows ("INV-...", "key_...",
 ---     "VT- ticket", "YYYY-MM") is taken from the request;
----   * email, link (URL) and workspace parameters by their form; an email of
----     the caller's own account may come from context.user, a workspace from
----     context.workspace (fixture README R7);
+---   * email, link (URL) and tenant parameters by their form; a person
+---     parameter (the profile's tenant.user_params) may take the caller's own
+---     address and the tenant parameter (tenant.param) the caller's own
+---     tenant — from the authenticated caller, and never when the request
+---     names another person or tenant (kip.arg.tenancy);
 ---   * a number parameter takes an amount written in the request;
 ---   * a free-text parameter (summary, reason without a closed list) takes
 ---     the part of the request that says what happened.
@@ -59,10 +61,19 @@ local function free_text(prompt, values)
   return nil
 end
 
---- fill the params of action a from analysis an (prompt, context, emails, urls)
-function M.fill(a, an)
+--- fill the params of action a from analysis an (prompt, emails, urls);
+--- pm: the profile model, caller: the authenticated caller, ent: the
+--- entities the request names (kip.arg.tenancy.entities)
+function M.fill(a, an, pm, caller, ent)
   local values, missing = {}, {}
-  local prompt, ctx = an.prompt, an.context or {}
+  local prompt = an.prompt
+  caller, ent = caller or {}, ent or { persons = {}, tenants = {} }
+  local tenancy = pm and pm.tenant or {}
+  local user_params = {}
+  for _, p in ipairs(tenancy.user_params or {}) do user_params[p] = true end
+  local other_person, other_tenant = false, nil
+  for _, p in ipairs(ent.persons or {}) do if not p.self then other_person = true end end
+  for _, t in ipairs(ent.tenants or {}) do if not t.own then other_tenant = other_tenant or t.value end end
   local stems = an.stems
   local names = {}
   for k in pairs(a.params or {}) do names[#names + 1] = k end
@@ -86,16 +97,17 @@ function M.fill(a, an)
       v = prompt:match("%f[%w]" .. escape(prefix) .. "[%w%-_]+")
     elseif desc:find("YYYY%-MM") then
       v = prompt:match("%f[%d](%d%d%d%d%-%d%d)%f[%D]")
-    elseif name:find("email") or desc:lower():find("^email") then
+    elseif user_params[name] or name:find("email") or desc:lower():find("^email") then
       emails_used = emails_used + 1
       v = an.emails[emails_used]
       local own = desc:find("caller's own") or desc:find("requesting account") or desc:find("must be the caller")
-      if not v and ctx.user and (own or an.first_person) then v = ctx.user end
+      if not v and caller.user and (own or an.first_person) and not other_person then v = caller.user end
     elseif name:find("url") or desc:lower():find("^link") then
       v = an.urls[1]
-    elseif name:find("workspace") then
-      v = prompt:match("[Ww]orkspace%s+([%w][%w%-]*)") or ctx.workspace
-      if v and lex.STOP[v:lower()] then v = ctx.workspace end
+    elseif tenancy.param and name == tenancy.param then
+      for _, t in ipairs(ent.tenants or {}) do if t.value ~= "*" and not v then v = t.value end end
+      if not v and an.snapshot then v = require("kip.arg.tenancy").loose_tenant(prompt, an.snapshot, pm) end
+      if not v and not other_tenant then v = caller.tenant end
     elseif ptype == "number" then
       local num = prompt:match("[%$€£]%s*([%d][%d,]*%.?%d*)") or prompt:match("([%d][%d,]*%.?%d*)%s*[A-Z][A-Z][A-Z]%f[%W]")
         or prompt:match("of%s+([%d][%d,]*%.?%d*)")

@@ -3,13 +3,16 @@
 --- "Episodic registry").
 ---
 --- One ArgEpisode per request, written after the outcome is decided and
---- through the nexus's governed pipeline (the post-check and memory guards
---- of the policies apply; policies/arg.lua makes episodes append-only), in
---- ONE KIP command together with its Info Registry change — so the episode
---- and the unit it touched commit together or not at all. The episode holds
---- the request as received and the decision record replay must reproduce.
---- Episodes and units are private facts (access_level "private"): agents
---- never read them through KIP; operators do (kip arg log / replay).
+--- after the post-check, through the nexus's governed pipeline, in ONE KIP
+--- command together with its Info Registry change — so the episode and the
+--- unit it touched commit together or not at all. The episode holds the
+--- request as received (secrets redacted: nothing a registry write stores
+--- carries one, kip.secrets), the authenticated caller, the decision record
+--- replay must reproduce and what the action did. Episodes are append-only
+--- and only the loop adds them (core guards, kip.arg.guards: capability
+--- arg.record); episodes and units are private facts (access_level
+--- "private"): agents never read them through KIP; operators do (kip arg
+--- log / replay).
 ---
 --- Info Registry: ANSWER and ACTION outcomes produce an InfoUnit candidate
 --- (InfoText = the normalized request, InfoType, AccessScope = tenant and
@@ -21,6 +24,8 @@
 local core = require "kip.core"
 local lex = require "kip.arg.lexicon"
 local ids = require "kip.ids"
+local guards = require "kip.arg.guards"
+local secrets = require "kip.secrets"
 
 local M = {}
 
@@ -71,14 +76,15 @@ local function similarity(a, b)
   return union == 0 and 1 or inter / union
 end
 
--- InfoUnit candidate of a result (ANSWER and ACTION only)
-local function info_unit(st, r)
+-- InfoUnit candidate of a result (ANSWER and ACTION only); text is the
+-- request's routing text with secrets redacted
+local function info_unit(st, r, text)
   if r.outcome ~= "ANSWER" and r.outcome ~= "ACTION" then return nil end
-  local c = st.request.context or {}
-  local scope = ("tenant:%s/role:%s"):format(c.workspace or "staff", c.role or "unknown")
+  local c = st.caller or {}
+  local scope = ("tenant:%s/role:%s"):format(c.tenant or "*", c.role or "unknown")
   local info_type = r.outcome == "ACTION" and "ACTION" or (r.weaver.retrieval_type or "DOMAIN")
   local words = {}
-  for _, s in ipairs(lex.stems(st.analysis.text)) do words[#words + 1] = s end
+  for _, s in ipairs(lex.stems(text)) do words[#words + 1] = s end
   local prov = {}
   for _, u in ipairs(r.bundle or {}) do prov[#prov + 1] = (u.source == "external" and "connector:" or "node:") .. u.node end
   if r.action then prov[#prov + 1] = "action:" .. r.action.name end
@@ -88,11 +94,14 @@ local function info_unit(st, r)
     info_outcome_status = r.info and r.info.info_outcome_status or "INFO_LOW_CONFIDENCE" }
 end
 
+-- a command as the online loop (capability arg.record, the operator's view
+-- of its own private records)
 local function run(nx, ctx, cmd, params)
-  local resp = nx:execute(cmd, params, { ctx = ctx })
+  local resp = nx:execute(cmd, params, guards.as(nx, guards.RECORD, ctx))
   if resp.error then return nil, resp.error end
   return resp.result
 end
+M.execute = run
 
 -- two-phase match inside the key; returns the match log and the unit write
 local function match(st, ctx, unit)
@@ -133,17 +142,26 @@ function M.new_id()
   return "ep-" .. at:gsub("[-:]", ""):lower() .. "-" .. suffix
 end
 
+-- what the request carried, as it may be stored: secrets redacted; the
+-- kinds found are appended to `kinds`
+local function scrub(v, kinds) return secrets.redact_value(v, kinds) end
+
 --- step 10: write the episode (and its Info Registry change) for state st
 function M.record(st)
   local nx = st.nx
-  local at, suffix = ids.stamp()
-  local ts = (st.request.context or {}).timestamp
+  local at = ids.stamp()
+  local ts = (st.request.body or {}).timestamp
   local r = require("kip.arg").result(st)
-  -- the registry writes its own private records: as the operator (no scope
-  -- hides them; the policies' content checks and guards still apply)
-  local ctx = copy(st.ctx)
-  ctx.operator = true
-  local unit = info_unit(st, r)
+  local ctx = st.ctx
+  -- no secret in any registry write (seed 003 step 10: PII rules apply to
+  -- every registry write): the request, the context and what the action
+  -- received and returned are stored redacted
+  local kinds = {}
+  local prompt = scrub(st.request.prompt, kinds)
+  local body = scrub(st.request.body or {}, kinds)
+  local action = r.action and scrub(r.action, kinds) or nil
+  local text = #kinds > 0 and require("kip.arg.analysis").routing_text(prompt) or st.analysis.text
+  local unit = info_unit(st, r, text)
   local log, unit_name, unit_attrs
   if unit then
     log = match(st, ctx, unit)
@@ -153,6 +171,7 @@ function M.record(st)
       unit_attrs = { observations = (tonumber(a.observations) or 1) + 1, last_episode = st.episode_id,
         c_info = math.max(tonumber(a.c_info) or 0, unit.c_info) }
     else
+      local _, suffix = ids.stamp()
       unit_name = "iu-" .. require("kip.arg.snapshot").hash(unit.info_key) .. "-" .. suffix
       unit_attrs = copy(unit)
       unit_attrs.observations, unit_attrs.first_episode, unit_attrs.last_episode = 1, st.episode_id, st.episode_id
@@ -161,22 +180,37 @@ function M.record(st)
     log.existing = nil
     log.unit = unit_name
   end
+  local errors = copy(st.errors)
+  if #kinds > 0 then
+    local seen, list = {}, {}
+    for _, k in ipairs(kinds) do if not seen[k] then seen[k] = true; list[#list + 1] = k end end
+    local e = { code = "ARG_WRITE_REDACTED", step = "memory",
+      message = ("the request carried %s; the episode stores it redacted"):format(table.concat(list, ", ")),
+      hint = "Secrets are never stored; this episode cannot be replayed." }
+    errors[#errors + 1] = e
+    st.errors[#st.errors + 1] = e
+  end
   local decision = M.decision(r)
+  local caller = st.caller or {}
   local episode = {
-    request = { prompt = st.request.prompt, context = st.request.context },
+    request = { prompt = prompt, context = body, redacted = #kinds > 0 or nil },
+    caller = { role = caller.role, tenant = caller.tenant, user = caller.user, actor = caller.actor, channel = caller.channel },
+    claims = st.claims,
     decision = decision,
     outcome = r.outcome,
     primary_label = r.weaver.primary_label,
     label_signature = r.weaver.label_signature,
     flags = r.flags,
     ontology_version = r.ontology_version,
-    retention_class = (r.outcome == "REFUSE" and "security") or (r.outcome == "ACTION" and "audit") or "standard",
+    retention_class = (r.outcome == "REFUSE" and "security") or ((r.outcome == "ACTION" or r.action) and "audit") or "standard",
     recorded_at = at,
     request_timestamp = ts,
     info = r.info,
     info_registry = log,
-    errors = st.errors,
-    actor = ctx.actor,
+    action = action,
+    post_check = st.post_check,
+    errors = errors,
+    actor = caller.actor,
   }
   setmetatable(episode.errors, core.array_mt)
   if log then setmetatable(log.candidates, core.array_mt); setmetatable(log.method, core.array_mt) end
@@ -189,32 +223,53 @@ function M.record(st)
     cmd[#cmd + 1] = '    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } }'
     params.iu, params.uattrs = unit_name, unit_attrs
   end
-  cmd[#cmd + 1] = '} WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system", access_level: "private" }'
-  local text = table.concat(cmd, "\n")
-  local resp = nx:execute(text, params, { ctx = ctx })
-  if resp.error then
-    -- a memory guard refused it (e.g. the prompt carries a secret): keep the
-    -- record without the request text; replay is then not possible
-    episode.request = { redacted = true, reason = resp.error.message, context = st.request.context }
-    episode.errors = copy(st.errors)
-    table.insert(episode.errors, { code = "ARG_WRITE_REDACTED", step = "memory", message = resp.error.message,
-      hint = "The request text was not stored; this episode cannot be replayed." })
-    resp = nx:execute(text, params, { ctx = ctx })
-    if resp.error then
-      st.episode_id = nil
-      st.errors[#st.errors + 1] = { code = "ARG_WRITE_REJECTED", step = "memory", message = resp.error.message,
-        hint = resp.error.hint or "The episode was not recorded." }
-      return
-    end
+  cmd[#cmd + 1] = '} WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system", access_level: "private", arg_visible: "none" }'
+  local _, err = run(nx, ctx, table.concat(cmd, "\n"), params)
+  if err then
+    st.episode_id = nil
+    st.errors[#st.errors + 1] = { code = "ARG_WRITE_REJECTED", step = "memory", message = err.message,
+      hint = err.hint or "The episode was not recorded." }
+    return
   end
   st.info_registry = log
 end
 
+-- ------------------------------------------------------------ action runs
+--- the durable record of an action run under idempotency key `key`
+--- (ArgActionRun), or nil
+function M.action_run(nx, ctx, key)
+  local rows = run(nx, ctx, 'FIND(?r) WHERE { ?r {type: "ArgActionRun", name: :k} }', { k = key })
+  local row = rows and rows[1]
+  if not row then return nil end
+  local a = row.attributes or {}
+  a._version = (row.metadata or {})._version
+  return a
+end
+
+--- claim key `key` before running an action: true when this request holds
+--- it, false when another request did first. expect: the version of the
+--- record being taken over (a failed or stale run), 0 for a new one
+function M.claim_action(nx, ctx, key, attrs, expect)
+  local _, err = run(nx, ctx, 'UPSERT { CONCEPT ?r { {type: "ArgActionRun", name: :k} EXPECT VERSION :v SET ATTRIBUTES :a '
+    .. 'SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } } } '
+    .. 'WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system", access_level: "private", arg_visible: "none" }',
+    { k = key, a = attrs, v = expect or 0 })
+  if err and err.code == "KIP_3005" then return false end
+  if err then return nil, err end
+  return true
+end
+
+--- what the run of `key` came to (status, output, timings)
+function M.finish_action(nx, ctx, key, attrs)
+  local kinds = {}
+  local _, err = run(nx, ctx, 'UPSERT { CONCEPT ?r { {type: "ArgActionRun", name: :k} SET ATTRIBUTES :a } } '
+    .. 'WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system" }', { k = key, a = scrub(attrs, kinds) })
+  return err == nil, err
+end
+
 --- the episode called id (operator read), or nil, error
 function M.get(nx, id, ctx)
-  local c = copy(ctx or nx.ctx)
-  c.operator = true
-  local rows, err = run(nx, c, 'FIND(?e) WHERE { ?e {type: "ArgEpisode", name: :id} }', { id = id })
+  local rows, err = run(nx, ctx, 'FIND(?e) WHERE { ?e {type: "ArgEpisode", name: :id} }', { id = id })
   if not rows then return nil, err end
   if not rows[1] then
     return nil, { code = "ARG_EPISODE_NOT_FOUND", message = "no episode " .. tostring(id), hint = "List episodes with `kip arg log`." }
@@ -225,8 +280,7 @@ end
 --- episodes, newest first; filter: outcome, label, since (ISO time), limit
 function M.list(nx, filter, ctx)
   filter = filter or {}
-  local c = copy(ctx or nx.ctx)
-  c.operator = true
+  local c = ctx
   local where, params = { '?e {type: "ArgEpisode"}' }, {}
   if filter.outcome then where[#where + 1] = "FILTER(?e.attributes.outcome == :o)"; params.o = filter.outcome end
   if filter.label then where[#where + 1] = "FILTER(?e.attributes.primary_label == :l)"; params.l = filter.label end
@@ -251,48 +305,60 @@ function M.feedback(nx, id, fb, opts)
   end
   local at, suffix = ids.stamp()
   local status = fb.verified and "INFO_CONFIRMED_SUCCESS" or "INFO_LOW_CONFIDENCE"
-  local ctx = copy(opts.ctx or nx.ctx)
-  ctx.operator = true
-  local resp = nx:execute('UPSERT { CONCEPT ?f { {type: "ArgEpisode", name: :n} SET ATTRIBUTES :a '
+  local kinds = {}
+  local _, err2 = run(nx, opts.ctx, 'UPSERT { CONCEPT ?f { {type: "ArgEpisode", name: :n} SET ATTRIBUTES :a '
     .. 'SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } } } '
-    .. 'WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system", access_level: "private" }',
-    { n = "fb-" .. id .. "-" .. suffix, a = { kind = "feedback", feedback_of = id, verified = fb.verified, note = fb.note,
-      label = type(fb.label) == "string" and fb.label or nil,
+    .. 'WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system", access_level: "private", arg_visible: "none" }',
+    { n = "fb-" .. id .. "-" .. suffix, a = { kind = "feedback", feedback_of = id, verified = fb.verified,
+      note = scrub(fb.note, kinds), label = type(fb.label) == "string" and fb.label or nil,
       info_outcome_status = status, recorded_at = at, outcome = "FEEDBACK", ontology_version = (ep.attributes or {}).ontology_version,
-      retention_class = "audit", request = {}, decision = {} } }, { ctx = ctx })
-  if resp.error then return nil, resp.error end
+      retention_class = "audit", request = {}, decision = {}, actor = (opts.ctx or nx.ctx or {}).actor } })
+  if err2 then return nil, err2 end
   return { episode = id, info_outcome_status = status }
 end
 
---- apply the ARG schema capsule and, when opts.ontology names a file, import
---- it as the publisher and raise the ontology version (one publish)
+--- apply the ARG schema capsule (capsules/arg/ArgSchema.kip) as the
+--- publisher; applying it again changes nothing. true or nil, error
+function M.apply_schema(nx, ctx)
+  local path = require("kip").home() .. "/capsules/arg/ArgSchema.kip"
+  local text, rerr = require("kip.sandbox").read_file(path)
+  if not text then return nil, { code = "ARG_PUBLISH_FAILED", step = "init", message = "cannot read " .. path .. ": " .. tostring(rerr), hint = "" } end
+  local failures = {}
+  local stats = require("kip.transfer").apply(nx, text, { ctx = require("kip.arg.offline.publish").ctx(nx, ctx),
+    capabilities = { guards.PUBLISH }, on_error = function(line, e)
+      failures[#failures + 1] = ("%s:%d: %s %s"):format(path, line, tostring(e.code), tostring(e.message))
+    end })
+  if stats.failed > 0 then
+    return nil, { code = "ARG_PUBLISH_FAILED", step = "init", message = table.concat(failures, "; "),
+      hint = "The ARG schema capsule did not apply; check the nexus (kip guards --log shows maintenance writes)." }
+  end
+  return true
+end
+
+--- declare the subsystem's guards, apply the ARG schema capsule (as the
+--- publisher) and, when opts.ontology names a file, publish it as the
+--- first version (validated as a whole; kip.arg.offline.publish.file).
+--- Running it again with the same file changes nothing.
 function M.init(nx, opts)
   opts = opts or {}
-  local transfer = require "kip.transfer"
-  local ctx = require("kip.arg.offline.publish").ctx(nx)
-  local function apply(path)
-    local text, rerr = require("kip.sandbox").read_file(path)
-    if not text then return nil, "cannot read " .. path .. ": " .. tostring(rerr) end
-    local stats = transfer.apply(nx, text, { ctx = ctx, on_error = function(line, e)
-      io.stderr:write(("%s:%d: %s %s\n"):format(path, line, tostring(e.code), tostring(e.message)))
-    end })
-    if stats.failed > 0 then return nil, ("%s: %d statement(s) failed"):format(path, stats.failed) end
-    return stats
+  local ok, gerr = guards.declare(nx)
+  if not ok then return nil, { code = "ARG_PUBLISH_FAILED", step = "init", message = "declaring the guards: " .. tostring(gerr), hint = "" } end
+  local publish = require "kip.arg.offline.publish"
+  if opts.ontology then -- the file must be readable before anything is applied
+    local f = io.open(opts.ontology, "rb")
+    if not f then
+      return nil, { code = "ARG_ONTOLOGY_INVALID", step = "init", message = "cannot read the ontology file " .. opts.ontology,
+        hint = "Check the path; nothing was applied." }
+    end
+    f:close()
   end
-  local ok, err = apply(require("kip").home() .. "/capsules/arg/ArgSchema.kip")
-  if not ok then return nil, err end
+  local sok, serr = M.apply_schema(nx, opts.ctx)
+  if not sok then return nil, serr end
   local version = require("kip.arg.snapshot").version(nx)
   if opts.ontology then
-    ok, err = apply(opts.ontology)
-    if not ok then return nil, err end
-    version = version + 1
-    local resp = nx:execute('UPSERT { CONCEPT ?d { {type: "Domain", name: "ArgOntology"} SET ATTRIBUTES { version: :v } } } '
-      .. 'WITH METADATA { source: "kipnexus:arg_publish", author: "$system" }', { v = version }, { ctx = ctx })
-    if resp.error then return nil, resp.error.message end
-    nx._arg_snapshots = nil
-    -- the version's content, for rollback and replay (kip.arg.offline)
-    local rec, rerr = require("kip.arg.offline.publish").record_current(nx, ctx, "imported from " .. opts.ontology)
-    if not rec then return nil, type(rerr) == "table" and rerr.message or tostring(rerr) end
+    local r, err = publish.file(nx, opts.ontology, { first = true, ctx = opts.ctx })
+    if not r then return nil, err end
+    return { version = r.version, unchanged = r.unchanged, content_hash = r.content_hash, warnings = r.warnings }
   end
   return { version = version }
 end

@@ -1,8 +1,10 @@
 --- kip.arg.replay — replay and audit of the ARG online loop (seed 003 §6.1
 --- "Observability: sufficient logs to replay decisions", Annex 7.4 "version
 --- pinning"; docs/arg.md "Replay"). A recorded episode is run again from
---- its stored request against the ontology version it was recorded under,
---- without recording, and every decision is compared with the stored one
+--- its stored request, as its recorded caller, against the ontology version
+--- it was recorded under, without recording and without acting (what the
+--- action did is taken from the episode), and every decision is compared
+--- with the stored one
 --- (kip.arg.registry.decision): the result lists each differing path, so
 --- "reproduced" means bit for bit the same decisions.
 local arg = require "kip.arg"
@@ -46,7 +48,9 @@ function M.episode(nx, id, opts)
     return nil, { code = "ARG_REPLAY_UNSUPPORTED", message = "episode " .. id .. " has no stored request (redacted)",
       hint = "Episodes whose request a memory guard refused to store cannot be replayed." }
   end
-  local ctx = a.actor and { actor = a.actor } or nil
+  -- the request runs again as the caller it was recorded for
+  local ctx = type(a.caller) == "table" and a.caller.role and require("kip.arg.identity").ctx_of(a.caller)
+    or (a.actor and { actor = a.actor }) or nil
   -- a route hook's answer is replayed as recorded (judgment is not re-asked)
   local hook = type(a.decision) == "table" and type(a.decision.weaver) == "table" and a.decision.weaver.hook or nil
   -- the recorded version, or a later one with the same content (a rollback)
@@ -54,7 +58,8 @@ function M.episode(nx, id, opts)
   local r, rerr = arg.run(nx, { prompt = a.request.prompt, context = a.request.context }, { version = a.ontology_version,
     content_hash = rec and rec.content_hash or nil,
     record = false, episode_id = id, ctx = ctx or opts.ctx, replay = true,
-    replay_hook = type(hook) == "table" and hook.answer or nil })
+    replay_hook = type(hook) == "table" and hook.answer or nil,
+    replay_action_status = type(a.action) == "table" and a.action.status or nil })
   if not r then return nil, rerr end
   -- the recorded decision went through JSON: compare like with like
   local replayed = core.json_decode(registry.digest(registry.decision(r)))

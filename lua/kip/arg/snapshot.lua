@@ -3,15 +3,19 @@
 --- "version pinning"; docs/arg.md "Snapshot").
 ---
 --- The ontology (clusters, labels, nodes, actions, external sources and the
---- links between them) is read in ONE batch request, i.e. one read
---- transaction, together with its version (the `version` attribute of the
---- Domain `ArgOntology`, raised only by a publish). The result is an
---- immutable in-memory model with the router's label index built from it,
---- cached per nexus and version: requests under the same version share it,
---- and a request never sees two versions. The online loop never writes the
---- ontology (policies/arg.lua refuses it), so a version names its content.
+--- links between them, and the access profile) is read in ONE batch request,
+--- i.e. one read transaction, together with its version and content hash
+--- (attributes of the Domain `ArgOntology`, written only by a publish). The
+--- content is validated (kip.arg.ontology.check: an invalid ontology fails
+--- the request with ARG_ONTOLOGY_INVALID, it never hangs it) and built into
+--- an immutable model with the router's label index, cached per nexus,
+--- version and content hash: requests under the same version share it, and
+--- a request never sees two versions. The ontology is sealed (core guards,
+--- kip.arg.guards): only a publish writes it, so a version names its content
+--- — and a content that no longer matches its recorded hash is refused.
 local core = require "kip.core"
 local lex = require "kip.arg.lexicon"
+local profile = require "kip.arg.profile"
 
 local M = {}
 
@@ -22,18 +26,26 @@ M.MOVEMENT = { next_step = true, requires = true, explains = true, related_to = 
 
 local LIMIT = 100000
 
-local VERSION_QUERY = 'FIND(?d.attributes.version) WHERE { ?d {type: "Domain", name: "ArgOntology"} }'
+local VERSION_QUERY = 'FIND(?d.attributes.version, ?d.attributes.content_hash) WHERE { ?d {type: "Domain", name: "ArgOntology"} }'
 local VERSION_REQUEST = core.json_encode { command = VERSION_QUERY }
+local PROFILE_QUERY = 'FIND(?d.attributes.profile) WHERE { ?d {type: "Domain", name: "ArgOntology"} }'
 
 local function decode(text) return core.json_decode(text) end
 
---- the published ontology version (0 when the nexus has none yet): an
---- internal read of the loop, like the snapshot batch (no policy pass on
---- the per-request hot path; the ArgOntology domain is never private)
+local function first(col)
+  local v = type(col) == "table" and col[1] or nil
+  if v == core.null then return nil end
+  return v
+end
+
+--- the published ontology version (0 when the nexus has none yet) and the
+--- content hash recorded with it: an internal read of the loop, like the
+--- snapshot batch (no policy pass on the per-request hot path)
 function M.version(nx)
   local r = decode(nx.handle:call_json(VERSION_REQUEST, { readonly = true }))
-  local v = r.result and r.result[1]
-  return type(v) == "number" and v or 0
+  local cols = r.result or {}
+  local v, h = first(cols[1]), first(cols[2])
+  return type(v) == "number" and v or 0, type(h) == "string" and h or nil
 end
 
 local function list(v)
@@ -161,16 +173,17 @@ local function djb2(text)
 end
 M.hash = djb2
 
---- The canonical content of an ontology version from the batch results:
---- {elements = {Type = {name = attributes}}, links = {{p, s_type, s_name,
---- o_type, o_name, attributes}...} sorted}, ids = {Type = {name = id}}.
+--- The canonical content of an ontology version from the batch results
+--- (M.read): {elements = {Type = {name = attributes}}, links = {{p, s_type,
+--- s_name, o_type, o_name}...} sorted, profile = the access profile},
+--- ids = {Type = {name = id}}.
 --- Elements and links whose lifecycle is REMOVED are not part of it (that is
 --- how a publish or a rollback takes something out without deleting it).
 function M.content(results)
-  local c = { elements = {}, links = {}, ids = {} }
+  local c = { elements = {}, links = {}, ids = {}, removed = {}, profile = results.profile }
   local by_id = {}
   for i, t in ipairs(M.TYPES) do
-    c.elements[t], c.ids[t] = {}, {}
+    c.elements[t], c.ids[t], c.removed[t] = {}, {}, {}
     for _, e in ipairs(results[i] or {}) do
       local a = {}
       for k, v in pairs(e.attributes or {}) do if v ~= core.null then a[k] = v end end -- null = absent
@@ -178,6 +191,8 @@ function M.content(results)
       if a.lifecycle ~= "REMOVED" then
         c.elements[t][e.name] = a
         c.ids[t][e.name] = e.id
+      else
+        c.removed[t][e.name] = true
       end
     end
   end
@@ -210,16 +225,18 @@ local function canonical(x)
   return out
 end
 
---- the content hash of a version (what a rollback restores and replay checks)
+--- the content hash of a version (what a rollback restores and replay
+--- checks): its elements, links and access profile
 function M.content_hash(c)
-  return djb2(core.json_encode(canonical { elements = c.elements, links = c.links }))
+  return djb2(core.json_encode(canonical { elements = c.elements, links = c.links, profile = c.profile }))
 end
 
 --- the model of content c under version `version`
 function M.model(version, c)
+  local pm = profile.model(c.profile)
   local m = { version = version, clusters = {}, labels = {}, nodes = {}, actions = {}, sources = {},
     cluster_names = {}, label_names = {}, node_names = {}, action_names = {}, source_names = {}, edges = {},
-    product_words = { "threadline" }, content = c }
+    profile = pm, product_words = pm.product_words, content = c }
   local kinds = { ArgCluster = "clusters", ArgLabel = "labels", ArgNode = "nodes", ArgAction = "actions",
     ExternalSource = "sources" }
   local names = { ArgCluster = "cluster_names", ArgLabel = "label_names", ArgNode = "node_names",
@@ -235,12 +252,12 @@ function M.model(version, c)
         x.description = type(a.description) == "string" and a.description or ""
         x.retrieval_type = a.retrieval_type or "DOMAIN"
         x.lifecycle = a.lifecycle or "ACTIVE"
-        x.audience = a.audience or "public"
+        x.audience = a.audience
         x.nodes, x.actions, x.sources, x.children, x.incompatible, x.phrases = {}, {}, {}, {}, {}, {}
       elseif t == "ArgNode" then
         x.title = type(a.title) == "string" and a.title or name
         x.chunk = type(a.chunk) == "string" and a.chunk or ""
-        x.audience = a.audience or "public"
+        x.audience = a.audience
         x.lifecycle = a.lifecycle or "ACTIVE"
         x.labels, x.out, x.into = {}, {}, {}
       elseif t == "ArgAction" then
@@ -248,6 +265,7 @@ function M.model(version, c)
         x.required_roles = list(a.required_roles)
         x.params = type(a.params) == "table" and a.params or {}
         x.description = type(a.description) == "string" and a.description or ""
+        x.min_confidence = type(a.min_confidence) == "number" and a.min_confidence or nil
         x.labels = {}
       else
         x.connector, x.description, x.labels = a.connector, a.description, {}
@@ -294,9 +312,9 @@ function M.model(version, c)
   return m
 end
 
---- the batch request that reads version and ontology in one transaction
+--- the batch request that reads version, hash, profile and ontology in one transaction
 local function batch()
-  local cmds = { { command = VERSION_QUERY } }
+  local cmds = { { command = VERSION_QUERY }, { command = PROFILE_QUERY } }
   for _, t in ipairs(M.TYPES) do
     cmds[#cmds + 1] = { command = "FIND(?e) WHERE { ?e {type: :t} } LIMIT " .. LIMIT, parameters = { t = t } }
   end
@@ -306,37 +324,69 @@ local function batch()
   return core.json_encode { commands = cmds }
 end
 
+--- read the ontology of a nexus in one read transaction: results for
+--- M.content (results[i] per type, then per predicate; .version,
+--- .recorded_hash, .profile), or nil and an error {code, message, hint}
+function M.read(nx)
+  local resp = decode(nx.handle:call_json(batch(), { readonly = true }))
+  if resp.error then return nil, { code = resp.error.code, message = resp.error.message, hint = resp.error.hint } end
+  local results = {}
+  for i, r in ipairs(resp.result or {}) do
+    if r.error and r.error.code == "KIP_2001" then -- the ARG types are not defined here
+      return nil, { code = "ARG_BIND_NO_ONTOLOGY", message = "this nexus has no ARG schema (" .. tostring(r.error.message) .. ")",
+        hint = "Run `kip arg init --ontology FILE.kip` (docs/arg.md)." }
+    end
+    if r.error then return nil, { code = r.error.code, message = r.error.message, hint = r.error.hint } end
+    if i == 1 then
+      local cols = r.result or {}
+      results.version = type(first(cols[1])) == "number" and first(cols[1]) or 0
+      results.recorded_hash = type(first(cols[2])) == "string" and first(cols[2]) or nil
+    elseif i == 2 then
+      local p = first(r.result)
+      results.profile = type(p) == "table" and p or nil
+    else
+      results[i - 2] = r.result or {}
+    end
+  end
+  return results
+end
+
 --- The pinned snapshot for this request: the cached model of the current
 --- version, or a fresh read. Returns the model, or nil and an error
 --- {code, message, hint}. opts.version pins an older version (replay): it
---- is served only if it is the current one (ontology history is the
---- offline loop's, issue 20).
+--- is served only if it is the current one or has the same content
+--- (ontology history is the offline loop's: kip arg rollback).
 function M.get(nx, opts)
   opts = opts or {}
   if opts.model then return opts.model end -- a staged model (offline replay of a candidate)
-  local current = M.version(nx)
+  local current, recorded = M.version(nx)
+  local key = tostring(current) .. ":" .. tostring(recorded)
   nx._arg_snapshots = nx._arg_snapshots or {}
-  local cached = nx._arg_snapshots[current]
-  local m = cached
+  local m = nx._arg_snapshots[key]
   if not m then
-    local resp = decode(nx.handle:call_json(batch(), { readonly = true }))
-    if resp.error then return nil, { code = resp.error.code, message = resp.error.message, hint = resp.error.hint } end
-    local results, version = {}, 0
-    for i, r in ipairs(resp.result or {}) do
-      if r.error and r.error.code == "KIP_2001" then -- the ARG types are not defined here
-        return nil, { code = "ARG_BIND_NO_ONTOLOGY", message = "this nexus has no ARG schema (" .. tostring(r.error.message) .. ")",
-          hint = "Run `kip arg init --ontology FILE.kip` (docs/arg.md)." }
-      end
-      if r.error then return nil, { code = r.error.code, message = r.error.message, hint = r.error.hint } end
-      if i == 1 then version = type(r.result and r.result[1]) == "number" and r.result[1] or 0
-      else results[i - 1] = r.result or {} end
-    end
+    local results, err = M.read(nx)
+    if not results then return nil, err end
     if #(results[2] or {}) == 0 then
       return nil, { code = "ARG_BIND_NO_ONTOLOGY", message = "this nexus has no ARG ontology (no ArgLabel)",
         hint = "Run `kip arg init --ontology FILE.kip` (docs/arg.md)." }
     end
-    m = M.model(version, M.content(results))
-    nx._arg_snapshots = { [version] = m } -- one version held: the current one
+    local c = M.content(results)
+    local problems = require("kip.arg.ontology").check(c)
+    if #problems > 0 then
+      local e = require("kip.arg.ontology").invalid(problems, "snapshot")
+      e.hint = "Publish a valid ontology (kip arg publish --ontology FILE.kip) or roll back (kip arg rollback N)."
+      return nil, e
+    end
+    local hash = M.content_hash(c)
+    if results.recorded_hash and results.recorded_hash ~= hash then
+      return nil, { code = "ARG_ONTOLOGY_INVALID", step = "snapshot",
+        message = ("the ontology's content (%s) is not the content published as version %s (%s): it was changed outside a publish")
+          :format(hash, tostring(results.version), results.recorded_hash),
+        hint = "Publish the intended ontology (kip arg publish --ontology FILE.kip) or roll back (kip arg rollback N); "
+          .. "the guards' log (kip guards --log) shows maintenance writes." }
+    end
+    m = M.model(results.version, c)
+    nx._arg_snapshots = { [tostring(results.version) .. ":" .. tostring(results.recorded_hash)] = m } -- one version held
   end
   if opts.version and opts.version ~= m.version and not (opts.content_hash and opts.content_hash == m.content_hash) then
     return nil, { code = "ARG_BIND_VERSION", message = ("ontology version %s is not the current one (%s)"):format(

@@ -14,7 +14,7 @@ local function has(list, x) for _, v in ipairs(list or {}) do if v == x then ret
 --- apply candidates (in order) to content c; returns the new content and
 --- changes = {elements = {{type, name, attributes}}, links = {{p, st, sn, ot, on, lifecycle}}}
 function M.run(c, candidates)
-  local out = { elements = copy(c.elements), links = copy(c.links), ids = c.ids }
+  local out = { elements = copy(c.elements), links = copy(c.links), ids = c.ids, removed = c.removed, profile = c.profile }
   local changes = { elements = {}, links = {} }
   local function set(t, name, patch)
     local a = out.elements[t][name]
@@ -68,7 +68,10 @@ function M.diff(from, to)
       if b then -- keys the target does not have are cleared (null is absent in content)
         for k in pairs(b) do if a[k] == nil then patch[k] = require("kip.core").null end end
       end
-      if not b then patch.lifecycle = a.lifecycle or "ACTIVE" end
+      -- an element the nexus holds as REMOVED comes back with the target's lifecycle
+      if not b and from.removed and from.removed[t] and from.removed[t][name] then
+        patch.lifecycle = a.lifecycle or require("kip.core").null
+      end
       if next(patch) then changes.elements[#changes.elements + 1] = { t, name, patch } end
     end
   end

@@ -46,6 +46,8 @@ function M.run(nx, ctx, since)
       candidates = type(d.candidates) == "table" and d.candidates.filtered or {},
       bundle = bundle, prompt = type(a.request) == "table" and a.request.prompt or nil,
       context = type(a.request) == "table" and a.request.context or nil,
+      caller = type(a.caller) == "table" and a.caller.role and a.caller or nil,
+      redacted = type(a.request) == "table" and a.request.redacted or nil,
       info_status = type(a.info) == "table" and a.info.info_outcome_status or nil,
       action = type(d.action) == "table" and d.action.name or nil, recorded_at = a.recorded_at,
       feedback = feedback[e.name],

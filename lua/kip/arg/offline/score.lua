@@ -46,8 +46,10 @@ function M.run(nx, ds, base, candidates)
       local m = staged(base, c)
       local improved, regressed, checked = 0, 0, 0
       local function rerun(e)
-        if not e.prompt then return nil end
-        local r = arg.run(nx, { prompt = e.prompt, context = e.context }, { model = m, record = false, replay = true })
+        if not e.prompt or not e.caller or e.redacted then return nil end
+        -- as the caller it was recorded for (kip.arg.identity)
+        local r = arg.run(nx, { prompt = e.prompt, context = e.context }, { model = m, record = false, replay = true,
+          ctx = require("kip.arg.identity").ctx_of(e.caller) })
         return r
       end
       for _, id in ipairs(c.evidence) do

@@ -3,10 +3,14 @@
 --- nodes of the ACTIVE labels routed to), the landing points inside it
 --- (the primary label's nodes ranked by their step-2 score), the external
 --- source to bind when RetrievalType = EXTERNAL, and the action-vs-info
---- decision: the action path only when the request asks to act now, an
---- action is bound to the primary label, and routing is confident —
---- otherwise Info or Clarify (never an invented action). The BindResult.
+--- decision: the action path only when the request asks to act now and
+--- an action is bound to the primary label; one action among several is
+--- chosen by the parameters the request fills (AMBIGUOUS otherwise), and it
+--- runs only above the routing-confidence floor (limits.action_confidence;
+--- LOW_CONFIDENCE otherwise) — else Info or Clarify (never an invented
+--- action). The caller is the authenticated one (st.caller). The BindResult.
 local params = require "kip.arg.params"
+local lex = require "kip.arg.lexicon"
 
 local M = {}
 
@@ -48,27 +52,63 @@ function M.run(st)
   for _, it in ipairs(w.intents) do if it.act and it.label == w.primary then asked = true end end
   if #w.intents <= 1 and a.act then asked = true end
   if asked then
-    local actions = m.labels[w.primary].actions
     b.path = "ACTION"
-    if #actions == 0 then
-      b.action = { status = "NO_ACTION", reason = "no action is bound to " .. w.primary }
-    else
-      local act = m.actions[actions[1]]
-      local role = (st.request.context or {}).role
-      local authorized = false
-      for _, r in ipairs(act.required_roles) do if r == role then authorized = true end end
-      if not authorized then
-        b.action = { name = act.name, status = "UNAUTHORIZED",
-          reason = ("role %s is not among %s"):format(tostring(role), table.concat(act.required_roles, ", ")) }
-      else
-        local values, missing = params.fill(act, a)
-        b.action = { name = act.name, params = values, missing = missing,
-          status = #missing == 0 and "BOUND" or "INCOMPLETE" }
-      end
+    b.action = M.choose_action(st, m.labels[w.primary].actions)
+    -- a confident route only: below the floor the caller confirms first
+    local act = b.action.name and m.actions[b.action.name]
+    local floor = math.max(st.limits.action_confidence or 0, act and tonumber(act.min_confidence) or 0)
+    if b.action.status == "BOUND" and (w.confidence or 0) < floor then
+      b.action.status = "LOW_CONFIDENCE"
+      b.action.reason = ("routing confidence %.3f is under the action's floor %.3f"):format(w.confidence or 0, floor)
     end
   else
     b.path = (#b.external > 0 and #land == 0) and "EXTERNAL" or "INFO"
   end
+end
+
+--- the action to bind among those of the primary label (seed 003 step 4:
+--- "bound deterministically"; CLARIFY "when the action binding is
+--- ambiguous"): the one the caller may run whose parameters the request
+--- fills; several that fit equally -> AMBIGUOUS
+function M.choose_action(st, names)
+  local m, a, role = st.snapshot, st.analysis, st.caller.role
+  if #names == 0 then return { status = "NO_ACTION", reason = "no action is bound to " .. st.weaver.primary } end
+  local allowed = {}
+  for _, n in ipairs(names) do
+    local act = m.actions[n]
+    for _, r in ipairs(act.required_roles) do if r == role then allowed[#allowed + 1] = act break end end
+  end
+  if #allowed == 0 then
+    local act = m.actions[names[1]]
+    local roles = {}
+    for _, n in ipairs(names) do for _, r in ipairs(m.actions[n].required_roles) do roles[#roles + 1] = r end end
+    return { name = #names == 1 and act.name or nil, status = "UNAUTHORIZED",
+      reason = ("role %s is not among %s"):format(tostring(role), table.concat(roles, ", ")) }
+  end
+  local fits = {}
+  for _, act in ipairs(allowed) do
+    local values, missing = params.fill(act, a, st.snapshot.profile, st.caller, st.entities)
+    -- how much of the request names this action (its name's words)
+    local words, named = lex.stems((act.name:gsub("_", " "))), 0
+    local have = {}
+    for _, x in ipairs(a.stems) do have[x] = true end
+    for _, x in ipairs(words) do if have[x] then named = named + 1 end end
+    fits[#fits + 1] = { act = act, values = values, missing = missing, named = named }
+  end
+  table.sort(fits, function(x, y)
+    if #x.missing ~= #y.missing then return #x.missing < #y.missing end
+    if x.named ~= y.named then return x.named > y.named end
+    return x.act.name < y.act.name
+  end)
+  local best, second = fits[1], fits[2]
+  if second and #second.missing == #best.missing and second.named == best.named then
+    local list = {}
+    for _, f in ipairs(fits) do if #f.missing == #best.missing and f.named == best.named then list[#list + 1] = f.act.name end end
+    return { status = "AMBIGUOUS", candidates = list,
+      reason = "several actions fit the request equally: " .. table.concat(list, ", ") }
+  end
+  return { name = best.act.name, params = best.values, missing = best.missing,
+    status = #best.missing == 0 and "BOUND" or "INCOMPLETE" }
 end
 
 return M

@@ -2,18 +2,21 @@
 --- governance policies (the same loader, sandbox and composition as for KIP
 --- requests, lua/kip/pipeline.lua) decide on the request before anything is
 --- routed or read. The ARG request reaches them as req.kind == "ARG" with the
---- prompt, the context, the addresses it names and its domain signal (how
---- many of its content words the pinned ontology knows). policies/arg.lua is
---- always among them. The composed decision is the PolicyDecision; its
---- constraints become the gates every later step applies (visible_label,
---- visible_node, visible_source).
+--- prompt, the body's context, the authenticated caller (role, tenant, user,
+--- authority, audiences), the identity claims the body makes beyond it, the
+--- people and tenants it names resolved against the caller
+--- (kip.arg.tenancy), the ontology's access profile and its domain signal
+--- (how many of its content words the pinned ontology knows).
+--- policies/arg.lua is always among them. The composed decision is the
+--- PolicyDecision; its constraints become the gates every later step applies
+--- (visible_label, visible_node, visible_source).
 local policy = require "kip.policy"
 
 local M = {}
 
 -- the policies of this nexus plus the ARG policy (loaded once per nexus
 -- when the nexus has no governance set of its own)
-local function policies(nx)
+function M.policies(nx)
   local list = {}
   local have_arg = false
   if nx.policies then
@@ -34,16 +37,26 @@ local function policies(nx)
   return list
 end
 
-function M.run(st)
+--- the request as policies see it (pre-check and post-check)
+function M.request(st)
   local a, m = st.analysis, st.snapshot
-  local req = { kind = "ARG", prompt = st.request.prompt, context = st.request.context, emails = a.emails,
-    urls = a.urls, domain = { content = #a.content, known = #a.known, unknown = a.unknown } }
+  local pm = m.profile
+  return { kind = "ARG", prompt = st.request.prompt, context = st.request.body, caller = st.caller, claims = st.claims,
+    entities = st.entities, emails = a.emails, urls = a.urls,
+    profile = { product = pm.product, tenant = pm.tenant, roles = pm.roles, audiences = pm.audiences, role_words = pm.role_words },
+    domain = { content = #a.content, known = #a.known, unknown = a.unknown } }
+end
+
+function M.run(st)
+  local m = st.snapshot
+  local req = M.request(st)
+  st.policy_request = req
   local ctx = policy.copy(st.ctx or {})
   local decisions = {}
-  for _, p in ipairs(policies(st.nx)) do
+  for _, p in ipairs(M.policies(st.nx)) do
     local ok, dec = policy.call(p, "pre_check", nil, policy.copy(req), ctx)
     if not ok then
-      st.error = { code = "ARG_POLICY_FAILED", step = "policy", message = dec,
+      st.errors[#st.errors + 1] = { code = "ARG_POLICY_FAILED", step = "policy", message = dec,
         hint = "A governance policy failed on this request (fail closed); check it with `kip policy check FILE`." }
       dec = { state = "BLOCK", reasons = { dec } }
     end

@@ -26,10 +26,11 @@ M.HIDDEN_DOMINANCE = 1.25 -- a label the caller may not see "answers" when it be
 
 -- is label d below label a in the hierarchy (parent_label)?
 local function descends(m, d, a)
-  local x = m.labels[d]
-  while x and x.parent do
+  local x, depth = m.labels[d], 0
+  while x and x.parent and depth < 64 do -- bounded: a published hierarchy is acyclic (kip.arg.ontology.check)
     if x.parent == a then return true end
     x = m.labels[x.parent]
+    depth = depth + 1
   end
   return false
 end
@@ -140,8 +141,8 @@ function M.names_one_family(m, t)
   if not named then return false end
   local root
   for l in pairs(named) do
-    local r = l
-    while m.labels[r] and m.labels[r].parent do r = m.labels[r].parent end
+    local r, depth = l, 0
+    while m.labels[r] and m.labels[r].parent and depth < 64 do r = m.labels[r].parent; depth = depth + 1 end
     if root and r ~= root then return false end
     root = r
   end
@@ -288,13 +289,18 @@ function M.run(st)
     local it = act_intent or intents[1]
     primary, primary_from = it.label, it.from
   end
-  local set, seen = { primary }, { [primary] = true }
-  for _, it in ipairs(intents) do
-    if not seen[it.label] and not family(m, primary, it.label) then
-      seen[it.label] = true
-      set[#set + 1] = it.label
+  -- L_final: the primary label and the intents outside its family
+  local function label_set(prim)
+    local out, seen = { prim }, { [prim] = true }
+    for _, it in ipairs(intents) do
+      if not seen[it.label] and not family(m, prim, it.label) then
+        seen[it.label] = true
+        out[#out + 1] = it.label
+      end
     end
+    return out
   end
+  local set = label_set(primary)
   local ok, reasons = M.validate(m, set)
   w.validator = { ok = ok, reasons = reasons, checked = set }
   if not ok then
@@ -314,8 +320,22 @@ function M.run(st)
     -- candidates; without one (or when it declines) the request is clarified
     local choice = M.ask_hook(st, visible)
     if choice then
+      -- the hook's label drives the route: L_final, signature and bundle
+      -- come from it, through the same validator
       primary, primary_from = choice.label, choice.from
       add_flag(w, "HOOK_ROUTED")
+      set = label_set(primary)
+      ok, reasons = M.validate(m, set)
+      w.validator = { ok = ok, reasons = reasons, checked = set }
+      if not ok then
+        w.conflict = set
+        st.weaver.hook.rejected = reasons
+        return recommend(w, "CONFLICT", "CLARIFY_RECOMMENDED")
+      end
+      for _, c in ipairs(visible) do if c.label == primary then p = c break end end
+      rival, mg = margin(m, visible, p)
+      w.rival, w.margin = rival and rival.label or nil, mg
+      w.confidence = math.max(0, math.min(1, mg))
     else
       add_flag(w, "LOW_MARGIN")
       add_flag(w, "CLARIFY_RECOMMENDED")
@@ -333,7 +353,7 @@ function M.run(st)
   w.label_path = {}
   local x = m.labels[primary]
   local path = {}
-  while x do table.insert(path, 1, x.name); x = x.parent and m.labels[x.parent] end
+  while x and #path < 64 do table.insert(path, 1, x.name); x = x.parent and m.labels[x.parent] end
   w.label_path = (m.labels[primary].cluster or "") .. " > " .. table.concat(path, " > ")
 end
 

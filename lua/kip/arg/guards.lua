@@ -1,0 +1,109 @@
+--- kip.arg.guards — what the ARG subsystem owns, declared to the core as
+--- guards (core/src/store_guard.c; docs/security.md "Guards"; seed 003 §1
+--- "the online loop MUST remain read-only with respect to the active
+--- ontology", §4.1 "append-only", Annex 7.4 "transactional boundaries").
+---
+--- The ontology (clusters, labels, nodes, actions, external sources, the
+--- ArgOntology domain that carries version and profile, the schema's type
+--- definitions) is sealed: only a validated publish, holding the capability
+--- "arg.publish", writes it (kip arg init / publish / rollback, the offline
+--- loop). Episodes are append-only and only the online loop, holding
+--- "arg.record", adds them; the Info Registry and action runs are the loop's;
+--- versions and offline runs are append-only records of the publisher. The
+--- core enforces this on every write — over the CLI, MCP, HTTP and the Lua
+--- API, with or without policies; only an operator's maintenance call
+--- (logged) passes. The capabilities are granted by this module's callers
+--- through call options, never by a header, a role or a request body.
+local M = {}
+
+M.OWNER = "arg"
+M.PUBLISH = "arg.publish" -- writes the ontology and the publisher's records
+M.RECORD = "arg.record"   -- writes episodes, the Info Registry and action runs
+
+local PUBLISH_HINT = "The ARG ontology changes only through a validated publish: `kip arg publish --ontology FILE.kip`, "
+  .. "the offline loop (`kip arg offline run`, `kip arg publish`) or `kip arg rollback N` (docs/arg.md)."
+local RECORD_HINT = "ARG episodes are written by the online loop only and never changed (docs/arg.md \"Episodic registry\")."
+
+-- {type, name, mode, capability, hint}
+M.DECLARED = {
+  { "ArgCluster", nil, "sealed", M.PUBLISH, PUBLISH_HINT },
+  { "ArgLabel", nil, "sealed", M.PUBLISH, PUBLISH_HINT },
+  { "ArgNode", nil, "sealed", M.PUBLISH, PUBLISH_HINT },
+  { "ArgAction", nil, "sealed", M.PUBLISH, PUBLISH_HINT },
+  { "ExternalSource", nil, "sealed", M.PUBLISH, PUBLISH_HINT },
+  { "Domain", "ArgOntology", "sealed", M.PUBLISH, PUBLISH_HINT },
+  { "Domain", "ArgRegistry", "sealed", M.PUBLISH, PUBLISH_HINT },
+  { "ArgCandidate", nil, "sealed", M.PUBLISH, PUBLISH_HINT },
+  { "ArgVersion", nil, "append_only", M.PUBLISH, PUBLISH_HINT },
+  { "ArgOfflineRun", nil, "append_only", M.PUBLISH, PUBLISH_HINT },
+  { "ArgEpisode", nil, "append_only", M.RECORD, RECORD_HINT },
+  { "InfoUnit", nil, "sealed", M.RECORD, RECORD_HINT },
+  { "ArgActionRun", nil, "sealed", M.RECORD, RECORD_HINT },
+}
+-- the schema's own definitions (capsules/arg/ArgSchema.kip)
+M.TYPES = { "ArgCluster", "ArgLabel", "ArgNode", "ArgAction", "ExternalSource", "ArgEpisode", "InfoUnit", "ArgVersion",
+  "ArgCandidate", "ArgOfflineRun", "ArgActionRun" }
+M.PREDICATES = { "in_cluster", "parent_label", "incompatible_with", "has_label", "redirects_to" }
+
+--- declare every guard of the subsystem (idempotent); true or nil, message
+function M.declare(nx)
+  local h = nx.handle
+  local function put(t, name, mode, cap, hint)
+    return h:guard_declare { type = t, name = name, mode = mode, capability = cap, owner = M.OWNER, hint = hint }
+  end
+  for _, g in ipairs(M.DECLARED) do
+    local ok, err = put(g[1], g[2], g[3], g[4], g[5])
+    if not ok then return nil, err end
+  end
+  for _, t in ipairs(M.TYPES) do
+    local ok, err = put("$ConceptType", t, "sealed", M.PUBLISH, PUBLISH_HINT)
+    if not ok then return nil, err end
+  end
+  for _, p in ipairs(M.PREDICATES) do
+    local ok, err = put("$PropositionType", p, "sealed", M.PUBLISH, PUBLISH_HINT)
+    if not ok then return nil, err end
+  end
+  nx._arg_guarded = true
+  return true
+end
+
+--- are the subsystem's guards declared in this nexus? (checked once per
+--- Nexus object; declared by kip arg init, and by the loop on first use of a
+--- nexus initialized before guards existed)
+function M.ensure(nx)
+  if nx._arg_guarded then return true end
+  local core = require "kip.core"
+  local r = core.json_decode(nx.handle:guards(0))
+  local have = 0
+  for _, g in ipairs(r.result and r.result.guards or {}) do if g.owner == M.OWNER then have = have + 1 end end
+  if nx:readonly() then return true end
+  if have < #M.DECLARED + #M.TYPES + #M.PREDICATES then
+    local ok, err = M.declare(nx)
+    if not ok then return nil, err end
+  end
+  -- a nexus initialized by an older schema capsule gets the current one
+  local t = core.json_decode(nx.handle:call_json(core.json_encode { command =
+    'FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: "ArgActionRun"} }' }))
+  local n = t.result and (type(t.result) == "table" and t.result[1] or t.result) or 0
+  if n == 0 then
+    local ok, err = require("kip.arg.registry").apply_schema(nx)
+    if not ok then return nil, err end
+  end
+  nx._arg_guarded = true
+  return true
+end
+
+--- call options holding capability `cap` (and the operator's view: the
+--- subsystem reads its own private records), over base options `opts`
+function M.as(nx, cap, ctx, opts)
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local c = {}
+  for k, v in pairs(ctx or nx.ctx or {}) do c[k] = v end
+  c.operator = true
+  o.ctx = c
+  o.capabilities = { cap }
+  return o
+end
+
+return M

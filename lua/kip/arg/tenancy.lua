@@ -1,0 +1,186 @@
+--- kip.arg.tenancy — tenancy as a data binding (seed 003 §0.1 "Access /
+--- ORG scope: the tenant/workspace boundary enforced by policy", step 4
+--- "AccessScope", step 8 "re-check action authorization"; docs/arg.md
+--- "Tenancy"). Before retrieval, the people and tenants a request names are
+--- resolved against the caller's own tenant and identity; before an action,
+--- so is every parameter that names a tenant or a person. The ARG policy
+--- (policies/arg.lua) decides on the result under the caller's authority
+--- (self: only the caller's own account; tenant: members of the caller's
+--- own tenant; staff: through the actions that list the role).
+---
+--- What names what comes from the ontology's profile: the tenant noun, the
+--- action param that names a tenant, the params that name a person. A person
+--- is resolved by what the nexus knows of it (a Person concept with an email
+--- and a tenant attribute named like the profile's tenant key), else by the
+--- form of its address: the same mail domain as the caller's own address
+--- means the same tenant. Other identifiers (invoice numbers, key ids) are
+--- resolved by the operator's `resolve` hook when there is one
+--- (arg.configure{hooks = {resolve = fn(kind, value) -> {tenant=, user=}}}),
+--- else reported unresolved — the action's handler sees the authenticated
+--- caller and must check them.
+local core = require "kip.core"
+local lex = require "kip.arg.lexicon"
+
+local M = {}
+
+local function domain(e) return type(e) == "string" and e:match("@(.+)$") or nil end
+local function lower(s) return type(s) == "string" and s:lower() or nil end
+
+-- words before or after the tenant noun that describe it rather than name it
+local NOT_A_NAME = {}
+for w in ([[our my your this that a an the whole entire same new their his her its each every which what whose any
+  some one current main default old other another shared own personal free paid trial existing second first
+  different separate]]):gmatch("%S+") do NOT_A_NAME[w] = true end
+
+--- is word w (lower case) a name rather than a word of the domain?
+local function a_name(w, m, pm)
+  if not w or #w < 2 or NOT_A_NAME[w] or lex.STOP[w] or lex.GENERIC[w] then return false end
+  if m.vocab[w] or m.stem_known[lex.stem(w)] then return false end
+  if pm.role_words[w] or w == pm.tenant.noun then return false end
+  return true
+end
+
+-- the tenants the text names by the profile's noun: {value, own} or
+-- {value = "*", others = true} for "other/every/all <noun>s"
+local function tenant_mentions(text, m, pm, caller)
+  local out, seen = {}, {}
+  local t = " " .. text:lower() .. " "
+  local noun = pm.tenant.noun:lower()
+  local function add(name)
+    if seen[name] then return end
+    seen[name] = true
+    out[#out + 1] = { value = name, own = caller.tenant ~= nil and name == lower(caller.tenant) }
+  end
+  for _, p in ipairs { "the (%w[%w%-]*) " .. noun .. "%f[%W]", "(%w[%w%-]*)'s " .. noun .. "%f[%W]" } do
+    for name in t:gmatch(p) do
+      if a_name(name, m, pm) or (caller.tenant and name == lower(caller.tenant)) then add(name) end
+    end
+  end
+  -- "<noun> X": only an X written like an identifier (a capital, a digit,
+  -- a hyphen: "workspace Globex", "workspace acme-7"), not the next word
+  for name in (" " .. text .. " "):gmatch("%f[%w][" .. noun:sub(1, 1):upper() .. noun:sub(1, 1) .. "]" .. noun:sub(2)
+    .. "s?%s+([%w][%w%-_]*)") do
+    local l = name:lower()
+    if (name:find("^%u") or name:find("[%d%-_]")) and (a_name(l, m, pm) or (caller.tenant and l == lower(caller.tenant))) then
+      add(l)
+    end
+  end
+  -- "every workspace", "other workspaces", "all customers' …": others in general
+  local kinds = { noun }
+  for w, role in pairs(pm.role_words) do
+    if not (pm.roles[role] or {}).staff and not w:find(" ") then kinds[#kinds + 1] = w end
+  end
+  for _, k in ipairs(kinds) do
+    for _, q in ipairs { "every", "all", "other", "another", "each" } do
+      if t:find("%f[%w]" .. q .. " " .. k .. "s?%f[%W]") then
+        if not seen["*"] then
+          seen["*"] = true
+          out[#out + 1] = { value = "*", others = true, phrase = q .. " " .. k }
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- Person concepts of the nexus the text names ("Maria Lopez"): name ->
+-- {email, tenant}; one read, only when the text has capitalised name pairs
+local function known_persons(nx, text, pm)
+  local names, seen = {}, {}
+  for a, b in text:gmatch("(%u%l+)%s+(%u[%l%-']+)") do
+    local n = a .. " " .. b
+    if not seen[n] then seen[n] = true; names[#names + 1] = n end
+  end
+  if #names == 0 or not nx then return {} end
+  local req = core.json_encode { command = 'FIND(?p.name, ?p.attributes) WHERE { ?p {type: "Person"} FILTER(IN(?p.name, :n)) } LIMIT 50',
+    parameters = { n = setmetatable(names, core.array_mt) } }
+  local r = core.json_decode(nx.handle:call_json(req, { readonly = true }))
+  local out = {}
+  local cols = r.result or {}
+  for i, name in ipairs(cols[1] or {}) do
+    local a = (cols[2] or {})[i]
+    a = type(a) == "table" and a or {}
+    out[name] = { email = lower(type(a.email) == "string" and a.email or nil),
+      tenant = type(a[pm.tenant.context_key]) == "string" and a[pm.tenant.context_key] or nil }
+  end
+  return out
+end
+
+--- how a person named by address `email` (known: what the nexus knows of
+--- it) stands to the caller: {kind, value, self, same_tenant, how}
+function M.person(caller, email, known)
+  email = lower(email)
+  local self = caller.user ~= nil and email ~= nil and email == caller.user
+  local tenant = known and known.tenant
+  local same, how
+  if self then same, how = true, "the caller"
+  elseif tenant then same, how = caller.tenant ~= nil and lower(tenant) == lower(caller.tenant), "known to the nexus"
+  else same, how = caller.user ~= nil and domain(email) ~= nil and domain(email) == domain(caller.user), "mail domain" end
+  return { kind = "person", value = email, self = self, same_tenant = same, tenant = tenant, how = how }
+end
+
+--- the people and tenants the request names, resolved: {persons = {...},
+--- tenants = {...}}; persons are {kind = "person", value, self,
+--- same_tenant, how}, tenants {value, own} or {value = "*", others}
+function M.entities(nx, m, pm, caller, analysis)
+  local out = { persons = {}, tenants = tenant_mentions(analysis.prompt, m, pm, caller) }
+  local known = known_persons(nx, analysis.prompt, pm)
+  local by_email = {}
+  for _, k in pairs(known) do if k.email then by_email[k.email] = k end end
+  for _, e in ipairs(analysis.emails) do out.persons[#out.persons + 1] = M.person(caller, e, by_email[e]) end
+  for name, k in pairs(known) do
+    local p = M.person(caller, k.email, k)
+    p.value, p.name = name, name
+    if not k.email and not k.tenant then p.same_tenant = false end
+    out.persons[#out.persons + 1] = p
+  end
+  table.sort(out.persons, function(a, b) return tostring(a.value) < tostring(b.value) end)
+  return out
+end
+
+--- the word after the tenant noun when it reads as a name ("for workspace
+--- umbrella"): what a tenant parameter takes when nothing stricter named one
+function M.loose_tenant(text, m, pm)
+  local noun = pm.tenant.noun:lower()
+  for name in (" " .. text:lower() .. " "):gmatch("%f[%w]" .. noun .. "s?%s+([%w][%w%-_]*)") do
+    if a_name(name, m, pm) then return name end
+  end
+  return nil
+end
+
+--- does the request name someone or some tenant other than the caller?
+function M.names_others(ent)
+  for _, p in ipairs(ent.persons) do if not p.self then return true end end
+  for _, t in ipairs(ent.tenants) do if not t.own then return true end end
+  return false
+end
+
+--- the tenancy of an action's parameters: {param -> binding} for params
+--- that name a tenant (the profile's tenant param) or a person (its user
+--- params), and for other identifiers the resolve hook answers for
+function M.bind_params(pm, caller, params, hook)
+  local out = {}
+  local user_params = {}
+  for _, p in ipairs(pm.tenant.user_params or {}) do user_params[p] = true end
+  local names = {}
+  for k in pairs(params or {}) do names[#names + 1] = k end
+  table.sort(names)
+  for _, k in ipairs(names) do
+    local v = params[k]
+    if k == pm.tenant.param and v ~= nil then
+      out[k] = { kind = "tenant", value = v, own = caller.tenant ~= nil and lower(tostring(v)) == lower(caller.tenant) }
+    elseif user_params[k] and type(v) == "string" then
+      out[k] = M.person(caller, v)
+    elseif hook and type(v) == "string" then
+      local ok, r = pcall(hook, k, v)
+      if ok and type(r) == "table" and (r.tenant or r.user) then
+        local self = r.user ~= nil and caller.user ~= nil and lower(r.user) == caller.user
+        out[k] = { kind = "resolved", value = v, tenant = r.tenant, user = r.user, self = self,
+          own = self or (r.tenant ~= nil and caller.tenant ~= nil and lower(r.tenant) == lower(caller.tenant)) }
+      end
+    end
+  end
+  return out
+end
+
+return M
