@@ -133,7 +133,11 @@ end
 local function role_claim(t, req)
   local role = req.caller.role
   local staff_words = { "staff", "employee", "administrator", "an admin", "the admin", "superuser", "root" }
-  for phrase, r in pairs(req.profile.role_words) do
+  local phrases = {}
+  for phrase in pairs(req.profile.role_words) do phrases[#phrases + 1] = phrase end
+  table.sort(phrases, function(a, b) return #a > #b or (#a == #b and a < b) end) -- deterministic: the longest first
+  for _, phrase in ipairs(phrases) do
+    local r = req.profile.role_words[phrase]
     if r ~= role and (t:find("i'?m %a* ?an? " .. phrase .. "%f[%W]") or t:find("i am %a* ?an? " .. phrase .. "%f[%W]")
       or t:find("as an? " .. phrase .. ",") or t:find("elevated to " .. phrase) or t:find("speaking as %a* ?" .. phrase)) then
       return phrase
@@ -222,7 +226,11 @@ local function post_decision(req, d)
   end
   local a = d.action
   if a and req.caller.authority ~= "staff" then
-    for param, b in pairs(a.bindings or {}) do
+    local params = {}
+    for param in pairs(a.bindings or {}) do params[#params + 1] = param end
+    table.sort(params)
+    for _, param in ipairs(params) do
+      local b = a.bindings[param]
       if b.kind == "tenant" and not b.own then
         return { state = "BLOCK", reasons = { ("%s names %s %s, not the caller's own"):format(param, req.profile.tenant.noun,
           tostring(b.value)) } }

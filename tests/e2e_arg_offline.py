@@ -120,8 +120,11 @@ with tempfile.TemporaryDirectory() as tmp:
               "  r=json.loads(p.stdout)\n"
               "  out.append([r['ontology_version'],r['weaver'].get('primary_label')])\n"
               "print(json.dumps(out))\n")
-    cmd = [sys.executable, "-c", worker, kip, "--db", db, "arg", "ask", "--json", "--no-record", "--context",
-           json.dumps(probe["context"]), probe["prompt"]]
+    pc = probe["context"]
+    who = ["--role", pc["role"]] + (["--tenant", pc["workspace"]] if pc.get("workspace") else []) + \
+          (["--user", pc["user"]] if pc.get("user") else [])
+    cmd = [sys.executable, "-c", worker, kip, "--db", db, "arg", "ask", "--json", "--no-record", *who, "--context",
+           json.dumps(pc), probe["prompt"]]
     workers = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) for _ in range(2)]
     flips = 0
     while any(w.poll() is None for w in workers) and flips < 40:

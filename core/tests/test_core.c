@@ -602,7 +602,8 @@ static void test_migration_v5(void) {
   nx = reopen_downgraded(nx, path,
                          "DROP TABLE search_dirty; CREATE TABLE search_dirty(id INTEGER PRIMARY KEY);"
                          "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN "
-                         "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END; PRAGMA user_version=4");
+                         "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END;"
+                         "DROP TABLE kip_guard; DROP TABLE kip_guard_log; PRAGMA user_version=4");
   if (!nx) return;
   int64_t n = kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name = 'element_search_insert'");
   int64_t v = kip_store_count(nx, "PRAGMA user_version");
@@ -634,7 +635,7 @@ static void test_migration_v7(void) {
                          "DROP TABLE search_trigram;"
                          "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram');"
                          "INSERT INTO search_trigram(rowid, name, heading) SELECT id, c0, c1 FROM search_word_content;"
-                         "PRAGMA user_version=6");
+                         "DROP TABLE kip_guard; DROP TABLE kip_guard_log; PRAGMA user_version=6");
   if (!nx) return;
   CHECK(kip_store_count(nx, "PRAGMA user_version") == KIP_SCHEMA_VERSION, "v6 -> v7");
   CHECK(kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name IN ('search_trigram_content', "
@@ -1169,8 +1170,90 @@ static void test_export_paging(void) {
   remove_db(path2);
 }
 
+/* guards (store_guard.c): a sealed type refuses every write of its concepts
+** and of the links they are the subject of, whatever the statement, unless
+** the call holds the capability; an append-only type takes inserts only (by
+** the capability's holders) and never changes; a maintenance call passes and
+** is logged, in the same transaction (a rolled-back one logs nothing);
+** meeting an existing element is no insert; another connection sees a
+** declaration at its next write */
+static void test_guards(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  kip_error e;
+  free(call(nx, "{\"commands\":[\"UPSERT { CONCEPT ?t { {type: \\\"$ConceptType\\\", name: \\\"Vault\\\"} } "
+                "CONCEPT ?u { {type: \\\"$ConceptType\\\", name: \\\"Ledger\\\"} } }\","
+                "\"UPSERT { CONCEPT ?v { {type: \\\"Vault\\\", name: \\\"a\\\"} SET ATTRIBUTES { n: 1 } "
+                "SET PROPOSITIONS { (\\\"belongs_to_domain\\\", {type: \\\"Domain\\\", name: \\\"Unsorted\\\"}) } } }\"]}", 0));
+  kip_guard sealed = {"Vault", NULL, "sealed", "vault.write", "spec", "use the vault API"};
+  kip_guard ledger = {"Ledger", NULL, "append_only", "ledger.add", "spec", NULL};
+  CHECK(kip_guard_declare(nx, &sealed, &e) == 0 && kip_guard_declare(nx, &ledger, &e) == 0, "declare: %s", e.message);
+  kip_guard bad = {"Vault", NULL, "frozen", NULL, "spec", NULL};
+  CHECK(kip_guard_declare(nx, &bad, &e) == KIP_E_SYNTAX && strstr(e.message, "frozen"), "unknown mode refused");
+  /* a second connection, opened before nothing: sees them at its first write */
+  kip_nexus *other;
+  CHECK(kip_open(path, NULL, &other, &e) == 0, "open a second connection");
+  const char *writes[] = {
+      "{\"command\":\"UPSERT { CONCEPT ?v { {type: \\\"Vault\\\", name: \\\"a\\\"} SET ATTRIBUTES { n: 2 } } }\"}",
+      "{\"command\":\"UPSERT { CONCEPT ?v { {type: \\\"Vault\\\", name: \\\"b\\\"} } }\"}",
+      "{\"command\":\"UPDATE ?v SET ATTRIBUTES { n: 3 } WHERE { ?v {type: \\\"Vault\\\"} }\"}",
+      "{\"command\":\"DELETE PROPOSITIONS ?l WHERE { ?l ({type: \\\"Vault\\\", name: \\\"a\\\"}, ?p, ?o) }\"}",
+      "{\"command\":\"DELETE CONCEPT ?v DETACH WHERE { ?v {type: \\\"Vault\\\", name: \\\"a\\\"} }\"}",
+      "{\"command\":\"UPSERT { CONCEPT ?v { {type: \\\"Vault\\\", name: \\\"a\\\"} SET PROPOSITIONS { (\\\"belongs_to_domain\\\", {type: \\\"Domain\\\", name: \\\"Archived\\\"}) } } }\"}",
+  };
+  for (size_t i = 0; i < sizeof writes / sizeof *writes; i++) {
+    char *r = call(other, writes[i], 0);
+    CHECK(strstr(r, "KIP_4004") && strstr(r, "sealed by spec") && strstr(r, "use the vault API"), "sealed write %zu: %s", i, r);
+    free(r);
+  }
+  /* meeting the element as it is writes nothing: no insert to refuse */
+  EXPECT(other, "{\"command\":\"UPSERT { CONCEPT ?v { {type: \\\"Vault\\\", name: \\\"a\\\"} SET ATTRIBUTES { n: 1 } } }\"}", 0,
+         "upsert_concept_nodes");
+  /* the capability lets a call write */
+  const char *const caps[] = {"vault.write", NULL};
+  kip_call_options o = {0};
+  o.capabilities = caps;
+  char *r = kip_call_json(nx, writes[0], strlen(writes[0]), &o);
+  CHECK(!strstr(r, "error"), "the capability writes: %s", r);
+  free(r);
+  /* append-only: inserts by the capability's holders, never a change */
+  const char *add = "{\"command\":\"UPSERT { CONCEPT ?l { {type: \\\"Ledger\\\", name: \\\"e1\\\"} SET ATTRIBUTES { v: 1 } } }\"}";
+  const char *change = "{\"command\":\"UPDATE ?l SET ATTRIBUTES { v: 2 } WHERE { ?l {type: \\\"Ledger\\\"} }\"}";
+  EXPECT(nx, add, 0, "adding one needs the capability");
+  const char *const lcaps[] = {"ledger.add", NULL};
+  o.capabilities = lcaps;
+  r = kip_call_json(nx, add, strlen(add), &o);
+  CHECK(!strstr(r, "error"), "an append-only insert with the capability: %s", r);
+  free(r);
+  r = kip_call_json(nx, change, strlen(change), &o);
+  CHECK(strstr(r, "never changed or deleted") != NULL, "an append-only row never changes: %s", r);
+  free(r);
+  /* maintenance passes and is logged; a rolled-back maintenance call is not */
+  kip_call_options m = {0};
+  m.maintenance = "spec: repair";
+  const char *dry = "{\"command\":\"UPDATE ?l SET ATTRIBUTES { v: 5 } WHERE { ?l {type: \\\"Ledger\\\"} }\",\"dry_run\":true}";
+  r = kip_call_json(nx, dry, strlen(dry), &m);
+  free(r);
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM kip_guard_log") == 0, "a rolled-back maintenance call logs nothing");
+  r = kip_call_json(nx, change, strlen(change), &m);
+  CHECK(!strstr(r, "error"), "maintenance passes: %s", r);
+  free(r);
+  CHECK(kip_store_count(nx, "SELECT count(*) FROM kip_guard_log WHERE reason = 'spec: repair' AND op = 'update'") == 1,
+        "the maintenance write is logged");
+  char *g = kip_guards_json(nx, 5);
+  CHECK(strstr(g, "\"owner\":\"spec\"") && strstr(g, "spec: repair"), "kip_guards_json: %s", g);
+  free(g);
+  CHECK(kip_guard_drop(nx, "spec", &e) == 0, "drop");
+  EXPECT(other, writes[1], 0, "upsert_concept_nodes"); /* no guard left */
+  kip_close(other);
+  kip_close(nx);
+  remove_db(path);
+}
+
 int main(void) {
   test_call_command();
+  test_guards();
   test_migration_v5();
   test_migration_v7();
   test_search_reindex();

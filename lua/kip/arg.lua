@@ -180,7 +180,10 @@ function M.run(nx, request, opts)
   local m, err = snapshot.get(nx, { version = opts.version, content_hash = opts.content_hash, model = opts.model })
   if not m then err.step = err.step or "snapshot"; return nil, err end
   if not opts.model then guards.ensure(nx) end
-  local ctx = opts.ctx or nx.ctx or {}
+  -- the caller: the call's ctx merged over the Nexus's (as for KIP requests)
+  local ctx = {}
+  for k, v in pairs(nx.ctx or {}) do ctx[k] = v end
+  for k, v in pairs(opts.ctx or {}) do ctx[k] = v end
   local body = request.context or {}
   local caller, claims = identity.resolve(m.profile, ctx, body)
   if not caller then return nil, claims end

@@ -70,6 +70,7 @@ local function tenant_mentions(text, m, pm, caller)
   for w, role in pairs(pm.role_words) do
     if not (pm.roles[role] or {}).staff and not w:find(" ") then kinds[#kinds + 1] = w end
   end
+  table.sort(kinds, function(a, b) return #a > #b or (#a == #b and a < b) end)
   for _, k in ipairs(kinds) do
     for _, q in ipairs { "every", "all", "other", "another", "each" } do
       if t:find("%f[%w]" .. q .. " " .. k .. "s?%f[%W]") then

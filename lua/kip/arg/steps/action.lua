@@ -39,7 +39,7 @@ function M.key(st, name, params)
     return "act-" .. hash(who .. "|" .. rid) .. hash(rid .. "|" .. name .. "|" .. who), nil
   end
   local now = st.opts.now or os.time()
-  local bucket = now // M.IDEMPOTENCY_WINDOW_S
+  local bucket = math.floor(now / M.IDEMPOTENCY_WINDOW_S)
   local body = who .. "|" .. name .. "|" .. core.json_encode(params or {})
   local function k(b) return "act-" .. hash(body .. "|" .. b) .. hash(b .. "|" .. body) end
   return k(bucket), k(bucket - 1) -- a retry just after a window's end finds the run of the one before

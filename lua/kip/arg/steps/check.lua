@@ -81,9 +81,11 @@ function M.verdict(st, stage)
       if out and out.outcome == "REFUSE" then break end
     end
   end
-  log.reasons = reasons
+  local array = require("kip.core").array_mt
+  log.reasons = setmetatable(reasons, array)
+  setmetatable(log.checked, array)
   if out then log.veto = out.outcome end
-  if #drop > 0 then log.dropped = drop end
+  if #drop > 0 then log.dropped = setmetatable(drop, array) end
   st.post_check = st.post_check or {}
   st.post_check[#st.post_check + 1] = log
   if not out and #drop == 0 then return nil end
