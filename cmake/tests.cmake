@@ -61,6 +61,8 @@ if(PYTHON3_FOR_E2E)
     add_test(NAME e2e_arg COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg.py ${CMAKE_BINARY_DIR})
     # the offline loop: learn from feedback, publish, roll back, pinning under concurrent publishes, kill -9
     add_test(NAME e2e_arg_offline COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_offline.py ${CMAKE_BINARY_DIR} 12)
+    # the adversarial suite over the CLI, MCP (the official SDK client) and HTTP (nginx), on two ontologies
+    add_test(NAME e2e_arg_adversarial COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_adversarial.py ${CMAKE_BINARY_DIR})
   endif()
   # import of a generated 100k-element capsule, export, backup
   add_test(NAME e2e_import COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_import.sh ${CMAKE_BINARY_DIR})

@@ -301,6 +301,10 @@ int kip_guard_drop(kip_nexus *nx, const char *owner, kip_error *err);
 ** "log": [{at, op, element, kind, owner, reason}...]}} — the newest
 ** log_limit writes maintenance calls made through guards. kip_free it. */
 char *kip_guards_json(kip_nexus *nx, int log_limit);
+/* A number that changes whenever the guards may have changed (re-read after
+** another connection committed): a host caches what it derives from
+** kip_guards_json under it. -1 on error. */
+int64_t kip_guards_generation(kip_nexus *nx);
 
 /* An online copy of the nexus into the file at path (kip backup): writers
 ** keep going meanwhile; progress(done_pages, total_pages, ud) after each step. */

@@ -47,6 +47,7 @@ struct kip_guards {
   guard_row *v;
   int n;
   int64_t data_version; /* PRAGMA data_version when loaded */
+  int64_t generation;   /* how many times they were (re)loaded: a host's cache key */
   bypass *log;          /* the transaction's bypassed writes, flushed before COMMIT */
   int nlog, caplog;
   int64_t dropped;      /* bypasses beyond the log's cap in this transaction */
@@ -103,6 +104,7 @@ static int load(kip_nexus *nx, kip_error *err) {
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return kip_store_error(nx, rc, err, "reading the guards");
   g->data_version = kip_store_count(nx, "PRAGMA data_version");
+  g->generation++;
   return 0;
 }
 
@@ -125,7 +127,15 @@ int kip_guards_refresh(kip_nexus *nx, kip_error *err) {
   if (!g) return 0;
   int64_t v = kip_store_count(nx, "PRAGMA data_version");
   if (v >= 0 && v == g->data_version) return 0;
+  /* another connection committed: the guards change only when kip_guard
+  ** did, which a reload finds (a few rows) */
   return load(nx, err);
+}
+
+int64_t kip_guards_generation(kip_nexus *nx) {
+  kip_error err;
+  if (!nx->guards || kip_guards_refresh(nx, &err)) return -1;
+  return nx->guards->generation;
 }
 
 static int holds(const kip_request *req, const char *capability) {

@@ -264,7 +264,7 @@ M.LIST_FIELDS = { "flags", "errors", "bundle", "claims", "policy.reasons", "poli
   "policy.constraints.forbidden_labels", "candidates.raw", "candidates.filtered", "candidates.corrections",
   "weaver.L_final", "weaver.L_final_ids", "weaver.flags", "weaver.intents", "weaver.validator.reasons",
   "weaver.validator.checked", "bind.landing", "bind.external", "bind.action.missing", "traversal.visited",
-  "traversal.path", "traversal.targets" }
+  "traversal.path", "traversal.targets", "analysis.corrections" }
 
 -- the ArgResult (Annex 7.1 objects; docs/arg/*.schema.json)
 function M.result(st)
@@ -287,7 +287,7 @@ function M.result(st)
       label_signature = w.label_signature, label_path = w.label_path, retrieval_type = w.retrieval_type,
       confidence = w.confidence and math.floor(w.confidence * 1000 + 0.5) / 1000 or 0,
       rival = w.rival, intents = w.intents, validator = w.validator, flags = w.flags,
-      redirected_from = w.redirected_from, restricted_label = w.restricted_label, draft_label = w.draft_label,
+      redirected_from = w.redirected_from, hidden_label = w.hidden_label, draft_label = w.draft_label,
       hook = w.hook,
     },
     bind = { eligible_set = b.eligible_id, eligible = #(b.eligible or {}), landing = b.landing, path = b.path or "NONE",

@@ -63,12 +63,12 @@ end
 --- nexus changed (the core answers from its cache otherwise). Policies see
 --- it as ctx.subsystems.
 function M.subsystems(nx)
-  local text = nx.handle:guards(0)
-  if nx._guards_text == text then return nx._subsystems end
-  local r = decode(text)
+  local gen = nx.handle:guards_generation()
+  if nx._guards_generation == gen then return nx._subsystems end
+  local r = decode(nx.handle:guards(0))
   local out = {}
   for _, g in ipairs(r.result and r.result.guards or {}) do out[g.owner] = true end
-  nx._guards_text, nx._subsystems = text, out
+  nx._guards_generation, nx._subsystems = gen, out
   return out
 end
 

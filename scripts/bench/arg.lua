@@ -1,7 +1,10 @@
 -- scripts/bench/arg: nx:arg latency on the fixture ontology and on a copy
 -- 10x its size (every cluster, label, node, action and source replicated
 -- under new names, links included), each request recorded as an episode
--- like in production. Prints medians, the share of each step and the growth.
+-- like in production and run as its authenticated caller (the prompt line's
+-- context.role and the profile's tenant and user keys). Prints medians,
+-- means and tails, the share of each step (the post-check included) and the
+-- growth.
 local kip = require "kip"
 local arg = require "kip.arg"
 local core = require "kip.core"
@@ -78,36 +81,44 @@ local function replicate(nx, copies)
   return table.concat(out, "\n")
 end
 
-local function median(t)
+local function quantile(t, q)
   local c = {}
   for i, v in ipairs(t) do c[i] = v end
   table.sort(c)
-  return c[math.floor((#c + 1) / 2)] or 0
+  return c[math.max(1, math.ceil(#c * q))] or 0
+end
+local function median(t) return quantile(t, 0.5) end
+local function mean(t)
+  local s = 0
+  for _, v in ipairs(t) do s = s + v end
+  return #t > 0 and s / #t or 0
 end
 
 local embedder_kind
-local STEPS = { "snapshot", "policy", "candidates", "weaver", "bind", "traverse", "action", "info", "memory" }
+local STEPS = { "snapshot", "policy", "candidates", "weaver", "bind", "traverse", "info", "check", "action", "memory" }
 
 local function measure(path, label)
   local nx = assert(kip.open { path = path, policies = { "default" } })
   embedder_kind = nx.embedder or "none"
   -- warm: the snapshot of the version is built once per process
   local t0 = os.clock()
-  assert(arg.run(nx, { prompt = "warm up", context = { role = "customer" } }, { record = false }))
+  local m = assert(require("kip.arg.snapshot").get(nx))
   local build_ms = (os.clock() - t0) * 1000
-  local m = require("kip.arg.snapshot").get(nx)
+  local tkey, ukey = m.profile.tenant.context_key, m.profile.tenant.user_context_key
+  local function caller(c) return { roles = { c.role }, tenant = c[tkey], user = c[ukey], actor = "bench" } end
   local total, per = {}, {}
   for _, s in ipairs(STEPS) do per[s] = {} end
   for round = 1, 3 do
     for _, p in ipairs(prompts) do
-      local r = assert(arg.run(nx, { prompt = p.prompt, context = p.context }))
+      local r = assert(arg.run(nx, { prompt = p.prompt, context = p.context }, { ctx = caller(p.context or {}) }))
       total[#total + 1] = r.timings.total
       for _, s in ipairs(STEPS) do per[s][#per[s] + 1] = r.timings[s] or 0 end
     end
   end
   nx:close()
   local med = median(total)
-  local row = { label = label, labels = #m.label_names, nodes = #m.node_names, median = med, build = build_ms, steps = {} }
+  local row = { label = label, labels = #m.label_names, nodes = #m.node_names, median = med, build = build_ms, steps = {},
+    mean = mean(total), p95 = quantile(total, 0.95), p99 = quantile(total, 0.99), max = quantile(total, 1) }
   local sum = 0
   for _, s in ipairs(STEPS) do row.steps[s] = median(per[s]); sum = sum + row.steps[s] end
   row.sum = sum
@@ -126,18 +137,25 @@ do
 end
 local big = tmpdb()
 do
+  -- the fixture and its nine copies, published as one version
+  local f = assert(io.open(base .. ".x10.kip", "a"))
+  f:write("\n", assert(io.open(ontology_path)):read("a"))
+  f:close()
   local nx = assert(kip.open { path = big, policies = { "default" } })
-  assert(arg.init(nx, { ontology = ontology_path }))
   local ok, err = arg.init(nx, { ontology = base .. ".x10.kip" })
-  assert(ok, err)
+  assert(ok, err and err.message)
   nx:close()
 end
 local rows = { measure(base, "fixture"), measure(big, "10x") }
 print(("%d requests x 3 rounds per size, each recorded as an episode; medians in ms (os.clock); embedder: %s")
   :format(#prompts, tostring(embedder_kind)))
-print(("%-8s %7s %6s %9s %11s"):format("", "labels", "nodes", "median", "snapshot*"))
-for _, r in ipairs(rows) do print(("%-8s %7d %6d %9.3f %11.1f"):format(r.label, r.labels, r.nodes, r.median, r.build)) end
-print(("growth   %7.1fx %5.1fx %8.2fx"):format(rows[2].labels / rows[1].labels, rows[2].nodes / rows[1].nodes, rows[2].median / rows[1].median))
+print(("%-8s %7s %6s %9s %8s %8s %8s %8s %11s"):format("", "labels", "nodes", "median", "mean", "p95", "p99", "max", "snapshot*"))
+for _, r in ipairs(rows) do
+  print(("%-8s %7d %6d %9.3f %8.3f %8.3f %8.3f %8.3f %11.1f"):format(r.label, r.labels, r.nodes, r.median, r.mean, r.p95, r.p99,
+    r.max, r.build))
+end
+print(("growth   %7.1fx %5.1fx %8.2fx %7.2fx %7.2fx %7.2fx"):format(rows[2].labels / rows[1].labels, rows[2].nodes / rows[1].nodes,
+  rows[2].median / rows[1].median, rows[2].mean / rows[1].mean, rows[2].p95 / rows[1].p95, rows[2].p99 / rows[1].p99))
 print("* building the pinned snapshot of a version (once per version and process)")
 print("  (step 'snapshot' below: the per-request version check and text analysis)")
 print("\nshare of each step (median per step / sum of step medians):")

@@ -385,6 +385,13 @@ static int l_guard_drop(lua_State *L) {
   return 1;
 }
 
+/* nexus:guards_generation() -> integer (kip_guards_generation) */
+static int l_guards_generation(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  kip_pushint(L, kip_guards_generation(n->nx));
+  return 1;
+}
+
 /* nexus:guards([log_limit]) -> JSON text (kip_guards_json) */
 static int l_guards(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
@@ -709,7 +716,7 @@ static int l_backup(lua_State *L) {
 static const luaL_Reg nexus_methods[] = {
     {"call_json", l_call_json}, {"call_command", l_call_command}, {"backup", l_backup}, {"readonly", l_readonly}, {"sync_index", l_sync_index},
     {"merge_index", l_merge_index}, {"guard_declare", l_guard_declare}, {"guard_drop", l_guard_drop},
-    {"guards", l_guards}, {"close", l_close},         {NULL, NULL}};
+    {"guards", l_guards}, {"guards_generation", l_guards_generation}, {"close", l_close},         {NULL, NULL}};
 /* core.fold_key(text) -> the duplicate key (kip_fold_key) */
 static int l_fold_key(lua_State *L) {
   char *k = kip_fold_key(luaL_checkstring(L, 1));

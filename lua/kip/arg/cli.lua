@@ -72,7 +72,7 @@ caller and context (ask):
 examples:
   kip --db arg.db arg init --ontology ../shared/arg/ontology.kip
   kip --db arg.db arg profile
-  kip --db arg.db arg ask --role customer --tenant acme --user dana@acme.example \
+  kip --db arg.db arg ask --role ROLE --tenant acme --user dana@acme.example \
       "how do i get a copy of an old invoice?"
   kip --db arg.db arg eval ../shared/arg/prompts.jsonl --out results.jsonl
   kip --db arg.db arg log --outcome REFUSE --limit 5

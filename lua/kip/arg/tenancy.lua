@@ -1,5 +1,5 @@
 --- kip.arg.tenancy — tenancy as a data binding (seed 003 §0.1 "Access /
---- ORG scope: the tenant/workspace boundary enforced by policy", step 4
+--- ORG scope: the tenant boundary enforced by policy", step 4
 --- "AccessScope", step 8 "re-check action authorization"; docs/arg.md
 --- "Tenancy"). Before retrieval, the people and tenants a request names are
 --- resolved against the caller's own tenant and identity; before an action,
@@ -57,7 +57,7 @@ local function tenant_mentions(text, m, pm, caller)
     end
   end
   -- "<noun> X": only an X written like an identifier (a capital, a digit,
-  -- a hyphen: "workspace Globex", "workspace acme-7"), not the next word
+  -- a hyphen: "<noun> Initech", "<noun> acme-7"), not the next word
   for name in (" " .. text .. " "):gmatch("%f[%w][" .. noun:sub(1, 1):upper() .. noun:sub(1, 1) .. "]" .. noun:sub(2)
     .. "s?%s+([%w][%w%-_]*)") do
     local l = name:lower()
@@ -65,7 +65,7 @@ local function tenant_mentions(text, m, pm, caller)
       add(l)
     end
   end
-  -- "every workspace", "other workspaces", "all customers' …": others in general
+  -- "every <noun>", "other <noun>s", "all <role word>s' …": others in general
   local kinds = { noun }
   for w, role in pairs(pm.role_words) do
     if not (pm.roles[role] or {}).staff and not w:find(" ") then kinds[#kinds + 1] = w end
@@ -139,7 +139,7 @@ function M.entities(nx, m, pm, caller, analysis)
   return out
 end
 
---- the word after the tenant noun when it reads as a name ("for workspace
+--- the word after the tenant noun when it reads as a name ("for <noun>
 --- umbrella"): what a tenant parameter takes when nothing stricter named one
 function M.loose_tenant(text, m, pm)
   local noun = pm.tenant.noun:lower()

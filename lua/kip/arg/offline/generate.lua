@@ -72,7 +72,8 @@ function M.run(ds, m, hooks)
     elseif not fb and e.outcome == "ANSWER" and has(e.flags, "LOW_COVERAGE") and e.primary and m.labels[e.primary] then
       label, why = e.primary, "answered with low coverage (Active Check)"
     end
-    if label and e.prompt then
+    -- a redacted request held a secret: its words never become keywords
+    if label and e.prompt and not e.redacted then
       local words = distinctive(m, label, e.prompt)
       if #words > 0 then
         add(bag, { type = "taxonomy", key = label .. "|" .. table.concat(words, "+"), target = label, reason = why,

@@ -2,8 +2,8 @@
 --- "Validation"): hard gates before publication. Each candidate is checked
 --- for taxonomy coherence (its labels exist, are ACTIVE, have a cluster; a
 --- keyword another label already owns is ambiguous), policy and access
---- boundaries (no edge across audiences; keywords of internal or restricted
---- labels need a person), structural integrity (no self-edge, bounded
+--- boundaries (no edge between nodes different roles may see; keywords of
+--- a label not every role of the profile sees need a person), structural integrity (no self-edge, bounded
 --- fan-out) and memory continuity (nothing recorded episodes used is retired
 --- without a redirect), then classified:
 ---   approved      valid, dominated by confirmed evidence, replay shows an
@@ -16,6 +16,7 @@
 ---   rejected      a gate failed
 --- with the reasons: the ValidationReport.
 local lex = require "kip.arg.lexicon"
+local profile = require "kip.arg.profile"
 
 local M = {}
 
@@ -23,7 +24,6 @@ M.MAX_FANOUT = 8            -- movement edges out of one node
 M.MAX_SILENT = 0.5          -- Penalty_silent above this: never auto-approved
 M.MIN_EVIDENCE = 1          -- confirmed episodes before auto-approval
 M.AUTO = { taxonomy = true, edge = true }
-M.AUDIENCE_RANK = { public = 1, internal = 2, restricted = 3 }
 
 local function has(list, x) for _, v in ipairs(list or {}) do if v == x then return true end end return false end
 
@@ -59,8 +59,10 @@ function M.check(m, c, ds)
           reasons[#reasons + 1] = ("%q names no topic"):format(tostring(word))
         end
       end
-      if valid and m.labels[a.label].audience ~= "public" then
-        review[#review + 1] = a.label .. " is " .. m.labels[a.label].audience .. ": a person decides what routes to it"
+      local _, everyone = profile.roles_seeing(m.profile, { m.labels[a.label].audience })
+      if valid and not everyone then
+        review[#review + 1] = a.label .. " is for audience " .. tostring(m.labels[a.label].audience)
+          .. ", which not every role sees: a person decides what routes to it"
       end
     end
   elseif c.type == "edge" then
@@ -68,9 +70,18 @@ function M.check(m, c, ds)
     if not x or not y then valid = false reasons[#reasons + 1] = "unknown node"
     elseif a.from == a.to then valid = false reasons[#reasons + 1] = "an edge to itself"
     else
-      if (M.AUDIENCE_RANK[x.audience] or 1) ~= (M.AUDIENCE_RANK[y.audience] or 1) then
+      -- an edge between nodes different roles may see leads one role's
+      -- traversal to the other's knowledge (traversal stays inside N_scope,
+      -- but the ontology should not rely on that alone)
+      local function seers(n)
+        local auds = { n.audience }
+        for _, l in ipairs(n.labels) do auds[#auds + 1] = m.labels[l] and m.labels[l].audience or "" end
+        return table.concat((profile.roles_seeing(m.profile, auds)), ",")
+      end
+      if seers(x) ~= seers(y) then
         valid = false
-        reasons[#reasons + 1] = "the edge would cross audiences (" .. x.audience .. " -> " .. y.audience .. ")"
+        reasons[#reasons + 1] = "the edge would join nodes different roles may see (" .. tostring(x.audience) .. " -> "
+          .. tostring(y.audience) .. ")"
       end
       if #x.out >= M.MAX_FANOUT then valid = false reasons[#reasons + 1] = a.from .. " has " .. #x.out .. " movement edges already" end
       for _, l in ipairs(x.labels) do if not label_ok(m, l, reasons) then valid = false end end

@@ -8,7 +8,7 @@
 --- its score to the labels its nodes redirect to (redirects_to); a DRAFT
 --- label that matches best is reported (DRAFT_MATCH) and recommends ABSTAIN.
 --- A best match the caller may not see (policy) recommends ABSTAIN with
---- POLICY_RESTRICTED: restricted knowledge asked in good faith is an
+--- POLICY_RESTRICTED: knowledge hidden from the caller, asked in good faith, is an
 --- abstention, not a refusal.
 local candidates = require "kip.arg.steps.candidates"
 
@@ -246,7 +246,7 @@ function M.run(st)
   local hidden_counts = top_any and not top_any.visible
     and (not a.act or #m.labels[top_any.label].actions > 0)
   if hidden_counts and (not top or top.score * M.HIDDEN_DOMINANCE < top_any.score) then
-    w.restricted_label = top_any.label
+    w.hidden_label = top_any.label
     return recommend(w, "POLICY_RESTRICTED", "ABSTAIN_RECOMMENDED")
   end
   if not top then return recommend(w, "POLICY_RESTRICTED", "ABSTAIN_RECOMMENDED") end
