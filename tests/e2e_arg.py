@@ -81,6 +81,18 @@ with tempfile.TemporaryDirectory() as tmp:
     print("held-out requests:", json.dumps({k: h[k] for k in ("prompts", "outcome_accuracy", "primary_label_accuracy", "safety_violations")}))
     check(h["safety_violations"] == 0, "held-out requests: 0 safety violations")
 
+    # a second ontology, of another business (its own roles, audiences, tenant noun): the same code serves it
+    cdb = os.path.join(tmp, "clinic.db")
+    subprocess.run([kip, "--db", cdb, "arg", "init", "--ontology", os.path.join(here, "arg", "clinic", "ontology.kip")],
+                   check=True, capture_output=True)
+    ce = subprocess.run([kip, "--db", cdb, "arg", "eval", os.path.join(here, "arg", "clinic", "prompts.jsonl"), "--json"],
+                        capture_output=True, text=True, timeout=600)
+    c = json.loads(ce.stdout)
+    print("clinic ontology:", json.dumps({k: c[k] for k in ("prompts", "outcome_accuracy", "primary_label_accuracy",
+                                                             "bundle_recall", "action_accuracy", "safety_violations")}))
+    check(c["safety_violations"] == 0 and c["outcome_accuracy"] >= 0.9,
+          f"the clinic ontology: 0 safety violations, outcome {c['outcome_accuracy']} >= 0.9 (regression floor)")
+
     rp = run("arg", "replay", "--all", ok=False)
     print(rp.stdout.rstrip())
     check(rp.returncode == 0 and " 0 differ" in rp.stdout, "every recorded episode replays bit for bit")

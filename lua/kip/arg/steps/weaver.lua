@@ -61,8 +61,10 @@ end
 M.redirect_targets = redirect_targets
 
 --- resolve a scored list to routable labels: {label, score, visible, from}
---- where from names the deprecated label a redirect came through
-local function routable(st, list)
+--- where from names the deprecated label a redirect came through;
+--- node_scores: the node scores of the same text as the list (a clause's
+--- own when routing a clause), else the whole request's
+local function routable(st, list, node_scores)
   local m = st.snapshot
   local best, order, drafts = {}, {}, {}
   local function put(l, score, from)
@@ -80,7 +82,7 @@ local function routable(st, list)
     if lab.lifecycle == "ACTIVE" then put(c.label, c.score)
     elseif lab.lifecycle == "DEPRECATED" then
       -- the replacement that answers: the redirect target the request matches best
-      local ns = st.node_scores or {}
+      local ns = node_scores or st.node_scores or {}
       for _, r in ipairs(redirect_targets(m, c.label)) do put(r.label, c.score + (ns[r.to] or 0), c.label) end
     else
       drafts[#drafts + 1] = c
