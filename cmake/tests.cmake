@@ -63,6 +63,8 @@ if(PYTHON3_FOR_E2E)
     add_test(NAME e2e_arg_offline COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_offline.py ${CMAKE_BINARY_DIR} 12)
     # the adversarial suite over the CLI, MCP (the official SDK client) and HTTP (nginx), on two ontologies
     add_test(NAME e2e_arg_adversarial COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_adversarial.py ${CMAKE_BINARY_DIR})
+    # no ontology's product, role, audience or tenant name in lua/ or policies/
+    add_test(NAME arg_no_fixture_literals COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/arg/no_fixture_literals.py ${CMAKE_SOURCE_DIR})
   endif()
   # import of a generated 100k-element capsule, export, backup
   add_test(NAME e2e_import COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_import.sh ${CMAKE_BINARY_DIR})

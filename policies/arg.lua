@@ -129,6 +129,21 @@ local function others_things(t)
   return nil
 end
 
+-- a named person's things ("which email did Sam sign up with?", "Maria's
+-- phone number"): for a caller whose authority is only its own account
+local function named_persons_things(req)
+  local t = " " .. (req.prompt or "") .. " "
+  for _, name in ipairs((req.entities or {}).names or {}) do
+    for _, th in ipairs(THEIR_THINGS) do
+      if t:find("%f[%w]" .. name .. "'?s?%s+" .. th .. "%f[%W]") or t:lower():find(th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%f[%W]")
+        and (t:lower():find("which " .. th) or t:lower():find("what " .. th) or t:lower():find("what'?s %a* ?" .. th)) then
+        return name .. "'s " .. th
+      end
+    end
+  end
+  return nil
+end
+
 -- a role claimed in words ("I'm a billing admin") other than the caller's
 local function role_claim(t, req)
   local role = req.caller.role
@@ -194,6 +209,10 @@ local function guard(req)
     if hit then return "the request asks for another person's " .. hit .. " without authority over it" end
     hit = out_of_authority(req)
     if hit then return hit end
+    if req.caller.authority == "self" then
+      hit = named_persons_things(req)
+      if hit then return "the request asks for another person's data (" .. hit .. ") without authority over it" end
+    end
   end
   return nil
 end

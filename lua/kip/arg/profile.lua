@@ -105,7 +105,7 @@ function M.model(p)
     for w in t:lower():gmatch("%w+") do m.product_words[#m.product_words + 1] = w end
   end
   -- the words a role is called by: its name as words, and each of those words
-  -- when no other role uses it ("front_desk" -> "front desk", "front", "desk")
+  -- when no other role uses it ("ward_nurse" -> "ward nurse", "ward", "nurse")
   local count = {}
   for _, name in ipairs(m.role_names) do
     for w in name:gmatch("[^_]+") do count[w] = (count[w] or 0) + 1 end

@@ -120,11 +120,34 @@ function M.person(caller, email, known)
   return { kind = "person", value = email, self = self, same_tenant = same, tenant = tenant, how = how }
 end
 
+-- capitalised words that read as names of people ("Sam", "Maria Lopez"):
+-- not the first word of a sentence, not a word of the ontology or the
+-- product, not a tenant the request names
+local function person_names(text, m, pm, tenants)
+  local skip = {}
+  for _, w in ipairs(pm.product_words) do skip[w] = true end
+  for _, t in ipairs(tenants) do skip[t.value] = true end
+  local out, seen = {}, {}
+  for pos, w in text:gmatch("()(%u%l+)") do
+    local before = text:sub(1, pos - 1)
+    local l = w:lower()
+    local initial = before:match("^%s*$") or before:match("[%.%?!:;]%s*$") or before:match("[\"'(]%s*$")
+    if not initial and not skip[l] and not m.vocab[l] and not m.stem_known[lex.stem(l)] and not lex.STOP[l]
+      and not seen[w] then
+      seen[w] = true
+      out[#out + 1] = w
+    end
+  end
+  return out
+end
+
 --- the people and tenants the request names, resolved: {persons = {...},
---- tenants = {...}}; persons are {kind = "person", value, self,
---- same_tenant, how}, tenants {value, own} or {value = "*", others}
+--- tenants = {...}, names = {...}}; persons are {kind = "person", value,
+--- self, same_tenant, how}, tenants {value, own} or {value = "*", others};
+--- names are capitalised words read as people's names nothing resolved
 function M.entities(nx, m, pm, caller, analysis)
   local out = { persons = {}, tenants = tenant_mentions(analysis.prompt, m, pm, caller) }
+  out.names = person_names(analysis.text, m, pm, out.tenants)
   local known = known_persons(nx, analysis.prompt, pm)
   local by_email = {}
   for _, k in pairs(known) do if k.email then by_email[k.email] = k end end
