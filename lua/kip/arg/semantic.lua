@@ -15,19 +15,23 @@ M.TOP_K = 40 -- nodes a request's vector may lift
 
 local function text_of(n) return n.title .. ". " .. n.chunk end
 
+--- build the node vectors of model m once (nothing without an embedder)
+function M.warm(nx, m)
+  if not nx.embedder or not nx.embed or m.node_vectors ~= nil then return end
+  local texts = {}
+  for i, name in ipairs(m.node_names) do texts[i] = text_of(m.nodes[name]) end
+  local ok, v = pcall(nx.embed, nx, texts)
+  m.node_vectors = false
+  if ok and type(v) == "table" and #v == #texts and #texts > 0 then
+    local packed, dim = core.pack_f32(v)
+    m.node_vectors = { packed = packed, dim = dim }
+  end
+end
+
 --- node name -> similarity above BASE, or nil without an embedder
 function M.scores(nx, m, text)
   if not nx.embedder or not nx.embed then return nil end
-  if m.node_vectors == nil then
-    local texts = {}
-    for i, name in ipairs(m.node_names) do texts[i] = text_of(m.nodes[name]) end
-    local ok, v = pcall(nx.embed, nx, texts)
-    m.node_vectors = false
-    if ok and type(v) == "table" and #v == #texts and #texts > 0 then
-      local packed, dim = core.pack_f32(v)
-      m.node_vectors = { packed = packed, dim = dim }
-    end
-  end
+  M.warm(nx, m)
   if not m.node_vectors then return nil end
   local ok, q = pcall(nx.embed, nx, { text })
   q = ok and type(q) == "table" and q[1]
