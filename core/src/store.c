@@ -93,6 +93,7 @@ static const char *stmt_sql[ST_COUNT] = {
     ** deleted needs no indexing; its delete mark finds nothing to unindex) */
     [ST_MARK_FRESH] = "INSERT OR REPLACE INTO search_dirty(id, fresh) SELECT id, 1 FROM element WHERE id BETWEEN ?1 AND ?2",
     [ST_CONCEPT_OF] = "SELECT type, name FROM element WHERE id=?1",
+    [ST_DATA_VERSION] = "PRAGMA data_version",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
                           "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
 };

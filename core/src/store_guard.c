@@ -76,6 +76,15 @@ static char *dup_col(sqlite3_stmt *st, int i) {
   return d;
 }
 
+/* PRAGMA data_version through the connection's prepared statement: it
+** changes when another connection committed (a write transaction asks) */
+static int64_t data_version(kip_nexus *nx) {
+  sqlite3_stmt *st = SQ(nx->stmts[ST_DATA_VERSION]);
+  int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_reset(st);
+  return v;
+}
+
 /* (re)read kip_guard into the cache */
 static int load(kip_nexus *nx, kip_error *err) {
   struct kip_guards *g = nx->guards;
@@ -103,7 +112,7 @@ static int load(kip_nexus *nx, kip_error *err) {
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return kip_store_error(nx, rc, err, "reading the guards");
-  g->data_version = kip_store_count(nx, "PRAGMA data_version");
+  g->data_version = data_version(nx);
   g->generation++;
   return 0;
 }
@@ -125,7 +134,7 @@ void kip_guards_close(kip_nexus *nx) {
 int kip_guards_refresh(kip_nexus *nx, kip_error *err) {
   struct kip_guards *g = nx->guards;
   if (!g) return 0;
-  int64_t v = kip_store_count(nx, "PRAGMA data_version");
+  int64_t v = data_version(nx);
   if (v >= 0 && v == g->data_version) return 0;
   /* another connection committed: the guards change only when kip_guard
   ** did, which a reload finds (a few rows) */
