@@ -133,12 +133,13 @@ end
 -- phone number"): for a caller whose authority is only its own account
 local function named_persons_things(req)
   local t = " " .. (req.prompt or "") .. " "
+  local lower = t:lower()
   for _, name in ipairs((req.entities or {}).names or {}) do
     for _, th in ipairs(THEIR_THINGS) do
-      if t:find("%f[%w]" .. name .. "'?s?%s+" .. th .. "%f[%W]") or t:lower():find(th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%f[%W]")
-        and (t:lower():find("which " .. th) or t:lower():find("what " .. th) or t:lower():find("what'?s %a* ?" .. th)) then
-        return name .. "'s " .. th
-      end
+      local possessive = t:find("%f[%w]" .. name .. "'?s?%s+" .. th .. "%f[%W]")           -- "Maria's phone number"
+      local asked = lower:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%f[%W]")   -- "which email did Sam …"
+        and (lower:find("which " .. th) or lower:find("what " .. th) or lower:find("what'?s %a* ?" .. th))
+      if possessive or asked then return name .. "'s " .. th end
     end
   end
   return nil

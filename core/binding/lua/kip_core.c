@@ -97,6 +97,17 @@ static int l_close(lua_State *L) {
 
 /* nexus:sync_index([batch [, progress(done, total)]]) -> true | nil, message
 ** Index for SEARCH what bulk loads deferred (call option defer_index). */
+/* true, or nil and the error's message, for a call that returned rc */
+static int push_done(lua_State *L, int rc, const kip_error *e) {
+  if (rc) {
+    lua_pushnil(L);
+    lua_pushstring(L, e->message);
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 /* a progress(done, total) Lua function at stack index fn (0 = none): a
 ** failing reporter stops nothing (shared with kip_embedder.c) */
 void kip_lua_progress(int64_t done, int64_t total, void *ud) {
@@ -114,26 +125,14 @@ static int l_sync_index(lua_State *L) {
   if (!lua_isnoneornil(L, 2) && !kip_isinteger(L, 2, &batch)) return luaL_argerror(L, 2, "batch must be an integer");
   kip_lua_progress_fn p = {L, lua_isfunction(L, 3) ? 3 : 0};
   kip_error e;
-  if (kip_sync_index(n->nx, (int64_t)batch, kip_lua_progress, &p, &e)) {
-    lua_pushnil(L);
-    lua_pushstring(L, e.message);
-    return 2;
-  }
-  lua_pushboolean(L, 1);
-  return 1;
+  return push_done(L, kip_sync_index(n->nx, (int64_t)batch, kip_lua_progress, &p, &e), &e);
 }
 
 /* nexus:merge_index() -> true | nil, message (kip_merge_index) */
 static int l_merge_index(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   kip_error e;
-  if (kip_merge_index(n->nx, &e)) {
-    lua_pushnil(L);
-    lua_pushstring(L, e.message);
-    return 2;
-  }
-  lua_pushboolean(L, 1);
-  return 1;
+  return push_done(L, kip_merge_index(n->nx, &e), &e);
 }
 
 /* nexus:readonly() -> nil | "requested" | "not writable" */
@@ -363,26 +362,14 @@ static int l_guard_declare(lua_State *L) {
   kip_guard g = {opt_str(L, 2, "type"), opt_str(L, 2, "name"), opt_str(L, 2, "mode"),
                  opt_str(L, 2, "capability"), opt_str(L, 2, "owner"), opt_str(L, 2, "hint")};
   kip_error e;
-  if (kip_guard_declare(n->nx, &g, &e)) {
-    lua_pushnil(L);
-    lua_pushstring(L, e.message);
-    return 2;
-  }
-  lua_pushboolean(L, 1);
-  return 1;
+  return push_done(L, kip_guard_declare(n->nx, &g, &e), &e);
 }
 
 /* nexus:guard_drop(owner) -> true | nil, message */
 static int l_guard_drop(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   kip_error e;
-  if (kip_guard_drop(n->nx, luaL_checkstring(L, 2), &e)) {
-    lua_pushnil(L);
-    lua_pushstring(L, e.message);
-    return 2;
-  }
-  lua_pushboolean(L, 1);
-  return 1;
+  return push_done(L, kip_guard_drop(n->nx, luaL_checkstring(L, 2), &e), &e);
 }
 
 /* nexus:guards_generation() -> integer (kip_guards_generation) */

@@ -101,7 +101,6 @@ local function run(nx, ctx, cmd, params)
   if resp.error then return nil, resp.error end
   return resp.result
 end
-M.execute = run
 
 -- two-phase match inside the key; returns the match log and the unit write
 local function match(st, ctx, unit)
@@ -142,10 +141,6 @@ function M.new_id()
   return "ep-" .. at:gsub("[-:]", ""):lower() .. "-" .. suffix
 end
 
--- what the request carried, as it may be stored: secrets redacted; the
--- kinds found are appended to `kinds`
-local function scrub(v, kinds) return secrets.redact_value(v, kinds) end
-
 --- step 10: write the episode (and its Info Registry change) for state st
 function M.record(st)
   local nx = st.nx
@@ -154,12 +149,10 @@ function M.record(st)
   local r = require("kip.arg").result(st)
   local ctx = st.ctx
   -- no secret in any registry write (seed 003 step 10: PII rules apply to
-  -- every registry write): the request, the context and what the action
-  -- received and returned are stored redacted
+  -- every registry write): the unit's text comes from the redacted request,
+  -- and the whole episode is redacted before it is written
   local kinds = {}
-  local prompt = scrub(st.request.prompt, kinds)
-  local body = scrub(st.request.body or {}, kinds)
-  local action = r.action and scrub(r.action, kinds) or nil
+  local prompt = secrets.redact_value(st.request.prompt, kinds)
   local text = #kinds > 0 and require("kip.arg.analysis").routing_text(prompt) or st.analysis.text
   local unit = info_unit(st, r, text)
   local log, unit_name, unit_attrs
@@ -180,23 +173,12 @@ function M.record(st)
     log.existing = nil
     log.unit = unit_name
   end
-  local errors = copy(st.errors)
-  if #kinds > 0 then
-    local seen, list = {}, {}
-    for _, k in ipairs(kinds) do if not seen[k] then seen[k] = true; list[#list + 1] = k end end
-    local e = { code = "ARG_WRITE_REDACTED", step = "memory",
-      message = ("the request carried %s; the episode stores it redacted"):format(table.concat(list, ", ")),
-      hint = "Secrets are never stored; this episode cannot be replayed." }
-    errors[#errors + 1] = e
-    st.errors[#st.errors + 1] = e
-  end
-  local decision = M.decision(r)
   local caller = st.caller or {}
   local episode = {
-    request = { prompt = prompt, context = body, redacted = #kinds > 0 or nil },
+    request = { prompt = st.request.prompt, context = st.request.body or {} },
     caller = { role = caller.role, tenant = caller.tenant, user = caller.user, actor = caller.actor, channel = caller.channel },
     claims = st.claims,
-    decision = decision,
+    decision = M.decision(r),
     outcome = r.outcome,
     primary_label = r.weaver.primary_label,
     label_signature = r.weaver.label_signature,
@@ -207,11 +189,23 @@ function M.record(st)
     request_timestamp = ts,
     info = r.info,
     info_registry = log,
-    action = action,
+    action = r.action,
     post_check = st.post_check,
-    errors = errors,
+    errors = copy(st.errors),
     actor = caller.actor,
   }
+  kinds = {}
+  episode = secrets.redact_value(episode, kinds)
+  if #kinds > 0 then
+    local seen, list = {}, {}
+    for _, k in ipairs(kinds) do if not seen[k] then seen[k] = true; list[#list + 1] = k end end
+    local e = { code = "ARG_WRITE_REDACTED", step = "memory",
+      message = ("the request carried %s; the episode stores it redacted"):format(table.concat(list, ", ")),
+      hint = "Secrets are never stored; this episode cannot be replayed." }
+    episode.request.redacted = true
+    episode.errors[#episode.errors + 1] = e
+    st.errors[#st.errors + 1] = e
+  end
   setmetatable(episode.errors, core.array_mt)
   if log then setmetatable(log.candidates, core.array_mt); setmetatable(log.method, core.array_mt) end
   local cmd = { "UPSERT {",
@@ -261,9 +255,8 @@ end
 
 --- what the run of `key` came to (status, output, timings)
 function M.finish_action(nx, ctx, key, attrs)
-  local kinds = {}
   local _, err = run(nx, ctx, 'UPSERT { CONCEPT ?r { {type: "ArgActionRun", name: :k} SET ATTRIBUTES :a } } '
-    .. 'WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system" }', { k = key, a = scrub(attrs, kinds) })
+    .. 'WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system" }', { k = key, a = secrets.redact_value(attrs, {}) })
   return err == nil, err
 end
 
@@ -280,13 +273,12 @@ end
 --- episodes, newest first; filter: outcome, label, since (ISO time), limit
 function M.list(nx, filter, ctx)
   filter = filter or {}
-  local c = ctx
   local where, params = { '?e {type: "ArgEpisode"}' }, {}
   if filter.outcome then where[#where + 1] = "FILTER(?e.attributes.outcome == :o)"; params.o = filter.outcome end
   if filter.label then where[#where + 1] = "FILTER(?e.attributes.primary_label == :l)"; params.l = filter.label end
   if filter.since then where[#where + 1] = "FILTER(?e.attributes.recorded_at >= :s)"; params.s = filter.since end
   local limit = math.floor(tonumber(filter.limit) or 50)
-  return run(nx, c, "FIND(?e) WHERE { " .. table.concat(where, " ") .. " } ORDER BY ?e.attributes.recorded_at DESC, ?e.name DESC LIMIT "
+  return run(nx, ctx, "FIND(?e) WHERE { " .. table.concat(where, " ") .. " } ORDER BY ?e.attributes.recorded_at DESC, ?e.name DESC LIMIT "
     .. limit, params)
 end
 
@@ -305,12 +297,11 @@ function M.feedback(nx, id, fb, opts)
   end
   local at, suffix = ids.stamp()
   local status = fb.verified and "INFO_CONFIRMED_SUCCESS" or "INFO_LOW_CONFIDENCE"
-  local kinds = {}
   local _, err2 = run(nx, opts.ctx, 'UPSERT { CONCEPT ?f { {type: "ArgEpisode", name: :n} SET ATTRIBUTES :a '
     .. 'SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } } } '
     .. 'WITH METADATA { source: "' .. M.SOURCE .. '", author: "$system", access_level: "private", arg_visible: "none" }',
     { n = "fb-" .. id .. "-" .. suffix, a = { kind = "feedback", feedback_of = id, verified = fb.verified,
-      note = scrub(fb.note, kinds), label = type(fb.label) == "string" and fb.label or nil,
+      note = secrets.redact_value(fb.note, {}), label = type(fb.label) == "string" and fb.label or nil,
       info_outcome_status = status, recorded_at = at, outcome = "FEEDBACK", ontology_version = (ep.attributes or {}).ontology_version,
       retention_class = "audit", request = {}, decision = {}, actor = (opts.ctx or nx.ctx or {}).actor } })
   if err2 then return nil, err2 end
