@@ -1,11 +1,25 @@
 #!/usr/bin/env bash
-# Runs one conformance case file. Passes when every failing case is listed
-# as pending (statements not implemented yet; each named in cmake/tests.cmake).
+# Runs one conformance case file. Passes when the runner ran every case of
+# the file (its summary line "N passed, M failed" with N + M > 0) and every
+# failing case is listed as pending (statements not implemented yet; each
+# named in cmake/tests.cmake). A runner that cannot start, a missing case
+# file or a summary that is not there is a failure, never a pass.
 # Usage: conformance.sh RUNNER KIP_BIN CASE_FILE [pending_case...]
 set -u
 runner=$1 bin=$2 file=$3; shift 3
+for f in "$runner" "$bin" "$file"; do
+  [ -e "$f" ] || { echo "FAIL: $f does not exist (the conformance suite lives in ../shared/conformance)"; exit 1; }
+done
 out=$(python3 "$runner" --bin "$bin" "$file" 2>&1)
+rc=$?
 echo "$out"
+summary=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
+if [ -z "$summary" ]; then
+  echo "FAIL: the runner printed no summary (exit $rc): it did not run the cases"
+  exit 1
+fi
+ran=$(( $(echo "$summary" | cut -d' ' -f1) + $(echo "$summary" | cut -d' ' -f3) ))
+[ "$ran" -gt 0 ] || { echo "FAIL: the runner ran no case of $file"; exit 1; }
 unexpected=0
 while IFS= read -r line; do
   case "$line" in FAIL*) ;; *) continue ;; esac

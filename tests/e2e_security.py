@@ -267,9 +267,14 @@ end }
 
 
 def nginx_matrix(db_a, db_b, hal_id, tmp):
-    if "--no-http" in sys.argv or not shutil.which("nginx") or not os.path.exists("/usr/lib/nginx/modules/ngx_http_lua_module.so") \
+    if "--no-http" in sys.argv:
+        print("--no-http: the HTTP probes are left out (the sanitizer tree: its kip/core.so cannot load into nginx)")
+        return
+    if not shutil.which("nginx") or not os.path.exists("/usr/lib/nginx/modules/ngx_http_lua_module.so") \
             or not os.path.exists(os.path.join(BUILD, "luajit/kip/core.so")):
-        print("nginx + lua module missing: HTTP probes skipped")
+        # scripts/setup-deps installs them: their absence fails rather than skip the probes
+        check("nginx with its Lua module and the LuaJIT kip.core are installed (scripts/setup-deps; --no-http to leave HTTP out)",
+              False)
         return
     servers = []
     try:

@@ -11,7 +11,11 @@ usage: no_fixture_literals.py [SOURCE_ROOT]"""
 import json, os, re, sys
 
 root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
-ontologies = [os.path.join(root, "..", "shared", "arg", "ontology.kip"), os.path.join(root, "tests", "arg", "clinic", "ontology.kip")]
+shared = os.path.join(os.environ.get("KIP_SHARED") or os.path.join(root, "..", "shared"), "arg")
+if not os.path.isdir(shared):
+    print(f"SKIPPED: the fixture {shared} is missing (set KIP_SHARED, or put ../shared beside the checkout)")
+    sys.exit(77)
+ontologies = [os.path.join(shared, "ontology.kip"), os.path.join(root, "tests", "arg", "clinic", "ontology.kip")]
 PROTOCOL_WORDS = {"internal", "external"}  # seed 003: Internal/ExternalContextBundle
 
 words = set()

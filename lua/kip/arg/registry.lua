@@ -194,6 +194,8 @@ function M.record(st)
     errors = copy(st.errors),
     actor = caller.actor,
   }
+  setmetatable(episode.errors, core.array_mt) -- empty lists stay arrays (the copy below keeps metatables)
+  if log then setmetatable(log.candidates, core.array_mt); setmetatable(log.method, core.array_mt) end
   kinds = {}
   episode = secrets.redact_value(episode, kinds)
   if #kinds > 0 then
@@ -206,8 +208,6 @@ function M.record(st)
     episode.errors[#episode.errors + 1] = e
     st.errors[#st.errors + 1] = e
   end
-  setmetatable(episode.errors, core.array_mt)
-  if log then setmetatable(log.candidates, core.array_mt); setmetatable(log.method, core.array_mt) end
   local cmd = { "UPSERT {",
     '  CONCEPT ?e { {type: "ArgEpisode", name: :ep} SET ATTRIBUTES :attrs',
     '    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } }' }
