@@ -141,8 +141,6 @@ else()
   add_test(NAME conformance COMMAND sh -c "echo 'SKIPPED: the conformance suite ${KIP_CONFORMANCE_DIR} is missing (set KIP_SHARED, or put ../shared beside the checkout)'; exit 77")
   set_tests_properties(conformance PROPERTIES SKIP_RETURN_CODE 77)
 endif()
-  endforeach()
-endif()
 
 # start the long runners first
 foreach(t valgrind_cli sanitizers fuzz_parser fuzz_exec)
