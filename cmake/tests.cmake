@@ -72,6 +72,8 @@ if(PYTHON3_FOR_E2E)
   add_test(NAME arg_no_fixture_literals COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/arg/no_fixture_literals.py ${CMAKE_SOURCE_DIR})
   set_tests_properties(e2e_sleep e2e_sleep_crash e2e_arg e2e_arg_offline e2e_arg_adversarial arg_no_fixture_literals
                        PROPERTIES SKIP_RETURN_CODE 77)
+  # ... and that they cannot pass vacuously (nor the conformance runner's wrapper)
+  add_test(NAME no_vacuous_pass COMMAND ${CMAKE_SOURCE_DIR}/tests/no_vacuous_pass.sh ${CMAKE_BINARY_DIR})
   # import of a generated 100k-element capsule, export, backup
   add_test(NAME e2e_import COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_import.sh ${CMAKE_BINARY_DIR})
 endif()

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The test scripts cannot pass vacuously (issue 42): a conformance runner that
+# cannot start fails, and every test of the shared fixtures reports a skip
+# (exit 77: ctest counts it, scripts/test lists it) when the fixtures are not
+# where $KIP_SHARED says — none of them exits 0.
+# Usage: no_vacuous_pass.sh BUILD_DIR
+set -u
+BUILD=$1
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+fails=0
+expect() { # name, wanted exit code, command...
+  local name=$1 want=$2; shift 2
+  "$@" >/dev/null 2>&1
+  local got=$?
+  if [ "$got" = "$want" ]; then echo "ok   $name (exit $got)"; else echo "FAIL $name: exit $got, wanted $want"; fails=$((fails+1)); fi
+}
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+echo '{"cases": []}' > "$TMP/empty.json"
+expect "conformance: a missing runner fails" 1 "$HERE/tests/conformance.sh" "$TMP/nope.py" "$BUILD/kip" "$TMP/empty.json"
+expect "conformance: a missing case file fails" 1 "$HERE/tests/conformance.sh" "$TMP/nope.py" "$BUILD/kip" "$TMP/missing.json"
+printf 'print("no summary here")\n' > "$TMP/runner.py"
+expect "conformance: a runner that prints no summary fails" 1 "$HERE/tests/conformance.sh" "$TMP/runner.py" "$BUILD/kip" "$TMP/empty.json"
+printf 'print("0 passed, 0 failed")\n' > "$TMP/zero.py"
+expect "conformance: a runner that ran no case fails" 1 "$HERE/tests/conformance.sh" "$TMP/zero.py" "$BUILD/kip" "$TMP/empty.json"
+export KIP_SHARED="$TMP/no-shared-here"
+for t in e2e_arg.py e2e_arg_offline.py e2e_arg_adversarial.py; do
+  expect "$t without the fixtures: a counted skip" 77 python3 "$HERE/tests/$t" "$BUILD"
+done
+expect "e2e_sleep.py without the fixtures: a counted skip" 77 python3 "$HERE/tests/e2e_sleep.py" "$BUILD" fixture
+expect "no_fixture_literals.py without the fixtures: a counted skip" 77 python3 "$HERE/tests/arg/no_fixture_literals.py" "$HERE"
+[ "$fails" -eq 0 ] && echo "no test passes vacuously" || exit 1
