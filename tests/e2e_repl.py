@@ -74,7 +74,20 @@ send(" CONCEPT TYPE \"Gad\t")  # completes a type from the live schema
 check("type completion", read_until("Gadget"))
 send("\r")  # readline closed the quote
 check("describe", read_until("\"name\": \"Gadget\""))
-send(":quit\r")
+# an unbalanced parenthesis runs at once (the error, where it is), not a
+# continuation that swallows the next command
+send('FIND(?g.name WHERE { ?g {type: "Gadget"} }\r')
+check("unbalanced: the error at once", read_until("found 'WHERE'"))
+send('FIND(?g.name) WHERE { ?g {type: "Gadget"} }\r')
+check("unbalanced: the next command runs", read_until("(1 row)", timeout=5) and b"...>" not in out[-400:])
+# an incomplete multi-line command: a blank line shows what is missing
+send('FIND(?g.name) WHERE {\r')
+check("continuation prompt", read_until("...>"))
+send('\r')
+check("blank line: the syntax error, not (cancelled)", read_until("the command is incomplete") and b"found end of input" in out)
+send("help\r")
+check("bare help", read_until(":params {json}"))
+send("exit\r")  # bare exit leaves, like :quit
 try:
     p.wait(timeout=10)
 except subprocess.TimeoutExpired:
@@ -82,6 +95,12 @@ except subprocess.TimeoutExpired:
     failures.append("exit")
 hist = os.path.join(tmp, "state", "kip", "history")
 check("history", os.path.exists(hist) and "COUNT" in open(hist).read())
+
+# a script piped into the shell: exit 1 when a command failed, 0 otherwise
+bad = subprocess.run([KIP, "--db", db, "repl"], input='FIND(?x WHERE\nDESCRIBE DOMAINS\n', capture_output=True, text=True)
+check("piped: exit 1 after a failed command", bad.returncode == 1 and "CoreSchema" in bad.stdout)
+good = subprocess.run([KIP, "--db", db, "repl"], input='DESCRIBE DOMAINS\n', capture_output=True, text=True)
+check("piped: exit 0 when every command worked", good.returncode == 0)
 
 for f in failures:
     print("FAIL", f)

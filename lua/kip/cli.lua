@@ -994,9 +994,11 @@ function commands.repl()
   local state = os.getenv("XDG_STATE_HOME")
   if not state or state == "" then state = (os.getenv("HOME") or ".") .. "/.local/state" end
   mkdir_p(state .. "/kip")
-  require("kip.repl").new(nx, { readonly = readonly, history = state .. "/kip/history" }):loop()
+  local repl = require("kip.repl").new(nx, { readonly = readonly, history = state .. "/kip/history" })
+  local failures = repl:loop()
   nx:close()
-  return 0
+  -- a script piped into the shell learns that a command failed
+  return (failures > 0 and not repl.tty) and 1 or 0
 end
 
 function commands.policy()

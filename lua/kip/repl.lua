@@ -23,8 +23,12 @@ local KEYWORDS = {
 
 M.HELP = [[
 A one-line command runs when you press Enter. A command over several lines
-runs at a blank line or a line ending in ";" (a blank line cancels one whose
-braces do not balance). Tab completes keywords, types and predicates.
+runs at a blank line or a line ending in ";". A line the parser can already
+tell is wrong runs at once, so you see the error where it is (a "...>"
+prompt means the command is incomplete; a blank line then shows what is
+missing and drops it). quit, exit and help alone on a line do what :quit and
+:help do. Tab completes keywords, types and predicates. Reading from a pipe,
+the shell exits 1 when a command failed.
   :help                 this text
   :params {json}        parameters for :name placeholders (:params alone shows them, :params {} clears)
   :readonly on|off      use execute_kip_readonly (KML is refused)
@@ -154,7 +158,7 @@ function M.new(nx, opts)
   local ok, host = pcall(require, "kip.host")
   local self = setmetatable({
     nx = nx, host = ok and host or nil, params = {}, readonly = opts.readonly or false, json = false,
-    dry = false, out = opts.out or io.stdout, history = opts.history,
+    dry = false, out = opts.out or io.stdout, history = opts.history, failures = 0,
   }, Repl)
   self.tty = opts.tty
   if self.tty == nil then self.tty = self.host and self.host.isatty(0) and self.host.isatty(1) end
@@ -197,8 +201,9 @@ function Repl:run_command(text)
   if next(self.params) then req.parameters = self.params end
   if self.dry then req.dry_run = true end
   local raw = self.nx:call_json(core.json_encode(req), { readonly = self.readonly })
-  if self.json then return self:print(raw) end
   local resp = core.json_decode(raw)
+  if resp.error then self.failures = self.failures + 1 end
+  if self.json then return self:print(raw) end
   if resp.error then return self:print(M.format_error(resp.error, text)) end
   local heads = find_headers(text)
   if heads and resp.result ~= nil and not (type(resp.result) == "table" and resp.result.dry_run) then
@@ -255,6 +260,24 @@ local function one_liner_complete(text)
   return kw == "DESCRIBE" or kw == "SEARCH" or text:find("}", 1, true) ~= nil
 end
 
+-- the parser's verdict on text typed so far: nil when it parses (or fails
+-- for something other than its syntax, e.g. a parameter not set yet), else
+-- the syntax error and whether the text merely stops too early (more lines
+-- may follow)
+local function verdict(text, params)
+  local _, err = M.parse(text, params)
+  if not err or err.code ~= "KIP_1001" then return nil end
+  return err, tostring(err.message):find("found end of input", 1, true) ~= nil
+end
+
+function M.parse(text, params)
+  local r = core.json_decode(core.parse(text, params and next(params) and core.json_encode(params) or nil))
+  return r.result, r.error
+end
+
+-- words people type to leave or ask for help
+local BARE = { quit = ":quit", exit = ":quit", ["\\q"] = ":quit", help = ":help", ["?"] = ":help" }
+
 function Repl:loop()
   if self.tty then
     self:print(("kip %s — KIP shell on %s. :help for help, Ctrl-D to leave."):format(core.version, self.nx.path))
@@ -272,23 +295,34 @@ function Repl:loop()
   while true do
     local line = self:read_line(#buf == 0 and "kip> " or "...> ")
     if line == nil then break end
+    local bare = #buf == 0 and BARE[line:match("^%s*(.-)%s*$"):lower()]
+    if bare then line = bare end
     if line:match("^%s*:") then
       if #buf > 0 then flush() end
       if self.tty then self.host.add_history(line) end
       if self:meta(line:match("^%s*(.-)%s*$")) == "quit" then break end
     elseif not line:match("%S") then
-      -- a blank line ends a multi-line command (or cancels an unbalanced one)
+      -- a blank line ends a multi-line command; one the parser says is
+      -- incomplete is dropped, with what is missing shown
       if #buf > 0 then
-        if capsule.complete(table.concat(buf, "\n")) or not self.tty then flush() -- scripts see the error
-        else
-          self:print("(cancelled)")
+        local text = table.concat(buf, "\n")
+        local err, incomplete = verdict(text, self.params)
+        if err and incomplete and self.tty then
+          self:print(M.format_error(err, text))
+          self:print("(not run: the command is incomplete)")
           buf = {}
+        else
+          flush() -- scripts see the error
         end
       end
     else
       buf[#buf + 1] = line
       local text = table.concat(buf, "\n")
-      if (#buf == 1 and one_liner_complete(text)) or (line:match(";%s*$") and capsule.complete(text)) then flush() end
+      local err, incomplete = verdict(text, self.params)
+      if (err and not incomplete) -- wrong already: show the error now, do not swallow the next lines
+        or (#buf == 1 and one_liner_complete(text)) or (line:match(";%s*$") and capsule.complete(text)) then
+        flush()
+      end
     end
   end
   if #buf > 0 then flush() end
@@ -297,6 +331,7 @@ function Repl:loop()
     if self.history then self.host.write_history(self.history, 1000) end
     self.host.set_completer(nil)
   end
+  return self.failures
 end
 
 return M
