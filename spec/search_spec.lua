@@ -31,6 +31,26 @@ UPSERT {
     H.cleanup(path)
   end)
 
+  it("warns when WITH TYPE names no defined type, as FIND does for a missing anchor", function()
+    local r = nx:execute('SEARCH CONCEPT "ledger" WITH TYPE "Topics"')
+    assert.same({}, r.result)
+    assert.matches('WITH TYPE "Topics" names no defined concept type', r.warnings[1], 1, true)
+    r = nx:execute('SEARCH PROPOSITION "ledger" WITH TYPE "no_such_predicate"')
+    assert.matches("names no defined predicate", r.warnings[1], 1, true)
+    r = nx:execute('SEARCH CONCEPT "ledger" WITH TYPE "Topic"')
+    assert.is_nil(r.warnings)
+  end)
+
+  it("lists in DESCRIBE PRIMER the modes the nexus can serve", function()
+    local modes = nx:execute("DESCRIBE PRIMER").result.identity.engine.search_modes
+    assert.same({ "keyword" }, modes) -- no embedder: semantic and hybrid would answer by keyword
+    local with = assert(kip.open { path = path }) -- the default embedder (the local word vectors, when installed)
+    if with.embedder then
+      assert.same({ "keyword", "semantic", "hybrid" }, with:execute("DESCRIBE PRIMER").result.identity.engine.search_modes)
+    end
+    with:close()
+  end)
+
   it("ranks the exact name first with scores in [0,1], descending", function()
     local r = nx:execute('SEARCH CONCEPT "ledger"')
     assert.equal("Ledger", r.result[1].name)

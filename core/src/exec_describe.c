@@ -110,8 +110,11 @@ static int primer(kip_ctx *c) {
     json_t *v = json_object_get(self, keys[i]);
     if (v) json_object_set(id, keys[i], v);
   }
-  json_t *eng = json_pack("{s:s, s:s, s:s, s:[s], s:s}", "name", "kipnexus", "version", KIP_VERSION, "protocol",
-                          KIP_PROTOCOL, "search_modes", "keyword", "note",
+  /* the SEARCH modes this nexus serves: semantic and hybrid need an
+  ** embedder (without one they answer by keyword, with a warning) */
+  json_t *modes = c->nx->has_embedder ? json_pack("[s,s,s]", "keyword", "semantic", "hybrid") : json_pack("[s]", "keyword");
+  json_t *eng = json_pack("{s:s, s:s, s:s, s:o, s:s}", "name", "kipnexus", "version", KIP_VERSION, "protocol",
+                          KIP_PROTOCOL, "search_modes", modes, "note",
                           "My memory is a KIP Cognitive Nexus; I query it with FIND/SEARCH/DESCRIBE and write with UPSERT/UPDATE/MERGE/DELETE.");
   json_object_set_new(id, "engine", eng);
   kip_buf_adds(b, "{\"identity\":");

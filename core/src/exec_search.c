@@ -186,6 +186,17 @@ int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
   if (kip_unindexed(c->nx))
     kip_warn(c, "elements written by a bulk load are not indexed yet; SEARCH may miss them until the load finishes "
                 "(kip reindex indexes them now)");
+  /* WITH TYPE naming no defined type matches nothing: say so, as FIND says
+  ** an anchor does not exist */
+  if (q->type && json_is_string(q->type)) {
+    const char *meta = q->propositions ? "$PropositionType" : "$ConceptType";
+    int d = kip_store_is_defined(c->nx, meta, json_string_value(q->type), c->err);
+    if (d < 0) return c->err->code;
+    if (!d)
+      kip_warn(c, "WITH TYPE \"%.200s\" names no defined %s: nothing can match (DESCRIBE %s lists them)",
+               json_string_value(q->type), q->propositions ? "predicate" : "concept type",
+               q->propositions ? "PROPOSITION TYPES" : "CONCEPT TYPES");
+  }
   int64_t limit = q->limit >= 0 ? q->limit : SEARCH_DEFAULT_LIMIT;
   int64_t cap = limit * 10 < 100 ? 100 : limit * 10;
   if (cap > c->nx->req->max_rows) cap = c->nx->req->max_rows;
