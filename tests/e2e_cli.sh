@@ -60,6 +60,28 @@ echo '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"Z\"} SET ATTR
 out=$("${KIP[@]}" policy test "$(dirname "$0")/../policies/default.lua" "$T/req.json" --counterparty Z 2>&1); check policy_test '"BLOCK"' "$out"
 out=$("${KIP[@]}" policy list 2>&1); check policy_list 'strict' "$out"
 echo 'return 7' > "$T/s.lua"; "${KIP[@]}" --db "$DB" run "$T/s.lua"; check run_status 7 "$?"
+# errors that say what is wrong and what to do (issue 42)
+printf 'root:x:0:0:root:/root:/bin/bash\n' > "$T/passwd"
+out=$("${KIP[@]}" --db "$T/passwd" exec 'DESCRIBE DOMAINS' 2>&1)
+check not_a_nexus 'is not a kipnexus database (not an SQLite file)' "$out"; check not_a_nexus_hint 'Check the --db path' "$out"
+if command -v sqlite3 >/dev/null; then
+  sqlite3 "$T/other.db" 'CREATE TABLE notes(x); INSERT INTO notes VALUES(1);'
+  out=$("${KIP[@]}" --db "$T/other.db" exec 'DESCRIBE DOMAINS' 2>&1)
+  check foreign_db 'SQLite database of another program' "$out"
+  check foreign_db_untouched 'delete|notes' "$(sqlite3 "$T/other.db" 'PRAGMA journal_mode' 'SELECT group_concat(name) FROM sqlite_master' | paste -sd'|')"
+fi
+out=$("${KIP[@]}" --db "$DB" exec --policy nosuch 'DESCRIBE DOMAINS' 2>&1); rc=$?
+check policy_missing_lists "available: arg, default" "$out"; check policy_missing_rc 2 "$rc"
+out=$("${KIP[@]}" --db "$DB" exec 'FIND(?p) WHERE { ?p {type: "Person"} } …' 2>&1)
+check non_ascii "unexpected character '…' (U+2026) outside a string" "$out"
+out=$("${KIP[@]}" --db "$DB" exec --readonly 'UPSERT { CONCEPT ?p { {type: "Person", name: "Zed"} } }' 2>&1)
+check readonly_hint 'without --readonly' "$out"
+out=$("${KIP[@]}" --db "$DB" explain 'SEARCH CONCEPT "hammer"' 2>&1)
+check explain_search 'KIP_2002' "$out"; check explain_search_why 'SEARCH has no compiled query to explain' "$out"
+out=$("${KIP[@]}" --db "$DB" export --domain Typo 2>&1); rc=$?
+check export_missing_domain 'no such domain' "$out"; check export_missing_domain_rc 2 "$rc"
+out=$("${KIP[@]}" --db "$DB" backup "$T/no/such/dir/b.db" 2>&1); rc=$?
+check backup_missing_dir 'does not exist; create it first' "$out"; check backup_missing_dir_rc 2 "$rc"
 # many processes opening (and so bootstrapping) one new nexus at once: every one answers
 if [ "${KIP_VALGRIND:-0}" != 1 ]; then
   for i in $(seq 16); do

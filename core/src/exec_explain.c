@@ -29,8 +29,12 @@ char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const cha
       case S_UPDATE: kql_target_sql(&C, s->u.update.where, s->u.update.target, s->u.update.target_pos, s->u.update.limit, &sql, 0); break;
       case S_DELETE: kql_target_sql(&C, s->u.del.where, s->u.del.target, s->u.del.target_pos, -1, &sql, 1); break;
       case S_EXPORT: kql_target_sql(&C, s->u.exp.where, s->u.exp.target, s->u.exp.target_pos, -1, &sql, 1); break;
-      default: kip_err(&err, KIP_E_SYNTAX, "Explain FIND, UPDATE, DELETE or EXPORT.", "nothing to explain for %s",
-                       kip_stmt_kind_name(s->kind));
+      default: /* a valid command, but no single SQL statement to show */
+        kip_err(&err, KIP_E_CONSTRAINT,
+                "explain shows the SQL of FIND, UPDATE, DELETE and EXPORT; SEARCH is ranked by the engine (BM25F, vectors: "
+                "docs/search.md), DESCRIBE and UPSERT/MERGE run no compiled query. Explain a FIND that selects the same "
+                "elements.",
+                "%s has no compiled query to explain", kip_stmt_kind_name(s->kind));
     }
     free(P);
   }

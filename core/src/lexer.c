@@ -392,14 +392,24 @@ kip_tok *kip_lex(kip_arena *a, const char *text, size_t len, size_t *ntok, kip_e
         default: break;
       }
       if (k < 0) {
-        char msg[96];
+        char msg[128];
         const char *hint = NULL;
         if (c == '\'') hint = "Strings are written with double quotes: \"text\".";
         else if (c == '=') hint = "Use == to compare; object fields use key: value.";
         else if (c == '&') hint = "Logical AND is written &&.";
+        /* a character outside ASCII (the text is valid UTF-8 by now): name it
+        ** and its code point — typographic quotes, ellipses and dashes come in
+        ** with pasted text */
+        int clen = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
         if (c >= 32 && c < 127)
           snprintf(msg, sizeof msg, "unexpected character '%c'", c);
-        else
+        else if (clen > 1 && p + clen <= L.end) {
+          uint32_t cp = c & (0xFF >> (clen + 1));
+          for (int i = 1; i < clen; i++) cp = (cp << 6) | ((unsigned char)p[i] & 0x3F);
+          snprintf(msg, sizeof msg, "unexpected character '%.*s' (U+%04X) outside a string", clen, p, (unsigned)cp);
+          hint = "KIP is written in ASCII outside strings: replace typographic quotes, dashes and ellipses (pasted text "
+                 "brings them) with \" - ..., or put the text inside a \"string\".";
+        } else
           snprintf(msg, sizeof msg, "unexpected byte 0x%02X", c);
         rc = lex_error(&L, p, KIP_E_SYNTAX, hint, msg);
       } else {

@@ -89,7 +89,9 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
   int stop = 0;
   kip_scope scope;
   if (cmd && readonly && cmd->is_kml) {
-    kip_err(&err, KIP_E_DENIED, "Use execute_kip (not execute_kip_readonly) to change the graph.",
+    kip_err(&err, KIP_E_DENIED,
+            "This interface is read-only: write through execute_kip (MCP, HTTP /kip/execute), or kip exec / kip call "
+            "without --readonly.",
             "%s is not allowed on the read-only interface", kip_stmt_kind_name(cmd->stmts[0]->kind));
     cmd = NULL;
   } else if (cmd && cmd->is_kml && nx->readonly_file) {

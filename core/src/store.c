@@ -172,6 +172,7 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
   sqlite3_extended_result_codes(nx->db, 1);
   sqlite3_busy_timeout(nx->db, opt && opt->busy_timeout_ms > 0 ? opt->busy_timeout_ms : 30000);
   sqlite3_progress_handler(nx->db, 2000, progress_handler, nx);
+  if ((rc = kip_store_check_foreign(nx, err))) return rc;
   if (!nx->readonly_file) {
     /* switching a new file to WAL needs an exclusive lock; when another
     ** process is bootstrapping the same new file, SQLite answers BUSY at once
@@ -334,10 +335,15 @@ int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
     return kip_err(err, KIP_E_DENIED,
                    "The nexus file or its directory is not writable: fix the permissions or the mount to change it; reads still work.",
                    "the nexus is read-only while %s", what);
-  if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
+  if (prim == SQLITE_NOTADB)
+    return kip_err(err, KIP_E_INTERNAL,
+                   "Check the --db path (or $KIP_DB): point it at a nexus file, or at a path that does not exist yet to "
+                   "create one there.",
+                   "the file is not a kipnexus database (not an SQLite file) while %s", what);
+  if (prim == SQLITE_CORRUPT)
     return kip_err(err, KIP_E_INTERNAL,
                    "Restore the nexus from a backup (kip backup makes one); PRAGMA integrity_check shows the damage.",
-                   "the nexus file is damaged or not a kipnexus database while %s: %s", what, sqlite3_errstr(rc));
+                   "the nexus file is damaged while %s: %s", what, sqlite3_errstr(rc));
   if (prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN)
     return kip_err(err, KIP_E_INTERNAL, "Check the disk, the file system and the file's permissions; this command was rolled back.",
                    "I/O error while %s: %s", what, sqlite3_errstr(rc));

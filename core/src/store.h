@@ -267,6 +267,10 @@ int kip_store_mark_fresh(kip_nexus *nx, kip_error *err);
 ** when they are (0 or an error), check_indexes at open (a load that did not
 ** end) */
 int kip_store_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err);
+/* store_schema.c: 0 unless the file is an SQLite database of another
+** program (tables, no kipnexus schema version): opening it must change
+** nothing, not even its journal mode */
+int kip_store_check_foreign(kip_nexus *nx, kip_error *err);
 int kip_store_build_indexes(kip_nexus *nx, kip_error *err);
 int kip_store_check_indexes(kip_nexus *nx, kip_error *err);
 /* foreign key checks on (1) or off (0) for the connection, outside

@@ -133,6 +133,24 @@ static int user_version(kip_nexus *nx, int *v) {
   return rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
+int kip_store_check_foreign(kip_nexus *nx, kip_error *err) {
+  /* one statement, one snapshot: another process may be creating a nexus in
+  ** the same new file right now (its tables and version commit together) */
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(nx->db, "SELECT (SELECT user_version FROM pragma_user_version) = 0 "
+                                      "AND EXISTS (SELECT 1 FROM sqlite_master)", -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  int foreign = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW) return kip_store_error(nx, rc, err, "reading the schema version");
+  if (!foreign) return 0;
+  return kip_err(err, KIP_E_INTERNAL,
+                 "Check the --db path (or $KIP_DB): point it at a nexus file, or at a path that does not exist yet to "
+                 "create one there.",
+                 "the file is an SQLite database of another program (it has tables but no kipnexus schema); it was "
+                 "left unchanged");
+}
+
 int kip_store_migrate(kip_nexus *nx, int *created, kip_error *err) {
   int v = 0;
   int rc = user_version(nx, &v);

@@ -374,9 +374,21 @@ local function open_nexus(governed, fail)
   if governed and not gov.none then policies = #gov.policies > 0 and gov.policies or { "default" } end
   local path = db_path or default_db()
   local embedder = require("kip.search.embedder").from_options(embedder_opts)
+  -- a policy that fails to load while the nexus opens is reported once, below;
+  -- later (a hot reload) as it happens
+  local opening = true
   local nx, err = kip.open { path = path, policies = policies, policy_dirs = gov.dirs, ctx = gov.ctx, embedder = embedder,
-    cache_mb = cache_mb or BULK_CACHE_MB[cmd], call = gov.call }
+    cache_mb = cache_mb or BULK_CACHE_MB[cmd], call = gov.call,
+    on_policy_error = function(msg) if not opening then io.stderr:write("kip: ", msg, "\n") end end }
+  opening = false
   if not nx then (fail or die)("cannot open the nexus %s: %s", path, tostring(err)) end
+  -- a policy named on the command line that cannot load: stop here, naming what there is
+  local missing = nx.policies and nx.policies:missing()
+  if missing then
+    nx:close()
+    ;(fail or die)("%s (%s)", missing, missing:find("not found in", 1, true)
+      and "kip policy list; --policy-dir DIR adds a directory" or "kip policy check FILE shows why")
+  end
   if nx:readonly() == "not writable" then
     io.stderr:write("kip: ", nx.path, " is not writable: opened read-only (reads work, writes are refused)\n")
   end
@@ -614,6 +626,14 @@ local function export_to(kind)
   local transfer = require "kip.transfer"
   local sel, page, out = selection_options(kind)
   local nx = open_nexus()
+  if sel.domain then -- a domain that does not exist exports nothing: say so rather than write an empty file
+    local r = nx:execute('FIND(COUNT(?d)) WHERE { ?d {type: "Domain", name: :n} }', { n = sel.domain })
+    local n = type(r.result) == "table" and r.result[1] or r.result
+    if n == 0 then
+      nx:close()
+      die("%s --domain %s: no such domain (kip exec 'DESCRIBE DOMAINS' lists them; names are case-sensitive)", kind, sel.domain)
+    end
+  end
   local sink = out and (io.open(out, "w") or die("cannot write %s", out)) or io.stdout
   local stamp = os.date("!%Y-%m-%dT%H:%M:%SZ")
   if kind == "dump" then
@@ -670,6 +690,10 @@ end
 
 function commands.backup()
   local file = rest[1] or die("backup needs a destination file")
+  local dir = file:match("^(.*)/[^/]*$")
+  if dir and dir ~= "" and not io.open(dir .. "/.", "r") and os.execute("test -d '" .. dir:gsub("'", "'\\''") .. "'") ~= true then
+    die("backup: the directory %s does not exist; create it first (mkdir -p %s)", dir, dir)
+  end
   local nx = open_nexus()
   local tty = isatty(2)
   local ok, err = nx.handle:backup(file, function(done, total)

@@ -33,6 +33,23 @@ function M.find(dirs, name)
   return nil
 end
 
+--- the names of the .lua files in dirs (sorted, each once)
+function M.available(dirs)
+  local seen, out = {}, {}
+  for _, d in ipairs(dirs) do
+    local p = io.popen("ls -1 '" .. d:gsub("'", "'\\''") .. "' 2>/dev/null")
+    if p then
+      for f in p:lines() do
+        local n = f:match("^(.+)%.lua$")
+        if n and not seen[n] then seen[n] = true; out[#out + 1] = n end
+      end
+      p:close()
+    end
+  end
+  table.sort(out)
+  return out
+end
+
 --- Reload changed files. force: regardless of the interval. Returns true
 --- when something changed.
 function Set:reload(force)
@@ -44,7 +61,9 @@ function Set:reload(force)
     local old = self.objects[name]
     local path = M.find(self.dirs, name)
     if not path then
+      local have = M.available(self.dirs)
       self.errors[name] = self.what .. " '" .. name .. "' not found in " .. table.concat(self.dirs, ", ")
+        .. (#have > 0 and ("; available: " .. table.concat(have, ", ")) or "")
       if force then self.log(self.errors[name]) end
       loaded[name] = old
     else
