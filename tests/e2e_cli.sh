@@ -82,6 +82,14 @@ out=$("${KIP[@]}" --db "$DB" export --domain Typo 2>&1); rc=$?
 check export_missing_domain 'no such domain' "$out"; check export_missing_domain_rc 2 "$rc"
 out=$("${KIP[@]}" --db "$DB" backup "$T/no/such/dir/b.db" 2>&1); rc=$?
 check backup_missing_dir 'does not exist; create it first' "$out"; check backup_missing_dir_rc 2 "$rc"
+# the demo capsule of scripts/run files everything under its domain: sleep finds
+# nothing to sort, and exporting the Engineering domain carries the people and services
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+"${KIP[@]}" --db "$T/demo.db" import "$SRC/capsules/demo/team.kip" >/dev/null 2>&1
+out=$("${KIP[@]}" --db "$T/demo.db" sleep 2>&1)
+check demo_no_unsorted 'unsorted=0' "$out"; check demo_no_orphans 'orphans=0 pending' "$out"
+out=$("${KIP[@]}" --db "$T/demo.db" export --domain Engineering 2>&1)
+check demo_export_engineers 'name: "Eli Novak"' "$out"; check demo_export_services 'name: "Gateway"' "$out"
 # many processes opening (and so bootstrapping) one new nexus at once: every one answers
 if [ "${KIP_VALGRIND:-0}" != 1 ]; then
   for i in $(seq 16); do
