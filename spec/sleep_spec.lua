@@ -255,6 +255,9 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
   describe("the whole cycle", function()
     it("reports, logs to $system, writes nothing but its report the second time, and a dry run changes nothing", function()
       write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Lost"} } } WITH METADATA { source: "spec", author: "spec" }]])
+      -- a link old enough to decay: the first run decays it, the second has nothing to decay
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Lost"} } CONCEPT ?b { {type: "Note", name: "Found"} }
+        PROPOSITION { (?a, "knows", ?b) } WITH METADATA { observed_at: "2020-01-01T00:00:00Z" } } WITH METADATA { source: "spec", author: "spec" }]])
       local dry = run(nx(), { dry_run = true })
       assert.is_true(#dry.planned > 0)
       assert.is_nil(dry.index_merge)
@@ -265,7 +268,11 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       assert.is_nil(first.index_merge.error)
       assert.equal("Lost", nx():execute('SEARCH CONCEPT "Lost" LIMIT 1').result[1].name)
       assert.same({ "Unsorted" }, domains(nx(), "Note", "Lost"))
+      local decayed = 0
+      for _, p in ipairs(first.phases) do if p.phase == "decay" then decayed = p.counts.links end end
+      assert.is_true(decayed >= 1, "the first run decays the link")
       local second = run(nx())
+      assert.equal(0, second.writes, "a rerun with the same clock changes nothing")
       -- the second run writes only its report: start marker, record, log
       for _, d in ipairs(second.decisions) do
         assert.truthy(d.why == "start" or d.why == "report" or d.why == "maintenance_log", d.why)

@@ -88,7 +88,10 @@ function M.run(nx, opts)
   local c = cycle.new(nx, opts)
   c.resumed = opts.resumed
   c.trigger = opts.trigger
-  if not c.dry_run then finalize.mark_running(c) end
+  if not c.dry_run then
+    finalize.mark_running(c)
+    c.writes = 0 -- the cycle's own record is its report, not a maintenance write
+  end
   c.results = {}
   local phases = {}
   for _, p in ipairs(opts.phases or M.PHASES) do phases[#phases + 1] = load_phase(p) end

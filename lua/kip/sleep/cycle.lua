@@ -133,7 +133,8 @@ function Cycle:write(command, params, why)
     self:flag(why or command, "write failed: " .. r.error.code .. " " .. r.error.message)
     return r
   end
-  self.writes = self.writes + 1
+  -- a bulk UPDATE that matched nothing changed nothing: not a write
+  if not (type(r.result) == "table" and r.result.updated == 0) then self.writes = self.writes + 1 end
   return r
 end
 

@@ -39,25 +39,50 @@ local function shard(c, predicate, factor, object_filter)
   return total
 end
 
+--- whether link l passes the shard's filters (the same ones, read from the
+--- snapshot): a shard with no such link is not written to, so a rerun with
+--- the same clock sends no command at all. The UPDATE stays the authority.
+local function due(c, l)
+  local m = l.metadata or {}
+  return snapshot.live(l)
+    and (tonumber(m.memory_strength) == nil or tonumber(m.memory_strength) > c.params.decay_floor)
+    and (m.strength_decay_applied_at == nil or tostring(m.strength_decay_applied_at) < c.now)
+    and (m.observed_at == nil or tostring(m.observed_at) < c.reinforcement_cutoff)
+end
+
+local function evidence(s, l)
+  local o = s.by_id[l.object]
+  local n = o and o.attributes and o.attributes.evidence_count
+  return type(n) == "number" and n or nil
+end
+
 function M.run(c)
   local s = snapshot.take(c)
   local n = { links = 0 }
+  local due_slow, due_fast, due_any = {}, {}, {}
+  for _, l in ipairs(s.links) do
+    if due(c, l) then
+      local ev = evidence(s, l)
+      due_any[l.predicate] = true
+      if ev and ev >= c.params.decay_slow_min_evidence then due_slow[l.predicate] = true
+      else due_fast[l.predicate] = true end
+    end
+  end
   local preds = {}
   for p in pairs(s.predicates) do preds[#preds + 1] = p end
   table.sort(preds)
   for _, p in ipairs(preds) do
-    if p ~= "belongs_to_domain" and not c.params.provenance_predicates[p] then
-      -- only shards that have something to decay are written to
-      local any = false
-      for _, l in ipairs(s.links) do if l.predicate == p then any = true break end end
-      if any then
-        if c.params.assertion_predicates[p] then
+    if p ~= "belongs_to_domain" and not c.params.provenance_predicates[p] and due_any[p] then
+      if c.params.assertion_predicates[p] then
+        if due_slow[p] then
           n.links = n.links + shard(c, p, c.params.decay_assertion_slow, "FILTER(?o.attributes.evidence_count >= :min)")
+        end
+        if due_fast[p] then
           n.links = n.links + shard(c, p, c.params.decay_assertion_fast,
             "FILTER(IS_NULL(?o.attributes.evidence_count) || ?o.attributes.evidence_count < :min)")
-        else
-          n.links = n.links + shard(c, p, c.params.decay_generic)
         end
+      else
+        n.links = n.links + shard(c, p, c.params.decay_generic)
       end
     end
   end
