@@ -4,7 +4,9 @@ embedders"): kip against a stub OpenAI-compatible /v1/embeddings server on
 127.0.0.1 — vectors are queued at commit and embedded after it, semantic
 SEARCH uses them, the API key comes from the environment, a server that is
 down (or answers badly) gives a clear warning and keyword results, nothing
-written meanwhile is lost, and `kip reindex --vectors` catches up.
+written meanwhile is lost, and `kip reindex --vectors` catches up; opening
+never depends on the service, and another model's vectors are replaced only
+by an explicit `kip reindex --vectors --switch-model --yes`.
 
 Usage: e2e_embedder.py BUILD_DIR
 """
@@ -12,6 +14,7 @@ import http.server
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -106,6 +109,39 @@ def vector_line(env=ENV):
     return r.stderr
 
 
+# 0. opening never depends on the embedder: a service nobody answers and a
+# model whose dimension the nexus does not know yet — commands work, a
+# warning names the way out, semantic SEARCH says why it used keywords
+dead = socket.socket()
+dead.bind(("127.0.0.1", 0))
+DEAD_URL = f"http://127.0.0.1:{dead.getsockname()[1]}/v1/embeddings"  # bound, never listening: refused
+db0 = os.path.join(tmp, "down.db")
+ENV_DOWN = dict(ENV, KIP_EMBEDDER=DEAD_URL)
+r = subprocess.run([KIP, "--db", db0, "exec", "DESCRIBE DOMAINS"], capture_output=True, text=True, env=ENV_DOWN, timeout=120)
+check("unreachable at open: the command works", r.returncode == 0 and "CoreSchema" in r.stdout, r.stderr)
+check("unreachable at open: a warning names --embedder-dim", "unreachable" in r.stderr and "--embedder-dim" in r.stderr, r.stderr)
+r = subprocess.run([KIP, "--db", db0, "call"], input=json.dumps({"command": 'SEARCH CONCEPT "person" MODE "semantic"'}),
+                   capture_output=True, text=True, env=ENV_DOWN, timeout=120)
+w = " ".join(json.loads(r.stdout).get("warnings") or [])
+check("unreachable at open: SEARCH says why keywords were used", "unreachable" in w and "keyword" in w, r.stdout)
+r = subprocess.run([KIP, "--db", db0, "reindex", "--vectors"], capture_output=True, text=True, env=ENV_DOWN, timeout=120)
+check("unreachable at open: reindex --vectors names it", r.returncode != 0 and "unreachable" in r.stderr, r.stderr)
+# a nexus holding another model's vectors (the local one) is never switched by
+# an environment variable: the remote model with its dimension given changes nothing
+if os.path.exists(os.path.join(BUILD, "models")):
+    dbl = os.path.join(tmp, "local.db")
+    subprocess.run([KIP, "--db", dbl, "exec", "DESCRIBE DOMAINS"], capture_output=True, text=True, timeout=120)
+    before = subprocess.run([KIP, "--db", dbl, "reindex"], capture_output=True, text=True, timeout=120).stderr
+    env_dim = dict(ENV, KIP_EMBEDDER_DIM="8")
+    for _ in range(2):
+        subprocess.run([KIP, "--db", dbl, "call"], input=json.dumps({"command": TOPICS}), capture_output=True, text=True,
+                       env=env_dim, timeout=120)
+    after = subprocess.run([KIP, "--db", dbl, "reindex"], capture_output=True, text=True, timeout=120).stderr
+    check("no silent model switch", re.search(r"model \S+, 100 dimensions", after) and "stub-8" not in after, (before, after))
+    r = subprocess.run([KIP, "--db", dbl, "call"], input=json.dumps({"command": 'SEARCH CONCEPT "rain" MODE "semantic"'}),
+                       capture_output=True, text=True, timeout=120)
+    check("no silent model switch: local semantic SEARCH still works", "error" not in json.loads(r.stdout), r.stdout)
+
 # 1. the first open learns the dimension, adopts the model, embeds the bootstrap
 r = call(TOPICS)
 check("write with a remote embedder", "error" not in r, r)
@@ -160,6 +196,11 @@ env2 = dict(ENV, KIP_EMBEDDER_MODEL="stub-8-v2")
 r = call('SEARCH CONCEPT "rain" MODE "semantic"', env=env2)
 check("model change: KIP_3005", (r.get("error") or {}).get("code") == "KIP_3005", r)
 r = kip(["reindex", "--vectors"], env=env2)
+check("model change: reindex without --switch-model changes nothing",
+      r.returncode != 0 and "--switch-model" in r.stderr and "stub-8" in r.stderr, r.stderr)
+r = kip(["reindex", "--vectors", "--switch-model"], env=env2)
+check("model change: not on a terminal, --yes is the confirmation", r.returncode != 0 and "--yes" in r.stderr, r.stderr)
+r = kip(["reindex", "--vectors", "--switch-model", "--yes"], env=env2)
 check("model change: reindex re-embeds", r.returncode == 0 and "model stub-8-v2" in r.stderr, r.stderr)
 r = call('SEARCH CONCEPT "rain" WITH TYPE "Topic" MODE "semantic" LIMIT 1', env=env2)
 check("model change: semantic works again", "error" not in r and len(names(r)) == 1, r)

@@ -215,13 +215,14 @@ int kip_embedder_open_http(const char *url, const char *model, const char *key_e
 ** without vectors yet adopts the embedder's model: every element is queued
 ** and, for an in-transaction embedder and up to 20 000 elements, embedded
 ** at once. A nexus whose vectors come from another model keeps them until
-** kip_reindex_vectors; semantic SEARCH refuses them (KIP_3005). */
+** an explicit kip_reset_vectors; semantic SEARCH refuses them (KIP_3005). */
 int kip_set_embedder(kip_nexus *nx, const kip_embedder *e, kip_error *err);
 
 /* Embed the queued elements with the nexus's embedder, in transactions of
-** `batch` (0 = 256); the embedder runs outside any transaction. A model
-** mismatch first restarts the index for the embedder's model (all elements
-** queued); resuming after an interruption continues with what is left. */
+** `batch` (0 = 256); the embedder runs outside any transaction. Resuming
+** after an interruption continues with what is left. Vectors of another
+** model are never replaced here (KIP_3005): a model change is explicit,
+** kip_reset_vectors then this. */
 int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t done, int64_t total, void *ud),
                       void *ud, kip_error *err);
 
@@ -230,7 +231,8 @@ int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t don
 ** embedder knows); free with kip_free. */
 int kip_embed_texts(kip_nexus *nx, int n, const char *const *texts, float **out, int *dim, kip_error *err);
 
-/* Drop every vector and queue every element for the embedder's model. */
+/* Drop every vector and queue every element for the embedder's model (the
+** explicit model change; records the embedder's model and dimension). */
 int kip_reset_vectors(kip_nexus *nx, kip_error *err);
 
 typedef struct kip_vector_status {

@@ -34,8 +34,8 @@ int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim) {
   }
   if (!vs.embedder_matches)
     return kip_err(c->err, KIP_E_VERSION,
-                   "Run `kip reindex --vectors` to re-embed every element with the configured embedder, or configure "
-                   "the model the vectors were made with.",
+                   "Configure the model the vectors were made with, or replace them (an explicit model change): "
+                   "kip reindex --vectors --switch-model.",
                    "the nexus's vectors were made by \"%s\" (%d dimensions) but the configured embedder is \"%s\" (%d)",
                    vs.model, vs.dim, nx->embedder.model, nx->embedder.dim);
   float *v = calloc((size_t)vs.dim, sizeof *v);

@@ -247,7 +247,13 @@ int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, in
   char model[128];
   int dim, rc = recorded_model(nx, model, sizeof model, &dim);
   if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
-  if (!embedder_matches(nx, model, dim) && kip_reset_vectors(nx, err)) return err->code;
+  if (!model[0] && kip_reset_vectors(nx, err)) return err->code; /* the first model: adopted */
+  if (model[0] && !embedder_matches(nx, model, dim))
+    return kip_err(err, KIP_E_VERSION,
+                   "Replacing them is an explicit model change: kip reindex --vectors --switch-model (Lua: "
+                   "nx:reindex_vectors{switch_model = true}); or configure the model they were made with.",
+                   "the nexus's vectors were made by \"%s\" (%d dimensions); the configured embedder makes \"%s\" (%d)",
+                   model, dim, nx->embedder.model, nx->embedder.dim);
   if (batch <= 0) batch = 256;
   if (batch > 4096) batch = 4096;
   int64_t total = kip_store_count(nx, "SELECT count(*) FROM search_vector_pending"), done = 0;

@@ -55,11 +55,16 @@ commands:
 
 options:
   --db PATH    the nexus file (default: $KIP_DB, else $XDG_DATA_HOME/kip/nexus.db)
-  --embedder local|none|URL|FILE.lua
+  --embedder local|none|URL|FILE.lua|FILE.kvec
                what makes vectors for SEARCH semantic/hybrid (default: $KIP_EMBEDDER, else
-               the local word vectors when installed); a URL is an OpenAI-compatible
-               /v1/embeddings endpoint, with --embedder-model M ($KIP_EMBEDDER_MODEL) and
-               --embedder-key-env VAR ($KIP_EMBEDDER_KEY_ENV: the variable holding its key)
+               the local word vectors when installed: $KIP_EMBEDDINGS or the built-in
+               .kvec file); a URL is an OpenAI-compatible /v1/embeddings endpoint, with
+               --embedder-model M ($KIP_EMBEDDER_MODEL), --embedder-key-env VAR
+               ($KIP_EMBEDDER_KEY_ENV: the variable holding its key) and --embedder-dim N
+               ($KIP_EMBEDDER_DIM: its dimension, so the nexus opens while the service is
+               down; the nexus also remembers the dimension of the model it holds).
+               A nexus keeps the vectors of one model: switching to another is explicit
+               (kip reindex --vectors --switch-model)
   --cache-mb N the connection's page cache in MiB (default 32; 256 for import, restore
                and reindex, where a larger cache saves re-reading pages of the indexes)
   -h, --help   help (also `kip <command> --help`)
@@ -129,14 +134,20 @@ context. Every write passes the policies; a reviewer is the caller's role
 domains: project, agent, skill, global
 ]],
   reindex = [[
-usage: kip [--db PATH] [--embedder SPEC] reindex [--vectors] [--all] [--batch N] [-q]
+usage: kip [--db PATH] [--embedder SPEC] reindex [--vectors] [--all] [--switch-model] [--yes] [--batch N] [-q]
 
 Indexes for SEARCH what bulk loads left unindexed. With --vectors, also
-embeds every element waiting for a vector (all of them when the embedder's
-model differs from the one the nexus's vectors were made with, or with
---all), in transactions of N elements (default 256), with a progress line on
-a terminal. Interrupted, it resumes where it stopped when run again.
-Prints the vector status at the end.
+embeds every element waiting for a vector (every element with --all), in
+transactions of N elements (default 256), with a progress line on a
+terminal. Interrupted, it resumes where it stopped when run again. Prints
+the vector status at the end.
+
+  --switch-model  the nexus's vectors were made by another model than the
+                  configured embedder's: drop them all and embed every element
+                  with the configured one. Asks for confirmation on a terminal
+                  (--yes does not ask); never happens without this option
+  --batch N       elements per transaction (default 256)
+  -q              no progress and no status line
 ]],
   call = [[
 usage: kip [--db PATH] call [--readonly] [governance options] [FILE|-]
@@ -270,7 +281,8 @@ local function cache_option(v)
   if not n or n ~= math.floor(n) or n < 1 or n > 65536 then die("--cache-mb needs a number of MiB from 1 to 65536, not %s", tostring(v)) end
   return n
 end
-local EMBEDDER_OPTS = { ["--embedder"] = "spec", ["--embedder-model"] = "model", ["--embedder-key-env"] = "key_env" }
+local EMBEDDER_OPTS = { ["--embedder"] = "spec", ["--embedder-model"] = "model", ["--embedder-key-env"] = "key_env",
+  ["--embedder-dim"] = "dim" }
 local embedder_opts = {}
 local i = 1
 while args[i] do
@@ -389,6 +401,7 @@ local function open_nexus(governed, fail)
     ;(fail or die)("%s (%s)", missing, missing:find("not found in", 1, true)
       and "kip policy list; --policy-dir DIR adds a directory" or "kip policy check FILE shows why")
   end
+  if nx.embedder_unreachable then io.stderr:write("kip: warning: ", nx.embedder_unreachable, "\n") end
   if nx:readonly() == "not writable" then
     io.stderr:write("kip: ", nx.path, " is not writable: opened read-only (reads work, writes are refused)\n")
   end
@@ -707,12 +720,14 @@ function commands.backup()
 end
 
 function commands.reindex()
-  local vectors, all, batch, quiet = false, false, 256, false
+  local vectors, all, batch, quiet, switch, yes = false, false, 256, false, false, false
   local j = 1
   while rest[j] do
     local a = rest[j]
     if a == "--vectors" then vectors = true
     elseif a == "--all" then all = true
+    elseif a == "--switch-model" then switch = true
+    elseif a == "--yes" or a == "-y" then yes = true
     elseif a == "-q" or a == "--quiet" then quiet = true
     elseif a == "--batch" then
       batch = math.tointeger(tonumber(rest[j + 1] or "")) or die("--batch needs a number of elements")
@@ -740,11 +755,27 @@ function commands.reindex()
   local ok, err = nx.handle:sync_index(50000, progress("keyword index"))
   if not ok then nx:close() die("reindex: %s", err) end
   if vectors then
-    if not nx.embedder then nx:close() die("reindex --vectors: no embedder is configured (--embedder, docs/search.md)") end
-    ok, err = nx:reindex_vectors { all = all, batch = batch, progress = progress("vectors") }
+    if not nx.embedder then
+      local why = nx.embedder_unreachable or "no embedder is configured (--embedder, docs/search.md)"
+      nx:close()
+      die("reindex --vectors: %s", why)
+    end
+    local st = nx:vector_status()
+    if switch and st.model ~= "" and not st.embedder_matches and not yes then
+      local question = ("Drop the %d vectors made by %q and embed every element with the configured embedder? [y/N] "):format(
+        st.vectors, st.model)
+      if not (isatty(0) and isatty(2)) then
+        nx:close()
+        die("reindex --switch-model replaces the %d vectors made by %q: confirm with --yes", st.vectors, st.model)
+      end
+      io.stderr:write(question)
+      local answer = io.read("l") or ""
+      if not answer:match("^[yY]") then nx:close() stderr("kip: nothing changed") return 1 end
+    end
+    ok, err = nx:reindex_vectors { all = all, switch_model = switch, batch = batch, progress = progress("vectors") }
     if not ok then
       nx:close()
-      die("reindex --vectors: %s (run it again to resume)", err)
+      die("reindex --vectors: %s%s", err, tostring(err):find("were made by", 1, true) and "" or " (run it again to resume)")
     end
   end
   local st = nx:vector_status()

@@ -82,12 +82,16 @@ function M.open(opts)
   local h, err, code = core.open(opts.path, o)
   if not h then return nil, err, code end
   local nx = setmetatable({ handle = h, path = opts.path, defaults = opts.call or {}, ctx = opts.ctx or {} }, Nexus)
-  local kind, eerr = embedder.attach(core, h, opts.embedder)
+  local kind, eerr, note = embedder.attach(core, h, opts.embedder)
   if eerr then
     h:close()
     return nil, "embedder: " .. eerr
   end
   nx.embedder = kind
+  if note then -- a remote embedder that cannot be reached now: tried again after requests
+    nx.embedder_unreachable, nx.embedder_spec, nx.core = note, opts.embedder or embedder.from_options(), core
+    nx.embed_retry_at = os.time() + embedder.RETRY_SECONDS
+  end
   if opts.policies and #opts.policies > 0 then
     -- the mind model's authority and gates and the ARG policy are part of
     -- every governed nexus (they only act on Knowledge, its links and
@@ -134,8 +138,14 @@ local function governed_opts(self, opts)
   return o
 end
 
+local NO_EMBEDDER = "no embedder is configured for this nexus; keyword search was used (docs/search.md)"
+
 local function after_call(self, resp)
-  if self.embedder and self.embedder ~= "local" then embedder.drain(self) end
+  local unreachable = self.embedder_unreachable
+  if unreachable and resp:find(NO_EMBEDDER, 1, true) then -- say why there is none
+    resp = resp:gsub(NO_EMBEDDER:gsub("%p", "%%%0"), (core.json_encode(unreachable):sub(2, -2):gsub("%%", "%%%%")))
+  end
+  if (self.embedder and self.embedder ~= "local") or unreachable then embedder.drain(self) end
   return resp
 end
 
@@ -192,13 +202,20 @@ function Nexus:vector_status()
 end
 
 --- Build the vectors SEARCH semantic/hybrid need: embeds every queued
---- element (all of them after a model change or with all = true), in
---- transactions of `batch`; progress(done, total). Resumable: a second
---- call continues with what is left.
+--- element (every element with all = true), in transactions of `batch`;
+--- progress(done, total). Resumable: a second call continues with what is
+--- left. When the nexus's vectors were made by another model, nothing
+--- happens without switch_model = true (the explicit model change: every
+--- vector is dropped and remade by the configured embedder).
 function Nexus:reindex_vectors(opts)
   opts = opts or {}
-  if not self.embedder then return nil, "no embedder is configured (docs/search.md)" end
-  if opts.all then
+  if not self.embedder then
+    return nil, self.embedder_unreachable or "no embedder is configured (docs/search.md)"
+  end
+  local st = self.handle:vector_status()
+  local other_model = st and st.model ~= "" and not st.embedder_matches
+  -- another model's vectors without switch_model: embed_pending refuses, naming both
+  if (other_model and opts.switch_model) or (opts.all and not other_model) then
     local ok, err = self.handle:reset_vectors()
     if not ok then return nil, err end
   end

@@ -9,6 +9,7 @@
 ---   { url=, model=, key_env=, dim=, timeout_ms= }   an OpenAI-compatible /v1/embeddings endpoint
 ---   { model=, dim=, embed=function(texts) -> vectors | nil, message }   any other (a hook)
 ---   "FILE.lua"     a Lua file returning either table
+---   "FILE.kvec"    the local embedder with these word vectors
 ---
 --- Elements changed while a remote embedder or a hook is configured are
 --- queued in the nexus and embedded after each request (drain); after a
@@ -47,7 +48,7 @@ local function from_file(path)
 end
 
 --- The embedder spec of front ends (CLI, MCP, nginx) from options
---- {spec=, model=, key_env=} over the environment: KIP_EMBEDDER (local |
+--- {spec=, model=, key_env=, dim=} over the environment: KIP_EMBEDDER (local |
 --- none | URL | FILE.lua), KIP_EMBEDDER_MODEL, KIP_EMBEDDER_KEY_ENV,
 --- KIP_EMBEDDER_DIM. nil means the default (auto).
 function M.from_options(o)
@@ -60,13 +61,15 @@ function M.from_options(o)
   if not spec then return nil end
   if spec:match("^https?://") then
     return { url = spec, model = o.model or env("KIP_EMBEDDER_MODEL"), key_env = o.key_env or env("KIP_EMBEDDER_KEY_ENV"),
-             dim = tonumber(env("KIP_EMBEDDER_DIM") or "") }
+             dim = tonumber(o.dim or env("KIP_EMBEDDER_DIM") or "") }
   end
   return spec
 end
 
 --- Attach the embedder `spec` to a core handle. Returns the attached kind
---- ("local", "http", "hook" or nil for none), or nil, message.
+--- ("local", "http", "hook" or nil for none), or nil, message; or nil, nil,
+--- note when a remote embedder whose dimension the nexus does not know yet
+--- cannot be reached (the nexus opens without it; M.drain tries again).
 function M.attach(core, handle, spec)
   if spec == nil then spec = M.from_options() end -- the environment (KIP_EMBEDDER...)
   if spec == nil or spec == "auto" then
@@ -79,6 +82,11 @@ function M.attach(core, handle, spec)
   if spec == false or spec == "none" then return nil end
   if spec == "local" then
     local ok, err = handle:set_embedder("local", M.local_path(core) or core.default_embeddings)
+    if not ok then return nil, err end
+    return "local"
+  end
+  if type(spec) == "string" and spec:match("%.kvec$") then -- word vectors of the local embedder
+    local ok, err = handle:set_embedder("local", spec)
     if not ok then return nil, err end
     return "local"
   end
@@ -98,6 +106,14 @@ function M.attach(core, handle, spec)
       end
     end
     local ok, err = handle:set_embedder("http", spec)
+    if not ok and tostring(err):find("cannot reach the embedder", 1, true) then
+      -- opening never depends on the service: without it the nexus works
+      -- as one without an embedder (changed elements stay queued for their
+      -- vectors) and tries again after RETRY_SECONDS (M.drain)
+      return nil, nil, ("the embedder %s is unreachable (%s); semantic and hybrid SEARCH use keyword search "
+        .. "until it answers (or give its dimension: --embedder-dim N, $KIP_EMBEDDER_DIM)"):format(spec.url,
+        tostring(err):gsub("^.-learn its dimension: ", ""))
+    end
     if not ok then return nil, err end
     return "http"
   end
@@ -111,6 +127,17 @@ end
 function M.drain(nx)
   local now = os.time()
   if nx.embed_retry_at and now < nx.embed_retry_at then return end
+  if nx.embedder_unreachable then -- opened without it: try to attach it again
+    local kind, err, note = M.attach(nx.core, nx.handle, nx.embedder_spec)
+    if not kind then
+      nx.embedder_unreachable = note or err
+      nx.embed_retry_at = now + M.RETRY_SECONDS
+      return
+    end
+    nx.embedder, nx.embedder_unreachable = kind, nil
+  end
+  -- fails (and waits) too while the nexus's vectors are another model's:
+  -- they are replaced only by an explicit switch (kip reindex --vectors --switch-model)
   local ok = nx.handle:embed_pending(M.DRAIN_BATCH)
   nx.embed_retry_at = not ok and now + M.RETRY_SECONDS or nil
 end
