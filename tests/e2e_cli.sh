@@ -90,6 +90,30 @@ out=$("${KIP[@]}" --db "$T/demo.db" sleep 2>&1)
 check demo_no_unsorted 'unsorted=0' "$out"; check demo_no_orphans 'orphans=0 pending' "$out"
 out=$("${KIP[@]}" --db "$T/demo.db" export --domain Engineering 2>&1)
 check demo_export_engineers 'name: "Eli Novak"' "$out"; check demo_export_services 'name: "Gateway"' "$out"
+# help is complete: kip --help names every subcommand and every environment
+# variable the sources read; every option the sources parse appears in a help
+# text; every MCP tool is in kip mcp --help and the README
+help=$("${KIP[@]}" --help)
+for c in $(grep -o '^function commands\.[a-z_]*' "$SRC/lua/kip/cli.lua" | sed 's/.*\.//'); do
+  check "help_lists_$c" "  $c" "$help"
+done
+for v in $(grep -rho 'getenv("[A-Z_]*")' "$SRC/lua" | sed 's/getenv("\(.*\)")/\1/' | sort -u) \
+         $(grep -o '"KIP_[A-Z_]*"' "$SRC/lua/kip/search/embedder.lua" | tr -d '"' | sort -u); do
+  case "$v" in HOME|USER|LOGNAME) continue;; esac
+  check "help_names_env_$v" "$v" "$help"
+done
+allhelp=$help
+for c in $(grep -o '^function commands\.[a-z_]*' "$SRC/lua/kip/cli.lua" | sed 's/.*\.//'); do
+  allhelp+=$("${KIP[@]}" "$c" --help 2>&1)
+done
+for o in $(grep -oh '"--[a-z][a-z-]*"' "$SRC/lua/kip/cli.lua" "$SRC/lua/kip/arg/cli.lua" | tr -d '"' | sort -u); do
+  check "help_has_option_$o" "$o" "$allhelp"
+done
+mcphelp=$("${KIP[@]}" mcp --help); readme=$(cat "$SRC/README.md")
+for t in $(grep -oh '{ name = "[a-z_]*"' "$SRC/lua/kip/mind/mcp.lua" "$SRC/lua/kip/arg/mcp.lua" | sed 's/.*"\(.*\)"/\1/'); do
+  check "mcp_help_tool_$t" "$t" "$mcphelp"; check "readme_tool_$t" "\`$t\`" "$readme"
+done
+check readme_schema_version "the current version is $(grep -o 'KIP_SCHEMA_VERSION [0-9]*' "$SRC/core/src/"*.h | head -1 | awk '{print $2}')" "$readme"
 # many processes opening (and so bootstrapping) one new nexus at once: every one answers
 if [ "${KIP_VALGRIND:-0}" != 1 ]; then
   for i in $(seq 16); do

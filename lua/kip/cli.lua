@@ -68,6 +68,11 @@ options:
   --cache-mb N the connection's page cache in MiB (default 32; 256 for import, restore
                and reindex, where a larger cache saves re-reading pages of the indexes)
   -h, --help   help (also `kip <command> --help`)
+  --version    print the version
+
+environment: KIP_DB, KIP_EMBEDDER, KIP_EMBEDDER_MODEL, KIP_EMBEDDER_KEY_ENV,
+  KIP_EMBEDDER_DIM, KIP_EMBEDDINGS (above), KIP_POLICY_PATH (below);
+  XDG_DATA_HOME (the default nexus), XDG_STATE_HOME (the REPL's history)
 
 governance (call, exec, mcp, repl): requests pass the policies' pre- and post-checks.
   --policy NAME        use policy NAME (repeatable; default: default)
@@ -104,7 +109,7 @@ with its own clock when run again.
   --log FILE     write every decision (phase, reason, KIP command, parameters)
                  as JSON lines, to audit or replay the cycle
   --json         print the report as JSON
-  -q             no per-phase progress
+  -q, --quiet    no per-phase progress
 ]],
   mind = [[
 usage: kip [--db PATH] mind SUBCOMMAND [options] [governance options]
@@ -147,7 +152,7 @@ the vector status at the end.
                   with the configured one. Asks for confirmation on a terminal
                   (--yes does not ask); never happens without this option
   --batch N       elements per transaction (default 256)
-  -q              no progress and no status line
+  -q, --quiet     no progress and no status line
 ]],
   call = [[
 usage: kip [--db PATH] call [--readonly] [governance options] [FILE|-]
@@ -165,7 +170,7 @@ JSON when it is valid JSON (numbers, true, [..]) and is a string otherwise.
 --json prints the raw response. Exit status 1 when the command failed.
 ]],
   import = [[
-usage: kip [--db PATH] import [--from N] [--batch-kb K] [-q] [governance options] FILE.kip...
+usage: kip [--db PATH] import [--from N] [--batch-kb K] [-q|--quiet] [governance options] FILE.kip...
 
 Applies capsule files (- reads stdin). A file is read 16 MiB at a time and
 split into its statements, so memory stays flat whatever its size;
@@ -220,7 +225,10 @@ usage: kip mcp [--db PATH] [--readonly] [--max-response-bytes N] [governance opt
 
 Serves the memory to an MCP client (Claude Desktop, Claude Code, Cursor, ...)
 over stdio: JSON-RPC 2.0, one message per line. Tools execute_kip and
-execute_kip_readonly (only the latter with --readonly), resources
+execute_kip_readonly (only the latter with --readonly); with the mind
+model's schema also mind_context, mind_gate, mind_record, mind_distill
+(docs/mind.md); with an ARG ontology also arg_request (docs/arg.md; not
+with --readonly), answering as the caller --role/--tenant/--user name; resources
 kip://syntax (the KIP syntax card) and kip://primer (DESCRIBE PRIMER), and
 the prompt kip_grounding. Requests pass the governance policies with
 channel "mcp". Logs go to stderr; the server exits when stdin closes or
