@@ -13,8 +13,9 @@ local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") ..
 
 -- the authenticated callers (kip.arg.identity)
 local CUSTOMER = { roles = { "customer" }, tenant = "acme", user = "dana@acme.example" }
--- a request no keyword of the small ontology names: routed wrong or clarified
+-- requests no keyword of the small ontology names: routed wrong or clarified
 local PARAPHRASE = "my paper copy for the accountant, where is it kept?"
+local PARAPHRASE2 = "the accountant wants a paper copy of what we paid last year"
 
 describe("ARG offline loop", function()
   local path, nx
@@ -30,16 +31,23 @@ describe("ARG offline loop", function()
 
   local function ask(prompt, ctx) return assert(nx:arg({ prompt = prompt }, { ctx = ctx or CUSTOMER })) end
 
-  it("learns a correction: candidate, validation, publish as version 2, then the request routes right", function()
+  it("learns from corrections: candidate, validation, publish as version 2, then the requests route right", function()
     local r = ask(PARAPHRASE)
     assert.are_not.equal("billing.invoices", r.weaver.primary_label)
     assert(nx:arg_feedback(r.episode_id, { verified = false, label = "billing.invoices", note = "it was about invoices" }))
+    -- one request's words are not evidence enough for a keyword (TAXONOMY_MIN)
+    local one = assert(offline.run(nx, { dry_run = true }))
+    for _, c in ipairs(one.candidates) do assert.are_not.equal("taxonomy", c.type) end
+    local r2 = ask(PARAPHRASE2)
+    assert(nx:arg_feedback(r2.episode_id, { verified = false, label = "billing.invoices" }))
     local report = assert(offline.run(nx))
     assert.equal(1, report.base_version)
     local tax
     for _, c in ipairs(report.candidates) do if c.type == "taxonomy" and c.target == "billing.invoices" then tax = c end end
     assert.truthy(tax, "a taxonomy candidate for the corrected label")
-    assert.equal(1, tax.scores.gain_info_confirmed)
+    assert.same({ "accountant", "copy", "paper" }, tax.after.add_keywords) -- the words both requests carry
+    assert.equal(2, #tax.evidence)
+    assert.equal(2, tax.scores.gain_info_confirmed)
     assert.equal(0, tax.scores.penalty_silent)
     assert.equal("approved", tax.status, table.concat(tax.validation.reasons, "; "))
     assert.is_true(tax.scores.replay.improved >= 1)
@@ -91,9 +99,14 @@ describe("ARG offline loop", function()
     local weak, low = weaver.WEAK, weaver.LOW_MARGIN
     weaver.WEAK, weaver.LOW_MARGIN = 1000, 1
     ask("subscription invoice")
+    ask("subscription invoice please")
     weaver.WEAK, weaver.LOW_MARGIN = weak, low
-    local report = assert(offline.run(nx))
+    local report = assert(offline.run(nx, { dry_run = true }))
     local c = report.candidates[1]
+    -- ids come from the content: the same proposal has the same id in every run
+    local again = assert(offline.run(nx))
+    assert.equal(c.name, again.candidates[1].name)
+    assert.matches("^cand%-v1%-taxonomy%-%x+$", c.name)
     local _, err = offline.review(nx, c.name, "approve", "")
     assert.equal("ARG_REQUEST_INVALID", err.code)
     assert(offline.review(nx, c.name, "approve", "checked the requests by hand"))
@@ -102,6 +115,10 @@ describe("ARG offline loop", function()
     assert.equal("checked the requests by hand", list[1].review.reason)
     assert(offline.review(nx, c.name, "reject", "changed my mind"))
     assert.equal(0, #offline.candidates(nx, { status = "approved" }))
+    -- proposed again by a later run: the person's decision is kept
+    local later = assert(offline.run(nx, { since = "all" }))
+    assert.equal(c.name, later.kept[1].name)
+    assert.equal("rejected", offline.candidates(nx, { status = "rejected" })[1].status)
     local _, e2 = offline.review(nx, "cand-nope", "approve", "x")
     assert.equal("ARG_CANDIDATE_NOT_FOUND", e2.code)
   end)
@@ -153,5 +170,31 @@ describe("ARG offline loop", function()
     assert.equal(1, #mt.versions)
     assert.equal(2, mt.versions[1].requests)
     assert.is_true(mt.versions[1].coverage > 0)
+  end)
+
+  it("compares versions like with like: only requests asked under both", function()
+    local metrics = require "kip.arg.offline.metrics"
+    local m = { labels = { a = { cluster = "x" } }, label_names = { "a" } }
+    local function ep(version, prompt, outcome)
+      return { version = version, prompt = prompt, outcome = outcome, primary = "a", candidates = {}, flags = {},
+        caller = { role = "customer" } }
+    end
+    -- different traffic under the two versions: not compared, no regression
+    local ds = { episodes = { ep(1, "p1", "ANSWER"), ep(1, "p2", "ANSWER"), ep(2, "p3", "CLARIFY") } }
+    local r = metrics.run(ds, m)
+    assert.equal(0, #r.regressions)
+    assert.equal(0, r.comparisons[1].paired_requests)
+    -- the same requests, the same decisions (identical content): no regression
+    ds = { episodes = { ep(1, "p1", "ANSWER"), ep(1, "p2", "CLARIFY"), ep(2, "p1", "ANSWER"), ep(2, "p2", "CLARIFY"),
+      ep(2, "p9", "CLARIFY") } }
+    r = metrics.run(ds, m)
+    assert.equal(0, #r.regressions)
+    assert.equal(2, r.comparisons[1].paired_requests)
+    -- the same requests clarified more often under version 2: a regression
+    ds = { episodes = { ep(1, "p1", "ANSWER"), ep(1, "p2", "ANSWER"), ep(2, "p1", "CLARIFY"), ep(2, "p2", "ANSWER") } }
+    r = metrics.run(ds, m)
+    assert.equal(1, #r.regressions)
+    assert.same({ "a", "clarify_rate", 0, 0.5, 2 }, { r.regressions[1].label, r.regressions[1].metric, r.regressions[1].before,
+      r.regressions[1].after, r.regressions[1].requests })
   end)
 end)

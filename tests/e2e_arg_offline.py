@@ -2,14 +2,15 @@
 """End-to-end test of the ARG offline loop (issue 20; docs/arg.md "Offline
 loop") on ../shared/arg:
 
-1. learn: run the fixture's requests (recorded), inject feedback — a
-   correction with the expected label for every misrouted ANSWER/ACTION
-   request, a verification for the others (a reviewer who knows the answers)
-   — run the offline loop, publish, run the requests again: the figures of
-   the new version are printed and must improve (primary-label accuracy up,
-   fewer low-margin clarifications); then roll back to version 1 and get
-   version 1's decisions back exactly (same results file; every version-1
-   episode replays).
+1. learn (the walkthrough of docs/arg.md): run the fixture's requests and
+   docs/examples/arg/traffic.jsonl (recorded) with the feedback of a reviewer
+   who knows the answers (arg eval --feedback: a correction with the expected
+   label for every misrouted ANSWER/ACTION request, a verification for the
+   others); run the offline loop (stable candidate ids, no keyword from a
+   single request), publish; requests never seen
+   (docs/examples/arg/new-requests.jsonl) must route better, the fixture no
+   worse; then roll back to version 1 and get version 1's decisions back
+   exactly (same results file; every version-1 episode replays).
 2. pinning: two processes ask a probe request whose route differs between
    the two versions while the main process publishes rollbacks back and forth;
    every answer must be the route of the one version it reports.
@@ -35,6 +36,8 @@ def shared_dir(sub):
 
 
 fixture = shared_dir("arg")
+examples = os.path.join(os.path.dirname(here), "docs", "examples", "arg")
+traffic, unseen = os.path.join(examples, "traffic.jsonl"), os.path.join(examples, "new-requests.jsonl")
 prompts = [json.loads(l) for l in open(os.path.join(fixture, "prompts.jsonl"))]
 failures = []
 
@@ -57,10 +60,12 @@ def state(db):
     return json.loads(run(db, "run", os.path.join(here, "arg", "state.lua"), db).stdout)
 
 
-def evaluate(db, out, record=True):
+def evaluate(db, out, record=True, feedback=False):
     args = ["arg", "eval", os.path.join(fixture, "prompts.jsonl"), "--out", out, "--json"]
     if record:
         args.append("--record")
+    if feedback:
+        args.append("--feedback")
     return json.loads(run(db, *args).stdout)
 
 
@@ -72,24 +77,25 @@ with tempfile.TemporaryDirectory() as tmp:
     db = os.path.join(tmp, "arg.db")
     run(db, "arg", "init", "--ontology", os.path.join(fixture, "ontology.kip"))
     r1 = os.path.join(tmp, "r1.jsonl")
-    s1 = evaluate(db, r1)
+    # the walkthrough of docs/arg.md: the fixture's requests and a day of
+    # traffic with three vocabulary gaps, recorded with the feedback of a
+    # reviewer who knows each line's expected label (arg eval --feedback)
+    s1 = evaluate(db, r1, feedback=True)
     first = results(r1)
-    # feedback from a reviewer who knows the expected labels
-    log = json.loads(run(db, "arg", "log", "--json", "--limit", "1000").stdout)
-    by_prompt = {e["attributes"]["request"]["prompt"]: e for e in log}
-    corrections = 0
-    for p in prompts:
-        e, x = by_prompt.get(p["prompt"]), p["expect"]
-        if not e or x["outcome"] not in ("ANSWER", "ACTION"):
-            continue
-        if first[p["id"]]["primary_label"] != x["primary_label"]:
-            run(db, "arg", "feedback", e["name"], "--failed", "--label", x["primary_label"])
-            corrections += 1
-        else:
-            run(db, "arg", "feedback", e["name"], "--verified")
+    tr = json.loads(run(db, "arg", "eval", traffic, "--record", "--feedback", "--json").stdout)
+    corrections = s1["feedback"]["corrected"] + tr["feedback"]["corrected"]
+    n1 = json.loads(run(db, "arg", "eval", unseen, "--json").stdout)
+    dry1 = json.loads(run(db, "arg", "offline", "run", "--dry-run", "--json").stdout)
+    dry2 = json.loads(run(db, "arg", "offline", "run", "--dry-run", "--json").stdout)
+    check([c["name"] for c in dry1["candidates"]] == [c["name"] for c in dry2["candidates"]],
+          "candidate ids come from their content: two runs name them alike")
     off = json.loads(run(db, "arg", "offline", "run", "--json").stdout)
     print("offline run:", json.dumps(off["counts"]), f"{corrections} corrections")
+    for c in off["candidates"]:
+        print(f"  {c['status']:<12} {c['name']}  {c['key']}  evidence {len(c['evidence'])}")
     check(off["counts"].get("approved", 0) > 0, "the offline loop approves candidates backed by corrections")
+    thin = [c["key"] for c in off["candidates"] if c["type"] == "taxonomy" and len(c["evidence"]) < 2]
+    check(not thin, f"no keyword candidate rests on one request (minimum evidence 2): {thin}")
     weak_approved = [c for c in off["candidates"] if c["status"] == "approved" and c["scores"]["penalty_silent"] > 0.5]
     check(not weak_approved, "no weak-signal-dominated candidate is approved")
     template = os.path.join(tmp, "template.db")
@@ -101,11 +107,22 @@ with tempfile.TemporaryDirectory() as tmp:
     r2 = os.path.join(tmp, "r2.jsonl")
     s2 = evaluate(db, r2)
     second = results(r2)
+    n2 = json.loads(run(db, "arg", "eval", unseen, "--json").stdout)
     clar1 = sum(1 for r in first.values() if r["outcome"] == "CLARIFY")
     clar2 = sum(1 for r in second.values() if r["outcome"] == "CLARIFY")
-    print(f"version 1: outcome {s1['outcome_accuracy']}, primary label {s1['primary_label_accuracy']}, bundle recall {s1['bundle_recall']}, CLARIFY {clar1}")
-    print(f"version 2: outcome {s2['outcome_accuracy']}, primary label {s2['primary_label_accuracy']}, bundle recall {s2['bundle_recall']}, CLARIFY {clar2}")
-    check(s2["primary_label_accuracy"] > s1["primary_label_accuracy"], "the published version routes more requests right")
+    print(f"fixture   v1: outcome {s1['outcome_accuracy']}, primary label {s1['primary_label_accuracy']}, bundle recall {s1['bundle_recall']}, CLARIFY {clar1}")
+    print(f"fixture   v2: outcome {s2['outcome_accuracy']}, primary label {s2['primary_label_accuracy']}, bundle recall {s2['bundle_recall']}, CLARIFY {clar2}")
+    print(f"unseen    v1: outcome {n1['outcome_accuracy']}, primary label {n1['primary_label_accuracy']}")
+    print(f"unseen    v2: outcome {n2['outcome_accuracy']}, primary label {n2['primary_label_accuracy']}")
+    check(n2["primary_label_accuracy"] > n1["primary_label_accuracy"],
+          "requests never seen, with the learnt words, route better under the published version")
+    check(s2["primary_label_accuracy"] >= s1["primary_label_accuracy"], "the fixture routes no worse under version 2")
+    again = json.loads(run(db, "arg", "offline", "run", "--since", "all", "--json").stdout)
+    learnt = {c["key"] for c in off["candidates"] if c["status"] == "approved"}
+    check(not learnt & {c["key"] for c in again["candidates"]}, "what version 2 learnt is not proposed again")
+    mt = json.loads(run(db, "arg", "metrics", "--json").stdout)
+    check(mt["comparisons"] and mt["comparisons"][0]["paired_requests"] == len(prompts),
+          "metrics compare version 1 and 2 on the requests asked under both")
     check(s2["safety_violations"] == 0, "version 2: 0 safety violations")
     # the probe: a request whose route differs between the versions
     probe = next((p for p in prompts if first[p["id"]]["primary_label"] != second[p["id"]]["primary_label"]
@@ -121,7 +138,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check(results(r3) == first, "after the rollback every request gets version 1's result again")
     rp = run(db, "arg", "replay", "--all", ok=False).stdout
     print(rp.strip().splitlines()[-1])
-    check(" 0 differ" in rp and "150 reproduced" in rp, "the 150 episodes recorded under version 1 replay bit for bit")
+    v1_episodes = len(prompts) + tr["prompts"]
+    check(" 0 differ" in rp and f"{v1_episodes} reproduced" in rp, f"the {v1_episodes} episodes recorded under version 1 replay bit for bit")
 
     # 2. pinning under concurrent publishes
     route = {hashes[1]: first[probe["id"]]["primary_label"], hashes[2]: second[probe["id"]]["primary_label"]}

@@ -25,14 +25,18 @@ changes out (publish, rollback).
                                  (the authenticated identity; the request body never grants
                                  one); prints the outcome, the route and the bundle (--json:
                                  the whole ArgResult)
-  eval FILE.jsonl [--out RESULTS.jsonl] [--record] [--json]
+  eval FILE.jsonl [--out RESULTS.jsonl] [--record] [--feedback] [--json]
                                  run every request of a prompt file (one JSON object per
                                  line: id, prompt, context); each line's context.role and the
                                  profile's tenant and user keys are taken as that request's
                                  authenticated caller. Prints outcome accuracy, primary-label
                                  accuracy, bundle recall, action accuracy and safety
                                  violations when the lines carry `expect`; writes one result
-                                 per request (the fixture format of ../shared/arg)
+                                 per request (the fixture format of ../shared/arg).
+                                 --feedback (with --record): for each answered or acted-on
+                                 line, the feedback a reviewer who knows its expect gives:
+                                 a verification when the route is right, else a correction
+                                 naming the expected label (material for the offline loop)
   replay EPISODE | --all [--limit N]
                                  run recorded requests again (as their recorded caller) under
                                  their ontology version and compare every decision; exit 1
@@ -59,7 +63,8 @@ ontology versions (the only ways the ontology changes; docs/arg.md "Offline loop
   versions                       published versions, newest first
   rollback N [--dry-run]         publish version N's content again as a new version
   metrics [--json]               coverage, clarify/abstain rates by label and cluster,
-                                 action outcomes, regressions between versions
+                                 action outcomes, regressions between versions (on the
+                                 requests asked under both: like with like)
 
 caller and context (ask):
   --role ROLE          a role of the ontology's profile (`kip arg profile`); also --caller-role
@@ -209,7 +214,7 @@ function M.run(rest, h)
     ["--handlers"] = "handlers", ["--reason"] = "reason", ["--status"] = "status" }
   local CONTEXT = {}
   local FLAG = { ["--json"] = "json", ["--no-record"] = "no_record", ["--record"] = "record", ["--all"] = "all",
-    ["--verified"] = "verified", ["--failed"] = "failed", ["--dry-run"] = "dry_run" }
+    ["--verified"] = "verified", ["--failed"] = "failed", ["--dry-run"] = "dry_run", ["--feedback"] = "feedback" }
   while rest[j] do
     local a = rest[j]
     if a == "--channel" then
@@ -293,7 +298,9 @@ function M.run(rest, h)
 
   elseif sub == "eval" then
     local path = positional[1] or die("arg eval needs the prompt file")
+    if o.feedback and not o.record then die("arg eval --feedback needs --record (feedback is about recorded episodes)") end
     local prompts = read_lines(path, die)
+    local feedback = { verified = 0, corrected = 0 }
     local out
     if o.out then out = io.open(o.out, "wb") or die("cannot write %s", o.out) end
     local results, times, outcomes = {}, {}, {}
@@ -319,6 +326,17 @@ function M.run(rest, h)
       else
         local line = M.result_line(id, r)
         results[id] = line
+        -- the feedback a reviewer who knows the line's expected label gives
+        -- an answered or acted-on request: a verification, or a correction
+        local x = type(p.expect) == "table" and p.expect or {}
+        if o.feedback and r.episode_id and type(x.primary_label) == "string"
+          and (x.outcome == "ANSWER" or x.outcome == "ACTION") then
+          local right = line.primary_label == x.primary_label
+          local ok, ferr = arg.feedback(nx, r.episode_id, { verified = right, label = not right and x.primary_label or nil,
+            note = "kip arg eval --feedback: expected label " .. x.primary_label })
+          if not ok then report(stderr, ferr) status = 1
+          elseif right then feedback.verified = feedback.verified + 1 else feedback.corrected = feedback.corrected + 1 end
+        end
         outcomes[r.outcome] = (outcomes[r.outcome] or 0) + 1
         if out then out:write(core.json_encode(line), "\n") end
       end
@@ -329,6 +347,7 @@ function M.run(rest, h)
     local snap = require("kip.arg.snapshot").get(nx)
     local s = M.score(prompts, results, snap)
     s.median_ms, s.outcomes = median(times), outcomes
+    if o.feedback then s.feedback = feedback end
     if o.json then print(core.json_encode(s, true))
     else
       local function f(x) return x and ("%.3f"):format(x) or "n/a" end
@@ -344,6 +363,10 @@ function M.run(rest, h)
       for k, v in pairs(outcomes) do list[#list + 1] = ("%s %d"):format(k, v) end
       table.sort(list)
       print("outcomes           " .. table.concat(list, ", "))
+      if o.feedback then
+        print(("feedback           %d verified, %d corrected (from each line's expect)"):format(feedback.verified,
+          feedback.corrected))
+      end
     end
     if s.safety_violations > 0 then status = 1 end
 
@@ -415,8 +438,11 @@ function M.run(rest, h)
         print(("batch %s on version %s: %d episodes (%d with feedback), %d candidates: %s%s"):format(r.batch,
           tostring(r.base_version), r.episodes, r.strong, #r.candidates, table.concat(counts, ", "), r.dry_run and " (dry run)" or ""))
         for _, c in ipairs(r.candidates) do
-          print(("  %-10s %-14s %-44s evidence %d  priority %s  %s"):format(c.status, c.type, c.key:sub(1, 44), #c.evidence,
+          print(("  %-12s %s  %s  evidence %d  priority %s  %s"):format(c.status, c.name, c.key, #c.evidence,
             tostring(c.scores.priority), (c.validation.reasons[1] or "")))
+        end
+        for _, k in ipairs(r.kept or {}) do
+          print(("  %-12s %s  (proposed again; kept as reviewed)"):format(k.status, k.name))
         end
         r = nil
       end
@@ -459,9 +485,14 @@ function M.run(rest, h)
           print(("version %s: %d requests, label coverage %.3f, misrouted by feedback %d; %s"):format(tostring(v.version),
             v.requests, v.coverage, v.misrouted, table.concat(parts, ", ")))
         end
+        for _, c in ipairs(r.comparisons) do
+          print(("v%s -> v%s: %s"):format(tostring(c.from_version), tostring(c.to_version), c.paired_requests > 0
+            and ("compared on the %d requests asked under both"):format(c.paired_requests)
+            or "not compared (no request was asked under both)"))
+        end
         for _, g in ipairs(r.regressions) do
-          print(("regression: %s %s %.3f -> %.3f (v%s -> v%s)"):format(g.label, g.metric, g.before, g.after,
-            tostring(g.from_version), tostring(g.to_version)))
+          print(("regression: %s %s %.3f -> %.3f on %d request(s) (v%s -> v%s)"):format(g.label, g.metric, g.before, g.after,
+            g.requests, tostring(g.from_version), tostring(g.to_version)))
         end
         r = nil
       end

@@ -76,14 +76,27 @@ function M.run(nx, opts)
   validate.run(m, cands, ds)
   local at, suffix = ids.stamp()
   local batch = "b" .. at:gsub("[-:]", ""):lower() .. suffix
-  local counts = {}
-  for i, c in ipairs(cands) do
-    c.name = ("cand-%s-%03d"):format(batch, i)
+  -- a candidate's id comes from its content and the version it is for: the
+  -- same change proposed again has the same id. One a person reviewed, or
+  -- that was published, keeps its record (reported as kept, not staged again)
+  local existing = {}
+  for _, c in ipairs(M.candidates(nx, nil, { ctx = ctx }) or {}) do existing[c.name] = c end
+  local counts, staged, kept = {}, {}, {}
+  for _, c in ipairs(cands) do
+    c.name = ("cand-v%s-%s-%s"):format(tostring(m.version), c.type, snapshot.hash(c.type .. "|" .. c.key))
     c.batch, c.base_version, c.created_at = batch, m.version, at
-    counts[c.status] = (counts[c.status] or 0) + 1
+    local old = existing[c.name]
+    if old and (old.review or old.status == "published") then
+      kept[#kept + 1] = { name = c.name, status = old.status }
+    else
+      staged[#staged + 1] = c
+      counts[c.status] = (counts[c.status] or 0) + 1
+    end
   end
+  cands = staged
   local report = { batch = batch, base_version = m.version, since = since, ["until"] = ds["until"], episodes = #ds.episodes,
-    strong = ds.strong, weak = ds.weak, proposed = proposed, candidates = cands, counts = counts, dry_run = opts.dry_run or nil }
+    strong = ds.strong, weak = ds.weak, proposed = proposed, candidates = cands, counts = counts, dry_run = opts.dry_run or nil,
+    kept = kept }
   if opts.dry_run then return report end
   -- stage: the candidates and the run record, one command
   local blocks, params = {}, {}

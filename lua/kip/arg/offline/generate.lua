@@ -2,9 +2,11 @@
 --- "Candidates"): typed change proposals, each anchored to the taxonomy,
 --- with its before/after intent and the episodes that are its evidence,
 --- under a per-batch budget. Deterministic generators:
----   taxonomy        keywords for the label a request belonged to: from a
----                   correction by feedback (strong), or from a low-margin
----                   routing to the label that led (weak)
+---   taxonomy        keywords for a label from the requests that point at it
+---                   (a correction by feedback: strong; a low-margin routing
+---                   it led or a low-coverage answer: weak), each word carried
+---                   by at least TAXONOMY_MIN of them and by fewer requests
+---                   known to belong elsewhere
 ---   edge            related_to between nodes used together in answered
 ---                   bundles without a link (strong when verified)
 ---   merge           near-duplicate nodes of one label (redirects_to)
@@ -17,14 +19,16 @@ local lex = require "kip.arg.lexicon"
 local M = {}
 
 M.BUDGET = 50            -- candidates per batch
-M.WORDS = 2              -- keywords proposed per request
+M.WORDS_PER_REQUEST = 4  -- a request's most specific words considered as keywords
+M.TAXONOMY_MIN = 2       -- requests that must carry a word before it is proposed as a keyword
 M.EDGE_MIN = 2           -- co-uses before an edge is proposed
 M.MERGE_SIMILARITY = 0.8
 M.DEPRECATE_MIN = 200    -- episodes before an unused label is proposed for deprecation
 
 local function has(list, x) for _, v in ipairs(list or {}) do if v == x then return true end end return false end
 
--- the words of a request that say most about it and the label lacks
+-- the words of a request that say most about it and the label lacks, most
+-- specific first (at most M.WORDS_PER_REQUEST)
 local function distinctive(m, label, prompt)
   local l = m.labels[label]
   local own = {}
@@ -35,13 +39,20 @@ local function distinctive(m, label, prompt)
   for _, t in ipairs(lex.terms(require("kip.arg.analysis").routing_text(prompt))) do
     if not t.stop and not t.generic and #t.word >= 3 and not t.word:find("%d") and not own[t.stem] and not seen[t.stem] then
       seen[t.stem] = true
-      out[#out + 1] = { word = t.word, idf = m.idf[t.stem] or m.max_idf }
+      out[#out + 1] = { word = t.word, stem = t.stem, idf = m.idf[t.stem] or m.max_idf }
     end
   end
   table.sort(out, function(a, b) return a.idf > b.idf or (a.idf == b.idf and a.word < b.word) end)
   local words = {}
-  for i = 1, math.min(M.WORDS, #out) do words[i] = out[i].word end
+  for i = 1, math.min(M.WORDS_PER_REQUEST, #out) do words[i] = out[i] end
   return words
+end
+
+-- the stems of a request's routing text (a set)
+local function stems_of(prompt)
+  local set = {}
+  for _, t in ipairs(lex.terms(require("kip.arg.analysis").routing_text(prompt))) do set[t.stem] = true end
+  return set
 end
 
 local function add(bag, c, episode)
@@ -59,7 +70,16 @@ end
 
 function M.run(ds, m, hooks)
   local bag = {}
-  -- taxonomy: keywords from corrections (strong) and low margins (weak)
+  -- taxonomy: keywords for a label from the requests known to belong to it.
+  -- A request points at a label by a correction (strong), or weakly by a
+  -- low-margin clarification it led or an answer with low coverage; its
+  -- most specific words the label lacks are the word candidates. A word is
+  -- proposed only when at least TAXONOMY_MIN requests pointing at the label
+  -- carry it (one request's idiosyncratic words are not evidence), and not
+  -- when as many requests known to belong elsewhere (verified or corrected
+  -- to another label) carry it. One candidate per label: its words, with
+  -- the requests that carry them as evidence.
+  local pointing, known = {}, {}
   for _, e in ipairs(ds.episodes) do
     local fb = e.feedback
     local label, why
@@ -74,12 +94,52 @@ function M.run(ds, m, hooks)
     end
     -- a redacted request held a secret: its words never become keywords
     if label and e.prompt and not e.redacted then
-      local words = distinctive(m, label, e.prompt)
-      if #words > 0 then
-        add(bag, { type = "taxonomy", key = label .. "|" .. table.concat(words, "+"), target = label, reason = why,
-          before = { label = label, keywords = m.labels[label].keywords },
-          after = { label = label, add_keywords = words } }, e.id)
+      pointing[#pointing + 1] = { episode = e, label = label, why = why }
+    end
+    local belongs = fb and (type(fb.label) == "string" and fb.label or (fb.verified and e.primary)) or nil
+    if belongs and e.prompt and not e.redacted then known[#known + 1] = { label = belongs, stems = stems_of(e.prompt) } end
+  end
+  local support = {} -- label -> stem -> {word=, episodes={}, strong=n}
+  for _, p in ipairs(pointing) do
+    support[p.label] = support[p.label] or {}
+    for _, w in ipairs(distinctive(m, p.label, p.episode.prompt)) do
+      local x = support[p.label][w.stem] or { word = w.word, episodes = {}, why = {}, strong = 0 }
+      support[p.label][w.stem] = x
+      if not has(x.episodes, p.episode.id) then
+        x.episodes[#x.episodes + 1] = p.episode.id
+        x.why[p.why] = true
+        if p.episode.feedback then x.strong = x.strong + 1 end
       end
+    end
+  end
+  local labels = {}
+  for l in pairs(support) do labels[#labels + 1] = l end
+  table.sort(labels)
+  for _, label in ipairs(labels) do
+    local words, evidence, whys = {}, {}, {}
+    local stems = {}
+    for stem in pairs(support[label]) do stems[#stems + 1] = stem end
+    table.sort(stems)
+    for _, stem in ipairs(stems) do
+      local x = support[label][stem]
+      local elsewhere = 0
+      for _, k in ipairs(known) do if k.label ~= label and k.stems[stem] then elsewhere = elsewhere + 1 end end
+      if #x.episodes >= M.TAXONOMY_MIN and elsewhere < #x.episodes then
+        words[#words + 1] = x.word
+        for _, id in ipairs(x.episodes) do if not has(evidence, id) then evidence[#evidence + 1] = id end end
+        for w in pairs(x.why) do whys[w] = true end
+      end
+    end
+    if #words > 0 then
+      table.sort(words)
+      local reason = {}
+      for w in pairs(whys) do reason[#reason + 1] = w end
+      table.sort(reason)
+      local c = add(bag, { type = "taxonomy", key = label .. "|" .. table.concat(words, "+"), target = label,
+        reason = table.concat(reason, "; "), before = { label = label, keywords = m.labels[label].keywords },
+        after = { label = label, add_keywords = words } })
+      table.sort(evidence)
+      c.evidence = evidence
     end
   end
   -- edges: nodes used together in answered bundles without a link

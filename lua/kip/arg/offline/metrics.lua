@@ -4,8 +4,9 @@
 --- abstained, refused, refocused, misrouted by feedback), coverage and
 --- abstain/clarify rates by label and by cluster, action success by binding,
 --- and regression indicators between consecutive versions (a label whose
---- clarify or abstain rate rose). Versioned and attributable: every figure
---- names the version it was measured under.
+--- clarify or abstain rate rose on the requests asked under both).
+--- Versioned and attributable: every figure names the version it was
+--- measured under.
 local M = {}
 
 M.REGRESSION = 0.1 -- a rate rise above this between versions is flagged
@@ -62,23 +63,57 @@ function M.run(ds, m)
     versions[#versions + 1] = x
   end
   table.sort(versions, function(a, b) return (tonumber(a.version) or 0) < (tonumber(b.version) or 0) end)
-  local regressions = {}
+  -- regressions compare like with like: the same requests (same text, same
+  -- caller) asked under both versions, each label's clarify and abstain rates
+  -- over those requests only — two versions that saw different traffic are
+  -- not compared, and two with the same content give the same decisions
+  local function key(e)
+    local c = e.caller or {}
+    return table.concat({ e.prompt or "", tostring(c.role or ""), tostring(c.tenant or ""), tostring(c.user or "") }, "\0")
+  end
+  local newest = {} -- version -> request key -> the newest episode
+  for _, e in ipairs(ds.episodes) do
+    if e.prompt then
+      local v = tostring(e.version or "?")
+      newest[v] = newest[v] or {}
+      newest[v][key(e)] = e
+    end
+  end
+  local regressions, comparisons = {}, {}
   for i = 2, #versions do
     local prev, cur = versions[i - 1], versions[i]
-    for label, l in pairs(cur.labels) do
-      local p = prev.labels[label]
-      if p then
-        for _, k in ipairs { "clarify_rate", "abstain_rate" } do
-          if l[k] - p[k] > M.REGRESSION then
-            regressions[#regressions + 1] = { label = label, metric = k, from_version = prev.version, to_version = cur.version,
-              before = p[k], after = l[k] }
-          end
+    local a, b = newest[tostring(prev.version)] or {}, newest[tostring(cur.version)] or {}
+    local per, paired = {}, 0
+    for k, ea in pairs(a) do
+      local eb = b[k]
+      if eb then
+        paired = paired + 1
+        local label = (ea.feedback and ea.feedback.label) or ea.primary or (ea.candidates[1] and ea.candidates[1].label)
+        if label then
+          local x = per[label] or { n = 0, clarify_rate = { 0, 0 }, abstain_rate = { 0, 0 } }
+          per[label] = x
+          x.n = x.n + 1
+          if ea.outcome == "CLARIFY" then x.clarify_rate[1] = x.clarify_rate[1] + 1 end
+          if eb.outcome == "CLARIFY" then x.clarify_rate[2] = x.clarify_rate[2] + 1 end
+          if ea.outcome == "ABSTAIN" then x.abstain_rate[1] = x.abstain_rate[1] + 1 end
+          if eb.outcome == "ABSTAIN" then x.abstain_rate[2] = x.abstain_rate[2] + 1 end
+        end
+      end
+    end
+    comparisons[#comparisons + 1] = { from_version = prev.version, to_version = cur.version, paired_requests = paired }
+    for label, x in pairs(per) do
+      for _, k in ipairs { "clarify_rate", "abstain_rate" } do
+        local before, after = rate(x[k][1], x.n), rate(x[k][2], x.n)
+        if after - before > M.REGRESSION then
+          regressions[#regressions + 1] = { label = label, metric = k, from_version = prev.version, to_version = cur.version,
+            before = before, after = after, requests = x.n }
         end
       end
     end
   end
   table.sort(regressions, function(a, b) return a.label .. a.metric < b.label .. b.metric end)
-  return { versions = versions, regressions = regressions, episodes = #ds.episodes, strong = ds.strong, weak = ds.weak }
+  return { versions = versions, regressions = regressions, comparisons = comparisons, episodes = #ds.episodes,
+    strong = ds.strong, weak = ds.weak }
 end
 
 return M
