@@ -50,7 +50,7 @@ describe("SEARCH with the local embedder", function()
   end
   local nx = H.fresh_nexus(before_each, after_each, { embedder = "local" })
 
-  it("finds by meaning, with cosine scores in [0,1], descending", function()
+  it("finds by meaning, with scores in [0,1] (the excess over chance), descending", function()
     assert.is_nil(nx():execute(TOPICS).error)
     local r = nx():execute('SEARCH CONCEPT "will it be sunny tomorrow" WITH TYPE "Topic" MODE "semantic" LIMIT 3')
     assert.is_nil(r.error)
@@ -58,7 +58,7 @@ describe("SEARCH with the local embedder", function()
     assert.equal("Weather", r.result[1].name)
     local prev = 1
     for _, e in ipairs(r.result) do
-      assert.is_true(e.metadata._score > 0 and e.metadata._score <= prev)
+      assert.is_true(e.metadata._score >= 0 and e.metadata._score <= prev)
       prev = e.metadata._score
     end
     r = nx():execute('SEARCH CONCEPT "a striker scored twice" WITH TYPE "Topic" MODE "hybrid" LIMIT 1')
@@ -72,6 +72,50 @@ describe("SEARCH with the local embedder", function()
     local cut = nx():execute('SEARCH CONCEPT "rain" WITH TYPE "Topic" MODE "semantic" THRESHOLD 0.99').result
     assert.is_true(#cut < #all)
     for _, e in ipairs(cut) do assert.is_true(e.metadata._score >= 0.99) end
+  end)
+
+  it("puts every mode on one scale: chance scores 0, hybrid keeps what either mode keeps at THRESHOLD", function()
+    nx():execute(TOPICS)
+    -- a question the memory knows nothing about: no score clears 0.3 in any mode
+    for _, m in ipairs { "keyword", "semantic", "hybrid" } do
+      local r = nx():execute(('SEARCH CONCEPT "quantum chromodynamics of gluons" MODE "%s" THRESHOLD 0.3'):format(m))
+      assert.same({}, r.result, m)
+    end
+    -- hybrid: an element's score is its best evidence, max(keyword, semantic)
+    local function scores(m, q)
+      local out = {}
+      for _, e in ipairs(nx():execute(('SEARCH CONCEPT :q MODE "%s" LIMIT 100'):format(m), { q = q }).result) do
+        out[e.id] = e.metadata._score
+      end
+      return out
+    end
+    local q = "rain and snow tomorrow"
+    local kw, sem, hy = scores("keyword", q), scores("semantic", q), scores("hybrid", q)
+    for id, s in pairs(hy) do
+      assert.near(math.max(kw[id] or 0, sem[id] or 0), s, 1e-9)
+    end
+    local cut = nx():execute('SEARCH CONCEPT :q MODE "hybrid" THRESHOLD 0.3 LIMIT 100', { q = q }).result
+    local expect = 0
+    for id in pairs(hy) do if (kw[id] or 0) >= 0.3 or (sem[id] or 0) >= 0.3 then expect = expect + 1 end end
+    assert.equal(expect, #cut)
+  end)
+
+  it("ranks the instances a question is about above schema definitions", function()
+    nx():execute(TOPICS)
+    nx():execute([[UPSERT { CONCEPT ?p { {type: "$PropositionType", name: "forecasts"} SET ATTRIBUTES { description: "a topic forecasts weather" } }
+      CONCEPT ?w { {type: "Topic", name: "Outlook"} SET ATTRIBUTES { description: "the weekly weather" } } }]])
+    for _, m in ipairs { "keyword", "hybrid" } do
+      local r = nx():execute(('SEARCH CONCEPT "weather forecasts" MODE "%s" LIMIT 10'):format(m))
+      local seen_schema = false
+      for _, e in ipairs(r.result) do
+        local schema = e.type == "$PropositionType" or e.type == "$ConceptType"
+        if schema then seen_schema = true else assert.is_false(seen_schema, m .. ": an instance after a definition") end
+      end
+      assert.is_true(seen_schema, m)
+    end
+    -- a request for the schema: WITH TYPE, or the definition's own name
+    assert.equal("forecasts", names(nx():execute('SEARCH CONCEPT "forecasts" LIMIT 1'))[1])
+    assert.equal("forecasts", names(nx():execute('SEARCH CONCEPT "weather forecasts" WITH TYPE "$PropositionType" LIMIT 1'))[1])
   end)
 
   it("writes, replaces and removes vectors in the transaction that changes the text", function()

@@ -3,11 +3,13 @@
 **
 ** MODE "keyword" (default) ranks by BM25 over the word index plus substring
 ** matches (search_keyword.c); MODE "semantic" ranks by the cosine between
-** the query's vector and the elements' vectors (search_vector.c), with
-** _score = max(0, cosine); MODE "hybrid" fuses the two rankings by
-** reciprocal rank fusion, Σ 1/(60 + rank), reported as a share of the best
-** possible fused value 2/61 (first in both lists = 1.0; first in one only
-** ≈ 0.5). THRESHOLD applies to the mode's own score. Kind, WITH TYPE and the
+** the query's vector and the elements' vectors (search_vector.c), scored by
+** its excess over chance; MODE "hybrid" orders by reciprocal rank fusion of
+** the two lists, Σ 1/(60 + rank), and scores an element by its best
+** evidence, max(keyword, semantic). Every mode's _score is on one scale
+** (0 = no evidence, 1 = an exact match) and THRESHOLD applies to it: in
+** hybrid, t keeps what either mode keeps at t. Schema definitions follow
+** the instances unless the request targets the schema. Kind, WITH TYPE and the
 ** request's governance scope filter the candidates *before* ranking (seed
 ** 003: vectors shortlist and rank, never widen the scope), and every
 ** returned hit is checked against the full scope once more.
@@ -34,7 +36,7 @@ void search_hits_push(search_hits *h, int64_t id, double score, double raw) {
     h->v = realloc(h->v, h->cap * sizeof *h->v);
     if (!h->v) abort();
   }
-  h->v[h->n++] = (search_hit){id, score, raw};
+  h->v[h->n++] = (search_hit){id, score, raw, 0};
 }
 
 static int by_id(const void *a, const void *b) {
@@ -100,31 +102,44 @@ void search_bind_filter(search_scope *sc, const ast_search *q, kip_stmt *st) {
 /* ---------------------------------------------------------------- modes */
 typedef enum { MODE_KEYWORD, MODE_SEMANTIC, MODE_HYBRID } search_mode;
 
-/* reciprocal rank fusion of two best-first lists into out */
+/* hybrid: the two best-first lists fused. The order is reciprocal rank
+** fusion, Σ 1/(60 + rank) over the lists an element is in (kept in raw);
+** the score is the element's best evidence, max(keyword score, semantic
+** score), so THRESHOLD t keeps exactly what keyword or semantic would keep
+** at t (docs/search.md "Scores") */
+static int by_fused_rank(const void *a, const void *b) {
+  const search_hit *x = a, *y = b;
+  if (x->fused != y->fused) return x->fused < y->fused ? 1 : -1;
+  if (x->raw != y->raw) return x->raw < y->raw ? 1 : -1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
 static void fuse(const search_hits *a, const search_hits *b, double threshold, int has_threshold, search_hits *out) {
-  for (size_t i = 0; i < a->n; i++) search_hits_push(out, a->v[i].id, 1.0 / (RRF_K + (double)i + 1), a->v[i].score);
-  for (size_t i = 0; i < b->n; i++) search_hits_push(out, b->v[i].id, 1.0 / (RRF_K + (double)i + 1), b->v[i].score);
+  for (int l = 0; l < 2; l++) {
+    const search_hits *list = l ? b : a;
+    for (size_t i = 0; i < list->n; i++) {
+      search_hits_push(out, list->v[i].id, list->v[i].score, list->v[i].raw);
+      out->v[out->n - 1].fused = 1.0 / (RRF_K + (double)i + 1);
+    }
+  }
   if (!out->n) return;
   qsort(out->v, out->n, sizeof *out->v, by_id);
   size_t w = 0;
   for (size_t i = 0; i < out->n; i++) {
     if (w && out->v[w - 1].id == out->v[i].id) {
-      out->v[w - 1].score += out->v[i].score;
+      out->v[w - 1].fused += out->v[i].fused;
       out->v[w - 1].raw += out->v[i].raw;
+      if (out->v[i].score > out->v[w - 1].score) out->v[w - 1].score = out->v[i].score;
     } else {
       out->v[w++] = out->v[i];
     }
   }
   out->n = w;
-  double best = 2.0 / (RRF_K + 1);
   w = 0;
-  for (size_t i = 0; i < out->n; i++) {
-    out->v[i].score /= best;
-    if (out->v[i].score > 1) out->v[i].score = 1;
+  for (size_t i = 0; i < out->n; i++)
     if (!has_threshold || out->v[i].score >= threshold) out->v[w++] = out->v[i];
-  }
   out->n = w;
-  search_hits_sort(out);
+  if (out->n) qsort(out->v, out->n, sizeof *out->v, by_fused_rank);
 }
 
 /* the ranked hits of the request's mode; falls back to keyword with a
@@ -152,6 +167,46 @@ static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *t
   free(kw.v);
   free(vec.v);
   return rc;
+}
+
+static int same_text(const char *a, const char *b) {
+  for (; *a && *b; a++, b++) {
+    int x = (unsigned char)*a, y = (unsigned char)*b;
+    if (x >= 'A' && x <= 'Z') x += 32;
+    if (y >= 'A' && y <= 'Z') y += 32;
+    if (x != y) return 0;
+  }
+  return *a == *b;
+}
+
+/* schema definitions ($ConceptType, $PropositionType) after the instances a
+** question is about, keeping each group's order — unless the request
+** targets the schema: WITH TYPE names a schema type, or the query is the
+** definition's own name */
+static int schema_last(kip_ctx *c, const ast_search *q, const char *text, search_hits *h) {
+  if (q->propositions || h->n < 2 || (q->type && json_string_value(q->type)[0] == '$')) return 0;
+  kip_stmt *st;
+  int rc = kip_prepare(c->nx, "SELECT type, name FROM element WHERE id = ?1", -1, &st);
+  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  search_hit *schema = malloc(sizeof *schema * h->n);
+  if (!schema) abort();
+  size_t w = 0, ns = 0;
+  for (size_t i = 0; i < h->n; i++) {
+    kip_bind_int64(st, 1, h->v[i].id);
+    int is_schema = 0;
+    if (kip_step(st) == KIP_ROW) {
+      const char *type = kip_col_text(st, 0), *name = kip_col_text(st, 1);
+      is_schema = type && (!strcmp(type, "$ConceptType") || !strcmp(type, "$PropositionType")) &&
+                  !(name && text && same_text(name, text));
+    }
+    kip_reset(st);
+    if (is_schema) schema[ns++] = h->v[i];
+    else h->v[w++] = h->v[i];
+  }
+  kip_finish(c->nx, st);
+  memcpy(h->v + w, schema, ns * sizeof *schema);
+  free(schema);
+  return 0;
 }
 
 static int render(kip_ctx *c, const search_hits *h, size_t n) {
@@ -205,6 +260,7 @@ int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
   int rc = search_scope_init(&sc, c, q);
   if (!rc) rc = rank(c, q, &sc, json_string_value(q->term), mode, cap, &h);
   search_scope_free(&sc);
+  if (!rc) rc = schema_last(c, q, json_string_value(q->term), &h);
   /* the full check (links about links, any depth) on what is returned */
   if (!rc && c->nx->req->scope) {
     size_t w = 0;

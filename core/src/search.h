@@ -13,8 +13,9 @@
 
 typedef struct search_hit {
   int64_t id;
-  double score; /* on the mode's scale, [0,1] */
-  double raw;   /* orders hits of equal score */
+  double score; /* on the scale every mode shares, [0,1] */
+  double raw;   /* orders hits of equal score: the mode's own measure (BM25F, cosine) */
+  double fused; /* hybrid: the reciprocal rank fusion that orders the hits */
 } search_hit;
 
 typedef struct search_hits {
@@ -49,7 +50,8 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
 ** *out = NULL after a warning when vectors cannot answer (no embedder, it
 ** failed, no vectors yet); nonzero only for an error (model mismatch) */
 int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim);
-/* the cap nearest eligible elements by cosine, best first */
+/* the cap nearest eligible elements by cosine, best first, scored by the
+** cosine's excess over the query's chance level (0 at or below it) */
 int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,
                        search_hits *h);
 

@@ -8,12 +8,23 @@
 ** surfaces an element outside the scope (seed 003: vectors shortlist and
 ** rank, they never widen the scope). docs/decisions.md "vector index" has
 ** the measurements behind the exact scan.
+**
+** The score is the cosine's excess over the query's chance level, on the
+** scale every mode shares (docs/search.md "Scores"): score = (cosine −
+** chance) / (1 − chance), 0 for an element no more similar than chance
+** (still ranked by its cosine: the order is the cosine's, only THRESHOLD
+** drops what scores below it).
 */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "search.h"
+
+#define CHANCE_SAMPLE 4096 /* the kind's vectors a typed SEARCH samples for its chance level */
+#define CHANCE_MIN 16      /* fewer eligible elements: no chance level */
+#define CHANCE_SIGMAS 2.0
+
 
 int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim) {
   kip_nexus *nx = c->nx;
@@ -99,7 +110,7 @@ static void sift_down(topk *t, size_t i) {
 static void offer(topk *t, int64_t id, double score) {
   if (t->n < t->cap) {
     size_t i = t->n++;
-    t->v[i] = (search_hit){id, score, score};
+    t->v[i] = (search_hit){id, score, score, 0};
     while (i && t->v[(i - 1) / 2].score > t->v[i].score) {
       search_hit x = t->v[i];
       t->v[i] = t->v[(i - 1) / 2];
@@ -107,13 +118,38 @@ static void offer(topk *t, int64_t id, double score) {
       i = (i - 1) / 2;
     }
   } else if (score > t->v[0].score) {
-    t->v[0] = (search_hit){id, score, score};
+    t->v[0] = (search_hit){id, score, score, 0};
     sift_down(t, 0);
   }
 }
 
-int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,
-                       search_hits *h) {
+/* the chance level of a query: what it scores against the memory at large.
+** Most of a memory is unrelated to any one question, so chance = mean + 2σ of
+** the query's cosines with the eligible elements of its kind — every one
+** when the scan covered the kind (no WITH TYPE: *cs already holds them),
+** else the first CHANCE_SAMPLE of the kind. Under a scope only eligible
+** elements count, so hidden ones never move a score. Fewer than CHANCE_MIN
+** elements: no level (0). */
+typedef struct cos_stats {
+  double sum, sum2;
+  int64_t n;
+} cos_stats;
+
+static void stats_add(cos_stats *cs, double cosine) {
+  cs->sum += cosine;
+  cs->sum2 += cosine * cosine;
+  cs->n++;
+}
+
+static double cosine_of(const int8_t *qi, double qnorm, const signed char *v, int dim) {
+  int32_t dot, norm2;
+  dot_int8(qi, (const int8_t *)v, dim, &dot, &norm2);
+  double cosine = norm2 > 0 && qnorm > 0 ? (double)dot / (qnorm * sqrt((double)norm2)) : 0;
+  return cosine > 1 ? 1 : cosine;
+}
+
+/* the kind's eligible vectors, optionally of one type, optionally at most `limit` */
+static int vectors_stmt(kip_ctx *c, const ast_search *q, search_scope *sc, int with_type, int limit, kip_stmt **st) {
   kip_buf sql;
   kip_buf_init(&sql);
   kip_buf_adds(&sql, "SELECT v.id, v.vec FROM search_vector v");
@@ -121,14 +157,44 @@ int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const 
     kip_buf_adds(&sql, " JOIN element e ON e.id = v.id");
     if (q->propositions) kip_buf_adds(&sql, " LEFT JOIN element s ON s.id = e.subject LEFT JOIN element o ON o.id = e.object");
   }
-  kip_buf_adds(&sql, q->type ? " WHERE v.prop = ?9004 AND v.kind = ?9002" : " WHERE v.prop = ?9004");
+  kip_buf_adds(&sql, with_type ? " WHERE v.prop = ?9004 AND v.kind = ?9002" : " WHERE v.prop = ?9004");
   if (sc->cond) kip_buf_printf(&sql, " AND %s", sc->cond);
-  kip_stmt *st;
-  int rc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
+  if (limit > 0) kip_buf_printf(&sql, " LIMIT %d", limit);
+  int rc = kip_prepare(c->nx, sql.p, (int)sql.len, st);
   kip_buf_free(&sql);
   if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching vectors");
-  search_bind_filter(sc, q, st);
-  kip_bind_int64(st, 9004, q->propositions ? 1 : 0);
+  search_bind_filter(sc, q, *st);
+  kip_bind_int64(*st, 9004, q->propositions ? 1 : 0);
+  return 0;
+}
+
+static int chance_level(kip_ctx *c, const ast_search *q, search_scope *sc, const int8_t *qi, double qnorm, int dim,
+                        cos_stats *cs, double *level) {
+  *level = 0;
+  if (q->type) { /* the scan saw one type: sample the kind */
+    memset(cs, 0, sizeof *cs);
+    kip_stmt *st;
+    int rc = vectors_stmt(c, q, sc, 0, CHANCE_SAMPLE, &st);
+    if (rc) return rc;
+    while ((rc = kip_step(st)) == KIP_ROW) {
+      const signed char *v = kip_col_blob(st, 1);
+      if (kip_col_bytes(st, 1) == dim && v) stats_add(cs, cosine_of(qi, qnorm, v, dim));
+    }
+    kip_finish(c->nx, st);
+    if (rc != KIP_DONE) return kip_store_error(c->nx, rc, c->err, "searching vectors");
+  }
+  if (cs->n < CHANCE_MIN) return 0;
+  double mean = cs->sum / (double)cs->n, var = cs->sum2 / (double)cs->n - mean * mean;
+  *level = mean + CHANCE_SIGMAS * sqrt(var > 0 ? var : 0);
+  *level = *level < 0 ? 0 : *level > 0.95 ? 0.95 : *level;
+  return 0;
+}
+
+int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,
+                       search_hits *h) {
+  kip_stmt *st;
+  int rc = vectors_stmt(c, q, sc, q->type != NULL, 0, &st);
+  if (rc) return rc;
   topk t = {malloc(sizeof(search_hit) * (size_t)(cap > 0 ? cap : 1)), 0, (size_t)(cap > 0 ? cap : 1)};
   if (!t.v) abort();
   /* the query quantised like the stored vectors: integer dot products */
@@ -140,22 +206,30 @@ int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const 
     qnorm2 += (int64_t)qi[i] * qi[i];
   }
   double qnorm = sqrt((double)qnorm2);
+  cos_stats cs = {0, 0, 0};
   while ((rc = kip_step(st)) == KIP_ROW) {
     const signed char *v = kip_col_blob(st, 1);
     if (kip_col_bytes(st, 1) != dim || !v || qnorm == 0) continue;
-    int32_t dot, norm2;
-    dot_int8(qi, (const int8_t *)v, dim, &dot, &norm2);
-    double cosine = norm2 > 0 ? (double)dot / (qnorm * sqrt((double)norm2)) : 0;
-    if (cosine <= 0 || (q->has_threshold && cosine < q->threshold)) continue;
-    offer(&t, kip_col_int64(st, 0), cosine > 1 ? 1 : cosine);
+    double cosine = cosine_of(qi, qnorm, v, dim);
+    stats_add(&cs, cosine);
+    if (cosine > 0) offer(&t, kip_col_int64(st, 0), cosine);
   }
-  free(qi);
   kip_finish(c->nx, st);
-  if (rc != KIP_DONE) {
+  double chance = 0;
+  if (rc == KIP_DONE) rc = chance_level(c, q, sc, qi, qnorm, dim, &cs, &chance);
+  else rc = kip_store_error(c->nx, rc, c->err, "searching vectors");
+  free(qi);
+  if (rc) {
     free(t.v);
-    return kip_store_error(c->nx, rc, c->err, "searching vectors");
+    return rc;
   }
-  for (size_t i = 0; i < t.n; i++) search_hits_push(h, t.v[i].id, t.v[i].score, t.v[i].score);
+  /* scores: the cosine's excess over chance; the order stays the cosine's */
+  for (size_t i = 0; i < t.n; i++) {
+    double score = (t.v[i].score - chance) / (1 - chance);
+    score = score > 1 ? 1 : score < 0 ? 0 : score;
+    if (q->has_threshold && score < q->threshold) continue;
+    search_hits_push(h, t.v[i].id, score, t.v[i].score);
+  }
   free(t.v);
   search_hits_sort(h);
   return 0;
