@@ -41,8 +41,9 @@ changes out (publish, rollback).
                                  run recorded requests again (as their recorded caller) under
                                  their ontology version and compare every decision; exit 1
                                  when one differs
-  log [--outcome O] [--label L] [--since ISO] [--limit N] [--json]
-                                 recorded episodes, newest first
+  log [--outcome O] [--label L] [--since ISO] [--limit N] [--json | --ids]
+                                 recorded episodes, newest first (--ids: the ids of the
+                                 requests' episodes only, one per line, for scripts)
   feedback EPISODE --verified | --failed [--label LABEL] [--note TEXT]
                                  record a verification signal (the only way to
                                  INFO_CONFIRMED_SUCCESS); --label names the label the
@@ -214,7 +215,8 @@ function M.run(rest, h)
     ["--handlers"] = "handlers", ["--reason"] = "reason", ["--status"] = "status" }
   local CONTEXT = {}
   local FLAG = { ["--json"] = "json", ["--no-record"] = "no_record", ["--record"] = "record", ["--all"] = "all",
-    ["--verified"] = "verified", ["--failed"] = "failed", ["--dry-run"] = "dry_run", ["--feedback"] = "feedback" }
+    ["--verified"] = "verified", ["--failed"] = "failed", ["--dry-run"] = "dry_run", ["--feedback"] = "feedback",
+    ["--ids"] = "ids" }
   while rest[j] do
     local a = rest[j]
     if a == "--channel" then
@@ -406,9 +408,10 @@ function M.run(rest, h)
 
   elseif sub == "log" then
     local rows, err = require("kip.arg.registry").list(nx, { outcome = o.outcome, label = o.label, since = o.since,
-      limit = o.limit or 50 })
+      limit = o.limit or 50, requests = o.ids })
     if not rows then fail(err)
     elseif o.json then print(core.json_encode(rows, true))
+    elseif o.ids then for _, e in ipairs(rows) do print(e.name) end
     else
       for _, e in ipairs(rows) do
         local a = e.attributes or {}

@@ -277,6 +277,7 @@ function M.list(nx, filter, ctx)
   if filter.outcome then where[#where + 1] = "FILTER(?e.attributes.outcome == :o)"; params.o = filter.outcome end
   if filter.label then where[#where + 1] = "FILTER(?e.attributes.primary_label == :l)"; params.l = filter.label end
   if filter.since then where[#where + 1] = "FILTER(?e.attributes.recorded_at >= :s)"; params.s = filter.since end
+  if filter.requests then where[#where + 1] = 'FILTER(IS_NULL(?e.attributes.kind) || ?e.attributes.kind != "feedback")' end
   local limit = math.floor(tonumber(filter.limit) or 50)
   return run(nx, ctx, "FIND(?e) WHERE { " .. table.concat(where, " ") .. " } ORDER BY ?e.attributes.recorded_at DESC, ?e.name DESC LIMIT "
     .. limit, params)

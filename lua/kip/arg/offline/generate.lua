@@ -103,8 +103,9 @@ function M.run(ds, m, hooks)
   for _, p in ipairs(pointing) do
     support[p.label] = support[p.label] or {}
     for _, w in ipairs(distinctive(m, p.label, p.episode.prompt)) do
-      local x = support[p.label][w.stem] or { word = w.word, episodes = {}, why = {}, strong = 0 }
+      local x = support[p.label][w.stem] or { forms = {}, episodes = {}, why = {}, strong = 0 }
       support[p.label][w.stem] = x
+      x.forms[w.word] = (x.forms[w.word] or 0) + 1
       if not has(x.episodes, p.episode.id) then
         x.episodes[#x.episodes + 1] = p.episode.id
         x.why[p.why] = true
@@ -125,7 +126,12 @@ function M.run(ds, m, hooks)
       local elsewhere = 0
       for _, k in ipairs(known) do if k.label ~= label and k.stems[stem] then elsewhere = elsewhere + 1 end end
       if #x.episodes >= M.TAXONOMY_MIN and elsewhere < #x.episodes then
-        words[#words + 1] = x.word
+        -- the word as people wrote it most often (then the first alphabetically)
+        local word, best = nil, 0
+        for form, n in pairs(x.forms) do
+          if n > best or (n == best and form < word) then word, best = form, n end
+        end
+        words[#words + 1] = word
         for _, id in ipairs(x.episodes) do if not has(evidence, id) then evidence[#evidence + 1] = id end end
         for w in pairs(x.why) do whys[w] = true end
       end
