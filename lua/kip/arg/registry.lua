@@ -279,7 +279,9 @@ function M.list(nx, filter, ctx)
   if filter.since then where[#where + 1] = "FILTER(?e.attributes.recorded_at >= :s)"; params.s = filter.since end
   if filter.requests then where[#where + 1] = 'FILTER(IS_NULL(?e.attributes.kind) || ?e.attributes.kind != "feedback")' end
   local limit = math.floor(tonumber(filter.limit) or 50)
-  return run(nx, ctx, "FIND(?e) WHERE { " .. table.concat(where, " ") .. " } ORDER BY ?e.attributes.recorded_at DESC, ?e.name DESC LIMIT "
+  -- newest first: episodes are never changed, so their commit time (to the
+  -- millisecond) is when they were recorded; recorded_at has whole seconds
+  return run(nx, ctx, "FIND(?e) WHERE { " .. table.concat(where, " ") .. " } ORDER BY ?e.metadata._updated_at DESC, ?e.name DESC LIMIT "
     .. limit, params)
 end
 
