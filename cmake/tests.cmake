@@ -70,8 +70,10 @@ if(PYTHON3_FOR_E2E)
   endif()
   # no ontology's product, role, audience or tenant name in lua/ or policies/
   add_test(NAME arg_no_fixture_literals COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/arg/no_fixture_literals.py ${CMAKE_SOURCE_DIR})
+  # docs are tests: every runnable example of README.md and docs/*.md, as written
+  add_test(NAME docs_examples COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/docs_examples.py ${CMAKE_BINARY_DIR})
   set_tests_properties(e2e_sleep e2e_sleep_crash e2e_arg e2e_arg_offline e2e_arg_adversarial arg_no_fixture_literals
-                       PROPERTIES SKIP_RETURN_CODE 77)
+                       docs_examples PROPERTIES SKIP_RETURN_CODE 77)
   # ... and that they cannot pass vacuously (nor the conformance runner's wrapper)
   add_test(NAME no_vacuous_pass COMMAND ${CMAKE_SOURCE_DIR}/tests/no_vacuous_pass.sh ${CMAKE_BINARY_DIR})
   # import of a generated 100k-element capsule, export, backup

@@ -5,7 +5,7 @@ as written, in order, one document at a time, on a fresh nexus (a ctest).
 What runs: every ```sh block, and every block an HTML comment on the line
 before marks:
   <!-- docs-test: skip REASON -->  not run; reported, with the reason, and counted
-  <!-- docs-test: file PATH -->    the block is written to PATH (for later blocks)
+  <!-- docs-test: file PATH -->    the block is written to PATH before the document's first command
   <!-- docs-test: lua -->          the block is run with `kip run`
   <!-- docs-test: policy PATH -->  written to PATH and loaded with `kip policy check`
 Other blocks (json, sql, Lua fragments that need a nexus in hand) are
@@ -20,8 +20,8 @@ command (no blank line between) are its documented output: each must match
 a line of what it printed ("…" matches anything). A command must exit 0
 unless the document says it fails (its comment or documented output says
 refused, fails, KIP_…, ARG_…, error, or not …); a crash (a Lua traceback, a
-signal) always fails. A document that needs the fixtures is skipped, and
-counted, when they are missing.
+signal) always fails. A document that needs the fixtures is skipped when
+they are missing, and the test then exits 77 (ctest: skipped), never 0.
 
 usage: docs_examples.py BUILD_DIR [DOC.md ...]"""
 import glob
@@ -108,13 +108,14 @@ def main():
     if not os.path.isfile(os.path.join(BUILD, "kip")):
         print(f"FAIL: {BUILD}/kip does not exist")
         return 1
-    passed, failed, skipped, notes = 0, 0, 0, []
+    passed, failed, skipped, notes, missing_fixtures = 0, 0, 0, [], False
     have_shared = os.path.isdir(os.path.join(SHARED, "arg")) and os.path.isdir(os.path.join(SHARED, "sleep"))
     for doc in DOCS:
         text = open(os.path.join(ROOT, doc), encoding="utf-8").read()
         if "$KIP_SHARED" in text and not have_shared:
             n = sum(1 for b in blocks(doc) if b[1] in ("sh", "bash") or b[2])
             skipped += n
+            missing_fixtures = True
             notes.append(f"SKIPPED {doc}: {n} block(s) need the fixtures ({SHARED} is missing; set KIP_SHARED)")
             continue
         work = tempfile.mkdtemp(prefix="kip-docs-")
@@ -129,20 +130,27 @@ def main():
             with open(env_file, "w") as f:
                 f.write(f"export PATH={bindir}:$PATH HOME={work} XDG_DATA_HOME={work}/.data "
                         f"XDG_STATE_HOME={work}/.state KIP_SHARED={SHARED}\nunset KIP_DB KIP_EMBEDDER\n")
+            # the files a document defines exist before its first command
+            for line, lang, mark, arg, body in blocks(doc):
+                if mark == "file":
+                    path = os.path.join(work, arg)
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    with open(path, "w") as f:
+                        f.write(body + "\n")
             for line, lang, mark, arg, body in blocks(doc):
                 where = f"{doc}:{line}"
                 if mark == "skip":
                     skipped += 1
                     notes.append(f"skipped {where}: {arg}")
                     continue
-                if mark in ("file", "policy"):
+                if mark == "file":
+                    passed += 1
+                    continue
+                if mark == "policy":
                     path = os.path.join(work, arg)
                     os.makedirs(os.path.dirname(path), exist_ok=True)
                     with open(path, "w") as f:
                         f.write(body + "\n")
-                    if mark == "file":
-                        passed += 1
-                        continue
                     body, lang = f"kip policy check {arg}", "sh"
                 if mark == "lua":
                     path = os.path.join(work, f".block{line}.lua")
@@ -191,7 +199,7 @@ def main():
     print(f"{passed} block(s) passed, {failed} failed, {skipped} skipped")
     if failed:
         return 1
-    return 77 if skipped and not passed else 0
+    return 77 if missing_fixtures else 0  # a counted skip, never a pass, without the fixtures
 
 
 if __name__ == "__main__":

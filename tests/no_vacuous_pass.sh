@@ -28,4 +28,10 @@ for t in e2e_arg.py e2e_arg_offline.py e2e_arg_adversarial.py; do
 done
 expect "e2e_sleep.py without the fixtures: a counted skip" 77 python3 "$HERE/tests/e2e_sleep.py" "$BUILD" fixture
 expect "no_fixture_literals.py without the fixtures: a counted skip" 77 python3 "$HERE/tests/arg/no_fixture_literals.py" "$HERE"
+expect "docs_examples.py without the fixtures: a counted skip" 77 python3 "$HERE/tests/docs_examples.py" "$BUILD" docs/sleep.md
+expect "docs_examples.py without a kip to run fails" 1 python3 "$HERE/tests/docs_examples.py" "$TMP" README.md
+printf '```sh\nkip version\n# kip 0.0.0-not-this-version\n```\n' > "$TMP/wrong.md"
+expect "docs_examples.py: output other than documented fails" 1 python3 "$HERE/tests/docs_examples.py" "$BUILD" "$TMP/wrong.md"
+printf '```sh\nkip exec "FIND(?x WHERE"\n```\n' > "$TMP/fails.md"
+expect "docs_examples.py: a command that fails where the doc does not say so fails" 1 python3 "$HERE/tests/docs_examples.py" "$BUILD" "$TMP/fails.md"
 [ "$fails" -eq 0 ] && echo "no test passes vacuously" || exit 1
