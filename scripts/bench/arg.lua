@@ -10,6 +10,14 @@ local arg = require "kip.arg"
 local core = require "kip.core"
 local prompts_path, ontology_path = ...
 
+for _, f in ipairs { prompts_path or "(no prompts file given)", ontology_path or "(no ontology given)" } do
+  local h = io.open(f)
+  if not h then
+    io.stderr:write("bench arg: cannot read ", f, " (the ARG fixture: set KIP_SHARED, or put ../shared beside the checkout)\n")
+    os.exit(2)
+  end
+  h:close()
+end
 local prompts = {}
 for line in io.lines(prompts_path) do
   if line:find("%S") then prompts[#prompts + 1] = core.json_decode(line) end

@@ -6,7 +6,8 @@
 local kip = require "kip"
 local core = require "kip.core"
 
-local opts = { prompts = "../shared/arg/prompts.jsonl", ontology = "../shared/arg/ontology.kip", k = 5 }
+local shared = os.getenv("KIP_SHARED") or "../shared"
+local opts = { prompts = shared .. "/arg/prompts.jsonl", ontology = shared .. "/arg/ontology.kip", k = 5 }
 local i = 1
 while arg and arg[i] do
   local a = arg[i]
