@@ -29,15 +29,7 @@ build = os.path.abspath(sys.argv[1])
 kip = os.path.join(build, "kip")
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(here)
-def shared_dir(sub):
-    """the shared fixtures: $KIP_SHARED, else ../shared beside the checkout;
-    a missing fixture is a counted skip (exit 77), never a pass"""
-    d = os.path.join(os.environ.get("KIP_SHARED") or os.path.join(root, "..", "shared"), sub)
-    if not os.path.isdir(d):
-        print(f"SKIPPED: the fixture {d} is missing (set KIP_SHARED, or put ../shared beside the checkout)")
-        sys.exit(77)
-    return d
-
+from fixtures import shared_dir  # noqa: E402  (tests/fixtures.py)
 
 fixture = os.path.join(shared_dir("arg"), "ontology.kip")
 clinic = os.path.join(here, "arg", "clinic", "ontology.kip")

@@ -27,15 +27,7 @@ BUILD = os.path.abspath(sys.argv[1])
 MODE = sys.argv[2] if len(sys.argv) > 2 else "fixture"
 KIP = os.path.join(BUILD, "kip")
 HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-def shared_dir(sub):
-    """the shared fixtures: $KIP_SHARED, else ../shared beside the checkout;
-    a missing fixture is a counted skip (exit 77), never a pass"""
-    d = os.path.join(os.environ.get("KIP_SHARED") or os.path.join(HOME, "..", "shared"), sub)
-    if not os.path.isdir(d):
-        print(f"SKIPPED: the fixture {d} is missing (set KIP_SHARED, or put ../shared beside the checkout)")
-        sys.exit(77)
-    return d
-
+from fixtures import shared_dir  # noqa: E402  (tests/fixtures.py)
 
 SHARED = shared_dir("sleep")
 NOW = "2026-11-20T00:00:00Z"
