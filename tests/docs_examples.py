@@ -94,9 +94,17 @@ def commands(text):
                 break
         cur = [cmd, comment, []]
         out.append(cur)
-        # a comment line under a command, indented to the comment column, continues the comment
         i += 1
     return out
+
+
+def write_block(work, rel, body):
+    """a block's text as the file rel under the work directory; its path"""
+    path = os.path.join(work, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(body + "\n")
+    return path
 
 
 def pattern(expected):
@@ -133,10 +141,7 @@ def main():
             # the files a document defines exist before its first command
             for line, lang, mark, arg, body in blocks(doc):
                 if mark == "file":
-                    path = os.path.join(work, arg)
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
-                    with open(path, "w") as f:
-                        f.write(body + "\n")
+                    write_block(work, arg, body)
             for line, lang, mark, arg, body in blocks(doc):
                 where = f"{doc}:{line}"
                 if mark == "skip":
@@ -147,16 +152,10 @@ def main():
                     passed += 1
                     continue
                 if mark == "policy":
-                    path = os.path.join(work, arg)
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
-                    with open(path, "w") as f:
-                        f.write(body + "\n")
+                    write_block(work, arg, body)
                     body, lang = f"kip policy check {arg}", "sh"
                 if mark == "lua":
-                    path = os.path.join(work, f".block{line}.lua")
-                    with open(path, "w") as f:
-                        f.write(body + "\n")
-                    body, lang = f"kip run {path}", "sh"
+                    body, lang = f"kip run {write_block(work, f'.block{line}.lua', body)}", "sh"
                 if lang not in ("sh", "bash"):
                     continue
                 ok = True

@@ -169,16 +169,6 @@ static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *t
   return rc;
 }
 
-static int same_text(const char *a, const char *b) {
-  for (; *a && *b; a++, b++) {
-    int x = (unsigned char)*a, y = (unsigned char)*b;
-    if (x >= 'A' && x <= 'Z') x += 32;
-    if (y >= 'A' && y <= 'Z') y += 32;
-    if (x != y) return 0;
-  }
-  return *a == *b;
-}
-
 /* schema definitions ($ConceptType, $PropositionType) after the instances a
 ** question is about, keeping each group's order — unless the request
 ** targets the schema: WITH TYPE names a schema type, or the query is the
@@ -197,7 +187,7 @@ static int schema_last(kip_ctx *c, const ast_search *q, const char *text, search
     if (kip_step(st) == KIP_ROW) {
       const char *type = kip_col_text(st, 0), *name = kip_col_text(st, 1);
       is_schema = type && (!strcmp(type, "$ConceptType") || !strcmp(type, "$PropositionType")) &&
-                  !(name && text && same_text(name, text));
+                  !search_same_text(name, text);
     }
     kip_reset(st);
     if (is_schema) schema[ns++] = h->v[i];

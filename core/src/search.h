@@ -43,6 +43,9 @@ void search_scope_free(search_scope *sc);
 void search_add_filter(kip_buf *sql, const search_scope *sc, const ast_search *q);
 void search_bind_filter(search_scope *sc, const ast_search *q, kip_stmt *st);
 
+/* ASCII case-insensitive equality of two texts (0 when either is NULL) */
+int search_same_text(const char *a, const char *b);
+
 /* keyword candidates, best first, at most cap (search_keyword.c) */
 int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char *text, int64_t cap, search_hits *h);
 

@@ -175,7 +175,7 @@ static size_t utf8_chars(const char *s) {
 }
 
 /* --------------------------------------------------------------- scoring */
-static int same_text(const char *a, const char *b) {
+int search_same_text(const char *a, const char *b) {
   if (!a || !b) return 0;
   for (; *a && *b; a++, b++)
     if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
@@ -184,7 +184,7 @@ static int same_text(const char *a, const char *b) {
 
 /* exact name 1.0, exact alias 0.95, else 0; row: id, name, attributes-or-NULL */
 static double exact_score(kip_stmt *st, const query *q) {
-  if (same_text(kip_col_text(st, 1), q->lower)) return EXACT_NAME;
+  if (search_same_text(kip_col_text(st, 1), q->lower)) return EXACT_NAME;
   const char *attrs = kip_col_text(st, 2);
   if (!attrs || !strstr(attrs, "aliases")) return 0;
   json_t *a = json_loads(attrs, 0, NULL);
@@ -192,7 +192,7 @@ static double exact_score(kip_stmt *st, const query *q) {
   double r = 0;
   size_t i;
   json_t *v;
-  if (json_is_array(al)) json_array_foreach(al, i, v) if (json_is_string(v) && same_text(json_string_value(v), q->lower)) r = EXACT_ALIAS;
+  if (json_is_array(al)) json_array_foreach(al, i, v) if (json_is_string(v) && search_same_text(json_string_value(v), q->lower)) r = EXACT_ALIAS;
   json_decref(a);
   return r;
 }

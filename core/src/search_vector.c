@@ -25,7 +25,6 @@
 #define CHANCE_MIN 16      /* fewer eligible elements: no chance level */
 #define CHANCE_SIGMAS 2.0
 
-
 int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim) {
   kip_nexus *nx = c->nx;
   *out = NULL;
@@ -123,13 +122,7 @@ static void offer(topk *t, int64_t id, double score) {
   }
 }
 
-/* the chance level of a query: what it scores against the memory at large.
-** Most of a memory is unrelated to any one question, so chance = mean + 2σ of
-** the query's cosines with the eligible elements of its kind — every one
-** when the scan covered the kind (no WITH TYPE: *cs already holds them),
-** else the first CHANCE_SAMPLE of the kind. Under a scope only eligible
-** elements count, so hidden ones never move a score. Fewer than CHANCE_MIN
-** elements: no level (0). */
+/* running sums of a query's cosines */
 typedef struct cos_stats {
   double sum, sum2;
   int64_t n;
@@ -168,6 +161,13 @@ static int vectors_stmt(kip_ctx *c, const ast_search *q, search_scope *sc, int w
   return 0;
 }
 
+/* the chance level of a query: what it scores against the memory at large.
+** Most of a memory is unrelated to any one question, so chance = mean + 2σ of
+** the query's cosines with the eligible elements of its kind — every one
+** when the scan covered the kind (no WITH TYPE: *cs already holds them),
+** else the first CHANCE_SAMPLE of the kind. Under a scope only eligible
+** elements count, so hidden ones never move a score. Fewer than CHANCE_MIN
+** elements: no level (0). */
 static int chance_level(kip_ctx *c, const ast_search *q, search_scope *sc, const int8_t *qi, double qnorm, int dim,
                         cos_stats *cs, double *level) {
   *level = 0;

@@ -768,8 +768,8 @@ function commands.reindex()
       nx:close()
       die("reindex --vectors: %s", why)
     end
-    local st = nx:vector_status()
-    if switch and st.model ~= "" and not st.embedder_matches and not yes then
+    local st = switch and not yes and nx:vector_status() -- only a question needs the counts
+    if st and st.model ~= "" and not st.embedder_matches then
       local question = ("Drop the %d vectors made by %q and embed every element with the configured embedder? [y/N] "):format(
         st.vectors, st.model)
       if not (isatty(0) and isatty(2)) then

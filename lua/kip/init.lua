@@ -89,7 +89,7 @@ function M.open(opts)
   end
   nx.embedder = kind
   if note then -- a remote embedder that cannot be reached now: tried again after requests
-    nx.embedder_unreachable, nx.embedder_spec, nx.core = note, opts.embedder or embedder.from_options(), core
+    nx.embedder_unreachable, nx.embedder_spec = note, opts.embedder or embedder.from_options()
     nx.embed_retry_at = os.time() + embedder.RETRY_SECONDS
   end
   if opts.policies and #opts.policies > 0 then

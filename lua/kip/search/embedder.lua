@@ -128,7 +128,7 @@ function M.drain(nx)
   local now = os.time()
   if nx.embed_retry_at and now < nx.embed_retry_at then return end
   if nx.embedder_unreachable then -- opened without it: try to attach it again
-    local kind, err, note = M.attach(nx.core, nx.handle, nx.embedder_spec)
+    local kind, err, note = M.attach(require "kip.core", nx.handle, nx.embedder_spec)
     if not kind then
       nx.embedder_unreachable = note or err
       nx.embed_retry_at = now + M.RETRY_SECONDS

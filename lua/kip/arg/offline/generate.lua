@@ -99,17 +99,16 @@ function M.run(ds, m, hooks)
     local belongs = fb and (type(fb.label) == "string" and fb.label or (fb.verified and e.primary)) or nil
     if belongs and e.prompt and not e.redacted then known[#known + 1] = { label = belongs, stems = stems_of(e.prompt) } end
   end
-  local support = {} -- label -> stem -> {word=, episodes={}, strong=n}
+  local support = {} -- label -> stem -> {forms = {word = count}, episodes = {ids}, why = {reason = true}}
   for _, p in ipairs(pointing) do
     support[p.label] = support[p.label] or {}
     for _, w in ipairs(distinctive(m, p.label, p.episode.prompt)) do
-      local x = support[p.label][w.stem] or { forms = {}, episodes = {}, why = {}, strong = 0 }
+      local x = support[p.label][w.stem] or { forms = {}, episodes = {}, why = {} }
       support[p.label][w.stem] = x
       x.forms[w.word] = (x.forms[w.word] or 0) + 1
       if not has(x.episodes, p.episode.id) then
         x.episodes[#x.episodes + 1] = p.episode.id
         x.why[p.why] = true
-        if p.episode.feedback then x.strong = x.strong + 1 end
       end
     end
   end
