@@ -124,6 +124,9 @@ typedef struct kip_call_options {
   const char *const *write_protected; /* NULL-terminated types/predicates: no insert, update or delete */
   const char *const *append_only;     /* NULL-terminated types/predicates: inserted, never updated or deleted */
   int write_denied;               /* refuse KML (KIP_4004 PolicyDenied) */
+  int atomic;                     /* a {"commands": [...]} batch is one transaction: the first
+                                  ** command that fails rolls back every command before it
+                                  ** (the response says so); a host option, not a request field */
   /* The host's grants for the guards declared in the nexus (kip_guard_declare),
   ** never taken from a request: */
   const char *const *capabilities; /* NULL-terminated capabilities the call holds */

@@ -229,8 +229,10 @@ static int run_command(kip_nexus *nx, int index, const char *text, size_t len, c
   int denied = h->before ? h->before(h->ud, index, text, len, pj, cmd ? desc.p : NULL, &opts, &err) : 0;
   free(pj);
   kip_buf_free(&desc);
-  if (denied) write_error_response(&resp, &err);
-  else stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, &opts, &resp);
+  if (denied) {
+    write_error_response(&resp, &err);
+    stop = 1; /* a refused command ends the batch like any other error */
+  } else stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, &opts, &resp);
   release_arena(nx, a);
   char *replaced = h->after ? h->after(h->ud, index, resp.p ? resp.p : "null") : NULL;
   if (replaced) kip_buf_adds(out, replaced);
@@ -419,6 +421,12 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
   } else {
     /* a read-only batch reads one snapshot: no writer's commit lands between its commands */
     int read_tx = readonly && !dry_run && nx->tx_depth == 0 && !kip_tx_begin_read(nx, &err);
+    /* an atomic batch (a host's call option) is one transaction */
+    int atomic = opt && opt->atomic && !readonly && !dry_run, failed = 0;
+    if (atomic && kip_tx_begin(nx, &err)) {
+      write_error_response(&out, &err);
+      goto done;
+    }
     kip_buf_adds(&out, "{\"result\":[");
     size_t i;
     json_t *item;
@@ -431,9 +439,21 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
       int stop = run_command(nx, (int)i, json_string_value(text), json_string_length(text), p, readonly, dry_run, opt,
                              &out);
       json_decref(p);
-      if (stop) break;
+      if (stop) {
+        failed = 1;
+        break;
+      }
     }
-    kip_buf_adds(&out, "]}");
+    kip_buf_adds(&out, "]");
+    if (atomic && failed) {
+      kip_tx_rollback(nx);
+      kip_buf_adds(&out, ",\"rolled_back\":true");
+    } else if (atomic && kip_tx_commit(nx, &err)) {
+      out.len = 0;
+      write_error_response(&out, &err);
+      goto done;
+    }
+    kip_buf_adds(&out, "}");
     if (read_tx) kip_tx_end_read(nx);
   }
   if (dry_run && !readonly) kip_tx_rollback(nx);

@@ -33,7 +33,8 @@ commands:
   dump [selection] [-o FILE.jsonl]   logical backup as JSON lines (one capsule page per line)
   restore FILE.jsonl             apply a dump
   backup FILE                    online copy of the nexus file (writers keep going)
-  mind init|anchor|policy|record|distill|link|gate|promote|demote|retire|publish-anchor|context|events
+  mind init|anchor|policy|record|distill|link|unlink|gate|promote|raise|demote|retire|restore|update|
+       publish-anchor|import|context|events
                                  the mind model: evidence, gated knowledge, context (docs/mind.md)
   arg init|profile|ask|eval|replay|log|feedback|offline|candidates|review|publish|versions|rollback|metrics
                                  the ARG loops: routed, governed requests with explicit
@@ -116,8 +117,11 @@ usage: kip [--db PATH] mind SUBCOMMAND [options] [governance options]
 
 The mind model (docs/mind.md): evidence, knowledge in tiers dao_tian >
 dao_ren > shu > qi, promotion only through deterministic gates, typed
-context. Every write passes the policies; a reviewer is the caller's role
-(--role reviewer), never a field. Results are JSON.
+context. Who you are is the host's: --user/--actor (default: your account)
+and --role. Agents record and distill; every change of status, tier or
+anchor needs a human role (--role operator, or reviewer; `kip mind policy`
+lists them), canonical needs --role reviewer. One Evidence fills one role;
+teaching evidence is a human's. Results are JSON.
 
   init                                   apply the schema capsule (once)
   anchor                                 this directory's anchors (global, repo, worktree)
@@ -130,8 +134,21 @@ context. Every write passes the policies; a reviewer is the caller's role
                                          add evidence without changing the status
   gate NAME                              is its gate met? (read-only)
   promote NAME [--verification REF]... [--teaching REF]... [--supporting REF]... [--reason R]
+                                         its tier's status gate (human)
+  raise NAME [--verification REF]... [--teaching REF]... [--supporting REF]... [--reason R]
+                                         tier promotion qi > shu > dao_ren > dao_tian, one step,
+                                         through the raise gate; it restarts as candidate (human)
   demote NAME --counterexample REF... --reason R [--retire]
+  unlink NAME --evidence REF --as supporting|verification|teaching|counterexample --reason R
+         [--verification REF]...         withdraw a link; a counterexample only with new
+                                         verification recorded after it (human)
   retire NAME --reason R
+  restore NAME --reason R                retired -> candidate, the one way out of retired (human)
+  update NAME [--statement S] [--content C] [--scope S] --reason R
+                                         edit the text; a new statement sends trusted knowledge
+                                         back to candidate
+  import FILE.kip                        bring knowledge exported with kip export --domain
+                                         MindModel (human)
   publish-anchor NAME [--reason R]       worktree -> repo -> global
   context [QUERY] [--limit N] [--dao-tian-limit N] [--include-evidence] [--include-inactive]
   events NAME                            the history of a knowledge item
@@ -891,6 +908,12 @@ local MIND_FLAGS = {
     ["--reason"] = "reason" },
   promote = { ["--verification"] = { "verification" }, ["--teaching"] = { "teaching" }, ["--supporting"] = { "supporting" },
     ["--reason"] = "reason" },
+  raise = { ["--verification"] = { "verification" }, ["--teaching"] = { "teaching" }, ["--supporting"] = { "supporting" },
+    ["--reason"] = "reason" },
+  unlink = { ["--evidence"] = "evidence", ["--as"] = "role", ["--verification"] = { "verification" }, ["--reason"] = "reason" },
+  restore = { ["--reason"] = "reason" },
+  update = { ["--statement"] = "statement", ["--content"] = "content", ["--scope"] = "scope_constraints", ["--reason"] = "reason" },
+  import = {},
   demote = { ["--counterexample"] = { "counterexamples" }, ["--reason"] = "reason", ["--retire"] = true },
   retire = { ["--reason"] = "reason" },
   ["publish-anchor"] = { ["--reason"] = "reason" },
@@ -926,6 +949,8 @@ function commands.mind()
     if o[k] then o[k] = math.tointeger(tonumber(o[k])) or die("--%s needs a whole number", k:gsub("_", "-")) end
   end
   local nx = open_nexus(true)
+  -- the audit names the caller: --user/--actor, else the account running kip
+  if not gov.ctx.user and not gov.ctx.actor then gov.ctx.actor = os.getenv("USER") or os.getenv("LOGNAME") end
   o.ctx = gov.ctx
   local result, err
   if sub == "init" then
@@ -933,14 +958,27 @@ function commands.mind()
     if result then result = { applied = "capsules/mind", ready = mind.ready(nx) } end
   elseif sub == "policy" then
     local g, from = mind.gates(nx)
-    result = { gates = g, from = from }
+    local gates = require "kip.mind.gates"
+    local roles = {}
+    for r in pairs(gates.human_roles(nx)) do roles[#roles + 1] = r end
+    table.sort(roles)
+    result = { gates = g, raise = gates.raise_gates(nx), human_roles = roles, from = from }
   elseif not mind.ready(nx) then
     err = { code = "KIP_2001", message = "this nexus has no mind schema", hint = "Run `kip mind init` once." }
   elseif sub == "context" then
     o.query = table.concat(positional, " ")
     result, err = mind.context(nx, o)
+  elseif sub == "import" then
+    local path = positional[1] or die("mind import needs a capsule file")
+    o.text = read_all(path)
+    o.on_error = function(line, e) stderr("%s:%d: %s %s", path, line, e.code or "", e.message or "") end
+    result, err = mind.import(nx, o)
+    if result and result.failed > 0 then
+      err = { code = "KIP_4003", message = ("%d statement(s) failed, %d applied"):format(result.failed, result.applied) }
+      result = nil
+    end
   else
-    if sub ~= "record" and sub ~= "distill" then
+    if sub ~= "record" and sub ~= "distill" and sub ~= "import" then
       o.name = positional[1] or die("mind %s needs the knowledge name", sub)
     end
     if sub == "demote" and o.retire then o.target = "retired" end

@@ -93,15 +93,16 @@ function M.open(opts)
     nx.embed_retry_at = os.time() + embedder.RETRY_SECONDS
   end
   if opts.policies and #opts.policies > 0 then
-    -- the mind model's authority and gates and the ARG policy are part of
-    -- every governed nexus (they only act on Knowledge, its links and
-    -- events, docs/mind.md, and on the ARG ontology and episodes, docs/arg.md)
+    -- the mind model's gates and the ARG policy are part of every governed
+    -- nexus (the gates' thresholds, docs/mind.md; the ARG loop's rules and
+    -- governed reads of the ontology, docs/arg.md); what both subsystems own
+    -- is guarded by the core, with or without policies
     local names, have = {}, {}
     for _, n in ipairs(opts.policies) do
       names[#names + 1] = n
       have[n] = true
     end
-    for _, n in ipairs { "mind", "mind_gates", "arg" } do
+    for _, n in ipairs { "mind_gates", "arg" } do
       if not have[n] and opts.mind_policies ~= false then names[#names + 1] = n end
     end
     nx.policies = policy.set { names = names, dirs = M.policy_dirs(opts.policy_dirs), log = opts.on_policy_error }

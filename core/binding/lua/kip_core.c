@@ -321,6 +321,7 @@ static void call_begin(lua_State *L, int oi, lcall *c) {
   o->eligibility = opt_str(L, oi, "eligibility");
   o->eligibility_params = opt_str(L, oi, "eligibility_params");
   o->write_denied = opt_int(L, oi, "write_denied", 0);
+  o->atomic = opt_int(L, oi, "atomic", 0);
   o->forbidden_types = c->ft = opt_strlist(L, oi, "forbidden_types");
   o->forbidden_predicates = c->fp = opt_strlist(L, oi, "forbidden_predicates");
   o->write_protected = c->wp = opt_strlist(L, oi, "write_protected");

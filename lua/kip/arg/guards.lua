@@ -45,24 +45,21 @@ M.TYPES = { "ArgCluster", "ArgLabel", "ArgNode", "ArgAction", "ExternalSource", 
   "ArgCandidate", "ArgOfflineRun", "ArgActionRun" }
 M.PREDICATES = { "in_cluster", "parent_label", "incompatible_with", "has_label", "redirects_to" }
 
+local shared = require "kip.guards"
+
+-- every guard of the subsystem: DECLARED, then its schema's definitions
+local function all()
+  local list = {}
+  for _, g in ipairs(M.DECLARED) do list[#list + 1] = g end
+  for _, t in ipairs(M.TYPES) do list[#list + 1] = { "$ConceptType", t, "sealed", M.PUBLISH, PUBLISH_HINT } end
+  for _, p in ipairs(M.PREDICATES) do list[#list + 1] = { "$PropositionType", p, "sealed", M.PUBLISH, PUBLISH_HINT } end
+  return list
+end
+
 --- declare every guard of the subsystem (idempotent); true or nil, message
 function M.declare(nx)
-  local h = nx.handle
-  local function put(t, name, mode, cap, hint)
-    return h:guard_declare { type = t, name = name, mode = mode, capability = cap, owner = M.OWNER, hint = hint }
-  end
-  for _, g in ipairs(M.DECLARED) do
-    local ok, err = put(g[1], g[2], g[3], g[4], g[5])
-    if not ok then return nil, err end
-  end
-  for _, t in ipairs(M.TYPES) do
-    local ok, err = put("$ConceptType", t, "sealed", M.PUBLISH, PUBLISH_HINT)
-    if not ok then return nil, err end
-  end
-  for _, p in ipairs(M.PREDICATES) do
-    local ok, err = put("$PropositionType", p, "sealed", M.PUBLISH, PUBLISH_HINT)
-    if not ok then return nil, err end
-  end
+  local ok, err = shared.declare(nx, M.OWNER, all())
+  if not ok then return nil, err end
   nx._arg_guarded = true
   return true
 end
@@ -73,11 +70,8 @@ end
 function M.ensure(nx)
   if nx._arg_guarded then return true end
   local core = require "kip.core"
-  local r = core.json_decode(nx.handle:guards(0))
-  local have = 0
-  for _, g in ipairs(r.result and r.result.guards or {}) do if g.owner == M.OWNER then have = have + 1 end end
   if nx:readonly() then return true end
-  if have < #M.DECLARED + #M.TYPES + #M.PREDICATES then
+  if shared.count(nx, M.OWNER) < #all() then
     local ok, err = M.declare(nx)
     if not ok then return nil, err end
   end
@@ -95,15 +89,6 @@ end
 
 --- call options holding capability `cap` (and the operator's view: the
 --- subsystem reads its own private records), over base options `opts`
-function M.as(nx, cap, ctx, opts)
-  local o = {}
-  for k, v in pairs(opts or {}) do o[k] = v end
-  local c = {}
-  for k, v in pairs(ctx or nx.ctx or {}) do c[k] = v end
-  c.operator = true
-  o.ctx = c
-  o.capabilities = { cap }
-  return o
-end
+M.as = shared.as
 
 return M

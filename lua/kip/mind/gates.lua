@@ -12,14 +12,59 @@ M.DEFAULTS = {
   qi = { target = "promoted", supporting = 1, verification = 1, teaching = 0, reviewer = false, counterexamples_block = true },
 }
 
---- the gates in force for nexus nx (and where they come from)
-function M.current(nx)
+-- tier promotion (raise): the gate of each tier above qi, reached from the
+-- tier below it; stricter than the status gates (seed 004 "Promotion
+-- Hierarchy": fewer entries, stronger evidence, stronger review)
+M.RAISE_DEFAULTS = {
+  shu = { from_tier = "qi", supporting = 2, verification = 2, teaching = 0, reviewer = false, counterexamples_block = true },
+  dao_ren = { from_tier = "shu", supporting = 3, verification = 2, teaching = 0, reviewer = false, counterexamples_block = true },
+  dao_tian = { from_tier = "dao_ren", supporting = 4, verification = 3, teaching = 1, reviewer = true, counterexamples_block = true },
+}
+
+-- who counts as a human caller (lifecycle authority, human provenance)
+M.HUMAN_ROLES = { "operator", "reviewer" }
+
+local function policy(nx)
   if nx.policies then
     for _, p in ipairs(nx.policies:list()) do
-      if p.name == "mind_gates" and type(p.gates) == "table" then return p.gates, p.path end
+      if p.name == "mind_gates" and type(p.gates) == "table" then return p end
     end
   end
+end
+
+--- the status gates in force for nexus nx (and where they come from)
+function M.current(nx)
+  local p = policy(nx)
+  if p then return p.gates, p.path end
   return M.DEFAULTS, "built-in defaults"
+end
+
+--- the raise gates in force (by target tier)
+function M.raise_gates(nx)
+  local p = policy(nx)
+  return p and type(p.raise) == "table" and p.raise or M.RAISE_DEFAULTS
+end
+
+--- the gate that raises knowledge of tier `from` one tier up (with
+--- to_tier), or nil at the top
+function M.raise_gate(nx, from)
+  for to, g in pairs(M.raise_gates(nx)) do
+    if g.from_tier == from then
+      local c = {}
+      for k, v in pairs(g) do c[k] = v end
+      c.to_tier, c.target = to, "candidate"
+      return c
+    end
+  end
+end
+
+--- the roles that make a caller human: {role = true}
+function M.human_roles(nx)
+  local p = policy(nx)
+  local list = p and type(p.human_roles) == "table" and p.human_roles or M.HUMAN_ROLES
+  local set = {}
+  for _, r in ipairs(list) do set[r] = true end
+  return set
 end
 
 --- evaluate gate g on evidence counts {supporting, verification, teaching,

@@ -118,13 +118,18 @@ function Cycle:check_budget()
   end
 end
 
---- Send a write (or record it in a dry run). Returns the response; a KIP
---- error is returned, not raised, so one bad item never stops a phase.
+--- Send a write (or record it in a dry run, or add it to the open batch).
+--- Returns the response; a KIP error is returned, not raised, so one bad
+--- item never stops a phase.
 function Cycle:write(command, params, why)
   self:check_budget()
   self.decisions[#self.decisions + 1] = { phase = self.phase, why = why, command = command, parameters = params }
   if self.dry_run then
     self.planned[#self.planned + 1] = { phase = self.phase, why = why, command = command, parameters = params }
+    return { result = {} }
+  end
+  if self.batch then
+    self.batch[#self.batch + 1] = { command = command, parameters = params or {} }
     return { result = {} }
   end
   local r = self.nx:execute(command, params, { ctx = CTX })
@@ -136,6 +141,26 @@ function Cycle:write(command, params, why)
   -- a bulk UPDATE that matched nothing changed nothing: not a write
   if not (type(r.result) == "table" and r.result.updated == 0) then self.writes = self.writes + 1 end
   return r
+end
+
+--- Collect the writes that follow until commit_batch: they are sent as one
+--- atomic request (every one commits, or none does)
+function Cycle:begin_batch() self.batch = {} end
+
+--- Send the batch as one transaction: true, or nil and the first refusal
+--- ({code, message}); nothing of a refused batch is applied
+function Cycle:commit_batch()
+  local batch = self.batch
+  self.batch = nil
+  if self.dry_run or not batch or #batch == 0 then return true end
+  local r = self.nx:call({ commands = batch }, { ctx = CTX, atomic = true })
+  if r.error then return nil, r.error end
+  for _, item in ipairs(r.result or {}) do
+    if type(item) == "table" and item.error then return nil, item.error end
+  end
+  if r.rolled_back then return nil, { code = "KIP_4003", message = "the batch was rolled back" } end
+  self.writes = self.writes + #batch
+  return true
 end
 
 --- Report an element that needs attention (or that a rule could not decide).

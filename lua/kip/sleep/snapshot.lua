@@ -3,13 +3,34 @@
 --- cursors), indexed by id, by {type, name}, by endpoint and by Domain.
 --- Phases take a fresh snapshot when they start, so each sees the effects
 --- of the phases before it (SystemInstructions.md Phase 1 "Assessment").
+---
+--- What another subsystem owns (its guards, kip.guards: the ARG ontology
+--- and registry, the mind model's knowledge and evidence) is not in the
+--- snapshot: neither those concepts nor the links whose subject they are.
+--- No phase sees, changes or reports them; s.owned counts them by owner.
 local cycle = require "kip.sleep.cycle"
+local guards = require "kip.guards"
 
 local M = {}
 local Snap = {}
 Snap.__index = Snap
 
 local function key(t, n) return t .. "\0" .. n end
+
+local function drop_from(list, pred)
+  if not list then return end
+  for i = #list, 1, -1 do if pred(list[i]) then table.remove(list, i) end end
+end
+
+local function index_link(s, l)
+  if s.by_id[l.id] then return end
+  s.links[#s.links + 1] = l
+  s.by_id[l.id] = l
+  s.out[l.subject] = s.out[l.subject] or {}
+  table.insert(s.out[l.subject], l)
+  s.into[l.object] = s.into[l.object] or {}
+  table.insert(s.into[l.object], l)
+end
 
 --- the graph as the cycle sees it now: taken again only when the cycle
 --- wrote something since the last snapshot (or another process may have:
@@ -23,18 +44,29 @@ end
 
 function M.read(c)
   local s = setmetatable({ by_id = {}, by_key = {}, out = {}, into = {}, concepts = {}, links = {},
-    types = {}, predicates = {} }, Snap)
+    types = {}, predicates = {}, owned = { concepts = {}, links = 0 } }, Snap)
+  local owned = guards.owned(c.nx)
   for _, t in ipairs(c:read_all('FIND(?t) WHERE { ?t {type: "$ConceptType"} } LIMIT 1000')) do
     s.types[#s.types + 1] = t.name
   end
   for _, p in ipairs(c:read_all('FIND(?p) WHERE { ?p {type: "$PropositionType"} } LIMIT 1000')) do
     s.predicates[p.name] = p
   end
+  local function skip(owner, n) s.owned.concepts[owner] = (s.owned.concepts[owner] or 0) + n end
   for _, t in ipairs(s.types) do
-    for _, e in ipairs(c:read_all("FIND(?n) WHERE { ?n {type: :t} } LIMIT 1000", { t = t })) do
-      s.concepts[#s.concepts + 1] = e
-      s.by_id[e.id] = e
-      s.by_key[key(e.type, e.name)] = e
+    if owned.types[t] then
+      local n = c:read("FIND(COUNT(?n)) WHERE { ?n {type: :t} }", { t = t })
+      skip(owned.types[t], type(n) == "table" and n[1] or n or 0)
+    else
+      for _, e in ipairs(c:read_all("FIND(?n) WHERE { ?n {type: :t} } LIMIT 1000", { t = t })) do
+        local owner = guards.owner_of(owned, e.type, e.name)
+        if owner then skip(owner, 1)
+        else
+          s.concepts[#s.concepts + 1] = e
+          s.by_id[e.id] = e
+          s.by_key[key(e.type, e.name)] = e
+        end
+      end
     end
   end
   local preds = {}
@@ -43,18 +75,61 @@ function M.read(c)
   for _, p in ipairs(preds) do
     local rows = c:read_all("FIND(?l) WHERE { ?l (?s, " .. cycle.lit(p) .. ", ?o) } LIMIT 1000")
     for _, l in ipairs(rows) do
-      s.links[#s.links + 1] = l
-      s.by_id[l.id] = l
-      s.out[l.subject] = s.out[l.subject] or {}
-      table.insert(s.out[l.subject], l)
-      s.into[l.object] = s.into[l.object] or {}
-      table.insert(s.into[l.object], l)
+      -- a link whose subject concept is not in the snapshot is owned
+      if not s.by_id[l.subject] and not tostring(l.subject):match("^P:") then
+        s.owned.links = s.owned.links + 1
+        goto next_link
+      end
+      index_link(s, l)
+      ::next_link::
     end
   end
   return s
 end
 
 function Snap:get(t, n) return self.by_key[key(t, n)] end
+
+--- Read concepts `keys` ({{type, name}...}) and their links again after a
+--- write that touched them, instead of the whole graph: what was deleted
+--- or merged away leaves the snapshot, what changed is replaced. The flat
+--- lists (concepts, links) keep the old entries marked `stale`; the
+--- indexes (get, by_id, links_from, links_to, domains) are exact.
+function Snap:refresh(c, keys)
+  local ids = {}
+  for _, k in ipairs(keys) do
+    local old = self.by_key[key(k[1], k[2])]
+    if old then
+      ids[old.id] = true
+      old.stale = true
+      self.by_key[key(k[1], k[2])], self.by_id[old.id] = nil, nil
+    end
+  end
+  for id in pairs(ids) do
+    for _, l in ipairs(self.out[id] or {}) do
+      l.stale, self.by_id[l.id] = true, nil
+      drop_from(self.into[l.object], function(x) return x.id == l.id end)
+    end
+    for _, l in ipairs(self.into[id] or {}) do
+      l.stale, self.by_id[l.id] = true, nil
+      drop_from(self.out[l.subject], function(x) return x.id == l.id end)
+    end
+    self.out[id], self.into[id] = nil, nil
+  end
+  for _, k in ipairs(keys) do
+    local rows = c:read("FIND(?n) WHERE { ?n {type: :t, name: :n} }", { t = k[1], n = k[2] })
+    local e = rows and rows[1]
+    if e then
+      self.concepts[#self.concepts + 1] = e
+      self.by_id[e.id], self.by_key[key(e.type, e.name)] = e, e
+      for _, q in ipairs { "FIND(?l) WHERE { ?l ({type: :t, name: :n}, ?p, ?o) } LIMIT 1000",
+                           "FIND(?l) WHERE { ?l (?s, ?p, {type: :t, name: :n}) } LIMIT 1000" } do
+        for _, l in ipairs(c:read_all(q, { t = k[1], n = k[2] })) do
+          if self.by_id[l.subject] or tostring(l.subject):match("^P:") then index_link(self, l) end
+        end
+      end
+    end
+  end
+end
 
 --- outgoing links of element id, of predicate p (all when nil)
 function Snap:links_from(id, p)

@@ -37,8 +37,16 @@ function M.resolve(c, s, subjects)
   table.sort(preds)
   for _, p in ipairs(preds) do
     local by_subject, order = {}, {}
-    for _, l in ipairs(s.links) do
-      if l.predicate == p and snapshot.live(l) and (not subjects or subjects[l.subject]) then
+    local candidates = s.links
+    if subjects then -- the given subjects' links only (from the index: exact after a refresh)
+      candidates = {}
+      local ids = {}
+      for id in pairs(subjects) do ids[#ids + 1] = id end
+      table.sort(ids)
+      for _, id in ipairs(ids) do for _, l in ipairs(s:links_from(id, p)) do candidates[#candidates + 1] = l end end
+    end
+    for _, l in ipairs(candidates) do
+      if l.predicate == p and snapshot.live(l) and not l.stale and (not subjects or subjects[l.subject]) then
         if not by_subject[l.subject] then
           by_subject[l.subject] = {}
           order[#order + 1] = l.subject

@@ -11,6 +11,7 @@
 --- otherwise; every other predicate by 0.95. confidence is never touched.
 local cycle = require "kip.sleep.cycle"
 local snapshot = require "kip.sleep.snapshot"
+local guards = require "kip.guards"
 
 local M = { name = "decay", title = "Memory-strength decay" }
 
@@ -24,7 +25,8 @@ local function shard(c, predicate, factor, object_filter)
   FILTER(IS_NULL(?l.metadata.strength_decay_applied_at) || ?l.metadata.strength_decay_applied_at < :start)
   FILTER(IS_NULL(?l.metadata.observed_at) || ?l.metadata.observed_at < :window)
   %s
-}]]):format(cycle.lit(predicate), object_filter or "")
+  %s
+}]]):format(cycle.lit(predicate), object_filter or "", guards.kql_not_owned(guards.owned(c.nx), "?s"))
   local params = { start = c.now, floor = c.params.decay_floor, window = c.reinforcement_cutoff,
     min = object_filter and object_filter:find(":min", 1, true) and c.params.decay_slow_min_evidence or nil }
   -- nothing due (a rerun with the same clock): no command is sent at all

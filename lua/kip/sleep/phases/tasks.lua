@@ -1,11 +1,18 @@
---- Phase 2 — SleepTasks (SystemInstructions.md Phase 2; docs/sleep.md rule
---- 1). A task is processed when it is pending and assigned_to $system.
---- Malformed tasks (unknown action, missing target fields, a target that
---- does not exist or is protected) end `failed` with the reason in
---- `result`; valid ones are carried out by the same rules as the other
---- phases and end `completed`; tasks that need judgment (review,
---- compile_to_skill, or no rule evidence) stay pending and are reported —
---- unless the `task` hook takes them. A malformed task never stops the cycle.
+--- Phase 2 — SleepTasks (SystemInstructions.md Phase 2; seed 001 "Handoff
+--- Protocol"; docs/sleep.md rule 1). A task is processed when it is pending
+--- (or in_progress: claimed by a cycle that did not finish it) and
+--- assigned_to $system. Malformed tasks (unknown action, missing target
+--- fields, a target that does not exist or is protected) end `failed` with
+--- the reason in `result`; valid ones are claimed (`in_progress`), carried
+--- out by the same rules as the other phases, and end `completed` in the
+--- same transaction as their writes — or, when any write is refused,
+--- `failed` with the refusal and nothing of them applied. Tasks that need
+--- judgment (review, compile_to_skill, or no rule evidence) stay pending and
+--- are reported — unless the `task` hook takes them. Entries of
+--- $self.attributes.pending_for_sleep ("Type:name", or {target_type,
+--- target_name, requested_action?, reason?}) become review tasks (once
+--- each; $self itself is never modified). After a task the snapshot is
+--- refreshed for what it touched only, not read again whole.
 local snapshot = require "kip.sleep.snapshot"
 local rules = require "kip.sleep.rules"
 local events = require "kip.sleep.phases.events"
@@ -21,6 +28,24 @@ local function finish(c, task, status, result)
   local params = { st = status, r = result, now = c.now }
   sets[#sets + 1] = (status == "completed" and "completed_at" or "failed_at") .. ": :now"
   rules.set_attributes(c, task, sets, params, "SleepTask " .. task.name .. " " .. status)
+end
+
+-- the concepts a task's writes touch: the target, its neighbours, merge_into
+local function touched(s, task, target)
+  local keys, seen = {}, {}
+  local function add(e)
+    if e and e.type and not seen[e.id] then
+      seen[e.id] = true
+      keys[#keys + 1] = { e.type, e.name }
+    end
+  end
+  add(task)
+  add(target)
+  for _, l in ipairs(s:links_from(target.id)) do add(s.by_id[l.object]) end
+  for _, l in ipairs(s:links_to(target.id)) do add(s.by_id[l.subject]) end
+  local into = task.attributes.merge_into
+  if type(into) == "string" then add(s:get(target.type, into)) end
+  return keys
 end
 
 local function assigned_to_system(s, task)
@@ -80,12 +105,81 @@ local function carry_out(c, s, task, target)
   return nil, action .. " needs judgment"
 end
 
+-- carry out a valid task in one transaction with its completion: claimed
+-- first (in_progress), then its writes and `completed` commit together, or
+-- it ends `failed` with the refusal and nothing applied
+local function run_task(c, s, task, target)
+  c:begin_batch()
+  local nplanned = #c.planned
+  local ok, status, result = pcall(carry_out, c, s, task, target)
+  local batch = c.batch
+  c.batch = nil
+  if not ok then
+    finish(c, task, "failed", "error: " .. tostring(status))
+    return "failed"
+  end
+  if not status then -- needs judgment: nothing was sent, nothing is claimed
+    for i = #c.planned, nplanned + 1, -1 do table.remove(c.planned, i) end
+    return nil, result
+  end
+  -- claimed (a crash from here on leaves it in_progress: the next cycle takes it again)
+  rules.set_attributes(c, task, { 'status: "in_progress"', "claimed_at: :now" }, { now = c.now }, "claim SleepTask " .. task.name)
+  c.batch = batch
+  finish(c, task, status, result)
+  local keys = touched(s, task, target)
+  local committed, err = c:commit_batch()
+  if not committed then
+    finish(c, task, "failed", ("refused, nothing applied: %s %s"):format(err.code or "", err.message or ""))
+    c:flag(snapshot.label(task), "failed: " .. tostring(err.message))
+    return "failed"
+  end
+  if not c.dry_run then s:refresh(c, keys) end
+  return "completed"
+end
+
+-- $self's pending_for_sleep entries as review tasks (deterministic names:
+-- an entry becomes one task, whatever happens to it later)
+local function pending_for_sleep(c, s)
+  local me = s:get("Person", "$self")
+  local list = me and (me.attributes or {}).pending_for_sleep
+  if type(list) ~= "table" then return 0 end
+  local made = 0
+  for _, item in ipairs(list) do
+    local t, n, action, reason
+    if type(item) == "string" then t, n = item:match("^([^:]+):(.+)$")
+    elseif type(item) == "table" then t, n, action, reason = item.target_type, item.target_name, item.requested_action, item.reason end
+    if type(t) ~= "string" or type(n) ~= "string" then
+      c:flag("Person:$self", ("pending_for_sleep entry %s is neither \"Type:name\" nor {target_type, target_name}"):format(
+        require("kip.core").json_encode(item)))
+    else
+      action = M.ACTIONS[action] and action or "review"
+      local name = ("SleepTask:pending:%s:%s:%s"):format(action, t, n)
+      if not s:get("SleepTask", name) then
+        made = made + 1
+        c:write([[UPSERT { CONCEPT ?t { {type: "SleepTask", name: :name}
+  SET ATTRIBUTES { target_type: :tt, target_name: :tn, requested_action: :act, reason: :why, status: "pending", priority: 1 }
+  SET PROPOSITIONS { ("assigned_to", {type: "Person", name: "$system"}) ("created_by", {type: "Person", name: "$self"})
+    ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
+WITH METADATA { source: "pending_for_sleep", author: "$system", created_at: :now }]],
+          { name = name, tt = t, tn = n, act = action, why = type(reason) == "string" and reason or "flagged by $self for sleep (pending_for_sleep)",
+            now = c.now }, "pending_for_sleep " .. t .. ":" .. n)
+      end
+    end
+  end
+  if made > 0 and not c.dry_run then return made, true end
+  return made
+end
+
 function M.run(c)
   local s = snapshot.take(c)
   local n = { processed = 0, completed = 0, failed = 0, pending = 0 }
+  local made, wrote = pending_for_sleep(c, s)
+  if made > 0 then n.from_pending_for_sleep = made end
+  if wrote then s = snapshot.take(c) end
   local tasks = {}
   for _, e in ipairs(s.concepts) do
-    if e.type == "SleepTask" and (e.attributes or {}).status == "pending" and assigned_to_system(s, e) then tasks[#tasks + 1] = e end
+    local st = (e.attributes or {}).status
+    if e.type == "SleepTask" and (st == "pending" or st == "in_progress") and assigned_to_system(s, e) then tasks[#tasks + 1] = e end
   end
   table.sort(tasks, function(x, y)
     local px, py = tonumber(x.attributes.priority) or 0, tonumber(y.attributes.priority) or 0
@@ -93,6 +187,7 @@ function M.run(c)
     return x.name < y.name
   end)
   for _, task in ipairs(tasks) do
+    task = s:get(task.type, task.name) or task -- as refreshed by the tasks before it
     n.processed = n.processed + 1
     local a = task.attributes
     local target = type(a.target_type) == "string" and type(a.target_name) == "string" and s:get(a.target_type, a.target_name)
@@ -110,20 +205,15 @@ function M.run(c)
       finish(c, task, "failed", malformed)
       n.failed = n.failed + 1
     else
-      local ok, status, result = pcall(carry_out, c, s, task, target)
-      if not ok then
-        finish(c, task, "failed", "error: " .. tostring(status))
-        n.failed = n.failed + 1
-      elseif status then
-        finish(c, task, status, result)
-        n.completed = n.completed + 1
-        s = snapshot.take(c) -- later tasks see this one's effects
+      local status, why = run_task(c, s, task, target)
+      if status then
+        n[status] = n[status] + 1
       elseif c.hooks.task then
         local hok, herr = pcall(c.hooks.task, c, task, target, s)
         if not hok then c:flag(snapshot.label(task), "the task hook failed: " .. tostring(herr)) end
       else
         n.pending = n.pending + 1
-        c:flag(snapshot.label(task), "left pending: " .. result)
+        c:flag(snapshot.label(task), "left pending: " .. why)
       end
     end
     ::next_task::
