@@ -17,6 +17,7 @@ describe("mind model", function()
   local path, dir, nx
   local agent = { actor = "agent-1", roles = { "agent" } }
   local reviewer = { actor = "ana", roles = { "reviewer" } }
+  local operator = { actor = "op", roles = { "operator" } }
 
   before_each(function()
     path = H.tmpdb()
@@ -51,14 +52,18 @@ describe("mind model", function()
     local g = ok(mind.gate(nx, { name = k.knowledge, ctx = agent }))
     assert.is_false(g.ready)
     assert.equal(1, g.missing.verification)
-    local r, e = mind.promote(nx, { name = k.knowledge, reason = "seems right", ctx = agent })
+    local r, e = mind.promote(nx, { name = k.knowledge, reason = "seems right", ctx = operator })
     assert.is_nil(r)
     assert.equal("KIP_2002", e.code)
     assert.matches("1 more verification", e.message)
     local e2 = record("re-ran the flaky test 5 times with a clean cache: all green", { source_ref = "ci/run/102" })
     ok(mind.link(nx, { name = k.knowledge, verification = { e2 }, reason = "re-verified", ctx = agent }))
     assert.is_true(ok(mind.gate(nx, { name = k.knowledge })).ready)
-    r = ok(mind.promote(nx, { name = k.knowledge, reason = "gate met", ctx = agent }))
+    -- the gate is met, but lifecycle authority is human (seed 004 P80): the agent cannot promote
+    r, e = mind.promote(nx, { name = k.knowledge, reason = "gate met", ctx = agent })
+    assert.is_nil(r)
+    assert.matches("needs a human caller", e.message)
+    r = ok(mind.promote(nx, { name = k.knowledge, reason = "gate met", ctx = operator }))
     assert.equal("promoted", r.to)
     -- context: in the shu section, with its evidence by role
     local pack = ok(mind.context(nx, { here = HERE, ctx = agent }))
@@ -70,7 +75,7 @@ describe("mind model", function()
     assert.equal(e2, shu[1].evidence.verification[1].name)
     -- a counterexample demotes it, and it leaves the default context
     local e3 = record("the flaky test failed again with a clean cache: the cache was not the cause")
-    r = ok(mind.demote(nx, { name = k.knowledge, counterexamples = { e3 }, reason = "contradicted", ctx = agent }))
+    r = ok(mind.demote(nx, { name = k.knowledge, counterexamples = { e3 }, reason = "contradicted", ctx = operator }))
     assert.equal("demoted", r.to)
     assert.same({}, section(ok(mind.context(nx, { here = HERE, ctx = agent })), "shu"))
     -- the events tell the whole history
@@ -78,7 +83,10 @@ describe("mind model", function()
     local types = {}
     for i, x in ipairs(ev) do types[i] = x.type .. ":" .. tostring(x.to) end
     assert.same({ "created:candidate", "linked:candidate", "promoted:promoted", "demoted:demoted" }, types)
-    assert.equal("agent-1", ev[3].actor)
+    assert.equal("agent-1", ev[1].actor)
+    assert.equal("agent", ev[1].actor_kind)
+    assert.equal("op", ev[3].actor)
+    assert.equal("human", ev[3].actor_kind)
   end)
 
   it("orders sections dao_tian, dao_ren, shu, qi, prefers worktree over repo over global, keeps dao_tian sparse", function()
@@ -89,8 +97,8 @@ describe("mind model", function()
         supporting = refs, anchor = kind, here = HERE, ctx = agent }))
       local ver, teach = {}, {}
       for i = 1, nver do ver[i] = record(statement .. " verified " .. i, { domain = domain }) end
-      for i = 1, nteach do teach[i] = record(statement .. " taught " .. i, { domain = domain, provenance = "human" }) end
-      ok(mind.promote(nx, { name = k.knowledge, verification = ver, teaching = teach, ctx = who or agent }))
+      for i = 1, nteach do teach[i] = record(statement .. " taught " .. i, { domain = domain, provenance = "human", ctx = operator }) end
+      ok(mind.promote(nx, { name = k.knowledge, verification = ver, teaching = teach, ctx = who or operator }))
       return k.knowledge
     end
     local law1 = promoted("Evidence precedes assertion", "dao_tian", "global", "global", 3, 2, 1, reviewer)
@@ -121,13 +129,15 @@ describe("mind model", function()
     local e = record("x")
     local k = ok(mind.distill(nx, { statement = "s", tier = "qi", domain = "project", field = "tooling", supporting = { e },
       here = HERE, ctx = agent }))
-    local r, err = mind.publish_anchor(nx, { name = k.knowledge })
+    local r, err = mind.publish_anchor(nx, { name = k.knowledge, ctx = operator })
     assert.is_nil(r)
     assert.matches("only promoted or canonical", err.message)
-    ok(mind.promote(nx, { name = k.knowledge, verification = { record("y") }, ctx = agent }))
-    r = ok(mind.publish_anchor(nx, { name = k.knowledge, reason = "shared by the team" }))
+    ok(mind.promote(nx, { name = k.knowledge, verification = { record("y") }, ctx = operator }))
+    r, err = mind.publish_anchor(nx, { name = k.knowledge, reason = "shared", ctx = agent })
+    assert.matches("needs a human caller", err.message)
+    r = ok(mind.publish_anchor(nx, { name = k.knowledge, reason = "shared by the team", ctx = operator }))
     assert.equal("repo:/src/app", r.to_anchor)
-    r, err = mind.publish_anchor(nx, { name = k.knowledge })
+    r, err = mind.publish_anchor(nx, { name = k.knowledge, ctx = operator })
     assert.matches("domain=global", err.message)
     local ev = ok(mind.events(nx, { name = k.knowledge }))
     assert.equal("published_anchor", ev[#ev].type)
@@ -152,7 +162,8 @@ describe("mind model", function()
         tier: "dao_tian", status: "canonical", domain: "global", field: "x", anchor_kind: "global", anchor_id: "global" } } }
         WITH METADATA { source: "agent", author: "agent-1" }]])
       assert.equal("KIP_4004", err.code)
-      assert.matches("lifecycle operations", err.message)
+      assert.matches("sealed by mind", err.message)
+      assert.matches("lifecycle operations", err.hint)
       assert.is_nil(mind.gate(nx, { name = "kn:forged" }))
       -- even a candidate: knowledge comes only from distill
       refused([[UPSERT { CONCEPT ?k { {type: "Knowledge", name: "kn:sneaky"} SET ATTRIBUTES { statement: "s", tier: "qi", status: "candidate" } } }]])
@@ -194,7 +205,7 @@ describe("mind model", function()
       local refs, ver = {}, {}
       for i = 1, 3 do refs[i] = record("law support " .. i, { domain = "global" }) end
       for i = 1, 2 do ver[i] = record("law verified " .. i, { domain = "global" }) end
-      local teach = record("a human taught it", { domain = "global", provenance = "human" })
+      local teach = record("a human taught it", { domain = "global", provenance = "human", ctx = operator })
       local k = ok(mind.distill(nx, { statement = "Evidence precedes assertion", tier = "dao_tian", domain = "global",
         field = "epistemics", supporting = refs, here = HERE, ctx = agent }))
       -- a reviewer claimed in a field is ignored
@@ -215,9 +226,9 @@ describe("mind model", function()
       local r, err = mind.distill(nx, { statement = "b", tier = "qi", domain = "project", field = "x", supporting = { k.knowledge }, here = HERE })
       assert.is_nil(r)
       assert.equal("KIP_2001", err.code)
-      r, err = mind.promote(nx, { name = k.knowledge, verification = { "ev:nope" } })
+      r, err = mind.promote(nx, { name = k.knowledge, verification = { "ev:nope" }, ctx = operator })
       assert.equal("KIP_3002", err.code)
-      r, err = mind.demote(nx, { name = k.knowledge, reason = "no evidence" })
+      r, err = mind.demote(nx, { name = k.knowledge, reason = "no evidence", ctx = operator })
       assert.equal("KIP_2002", err.code)
       r, err = mind.distill(nx, { statement = "c", tier = "qi", domain = "project", field = "x", supporting = {}, here = HERE })
       assert.equal("KIP_2002", err.code)
@@ -237,6 +248,88 @@ describe("mind model", function()
     f:close()
     os.execute("sleep 1.2") -- the policy set looks at its files at most once per second
     assert.is_true(ok(mind.gate(nx, { name = k.knowledge })).ready)
-    assert.equal("promoted", ok(mind.promote(nx, { name = k.knowledge })).to)
+    assert.equal("promoted", ok(mind.promote(nx, { name = k.knowledge, ctx = operator })).to)
+  end)
+
+  describe("gates an agent cannot satisfy alone (adversarial)", function()
+    it("counts one Evidence in one role, and teaching only from a human", function()
+      local e1, e2 = record("seen once"), record("seen twice")
+      local k = ok(mind.distill(nx, { statement = "twice", tier = "qi", domain = "project", supporting = { e1 }, here = HERE, ctx = agent }))
+      -- the supporting evidence cited again as its verification
+      local r, err = mind.promote(nx, { name = k.knowledge, verification = { e1 }, ctx = operator })
+      assert.is_nil(r)
+      assert.matches("one Evidence fills one role", err.message)
+      r, err = mind.link(nx, { name = k.knowledge, supporting = { e2 }, verification = { e2 }, ctx = agent })
+      assert.matches("one Evidence fills one role", err.message)
+      assert.equal(1, ok(mind.gate(nx, { name = k.knowledge })).counts.supporting)
+      assert.equal(0, ok(mind.gate(nx, { name = k.knowledge })).counts.verification)
+      -- teaching is a human's: runtime evidence is refused, and an agent cannot record human evidence
+      r, err = mind.link(nx, { name = k.knowledge, teaching = { e2 }, ctx = agent })
+      assert.matches("not a human's teaching", err.message)
+      r, err = mind.record(nx, { content = "trust me, I am human", domain = "project", provenance = "human", here = HERE, ctx = agent })
+      assert.is_nil(r)
+      assert.equal("KIP_4004", err.code)
+      -- nor fields Evidence must not carry, nor a back-dated time
+      r, err = mind.record(nx, { content = "c", domain = "project", provenance = "runtime", tier = "dao_tian", status = "canonical",
+        recorded_at = "2001-01-01T00:00:00Z", here = HERE, ctx = agent })
+      assert.is_nil(r)
+      assert.matches("does not take recorded_at, status, tier", err.message)
+    end)
+
+    it("has no agent-only path to promoted or canonical, with or without policies", function()
+      local e1, e2, e3, e4 = record("a"), record("b"), record("c"), record("d")
+      local k = ok(mind.distill(nx, { statement = "agent made", tier = "qi", domain = "project", supporting = { e1 }, here = HERE, ctx = agent }))
+      ok(mind.link(nx, { name = k.knowledge, verification = { e2 }, ctx = agent }))
+      assert.is_true(ok(mind.gate(nx, { name = k.knowledge })).ready)
+      for _, op in ipairs { "promote", "raise", "publish_anchor", "retire", "restore", "demote", "unlink" } do
+        local r = mind[op](nx, { name = k.knowledge, reason = "r", counterexamples = { e3 }, evidence = e2, role = "verification",
+          verification = { e4 }, ctx = agent })
+        assert.is_nil(r, op)
+      end
+      -- the Lua API's default open has no policies: the core's guards still hold
+      local raw = assert(kip.open { path = path, embedder = false })
+      for _, cmd in ipairs {
+        'UPDATE ?k SET ATTRIBUTES { status: "canonical" } WHERE { ?k {type: "Knowledge"} }',
+        'UPSERT { CONCEPT ?e { {type: "Evidence", name: "ev:forged"} SET ATTRIBUTES { provenance: "human" } } }',
+        'UPSERT { PROPOSITION ?l { ({type: "Evidence", name: "' .. e3 .. '"}, "verifies", {type: "Knowledge", name: "' .. k.knowledge .. '"}) } }',
+        'UPSERT { CONCEPT ?e { {type: "KnowledgeEvent", name: "kev:forged"} SET ATTRIBUTES { event_type: "promoted", to_status: "canonical" } } }',
+        'DELETE CONCEPT ?e DETACH WHERE { ?e {type: "KnowledgeEvent"} }',
+      } do
+        local r = raw:execute(cmd)
+        assert.is_table(r.error, cmd)
+        assert.equal("KIP_4004", r.error.code)
+      end
+      raw:close()
+      assert.equal("candidate", ok(mind.gate(nx, { name = k.knowledge })).status)
+    end)
+
+    it("raises tiers one step through their own gate, and re-promotes only after new verification", function()
+      local sup, ver = { record("s1") }, { record("v1") }
+      local k = ok(mind.distill(nx, { statement = "method", tier = "qi", domain = "project", supporting = sup, here = HERE, ctx = agent }))
+      ok(mind.promote(nx, { name = k.knowledge, verification = ver, ctx = operator }))
+      local r, err = mind.raise(nx, { name = k.knowledge, ctx = operator })
+      assert.matches("raise gate", err.message:gsub("qi %-> shu", "raise"))
+      r = ok(mind.raise(nx, { name = k.knowledge, supporting = { record("s2") }, verification = { record("v2") }, ctx = operator }))
+      assert.same({ "qi", "shu", "candidate" }, { r.from_tier, r.to_tier, r.to })
+      ok(mind.promote(nx, { name = k.knowledge, ctx = operator }))
+      -- a counterexample demotes it; the old verification does not resolve it, new verification does
+      local cx = record("it failed on another repo")
+      ok(mind.demote(nx, { name = k.knowledge, counterexamples = { cx }, reason = "contradicted", ctx = operator }))
+      r, err = mind.promote(nx, { name = k.knowledge, ctx = operator })
+      assert.matches("counterexample", err.message)
+      r, err = mind.unlink(nx, { name = k.knowledge, evidence = cx, role = "counterexample", verification = ver, reason = "old", ctx = operator })
+      assert.matches("recorded after it", err.message)
+      local v3 = record("re-verified on both repos after the fix")
+      ok(mind.unlink(nx, { name = k.knowledge, evidence = cx, role = "counterexample", verification = { v3 }, reason = "resolved", ctx = operator }))
+      assert.equal("promoted", ok(mind.promote(nx, { name = k.knowledge, ctx = operator })).to)
+      -- retired: nothing but restore leads out
+      ok(mind.retire(nx, { name = k.knowledge, reason = "superseded", ctx = operator }))
+      assert.is_nil(mind.demote(nx, { name = k.knowledge, counterexamples = { cx }, ctx = operator }))
+      assert.is_nil(mind.promote(nx, { name = k.knowledge, ctx = operator }))
+      assert.equal("candidate", ok(mind.restore(nx, { name = k.knowledge, reason = "needed", ctx = operator })).to)
+      local types = {}
+      for _, x in ipairs(ok(mind.events(nx, { name = k.knowledge }))) do types[#types + 1] = x.type end
+      assert.same({ "created", "promoted", "promoted", "promoted", "demoted", "unlinked", "promoted", "retired", "updated" }, types)
+    end)
   end)
 end)

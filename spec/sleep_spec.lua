@@ -84,6 +84,71 @@ describe("sleep cycle", function()
       assert.equal("pending", attr(nx(), "SleepTask", "t-other", "status")) -- not for $system: left alone
     end)
 
+    it("completes a task only when all its writes commit together; a refused one fails with nothing applied", function()
+      write(nx(), [[UPSERT { CONCEPT ?x { {type: "Note", name: "Invoice"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Finance"}) } } }
+        WITH METADATA { source: "spec", author: "spec" }]])
+      task("t-archive", { target_type = "Note", target_name = "Invoice", requested_action = "archive", status = "pending", reason = "x" })
+      -- a policy refuses the task's last write (the status), after its first (the Archived link) would have run
+      local dir = os.tmpname()
+      os.remove(dir)
+      os.execute("mkdir -p " .. dir)
+      local f = assert(io.open(dir .. "/no_archive.lua", "w"))
+      f:write([[return kip.policy { name = "no_archive", pre_check = function(req)
+        if (req.command or ""):find('status: "archived"', 1, true) then return { state = "BLOCK", reasons = { "no archiving today" } } end
+      end }]])
+      f:close()
+      local governed = assert(kip.open { path = nx().path, policies = { "default", "no_archive" }, policy_dirs = { dir }, embedder = false })
+      local report = run(governed, { phases = { "tasks" } })
+      governed:close()
+      os.execute("rm -rf " .. dir)
+      assert.equal("failed", attr(nx(), "SleepTask", "t-archive", "status"))
+      assert.matches("no archiving today", attr(nx(), "SleepTask", "t-archive", "result"))
+      assert.same({ "Finance" }, domains(nx(), "Note", "Invoice")) -- the Archived link was not applied either
+      assert.equal(1, report.phases[1].counts.failed)
+    end)
+
+    it("runs seed 001's handoff template verbatim, and reclaims a task a crashed cycle left in_progress", function()
+      write(nx(), [[UPSERT { CONCEPT ?x { {type: "Event", name: "ConversationEvent:2025-01-15:user123"} } }
+        WITH METADATA { source: "spec", author: "spec" }]])
+      write(nx(), [[UPSERT {
+CONCEPT ?task {
+{type: "SleepTask", name: :task_name} // e.g., "sleep:2025-01-15:consolidate:event123"
+SET ATTRIBUTES {
+target_type: "Event",
+target_name: "ConversationEvent:2025-01-15:user123",
+requested_action: "consolidate_to_semantic",
+reason: "Multiple preferences mentioned, needs careful extraction",
+status: "pending",
+priority: 1
+}
+SET PROPOSITIONS {
+("assigned_to", {type: "Person", name: "$system"}),
+("created_by", {type: "Person", name: "$self"})
+}
+}
+}
+WITH METADATA { source: "WakingMaintenance", author: "$self", confidence: 1.0 }]], { task_name = "sleep:2025-01-15:consolidate:event123" })
+      task("t-claimed", { target_type = "Event", target_name = "ConversationEvent:2025-01-15:user123", requested_action = "archive",
+        status = "in_progress", reason = "a crashed cycle claimed it" })
+      run(nx(), { phases = { "tasks" } })
+      assert.equal("completed", attr(nx(), "SleepTask", "t-claimed", "status"))
+    end)
+
+    it("turns $self's pending_for_sleep entries into review tasks once, without touching $self", function()
+      write(nx(), [[UPSERT { CONCEPT ?x { {type: "Note", name: "Blue folder"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } } }
+        WITH METADATA { source: "spec", author: "spec" }]])
+      write(nx(), [[UPDATE ?s SET ATTRIBUTES { pending_for_sleep: ["Note:Blue folder", {target_type: "Note", target_name: "Blue folder",
+        requested_action: "reclassify", reason: "probably Finance"}, 42] } WHERE { ?s {type: "Person", name: "$self"} }]])
+      local v0 = nx():execute('FIND(?s.metadata._version) WHERE { ?s {type: "Person", name: "$self"} }').result[1]
+      local report = run(nx(), { phases = { "tasks" } })
+      assert.equal(2, report.phases[1].counts.from_pending_for_sleep)
+      assert.equal("pending", attr(nx(), "SleepTask", "SleepTask:pending:review:Note:Blue folder", "status"))
+      assert.truthy(flagged(report, "pending_for_sleep entry 42"))
+      assert.equal(v0, nx():execute('FIND(?s.metadata._version) WHERE { ?s {type: "Person", name: "$self"} }').result[1])
+      report = run(nx(), { phases = { "tasks" } })
+      assert.is_nil(report.phases[1].counts.from_pending_for_sleep) -- once
+    end)
+
     it("hands tasks that need judgment to the task hook; a failing hook is reported, the cycle goes on", function()
       write(nx(), [[UPSERT { CONCEPT ?x { {type: "Note", name: "N"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Finance"}) } } }
         WITH METADATA { source: "spec", author: "spec" }]])

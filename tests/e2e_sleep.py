@@ -109,6 +109,52 @@ def state(db):
     return out
 
 
+def owned_state(db):
+    """what the ARG and mind subsystems own (their guards' types and
+    concepts, and the links from them), by identity"""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    guards = con.execute("SELECT type, name FROM kip_guard").fetchall()
+    con.close()
+    types = {t for t, n in guards if not n}
+    named = {f"{t}:{n}" for t, n in guards if n}
+    out = {}
+    for k, v in state(db).items():
+        head = k[1:].split(" -")[0] if k.startswith("(") else k
+        if head.split(":")[0] in types or head in named:
+            out[k] = v
+    return out
+
+
+def neighbours(tmp):
+    """a sleep cycle on a nexus that also holds an ARG ontology and mind
+    data exits 0, changes nothing they own, and a second run writes nothing"""
+    db = os.path.join(tmp, "all.db")
+    kip(db, "arg", "init", "--ontology", os.path.join(shared_dir("arg"), "ontology.kip"))
+    kip(db, "mind", "init")
+    kip(db, "import", "-q", os.path.join(SHARED, "messy.kip"))
+    ev = json.loads(kip(db, "mind", "record", "--content", "x", "--domain", "project", "--provenance", "runtime").stdout)["evidence"]
+    kip(db, "mind", "distill", "--statement", "s", "--tier", "qi", "--domain", "project", "--evidence", ev)
+    owned = owned_state(db)
+    fails = 0
+    r = kip(db, "sleep", "--now", NOW, "--json", check=False)
+    rep = json.loads(r.stdout) if r.stdout.strip() else {}
+    if r.returncode != 0 or rep.get("errors"):
+        print(f"FAIL first cycle: rc {r.returncode}, errors {rep.get('errors', r.stderr[-500:])}")
+        fails += 1
+    if owned_state(db) != owned:
+        changed = [k for k in set(owned) | set(owned_state(db)) if owned.get(k) != owned_state(db).get(k)]
+        print(f"FAIL the cycle changed what ARG or mind own: {changed[:5]}")
+        fails += 1
+    before = state(db)
+    r = kip(db, "sleep", "--now", NOW, "--json", check=False)
+    rep = json.loads(r.stdout) if r.stdout.strip() else {}
+    if r.returncode != 0 or rep.get("writes") or state(db) != before:
+        print(f"FAIL second cycle: rc {r.returncode}, writes {rep.get('writes')}")
+        fails += 1
+    print(f"neighbours: {len(owned)} owned elements untouched, {'PASS' if fails == 0 else 'FAIL'}")
+    return 1 if fails else 0
+
+
 def crash(tmp, trials):
     before, ref = os.path.join(tmp, "before.db"), os.path.join(tmp, "ref.db")
     kip(before, "import", "-q", os.path.join(SHARED, "messy.kip"))
@@ -153,6 +199,8 @@ tmp = tempfile.mkdtemp(prefix="kip-sleep-")
 try:
     if MODE == "fixture":
         rc = fixture(tmp)
+    elif MODE == "neighbours":
+        rc = neighbours(tmp)
     else:
         rc = crash(tmp, int(sys.argv[3]) if len(sys.argv) > 3 else 50)
 finally:

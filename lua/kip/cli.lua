@@ -858,6 +858,8 @@ function commands.sleep()
     opts.trigger = "threshold: " .. table.concat(why, ", ")
   end
   opts.trigger = opts.trigger or "manual"
+  -- the audit names who started the cycle: --user/--actor and roles, else the account
+  opts.caller = { actor = gov.ctx.user or gov.ctx.actor or os.getenv("USER") or os.getenv("LOGNAME"), roles = gov.ctx.roles }
   if not quiet and not json_out then
     opts.progress = function(name, title, counts, secs)
       local parts = {}

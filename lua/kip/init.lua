@@ -97,17 +97,25 @@ function M.open(opts)
     -- nexus (the gates' thresholds, docs/mind.md; the ARG loop's rules and
     -- governed reads of the ontology, docs/arg.md); what both subsystems own
     -- is guarded by the core, with or without policies
-    local names, have = {}, {}
-    for _, n in ipairs(opts.policies) do
-      names[#names + 1] = n
-      have[n] = true
-    end
-    for _, n in ipairs { "mind_gates", "arg" } do
-      if not have[n] and opts.mind_policies ~= false then names[#names + 1] = n end
-    end
-    nx.policies = policy.set { names = names, dirs = M.policy_dirs(opts.policy_dirs), log = opts.on_policy_error }
+    nx.policies = M.policy_set(opts.policies, opts)
   end
   return nx
+end
+
+--- The policy set of a governed nexus: `names` and the subsystems' own
+--- (mind_gates, arg; unless opts.mind_policies == false); opts.policy_dirs,
+--- opts.on_policy_error as for kip.open.
+function M.policy_set(names, opts)
+  opts = opts or {}
+  local list, have = {}, {}
+  for _, n in ipairs(names) do
+    list[#list + 1] = n
+    have[n] = true
+  end
+  for _, n in ipairs { "mind_gates", "arg" } do
+    if not have[n] and opts.mind_policies ~= false then list[#list + 1] = n end
+  end
+  return policy.set { names = list, dirs = M.policy_dirs(opts.policy_dirs), log = opts.on_policy_error }
 end
 
 --- Reload policy files now (they also reload on change, checked at most

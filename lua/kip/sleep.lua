@@ -14,7 +14,9 @@
 --- counts}: it runs in the shared sandbox, see load_phase_file), hooks
 --- (judgment steps: classify, consolidate, duplicates, contradiction, task;
 --- without one a rule decides what it can and flags the rest), trigger,
---- progress(phase, title, counts, seconds) after each phase.
+--- progress(phase, title, counts, seconds) after each phase; policies
+--- (names for a nexus opened without any: default {"default"}; false runs
+--- ungoverned). The cycle's writes always pass the core's guards.
 --- After the phases (not in a dry run) the SEARCH index is merged
 --- (nexus:merge_index).
 --- Returns the report: {now, phases = {{phase, title, counts, seconds}},
@@ -74,6 +76,14 @@ end
 
 function M.run(nx, opts)
   opts = opts or {}
+  -- a cycle is always governed: on a nexus opened without policies (the Lua
+  -- API's default, a timer's host) it runs under the default set, unless
+  -- the host says policies = false
+  if not nx.policies and opts.policies ~= false then
+    local governed = setmetatable({ policies = require("kip").policy_set(opts.policies or { "default" }) },
+      { __index = nx })
+    return M.run(governed, setmetatable({ policies = false }, { __index = opts }))
+  end
   local finalize = require "kip.sleep.phases.finalize"
   if not opts.dry_run then
     local c0 = cycle.new(nx, opts)

@@ -128,6 +128,8 @@ local function evidence_refs(nx, ctx, refs, what)
       seen[ev.name] = true
       out[#out + 1] = ev.name
       attrs[ev.name] = ev.attributes or {}
+      -- when it was written (ms; Evidence is sealed and never updated): the recording order
+      attrs[ev.name]._written = (ev.metadata or {})._updated_at
     end
   end
   return out, attrs
@@ -139,7 +141,8 @@ local PRED_ROLE = {}
 for role, pred in pairs(M.ROLE_LINKS) do PRED_ROLE[pred] = role end
 function M.evidence(nx, name, ctx)
   local rows = read(nx, ctx or {}, 'FIND(?e.name, ?e.attributes.source_ref, ?l.predicate) WHERE { ?k {type: "Knowledge", name: :n} ' ..
-    '?l (?e, "supports" | "verifies" | "teaches" | "counterexample_of", ?k) ?e {type: "Evidence"} } ORDER BY ?e.name LIMIT 10000',
+    '?l (?e, "supports" | "verifies" | "teaches" | "counterexample_of", ?k) ?e {type: "Evidence"} ' ..
+    'FILTER(IS_NULL(?l.metadata.withdrawn) || ?l.metadata.withdrawn != true) } ORDER BY ?e.name LIMIT 10000',
     { n = name }) or { {}, {}, {} }
   local by_role = {}
   for role in pairs(M.ROLE_LINKS) do by_role[role] = setmetatable({}, core.array_mt) end
@@ -199,7 +202,7 @@ local function link_statements(links, params)
     end
   end
   if #parts == 0 then return nil end
-  return "UPSERT { " .. table.concat(parts, " ") .. ' } WITH METADATA { source: "mind", author: :actor, created_at: :at }'
+  return "UPSERT { " .. table.concat(parts, " ") .. ' } WITH METADATA { source: "mind", author: :actor, created_at: :at, withdrawn: false }'
 end
 
 -- the KnowledgeEvent statement recording a change of Knowledge :kn, with
@@ -505,22 +508,24 @@ function M.unlink(nx, o)
   if o.role == "counterexample" then
     local vrefs, vattrs = evidence_refs(nx, ctx, o.verification, "verification")
     if not vrefs then return nil, vattrs end
-    local since = attrs[refs[1]].recorded_at or ""
+    local since = attrs[refs[1]]._written or "~"
     for _, n in ipairs(vrefs) do
-      if (vattrs[n].recorded_at or "") > since then new.verification[#new.verification + 1] = n end
+      if (vattrs[n]._written or "") > since then new.verification[#new.verification + 1] = n end
     end
     if #new.verification == 0 then
-      return err("KIP_2002", ("resolving the counterexample %s needs new verification: Evidence recorded after it (%s)"):format(refs[1], since),
+      return err("KIP_2002", ("resolving the counterexample %s needs new verification: Evidence recorded after it (%s)"):format(refs[1],
+        tostring(attrs[refs[1]].recorded_at)),
         "Re-verify the claim, record the observation (kip mind record) and cite it with --verification.")
     end
     local rerr = one_role_each(k.name, ev, new)
     if rerr then return nil, rerr end
   end
+  -- the link stays as history, withdrawn (what the gates count is the live links)
   local params = { kn = k.name, ev = refs[1] }
-  local stmts = { ('DELETE PROPOSITIONS ?l WHERE { ?l ({type: "Evidence", name: :ev}, %s, {type: "Knowledge", name: :kn}) }')
-    :format(core.json_encode(pred)) }
-  stmts[#stmts + 1] = event_statement(nx, params, ctx, "unlinked", k.attributes.status, k.attributes.status, o.reason,
-    { evidence = refs[1], role = o.role, added = new })
+  local stmts = { event_statement(nx, params, ctx, "unlinked", k.attributes.status, k.attributes.status, o.reason,
+    { evidence = refs[1], role = o.role, added = new }) }
+  stmts[#stmts + 1] = ('UPSERT { PROPOSITION ?w { ({type: "Evidence", name: :ev}, %s, {type: "Knowledge", name: :kn}) } } ' ..
+    'WITH METADATA { withdrawn: true, withdrawn_at: :at, withdrawn_by: :actor }'):format(core.json_encode(pred))
   stmts[#stmts + 1] = link_statements(new, params)
   local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params)
   if werr then return nil, werr end

@@ -55,7 +55,7 @@ function M.new(nx, opts)
   local c = setmetatable({
     nx = nx, now = iso(now_s), now_s = now_s, dry_run = opts.dry_run, hooks = opts.hooks or {},
     params = params, log = opts.log or function() end,
-    writes = 0, planned = {}, flags = {}, decisions = {}, errors = {},
+    writes = 0, planned = {}, flags = {}, decisions = {}, errors = {}, caller = opts.caller,
   }, Cycle)
   c.cutoff = iso(now_s - params.stale_event_days * 86400)
   c.reinforcement_cutoff = iso(now_s - params.reinforcement_window_days * 86400)
@@ -89,7 +89,7 @@ M.DEFAULTS = {
 --- raised inside a phase when its budget is spent (sleep.run reports it)
 M.BUDGET = setmetatable({}, { __tostring = function() return "budget reached" end })
 
-local CTX = { actor = "$system", channel = "sleep" }
+local CTX = { actor = "$system", channel = "sleep", system = true }
 
 --- Run a read; returns the result (raises on a KIP error).
 function Cycle:read(command, params)

@@ -24,11 +24,16 @@ WITH METADATA { source: "SleepCycle", author: "$system" }]], {}, "define SleepCy
 end
 
 --- the cycle's record, marked running until finalization completes it
+--- (the actor is $system; started_by names who started it: the caller the
+--- host authenticated — an operator's account and roles — or "$system" for
+--- a scheduled cycle)
 function M.mark_running(c)
+  local caller = c.caller or {}
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
-  SET ATTRIBUTES { now: :now, status: "running", trigger: :trigger }
+  SET ATTRIBUTES { now: :now, status: "running", trigger: :trigger, actor: "$system", started_by: :by, started_by_roles: :roles }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
-WITH METADATA { source: "SleepCycle", author: "$system" }]], { name = "SleepCycle:" .. c.now, now = c.now, trigger = c.trigger or "manual" }, "start")
+WITH METADATA { source: "SleepCycle", author: "$system" }]], { name = "SleepCycle:" .. c.now, now = c.now, trigger = c.trigger or "manual",
+    by = caller.actor or "$system", roles = setmetatable(caller.roles or {}, require("kip.core").array_mt) }, "start")
 end
 
 function M.run(c)
