@@ -75,7 +75,7 @@ out=$($K mind policy); check policy '"dao_tian"' "$out"
 $K export --domain MindModel -o "$T/mind.kip" 2>/dev/null
 K2="$BUILD/kip --db $T/m2.db"
 $K2 mind init >/dev/null
-out=$($K2 import "$T/mind.kip" 2>&1); check plain_import_refused 'sealed by mind' "$out"
+out=$($K2 import "$T/mind.kip" 2>&1); check plain_import_refused 'by mind: ' "$out"
 out=$($K2 mind import "$T/mind.kip" 2>&1); check mind_import_needs_human 'human caller' "$out"
 out=$($K2 mind import "$T/mind.kip" --role operator 2>&1); check import_as_operator '"failed": 0' "$out"
 out=$($K2 mind gate kn:evidence-first); check imported_status '"status": "canonical"' "$out"

@@ -173,6 +173,7 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
     kip_buf_free(&res);
   } else {
     write_error_response(out, &err);
+    stop = 2; /* reported, the batch goes on (an atomic one stops) */
   }
   return stop;
 }
@@ -189,7 +190,9 @@ static void release_arena(kip_nexus *nx, kip_arena *a) {
 /* Run command number `index` of the request: the host's before-hook (a
 ** governance pre-check) may narrow its options or refuse it, the after-hook
 ** (post-check) may replace its response. A refusal is reported inline and,
-** like a readonly violation, does not stop a batch. */
+** like a readonly violation, does not stop a batch. Returns 0 (done), 1 (an
+** error that stops the batch) or 2 (an error reported inline: an atomic
+** batch stops and rolls back). */
 static int run_command(kip_nexus *nx, int index, const char *text, size_t len, const json_t *params, int readonly,
                        int dry_run, const kip_call_options *opt, kip_buf *out) {
   const kip_command_hooks *h = opt ? opt->hooks : NULL;
@@ -231,7 +234,7 @@ static int run_command(kip_nexus *nx, int index, const char *text, size_t len, c
   kip_buf_free(&desc);
   if (denied) {
     write_error_response(&resp, &err);
-    stop = 1; /* a refused command ends the batch like any other error */
+    stop = 2; /* refused by the host's hook: the batch goes on (an atomic one stops) */
   } else stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, &opts, &resp);
   release_arena(nx, a);
   char *replaced = h->after ? h->after(h->ud, index, resp.p ? resp.p : "null") : NULL;
@@ -439,7 +442,7 @@ char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_ca
       int stop = run_command(nx, (int)i, json_string_value(text), json_string_length(text), p, readonly, dry_run, opt,
                              &out);
       json_decref(p);
-      if (stop) {
+      if (stop == 1 || (stop && atomic)) {
         failed = 1;
         break;
       }
