@@ -141,8 +141,9 @@ def neighbours(tmp):
     if r.returncode != 0 or rep.get("errors"):
         print(f"FAIL first cycle: rc {r.returncode}, errors {rep.get('errors', r.stderr[-500:])}")
         fails += 1
-    if owned_state(db) != owned:
-        changed = [k for k in set(owned) | set(owned_state(db)) if owned.get(k) != owned_state(db).get(k)]
+    after = owned_state(db)
+    if after != owned:
+        changed = [k for k in set(owned) | set(after) if owned.get(k) != after.get(k)]
         print(f"FAIL the cycle changed what ARG or mind own: {changed[:5]}")
         fails += 1
     before = state(db)

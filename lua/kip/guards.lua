@@ -22,6 +22,17 @@ function M.declare(nx, owner, list)
   return true
 end
 
+--- a subsystem's whole guard list: `declared`, then its schema's
+--- definitions (each $ConceptType of `types`, each $PropositionType of
+--- `predicates`) sealed under capability `cap`, with `hint`
+function M.with_schema(declared, types, predicates, cap, hint)
+  local list = {}
+  for _, g in ipairs(declared) do list[#list + 1] = g end
+  for _, t in ipairs(types) do list[#list + 1] = { "$ConceptType", t, "sealed", cap, hint } end
+  for _, p in ipairs(predicates) do list[#list + 1] = { "$PropositionType", p, "sealed", cap, hint } end
+  return list
+end
+
 local function read(nx)
   local r = core.json_decode(nx.handle:guards(0))
   return r.result and r.result.guards or {}

@@ -48,13 +48,7 @@ M.PREDICATES = { "in_cluster", "parent_label", "incompatible_with", "has_label",
 local shared = require "kip.guards"
 
 -- every guard of the subsystem: DECLARED, then its schema's definitions
-local function all()
-  local list = {}
-  for _, g in ipairs(M.DECLARED) do list[#list + 1] = g end
-  for _, t in ipairs(M.TYPES) do list[#list + 1] = { "$ConceptType", t, "sealed", M.PUBLISH, PUBLISH_HINT } end
-  for _, p in ipairs(M.PREDICATES) do list[#list + 1] = { "$PropositionType", p, "sealed", M.PUBLISH, PUBLISH_HINT } end
-  return list
-end
+local function all() return shared.with_schema(M.DECLARED, M.TYPES, M.PREDICATES, M.PUBLISH, PUBLISH_HINT) end
 
 --- declare every guard of the subsystem (idempotent); true or nil, message
 function M.declare(nx)

@@ -34,13 +34,7 @@ M.DECLARED = {
 M.TYPES = { "Knowledge", "Evidence", "KnowledgeEvent" }
 M.PREDICATES = { "supports", "verifies", "counterexample_of", "teaches", "event_of" }
 
-local function all()
-  local list = {}
-  for _, g in ipairs(M.DECLARED) do list[#list + 1] = g end
-  for _, t in ipairs(M.TYPES) do list[#list + 1] = { "$ConceptType", t, "sealed", M.LIFECYCLE, HINT } end
-  for _, p in ipairs(M.PREDICATES) do list[#list + 1] = { "$PropositionType", p, "sealed", M.LIFECYCLE, HINT } end
-  return list
-end
+local function all() return shared.with_schema(M.DECLARED, M.TYPES, M.PREDICATES, M.LIFECYCLE, HINT) end
 
 --- declare the guards (idempotent); true or nil, message
 function M.declare(nx)

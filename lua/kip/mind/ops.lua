@@ -277,7 +277,7 @@ function M.record(nx, o)
   local ok, verr = valid(o.content, "content", { { o.domain, M.DOMAINS, "domain" }, { o.provenance, M.PROVENANCE, "provenance" } })
   if not ok then return nil, verr end
   local ctx = ctx_for(nx, o)
-  if o.provenance == "human" and not M.is_human(nx, ctx) then
+  if o.provenance == "human" then
     local h, herr = need_human(nx, ctx, "evidence with provenance human")
     if not h then return nil, herr end
   end
@@ -384,6 +384,27 @@ local function not_met(what, k, report)
     "Record the missing evidence (kip mind record) and cite it; each Evidence counts in one role; kip mind gate shows the report.")
 end
 
+-- the evidence an operation cites (verification, teaching, supporting: one
+-- role each) and gate g's report over it with the item's own; what, to:
+-- the gate's name and the status or tier it leads to, for the messages;
+-- from: the item's status when reaching `to` again is an error.
+-- Returns new, report, or nil and the error
+local function through_gate(nx, ctx, o, k, g, what, to, from)
+  local new, cerr = cited(nx, ctx, o, { "verification", "teaching", "supporting" })
+  if not new then return nil, cerr end
+  local ev = M.evidence(nx, k.name, ctx)
+  local rerr = one_role_each(k.name, ev, new)
+  if rerr then return nil, rerr end
+  local report = gates.evaluate(g, counts_of(ev, new), ctx.roles)
+  if from == to then return err("KIP_2002", ("%s is already %s"):format(k.name, from)) end
+  if not report.ready then return not_met(what, k, report) end
+  if report.reviewer_required and not report.reviewer_present then
+    return err("KIP_4004", ("%s -> %s needs a human reviewer: the caller's role must include reviewer"):format(k.name, to),
+      "An operator runs it with --role reviewer (or an authenticated HTTP role header); a request field cannot claim it.")
+  end
+  return new, report
+end
+
 --- promote{name, verification?, teaching?, supporting? (Evidence refs), reason, ctx?}:
 --- the status gate of its tier; a human caller
 function M.promote(nx, o)
@@ -397,19 +418,9 @@ function M.promote(nx, o)
   end
   local h, herr = need_human(nx, ctx, "promotion")
   if not h then return nil, herr end
-  local new, cerr = cited(nx, ctx, o, { "verification", "teaching", "supporting" })
-  if not new then return nil, cerr end
-  local ev = M.evidence(nx, k.name, ctx)
-  local rerr = one_role_each(k.name, ev, new)
-  if rerr then return nil, rerr end
   local g = gates.current(nx)[k.attributes.tier]
-  local report = gates.evaluate(g, counts_of(ev, new), ctx.roles)
-  if from == report.target then return err("KIP_2002", ("%s is already %s"):format(k.name, from)) end
-  if not report.ready then return not_met(k.attributes.tier, k, report) end
-  if report.reviewer_required and not report.reviewer_present then
-    return err("KIP_4004", ("%s -> %s needs a human reviewer: the caller's role must include reviewer"):format(k.name, report.target),
-      "An operator runs it with --role reviewer (or an authenticated HTTP role header); a request field cannot claim it.")
-  end
+  local new, report = through_gate(nx, ctx, o, k, g, k.attributes.tier, g.target, from)
+  if not new then return nil, report end
   local params = { kn = k.name }
   local stmts = { set_status(params, report.target) }
   stmts[#stmts + 1] = event_statement(nx, params, ctx, "promoted", from, report.target, o.reason or "gate met",
@@ -437,17 +448,8 @@ function M.raise(nx, o)
   end
   local h, herr = need_human(nx, ctx, "tier promotion")
   if not h then return nil, herr end
-  local new, cerr = cited(nx, ctx, o, { "verification", "teaching", "supporting" })
-  if not new then return nil, cerr end
-  local ev = M.evidence(nx, k.name, ctx)
-  local rerr = one_role_each(k.name, ev, new)
-  if rerr then return nil, rerr end
-  local report = gates.evaluate(g, counts_of(ev, new), ctx.roles)
-  if not report.ready then return not_met(a.tier .. " -> " .. g.to_tier, k, report) end
-  if report.reviewer_required and not report.reviewer_present then
-    return err("KIP_4004", ("%s -> %s needs a human reviewer: the caller's role must include reviewer"):format(k.name, g.to_tier),
-      "An operator runs it with --role reviewer (or an authenticated HTTP role header).")
-  end
+  local new, report = through_gate(nx, ctx, o, k, g, a.tier .. " -> " .. g.to_tier, g.to_tier)
+  if not new then return nil, report end
   if g.to_tier == "dao_tian" and a.domain ~= "global" then
     return err("KIP_2002", ("dao_tian is cross-domain law: %s is domain=%s"):format(k.name, tostring(a.domain)),
       "Only domain=global knowledge is raised to dao_tian.")

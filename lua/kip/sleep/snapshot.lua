@@ -22,6 +22,10 @@ local function drop_from(list, pred)
   for i = #list, 1, -1 do if pred(list[i]) then table.remove(list, i) end end
 end
 
+-- a link belongs in the snapshot when its subject does (a concept read, or a
+-- proposition); else another subsystem owns it
+local function kept(s, l) return s.by_id[l.subject] ~= nil or tostring(l.subject):match("^P:") ~= nil end
+
 local function index_link(s, l)
   if s.by_id[l.id] then return end
   s.links[#s.links + 1] = l
@@ -76,7 +80,7 @@ function M.read(c)
     local rows = c:read_all("FIND(?l) WHERE { ?l (?s, " .. cycle.lit(p) .. ", ?o) } LIMIT 1000")
     for _, l in ipairs(rows) do
       -- a link whose subject concept is not in the snapshot is owned
-      if not s.by_id[l.subject] and not tostring(l.subject):match("^P:") then
+      if not kept(s, l) then
         s.owned.links = s.owned.links + 1
         goto next_link
       end
@@ -124,7 +128,7 @@ function Snap:refresh(c, keys)
       for _, q in ipairs { "FIND(?l) WHERE { ?l ({type: :t, name: :n}, ?p, ?o) } LIMIT 1000",
                            "FIND(?l) WHERE { ?l (?s, ?p, {type: :t, name: :n}) } LIMIT 1000" } do
         for _, l in ipairs(c:read_all(q, { t = k[1], n = k[2] })) do
-          if self.by_id[l.subject] or tostring(l.subject):match("^P:") then index_link(self, l) end
+          if kept(self, l) then index_link(self, l) end
         end
       end
     end
