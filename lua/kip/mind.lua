@@ -51,6 +51,8 @@ function M.init(nx)
   if not ok then return nil, gerr end
   local st = apply(nx, text, nx.ctx)
   if st.failed > 0 then return nil, ("the mind capsule failed (%d statement(s)); see the errors above"):format(st.failed) end
+  local _, rerr = ops.reindex(nx, { ctx = nx.ctx })
+  if rerr then return nil, rerr.message end
   return true
 end
 
@@ -68,7 +70,10 @@ function M.import(nx, o)
   end
   local ok, gerr = guards.ensure(nx)
   if not ok then return nil, { code = "KIP_4003", message = tostring(gerr) } end
-  return apply(nx, o.text, ctx, o)
+  local st = apply(nx, o.text, ctx, o)
+  local _, rerr = ops.reindex(nx, { ctx = ctx })
+  if rerr then return nil, rerr end
+  return st
 end
 
 --- is the mind schema in this nexus?

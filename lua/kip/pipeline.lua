@@ -122,9 +122,19 @@ function M.call_options(nx, set, ctx, opts)
     params.self_id = c.self_id or NO_ID
     params.counterparty_id = c.counterparty_id or NO_ID
     for key, v in pairs(k.params or {}) do params[key] = v end
+    -- a host's own narrowing (call option eligibility, e.g. kip mind
+    -- context's anchors) holds together with the policies' scope: both
+    -- filters, the policies' placeholders winning a name both use
+    local eligibility = k.eligibility
+    if o.eligibility then
+      eligibility = eligibility and ("(%s) && (%s)"):format(eligibility, o.eligibility) or o.eligibility
+      for key, v in pairs(o.eligibility_params and decode(o.eligibility_params) or {}) do
+        if params[key] == nil then params[key] = v end
+      end
+    end
     local out = {
-      eligibility = k.eligibility,
-      eligibility_params = k.eligibility and core.json_encode(params) or nil,
+      eligibility = eligibility,
+      eligibility_params = eligibility and core.json_encode(params) or nil,
       forbidden_types = k.forbidden_types,
       forbidden_predicates = k.forbidden_predicates,
       write_protected = k.write_protected,

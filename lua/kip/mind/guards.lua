@@ -29,10 +29,12 @@ M.DECLARED = {
   { "Knowledge", nil, "sealed", M.LIFECYCLE, HINT },
   { "Evidence", nil, "sealed", M.LIFECYCLE, HINT },
   { "KnowledgeEvent", nil, "append_only", M.LIFECYCLE, EVENT_HINT },
+  { "MindShelf", nil, "sealed", M.LIFECYCLE, HINT },
+  { "MindField", nil, "sealed", M.LIFECYCLE, HINT },
   { "Domain", "MindModel", "sealed", M.LIFECYCLE, HINT },
 }
-M.TYPES = { "Knowledge", "Evidence", "KnowledgeEvent" }
-M.PREDICATES = { "supports", "verifies", "counterexample_of", "teaches", "event_of" }
+M.TYPES = { "Knowledge", "Evidence", "KnowledgeEvent", "MindShelf", "MindField" }
+M.PREDICATES = { "supports", "verifies", "counterexample_of", "teaches", "event_of", "shelved_in" }
 
 local function all() return shared.with_schema(M.DECLARED, M.TYPES, M.PREDICATES, M.LIFECYCLE, HINT) end
 

@@ -72,13 +72,77 @@ local function need_human(nx, ctx, what)
       .. " (or an authenticated HTTP role header); agents record evidence and distill candidates.")
 end
 
--- a write of the operation: holding the lifecycle capability
-local function run(nx, ctx, command, params)
+--- The mind model's own indexes, kept by the operations in the transaction
+--- of each change (so `kip mind context` never scans Knowledge or Evidence):
+--- a MindShelf per (tier, status, anchor) that every Knowledge item is
+--- `shelved_in` (read through the link index), and a MindField card per
+--- field counting its Evidence (evidence_count) and its active Knowledge
+--- (active_knowledge) for the distill suggestions.
+M.ACTIVE = { promoted = true, canonical = true }
+
+function M.shelf_name(tier, status, anchor_id)
+  return ("%s|%s|%s"):format(tostring(tier), tostring(status), tostring(anchor_id))
+end
+
+local CARD = [[UPSERT { CONCEPT ?f { {type: "MindField", name: :field}
+  SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "MindModel"}) } } }
+WITH METADATA { source: "mind", author: "$system" }]]
+
+-- the commands that add `by` to counter `key` of the card of `field`
+local function count_commands(field, key, by)
+  local p = { field = field or "general", by = by }
+  return { { command = CARD, parameters = p },
+    { command = ("UPDATE ?f SET ATTRIBUTES { %s: ADD(COALESCE(?f.attributes.%s, 0), :by) } WHERE { ?f {type: \"MindField\", name: :field} }")
+      :format(key, key), parameters = p } }
+end
+
+-- the commands that keep the indexes of Knowledge :kn going from state
+-- `old` (nil: new) to `new`: its shelf link moved, its field's count of
+-- active knowledge adjusted
+local function index_commands(kn, old, new)
+  local shelf = { kn = kn, shelf = M.shelf_name(new.tier, new.status, new.anchor_id) }
+  local out = {
+    { command = 'DELETE PROPOSITIONS ?l WHERE { ?l ({type: "Knowledge", name: :kn}, "shelved_in", ?s) FILTER(?s.name != :shelf) }',
+      parameters = shelf },
+    { command = [[UPSERT { CONCEPT ?s { {type: "MindShelf", name: :shelf}
+  SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "MindModel"}) } }
+  PROPOSITION ?l { ({type: "Knowledge", name: :kn}, "shelved_in", ?s) } }
+WITH METADATA { source: "mind", author: "$system" }]], parameters = shelf },
+  }
+  local was, is = old and M.ACTIVE[old.status] or false, M.ACTIVE[new.status] or false
+  if was ~= is then
+    for _, c in ipairs(count_commands(new.field, "active_knowledge", is and 1 or -1)) do out[#out + 1] = c end
+  end
+  return out
+end
+
+-- one atomic request of the operation's command and its index commands
+local function atomic(nx, ctx, command, params, extra)
+  local batch = { { command = command, parameters = params } }
+  for _, c in ipairs(extra) do batch[#batch + 1] = c end
+  local r = nx:call({ commands = batch }, guards.as(nx, ctx, { atomic = true }))
+  for _, item in ipairs(not r.error and r.result or {}) do
+    if type(item) == "table" and item.error then return item end
+  end
+  return r
+end
+
+-- a write of the operation: holding the lifecycle capability. `index`
+-- (optional): the index commands that commit with it (one atomic request)
+local function run(nx, ctx, command, params, index)
   local ok, gerr = guards.ensure(nx)
   if not ok then return err("KIP_4003", "cannot declare the mind model's guards: " .. tostring(gerr)) end
-  local r = nx:execute(command, params, guards.as(nx, ctx))
+  local r = index and atomic(nx, ctx, command, params, index) or nx:execute(command, params, guards.as(nx, ctx))
   if r.error then return nil, { code = r.error.code, message = r.error.message, hint = r.error.hint } end
   return r.result
+end
+
+-- the index commands of Knowledge k changing by `changes` (tier, status, anchor_id)
+local function after(k, changes)
+  local a = k.attributes or {}
+  local new = { tier = a.tier, status = a.status, anchor_id = a.anchor_id, field = a.field }
+  for f, v in pairs(changes or {}) do new[f] = v end
+  return index_commands(k.name, a, new)
 end
 
 local function read(nx, ctx, command, params)
@@ -301,7 +365,8 @@ function M.record(nx, o)
   SET ATTRIBUTES { content: :content, domain: :domain, field: :field, provenance: :prov, source_ref: :src, tags: :tags,
     anchor_kind: :ak, anchor_id: :ai, parent_anchor_id: :ap, recorded_at: :at, recorded_by: :actor, recorder_kind: :kind }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "MindModel"}) } } }
-WITH METADATA { source: "mind.record", author: :actor, created_at: :at }]], e)
+WITH METADATA { source: "mind.record", author: :actor, created_at: :at }]], e,
+    count_commands(field, "evidence_count", 1))
   if rerr then return nil, rerr end
   return { evidence = name, anchor_kind = a.anchor_kind, anchor_id = a.anchor_id, recorded_at = at, recorded_by = actor }
 end
@@ -340,7 +405,8 @@ function M.distill(nx, o)
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "MindModel"}) } } }
 WITH METADATA { source: "mind.distill", author: :actor, created_at: :at }]])
   stmts[#stmts + 1] = link_statements({ supporting = refs }, params)
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params)
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params,
+    index_commands(name, nil, { tier = o.tier, status = "candidate", anchor_id = a.anchor_id, field = params.field }))
   if werr then return nil, werr end
   return { knowledge = name, status = "candidate", tier = o.tier, anchor_kind = a.anchor_kind, anchor_id = a.anchor_id }
 end
@@ -426,7 +492,7 @@ function M.promote(nx, o)
   stmts[#stmts + 1] = event_statement(nx, params, ctx, "promoted", from, report.target, o.reason or "gate met",
     { added = new, counts = report.counts })
   stmts[#stmts + 1] = link_statements(new, params)
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params)
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, after(k, { status = report.target }))
   if werr then return nil, werr end
   return { knowledge = k.name, from = from, to = report.target, gate = report }
 end
@@ -459,7 +525,7 @@ function M.raise(nx, o)
   stmts[#stmts + 1] = event_statement(nx, params, ctx, "promoted", a.status, "candidate", o.reason or "raise gate met",
     { added = new, counts = report.counts, from_tier = a.tier, to_tier = g.to_tier })
   stmts[#stmts + 1] = link_statements(new, params)
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params)
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, after(k, { tier = g.to_tier, status = "candidate" }))
   if werr then return nil, werr end
   return { knowledge = k.name, from_tier = a.tier, to_tier = g.to_tier, from = a.status, to = "candidate", gate = report }
 end
@@ -559,7 +625,7 @@ function M.demote(nx, o)
   local stmts = { set_status(params, to),
     event_statement(nx, params, ctx, "demoted", from, to, o.reason or "contradicted by evidence", { counterexamples = setmetatable(refs, core.array_mt) }) }
   stmts[#stmts + 1] = link_statements({ counterexample = refs }, params)
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params)
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, after(k, { status = to }))
   if werr then return nil, werr end
   return { knowledge = k.name, from = from, to = to }
 end
@@ -581,7 +647,8 @@ function M.retire(nx, o)
   local h, herr = need_human(nx, ctx, "retirement")
   if not h then return nil, herr end
   local params = { kn = k.name }
-  local _, werr = run(nx, ctx, set_status(params, "retired") .. "\n" .. event_statement(nx, params, ctx, "retired", from, "retired", o.reason), params)
+  local _, werr = run(nx, ctx, set_status(params, "retired") .. "\n" .. event_statement(nx, params, ctx, "retired", from, "retired", o.reason), params,
+    after(k, { status = "retired" }))
   if werr then return nil, werr end
   return { knowledge = k.name, from = from, to = "retired" }
 end
@@ -599,7 +666,8 @@ function M.restore(nx, o)
   if not h then return nil, herr end
   local params = { kn = k.name }
   local _, werr = run(nx, ctx, set_status(params, "candidate") .. "\n" ..
-    event_statement(nx, params, ctx, "updated", "retired", "candidate", o.reason, { restored = true }), params)
+    event_statement(nx, params, ctx, "updated", "retired", "candidate", o.reason, { restored = true }), params,
+    after(k, { status = "candidate" }))
   if werr then return nil, werr end
   return { knowledge = k.name, from = "retired", to = "candidate" }
 end
@@ -643,7 +711,7 @@ function M.update(nx, o)
   end
   local stmts = { ('UPSERT { CONCEPT ?k { {type: "Knowledge", name: :kn} SET ATTRIBUTES { %s } } }'):format(table.concat(set, ", ")),
     event_statement(nx, params, ctx, "updated", a.status, to, o.reason, { fields = setmetatable(changed, core.array_mt) }) }
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params)
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, after(k, { status = to }))
   if werr then return nil, werr end
   return { knowledge = k.name, from = a.status, to = to, fields = changed }
 end
@@ -674,7 +742,7 @@ function M.publish_anchor(nx, o)
   local stmts = { [[UPSERT { CONCEPT ?k { {type: "Knowledge", name: :kn} SET ATTRIBUTES { anchor_kind: :ak, anchor_id: :ai, parent_anchor_id: null } } }]],
     event_statement(nx, params, ctx, "published_anchor", a.status, a.status, o.reason or "published outward",
       { from_anchor = a.anchor_id, to_anchor = params.ai }) }
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params)
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, after(k, { anchor_id = params.ai }))
   if werr then return nil, werr end
   return { knowledge = k.name, from_anchor = a.anchor_id, to_anchor = params.ai }
 end
@@ -692,6 +760,104 @@ function M.events(nx, o)
       actor = a.actor, actor_kind = a.actor_kind, roles = a.roles, at = a.at, details = a.details }
   end
   return setmetatable(out, core.array_mt)
+end
+
+--- does this nexus have the mind model's indexes (the MindShelf type)?
+function M.indexed(nx, ctx)
+  if nx._mind_indexed then return true end
+  local r = read(nx, ctx or {}, 'FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: "MindShelf"} }')
+  local n = type(r) == "table" and r[1] or r or 0
+  nx._mind_indexed = n > 0 or nil
+  return n > 0
+end
+
+-- every row of a paged read (rows of the FIND's columns): `command`
+-- selects a name first, ordered by it, and binds :after (the last name of
+-- the previous page) and :n
+local function all_rows(nx, ctx, command, page)
+  local out, after_name = {}, ""
+  while true do
+    local cols = read(nx, ctx, command, { after = after_name, n = page })
+    if cols and type(cols[1]) ~= "table" then cols = { cols } end -- one column: a flat list
+    local names = cols and cols[1] or {}
+    if #names == 0 then break end
+    for i, name in ipairs(names) do
+      local row = { name }
+      for c = 2, #cols do row[c] = cols[c][i] end
+      out[#out + 1] = row
+    end
+    after_name = names[#names]
+    if #names < page then break end
+  end
+  return out
+end
+
+--- reindex{ctx?}: rebuild the shelves and field cards from the items
+--- themselves (kip mind init, after an import, or on a nexus made before
+--- the indexes existed); returns {shelved=, fields=} or nil, error
+function M.reindex(nx, o)
+  o = o or {}
+  local ctx = ctx_for(nx, o)
+  local ok, gerr = guards.ensure(nx)
+  if not ok then return err("KIP_4003", "cannot declare the mind model's guards: " .. tostring(gerr)) end
+  local knowledge = all_rows(nx, ctx, 'FIND(?k.name, ?k.attributes.tier, ?k.attributes.status, ?k.attributes.anchor_id, ' ..
+    '?k.attributes.field) WHERE { ?k {type: "Knowledge"} FILTER(?k.name > :after) } ORDER BY ?k.name LIMIT :n', 2000)
+  local shelved = {}
+  for _, r in ipairs(all_rows(nx, ctx, 'FIND(?k.name, ?s.name) WHERE { ?k {type: "Knowledge"} (?k, "shelved_in", ?s) ' ..
+    'FILTER(?k.name > :after) } ORDER BY ?k.name LIMIT :n', 2000)) do
+    shelved[r[1]] = shelved[r[1]] and true or r[2] -- two shelves: wrong either way
+  end
+  local batch, moved = {}, 0
+  local function flush()
+    if #batch == 0 then return true end
+    local r = nx:call({ commands = batch }, guards.as(nx, ctx, { atomic = true }))
+    batch = {}
+    if r.error or r.rolled_back then return err("KIP_4003", "reindexing the mind model failed: " .. tostring((r.error or {}).message or "rolled back")) end
+    return true
+  end
+  local cards = {}
+  local function card(f)
+    f = f == core.null and "general" or f or "general"
+    cards[f] = cards[f] or { evidence_count = 0, active_knowledge = 0 }
+    return cards[f]
+  end
+  for _, r in ipairs(knowledge) do
+    local state = { tier = r[2], status = r[3], anchor_id = r[4], field = r[5] }
+    if M.ACTIVE[state.status] then card(state.field).active_knowledge = card(state.field).active_knowledge + 1 end
+    if shelved[r[1]] ~= M.shelf_name(state.tier, state.status, state.anchor_id) then
+      moved = moved + 1
+      local cmds = index_commands(r[1], state, state) -- same activity: no count change
+      if shelved[r[1]] == true then -- on two shelves: drop both first
+        table.insert(cmds, 1, { command = 'DELETE PROPOSITIONS ?l WHERE { ?l ({type: "Knowledge", name: :kn}, "shelved_in", ?s) }',
+          parameters = { kn = r[1] } })
+      end
+      for _, c in ipairs(cmds) do batch[#batch + 1] = c end
+      if #batch >= 200 then
+        local fok, ferr = flush()
+        if not fok then return nil, ferr end
+      end
+    end
+  end
+  local ev = read(nx, ctx, 'FIND(?e.attributes.field, COUNT(?e)) WHERE { ?e {type: "Evidence"} } LIMIT 100000') or { {}, {} }
+  for i, f in ipairs(ev[1] or {}) do card(f).evidence_count = (ev[2] or {})[i] or 0 end
+  for _, f in ipairs(all_rows(nx, ctx, 'FIND(?f.name) WHERE { ?f {type: "MindField"} FILTER(?f.name > :after) } ORDER BY ?f.name LIMIT :n', 2000)) do
+    card(f[1])
+  end
+  local n = 0
+  for f, c in pairs(cards) do
+    n = n + 1
+    batch[#batch + 1] = { command = [[UPSERT { CONCEPT ?f { {type: "MindField", name: :field}
+  SET ATTRIBUTES { evidence_count: :e, active_knowledge: :a }
+  SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "MindModel"}) } } }
+WITH METADATA { source: "mind", author: "$system" }]], parameters = { field = f, e = c.evidence_count, a = c.active_knowledge } }
+    if #batch >= 200 then
+      local fok, ferr = flush()
+      if not fok then return nil, ferr end
+    end
+  end
+  local fok, ferr = flush()
+  if not fok then return nil, ferr end
+  return { knowledge = #knowledge, shelved = moved, fields = n }
 end
 
 return M
