@@ -149,6 +149,45 @@ describe("mind model", function()
     assert.same({ { field = "performance", evidence = 5 } }, pack.distill_suggestions)
   end)
 
+  it("keeps its indexes in the transaction of each change, and rebuilds them", function()
+    local function shelf_of(name)
+      local r = nx:execute('FIND(?s.name) WHERE { ({type: "Knowledge", name: :n}, "shelved_in", ?s) }', { n = name })
+      return r.result
+    end
+    local function card(field)
+      local r = nx:execute('FIND(?f.attributes) WHERE { ?f {type: "MindField", name: :f} }', { f = field })
+      return r.result[1] or {}
+    end
+    local k = ok(mind.distill(nx, { statement = "Pin the toolchain", tier = "shu", domain = "project", field = "build",
+      supporting = { record("a", { field = "build" }) }, here = HERE, ctx = agent })).knowledge
+    assert.same({ "shu|candidate|" .. HERE.worktree }, shelf_of(k))
+    assert.same({ evidence_count = 1 }, card("build"))
+    ok(mind.promote(nx, { name = k, verification = { record("b", { field = "build" }) }, ctx = operator }))
+    assert.same({ "shu|promoted|" .. HERE.worktree }, shelf_of(k))
+    assert.same({ evidence_count = 2, active_knowledge = 1 }, card("build"))
+    ok(mind.publish_anchor(nx, { name = k, reason = "team-wide", ctx = operator }))
+    assert.same({ "shu|promoted|" .. HERE.repo }, shelf_of(k))
+    ok(mind.retire(nx, { name = k, reason = "toolchain is pinned by the image now", ctx = operator }))
+    assert.same({ "shu|retired|" .. HERE.repo }, shelf_of(k))
+    assert.same({ evidence_count = 2, active_knowledge = 0 }, card("build"))
+    -- a refused change moves nothing
+    assert.is_nil(mind.promote(nx, { name = k, ctx = operator }))
+    assert.same({ "shu|retired|" .. HERE.repo }, shelf_of(k))
+    -- the indexes are the operations' alone, and a rebuild finds them right
+    local r = nx:execute('UPSERT { PROPOSITION ?l { ({type: "Knowledge", name: :n}, "shelved_in", {type: "MindShelf", name: :s}) } }', { n = k, s = "shu|candidate|" .. HERE.worktree })
+    assert.equal("KIP_4004", r.error and r.error.code or "none")
+    local st = ok(require("kip.mind.ops").reindex(nx, { ctx = operator }))
+    assert.equal(0, st.shelved)
+    assert.same({ "shu|retired|" .. HERE.repo }, shelf_of(k))
+  end)
+
+  it("keeps global anchors for domain=global, for evidence as for knowledge", function()
+    local r, e = mind.record(nx, { content = "c", domain = "project", field = "f", provenance = "runtime", anchor = "global",
+      here = HERE, ctx = agent })
+    assert.is_nil(r)
+    assert.matches("global anchor holds only domain=global", e.message)
+  end)
+
   describe("authority (adversarial)", function()
     local function refused(cmd, params, ctx)
       local r = nx:execute(cmd, params, { ctx = ctx or agent })

@@ -286,6 +286,36 @@ UPSERT { PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Perso
       assert.is_true(math.abs(nx():execute(q).result[1][1] - 0.76) < 1e-9)
     end)
 
+    it("brings used links back: reinforcement on use, at most once a day, then exempt from decay", function()
+      local strength = require "kip.sleep.strength"
+      write(nx(), [[UPSERT { CONCEPT ?x { {type: "Person", name: "Ann"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+        CONCEPT ?y { {type: "Person", name: "Bo"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
+        WITH METADATA { source: "spec", author: "spec" }
+UPSERT { PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Person", name: "Bo"}) } }
+  WITH METADATA { source: "s", author: "s", confidence: 0.9, memory_strength: 0.3, observed_at: "2026-01-01T00:00:00Z" }]])
+      local q = 'FIND(?l.metadata.memory_strength, ?l.metadata.observed_at, ?l.metadata.confidence) WHERE { ?l ({type: "Person", name: "Ann"}, "knows", ?o) }'
+      -- an agent's read that returned the link (what the MCP server reports)
+      local used = nx():call_json('{"command": "FIND(?l) WHERE { ?l ({type: \\"Person\\", name: \\"Ann\\"}, \\"knows\\", ?o) }"}')
+      local now = require("kip.sleep.cycle").parse_time("2026-11-19T12:00:00Z")
+      assert.equal(1, strength.used(nx(), used, { now = now }))
+      local r = nx():execute(q).result
+      assert.is_true(math.abs(r[1][1] - 0.5) < 1e-9)
+      assert.equal("2026-11-19T12:00:00Z", r[2][1])
+      assert.equal(0.9, r[3][1]) -- confidence is epistemic: use does not change it
+      assert.equal(0, strength.used(nx(), used, { now = now + 3600 })) -- once a day
+      -- reinforced within the window: the cycle does not decay it
+      run(nx(), { phases = { "decay" } })
+      assert.is_true(math.abs(nx():execute(q).result[1][1] - 0.5) < 1e-9)
+      -- classes and half-lives (docs/sleep.md "Memory strength")
+      local P = require("kip.sleep.cycle").DEFAULTS
+      assert.same({ "unverified", 0.90 }, { strength.class(P, "prefers", 1) })
+      assert.same({ "verified", 0.98 }, { strength.class(P, "prefers", 3) })
+      assert.same({ "generic", 0.95 }, { strength.class(P, "knows") })
+      assert.equal("kept", strength.class(P, "derived_from"))
+      assert.equal(6.6, math.floor(strength.half_life(0.90) * 10 + 0.5) / 10)
+      assert.equal(34.3, math.floor(strength.half_life(0.98) * 10 + 0.5) / 10)
+    end)
+
     it("deletes only whitelisted expired nodes and asks for review of the others", function()
       write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Scratch"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
         WITH METADATA { source: "s", author: "s", expires_at: "2026-01-01T00:00:00Z", memory_tier: "short-term" }

@@ -288,6 +288,20 @@ def main():
     bad = c.request("tools/call", {"name": "execute_kip", "arguments": {"command": "DESCRIBE DOMAINS", "bogus": 1}})["result"]
     check("envelope error", bad["isError"] is True and "unknown field" in bad["content"][0]["text"], bad)
 
+    # a link returned to the agent was used: it regains memory strength (once a day)
+    c.request("tools/call", {"name": "execute_kip", "arguments": {
+        "command": 'UPSERT { CONCEPT ?b { {type: "Person", name: "Bea"} } PROPOSITION ?l { ({type: "Person", name: "Ada"}, "mentions", ?b) } } '
+                   'WITH METADATA { source: "e2e", author: "mcp-test", memory_strength: 0.3, observed_at: "2026-01-01T00:00:00Z" }'}})
+    link = 'FIND(?l) WHERE { ?l ({type: "Person", name: "Ada"}, "mentions", {type: "Person", name: "Bea"}) }'
+    strengths = []
+    for _ in range(2):
+        r = c.request("tools/call", {"name": "execute_kip_readonly", "arguments": {"command": link}})["result"]
+        strengths.append(json.loads(r["content"][0]["text"])["result"][0]["metadata"]["memory_strength"])
+    r = c.request("tools/call", {"name": "execute_kip_readonly", "arguments": {"command": link}})["result"]
+    md = json.loads(r["content"][0]["text"])["result"][0]["metadata"]
+    check("use reinforces a returned link once", strengths == [0.3, 0.5] and md["memory_strength"] == 0.5
+          and md["observed_at"] > "2026-01-02", (strengths, md))
+
     # JSON-RPC error paths
     check("unknown tool", c.request("tools/call", {"name": "nope", "arguments": {}})["error"]["code"] == -32602)
     check("bad arguments", c.request("tools/call", {"name": "execute_kip", "arguments": [1]})["error"]["code"] == -32602)

@@ -21,7 +21,7 @@ commands:
   call [--readonly] [FILE|-]     request JSON in, response JSON out (one line)
   exec [--readonly] [--json] [-p name=value]... 'KIP COMMAND'
                                  run one command, human-readable output
-  mcp [--readonly] [governance options]
+  mcp [--readonly] [--no-reinforce] [governance options]
                                  Model Context Protocol server on stdio
   policy list | check FILE | test FILE REQUEST.json
                                  inspect governance policies
@@ -238,7 +238,7 @@ Restore it into any nexus with kip restore. Ids and _version are not kept
   explain = "usage: kip [--db PATH] explain 'KQL' [-p name=value]...\n\nPrints the SQL the compiler generates and SQLite's query plan.\n",
   run = "usage: kip [--db PATH] run SCRIPT.lua [args...]\n\nRuns a Lua 5.4 script; `kip` is preloaded and KIP_DB holds the --db path.\n",
   mcp = [[
-usage: kip mcp [--db PATH] [--readonly] [--max-response-bytes N] [governance options]
+usage: kip mcp [--db PATH] [--readonly] [--no-reinforce] [--max-response-bytes N] [governance options]
 
 Serves the memory to an MCP client (Claude Desktop, Claude Code, Cursor, ...)
 over stdio: JSON-RPC 2.0, one message per line. Tools execute_kip and
@@ -250,6 +250,10 @@ kip://syntax (the KIP syntax card) and kip://primer (DESCRIBE PRIMER), and
 the prompt kip_grounding. Requests pass the governance policies with
 channel "mcp". Logs go to stderr; the server exits when stdin closes or
 stdout breaks.
+
+Links returned to the agent were used: each regains memory strength (at
+most once a day; docs/sleep.md "Memory strength"), unless --no-reinforce or
+--readonly.
 
 A response larger than --max-response-bytes (default 262144, sized for a
 model's context) is replaced by a KIP_4002 error that says how to page
@@ -892,6 +896,11 @@ function commands.sleep()
     if not quiet then
       stderr("sleep cycle %s: %d write(s), %d flagged, %d error(s)%s", report.now, report.writes or 0,
         #(report.flagged or {}), #(report.errors or {}), opts.dry_run and " (dry run: nothing changed)" or "")
+      local m = report.metrics_after or report.metrics_before
+      if m and m.links_with_strength and m.links_with_strength > 0 then
+        stderr("  memory strength: average %.3f over %d link(s); %d weak (below %.2f)",
+          m.average_memory_strength or 0, m.links_with_strength, m.weak_links or 0, require("kip.sleep.cycle").DEFAULTS.weak_strength)
+      end
       for _, f in ipairs(report.flagged or {}) do stderr("  flagged [%s] %s: %s", f.phase or "", f.name, f.reason) end
     end
   end
@@ -1077,8 +1086,12 @@ function commands.mcp()
     mcp.refuse_startup(reason)
     os.exit(2)
   end
-  local max_response
+  local max_response, reinforce
   local readonly = frontend_options("mcp", function(j)
+    if rest[j] == "--no-reinforce" then
+      reinforce = false
+      return 1
+    end
     if rest[j] ~= "--max-response-bytes" then return 0 end
     max_response = tonumber(rest[j + 1] or "")
     if not max_response or max_response < 1024 then fail("--max-response-bytes needs a number of bytes (at least 1024)") end
@@ -1086,7 +1099,7 @@ function commands.mcp()
   end, fail)
   gov.ctx.channel = gov.ctx.channel or "mcp"
   local nx = open_nexus(true, fail)
-  mcp.server(nx, { readonly = readonly, max_response_bytes = max_response, host = require("kip.host") }):serve()
+  mcp.server(nx, { readonly = readonly, max_response_bytes = max_response, reinforce = reinforce, host = require("kip.host") }):serve()
   nx:close()
   return 0
 end

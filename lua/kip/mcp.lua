@@ -64,7 +64,7 @@ function M.server(nx, opts)
   opts = opts or {}
   local home = opts.home or require("kip").home()
   local s = {
-    nx = nx, readonly = opts.readonly, initialized = false,
+    nx = nx, readonly = opts.readonly, initialized = false, reinforce = not opts.readonly and opts.reinforce ~= false,
     log = opts.log or function(msg) io.stderr:write("kip mcp: ", msg, "\n") end,
     ctx = opts.ctx or {}, max_response = opts.max_response_bytes or M.MAX_RESPONSE_BYTES,
     host = opts.host, queue = {},
@@ -144,6 +144,9 @@ function M:call_tool(id, params)
     self.cancelled = nil
     return nil
   end
+  -- the links returned to the agent were used: they regain strength
+  -- (kip.sleep.strength; at most once a day each, never on a read-only server)
+  if self.reinforce and text:sub(1, 10) == '{"result":' then require("kip.sleep.strength").used(self.nx, text) end
   text = require("kip.text").cap_response(text, self.max_response)
   -- the KIP response once, as text (the tools publish no outputSchema, so no
   -- structuredContent copy); isError when it is a KIP error

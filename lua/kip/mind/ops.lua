@@ -349,6 +349,9 @@ function M.record(nx, o)
   local kind = o.anchor or (o.domain == "global" and "global" or o.provenance == "research" and "repo" or "worktree")
   local a, aerr = anchor.fields(kind, o.here)
   if not a then return err("KIP_2003", aerr) end
+  if a.anchor_kind == "global" and o.domain ~= "global" then
+    return err("KIP_2002", "a global anchor holds only domain=global evidence", "Use anchor repo or worktree for project evidence.")
+  end
   local at, suffix = stamp()
   local name = o.name or ("ev:%s:%s"):format(at, suffix)
   if o.name then

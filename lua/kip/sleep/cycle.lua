@@ -75,6 +75,7 @@ M.DEFAULTS = {
   decay_assertion_fast = 0.90,
   decay_slow_min_evidence = 3,
   reinforcement_window_days = 14,
+  weak_strength = 0.2,   -- a fading link below it is a weak memory (reported)
   assertion_predicates = { prefers = true, learned = true },
   -- (and the mind model's evidence links: citations, not memories to fade)
   provenance_predicates = { derived_from = true, consolidated_to = true, involves = true, mentions = true,

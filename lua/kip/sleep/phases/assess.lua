@@ -3,14 +3,15 @@
 --- after the cycle (the finalization phase records both).
 local snapshot = require "kip.sleep.snapshot"
 local rules = require "kip.sleep.rules"
+local strength = require "kip.sleep.strength"
 
 local M = { name = "assess", title = "Assessment" }
 
 --- the health metrics of snapshot s at cycle c
 function M.metrics(c, s)
   local m = { orphans = 0, unsorted = 0, stale_events = 0, pending_sleep_tasks = 0, superseded_propositions = 0,
-    live_functional_conflicts = 0, expired_nodes = 0, expired_links = 0, domain_sizes = {} }
-  local strength, strength_n = 0, 0
+    live_functional_conflicts = 0, expired_nodes = 0, expired_links = 0, weak_links = 0, domain_sizes = {} }
+  local total, strength_n = 0, 0
   for _, e in ipairs(s.concepts) do
     local a, md = e.attributes or {}, e.metadata or {}
     if not rules.protected(s, e) and e.type ~= "Domain" and #s:links_from(e.id, "belongs_to_domain") == 0 then m.orphans = m.orphans + 1 end
@@ -31,7 +32,8 @@ function M.metrics(c, s)
     local md = l.metadata or {}
     if md.superseded == true then m.superseded_propositions = m.superseded_propositions + 1 end
     if type(md.memory_strength) == "number" then
-      strength, strength_n = strength + md.memory_strength, strength_n + 1
+      total, strength_n = total + md.memory_strength, strength_n + 1
+      if strength.weak(c.params, s, l) then m.weak_links = m.weak_links + 1 end
     end
     if type(md.expires_at) == "string" and md.expires_at < c.now then m.expired_links = m.expired_links + 1 end
     if functional[l.predicate] and snapshot.live(l) then
@@ -40,7 +42,7 @@ function M.metrics(c, s)
       if seen[k] == 2 then m.live_functional_conflicts = m.live_functional_conflicts + 1 end
     end
   end
-  m.average_memory_strength = strength_n > 0 and strength / strength_n or nil
+  m.average_memory_strength = strength_n > 0 and total / strength_n or nil
   m.links_with_strength = strength_n
   return m
 end

@@ -12,6 +12,7 @@
 local cycle = require "kip.sleep.cycle"
 local snapshot = require "kip.sleep.snapshot"
 local guards = require "kip.guards"
+local strength = require "kip.sleep.strength"
 
 local M = { name = "decay", title = "Memory-strength decay" }
 
@@ -53,19 +54,17 @@ function M.run(c)
   local preds = {}
   for p in pairs(s.predicates) do preds[#preds + 1] = p end
   table.sort(preds)
+  local has = {}
+  for _, l in ipairs(s.links) do has[l.predicate] = true end
   for _, p in ipairs(preds) do
-    if p ~= "belongs_to_domain" and not c.params.provenance_predicates[p] then
-      -- only shards that have something to decay are written to
-      local any = false
-      for _, l in ipairs(s.links) do if l.predicate == p then any = true break end end
-      if any then
-        if c.params.assertion_predicates[p] then
-          n.links = n.links + shard(c, p, c.params.decay_assertion_slow, "FILTER(?o.attributes.evidence_count >= :min)")
-          n.links = n.links + shard(c, p, c.params.decay_assertion_fast,
-            "FILTER(IS_NULL(?o.attributes.evidence_count) || ?o.attributes.evidence_count < :min)")
-        else
-          n.links = n.links + shard(c, p, c.params.decay_generic)
-        end
+    -- only shards that have something to decay are written to
+    if has[p] and strength.class(c.params, p) ~= "kept" then
+      if c.params.assertion_predicates[p] then
+        n.links = n.links + shard(c, p, c.params.decay_assertion_slow, "FILTER(?o.attributes.evidence_count >= :min)")
+        n.links = n.links + shard(c, p, c.params.decay_assertion_fast,
+          "FILTER(IS_NULL(?o.attributes.evidence_count) || ?o.attributes.evidence_count < :min)")
+      else
+        n.links = n.links + shard(c, p, c.params.decay_generic)
       end
     end
   end
