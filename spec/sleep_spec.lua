@@ -345,6 +345,46 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       assert.truthy(flagged(report, "Domain:Finance.*0 member"))
       assert.truthy(flagged(report, "Domain:Health.*0 member"))
     end)
+
+    local SMALL = [[UPSERT { CONCEPT ?d { {type: "Domain", name: "Running"} SET ATTRIBUTES { description: "runs", parent_domain: "Health" } }
+  CONCEPT ?n { {type: "Note", name: "5k plan"} SET PROPOSITIONS { ("belongs_to_domain", ?d) } } } WITH METADATA { source: "spec", author: "spec" }]]
+    local function merged(n)
+      assert.same({ "Health" }, domains(n, "Note", "5k plan"))
+      local r = n:execute('FIND(?l.metadata.moved_from_domain) WHERE { ?l ({type: "Note", name: "5k plan"}, "belongs_to_domain", ?d) }')
+      assert.same({ "Running" }, r.result)
+      assert.equal("archived", attr(n, "Domain", "Running", "status"))
+      assert.equal("Health", attr(n, "Domain", "Running", "merged_into"))
+      assert.same({ "Archived" }, domains(n, "Domain", "Running"))
+    end
+
+    it("keeps a small Domain without judgment, naming its parent; a domain hook merges it with provenance", function()
+      write(nx(), SMALL)
+      local report = run(nx(), { phases = { "domains" } })
+      assert.truthy(flagged(report, "Domain:Running.*1 member.*merge it into Health"))
+      assert.same({ "Running" }, domains(nx(), "Note", "5k plan"))
+      local asked
+      report = run(nx(), { phases = { "domains" }, hooks = { domain = function(_, d, parent)
+        if d.name == "Running" then asked = parent return parent end
+      end } })
+      assert.equal("Health", asked)
+      assert.equal(1, report.phases[1].counts.merged)
+      merged(nx())
+      -- archived: not a small Domain any more, nothing more to do
+      report = run(nx(), { phases = { "domains" }, hooks = { domain = function() error("not asked again") end } })
+      assert.equal(0, report.writes)
+      assert.is_nil(flagged(report, "Running"))
+    end)
+
+    it("merges a small Domain on an explicit merge_domain SleepTask, in one transaction", function()
+      write(nx(), SMALL)
+      write(nx(), [[UPSERT { CONCEPT ?t { {type: "SleepTask", name: "merge running"} SET ATTRIBUTES { target_type: "Domain",
+        target_name: "Running", requested_action: "merge_domain", status: "pending", reason: "too small" }
+        SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) ("assigned_to", {type: "Person", name: "$system"}) } } }
+        WITH METADATA { source: "spec", author: "$self" }]])
+      run(nx(), { phases = { "tasks" } })
+      assert.equal("completed", attr(nx(), "SleepTask", "merge running", "status"))
+      merged(nx())
+    end)
   end)
 
   describe("the whole cycle", function()

@@ -1,7 +1,8 @@
 -- Sleep-cycle benchmark (docs/performance.md "Sleep cycle"): generates a
 -- memory of N concepts (people, notes, places, preferences, events) with
 -- ~2 links each, planted defects at fixed rates (orphans, Unsorted items,
--- stale Events, expired notes, name twins, conflicting facts), runs one
+-- stale Events, expired notes, name twins, conflicting facts) and pending
+-- SleepTasks (one per 500 items), runs one
 -- cycle and a second one, and prints the time per phase.
 -- Run: scripts/bench/sleep [N]   (default 100000)
 local kip = require "kip"
@@ -50,6 +51,15 @@ WITH METADATA { source: "bench", author: "bench" }
 UPSERT { PROPOSITION ?l { ({type: "Person", name: "person %d"}, "lives_in", {type: "Place", name: "place 1"}) } } WITH METADATA { source: "bench", author: "bench", valid_from: "2026-06-01T00:00:00Z" }]])
       :format(i, i, i)
   end
+end
+-- SleepTasks handed off by $self (seed 001): archive a note, reclassify a
+-- preference, one per 500 items (the task phase at this size)
+for i = 1, per, 500 do
+  out[#out + 1] = ([[UPSERT { CONCEPT ?t { {type: "SleepTask", name: "task %d"} SET ATTRIBUTES { target_type: "%s", target_name: "%s %d",
+  requested_action: "%s", target_domain: "Home", status: "pending", reason: "bench" }
+  SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) ("assigned_to", {type: "Person", name: "$system"}) } } }
+WITH METADATA { source: "bench", author: "$self" }]]):format(i, i % 1000 == 1 and "Note" or "Preference", i % 1000 == 1 and "note" or "preference", i,
+    i % 1000 == 1 and "archive" or "reclassify")
 end
 local text = table.concat(out, "\n")
 local t0 = os.clock()

@@ -11,17 +11,20 @@
 --- are reported — unless the `task` hook takes them. Entries of
 --- $self.attributes.pending_for_sleep ("Type:name", or {target_type,
 --- target_name, requested_action?, reason?}) become review tasks (once
---- each; $self itself is never modified). After a task the snapshot is
+--- each; $self itself is never modified). merge_domain merges a small
+--- Domain into target_domain (default: its parent; phases/domains.lua).
+--- After a task the snapshot is
 --- refreshed for what it touched only, not read again whole.
 local snapshot = require "kip.sleep.snapshot"
 local rules = require "kip.sleep.rules"
 local events = require "kip.sleep.phases.events"
 local contradictions = require "kip.sleep.phases.contradictions"
+local domains = require "kip.sleep.phases.domains"
 
 local M = { name = "tasks", title = "SleepTasks" }
 
 M.ACTIONS = { consolidate_to_semantic = true, compile_to_skill = true, archive = true, merge_duplicates = true,
-  reclassify = true, review = true, resolve_contradiction = true }
+  reclassify = true, review = true, resolve_contradiction = true, merge_domain = true }
 
 local function finish(c, task, status, result)
   local sets = { "status: :st", "result: :r" }
@@ -30,21 +33,28 @@ local function finish(c, task, status, result)
   rules.set_attributes(c, task, sets, params, "SleepTask " .. task.name .. " " .. status)
 end
 
--- the concepts a task's writes touch: the target, its neighbours, merge_into
+-- the concepts a task's writes touch: the task, the target and what it
+-- merges into with their links; the target's neighbours (only their own
+-- rows: the links between them and the target are re-read from its side)
 local function touched(s, task, target)
   local keys, seen = {}, {}
-  local function add(e)
+  local function add(e, shallow)
     if e and e.type and not seen[e.id] then
       seen[e.id] = true
-      keys[#keys + 1] = { e.type, e.name }
+      keys[#keys + 1] = { e.type, e.name, shallow = shallow }
     end
   end
   add(task)
   add(target)
-  for _, l in ipairs(s:links_from(target.id)) do add(s.by_id[l.object]) end
-  for _, l in ipairs(s:links_to(target.id)) do add(s.by_id[l.subject]) end
   local into = task.attributes.merge_into
   if type(into) == "string" then add(s:get(target.type, into)) end
+  if task.attributes.requested_action == "merge_domain" and target.type == "Domain" then
+    for _, k in ipairs(domains.touched(s, target, task.attributes.target_domain or domains.parent(s, target))) do
+      add(s:get(k[1], k[2]), k.shallow)
+    end
+  end
+  for _, l in ipairs(s:links_from(target.id)) do add(s.by_id[l.object], true) end
+  for _, l in ipairs(s:links_to(target.id)) do add(s.by_id[l.subject], true) end
   return keys
 end
 
@@ -90,6 +100,12 @@ local function carry_out(c, s, task, target)
     c:write("MERGE CONCEPT ?dup INTO ?keep WHERE { ?dup {type: :t, name: :a} ?keep {type: :t, name: :b} }",
       { t = target.type, a = target.name, b = into.name }, "task " .. task.name)
     return "completed", "merged into " .. into.name
+  elseif action == "merge_domain" then
+    if target.type ~= "Domain" then return nil, "the target is not a Domain" end
+    local into = type(a.target_domain) == "string" and a.target_domain or domains.parent(s, target)
+    local ok, why = domains.merge(c, s, target, into, "task " .. task.name)
+    if not ok then error(why, 0) end
+    return "completed", "merged into " .. into
   elseif action == "consolidate_to_semantic" then
     if target.type ~= "Event" then return nil, "the target is not an Event" end
     local anchors = events.anchors(s, target)
