@@ -72,8 +72,8 @@ function M.assemble(nx, o)
     -- the SEARCH ranks only knowledge of the anchors here in the statuses
     -- asked for (a scope the core applies before ranking)
     local scope = { eligibility = "IN(?e.attributes.anchor_id, :mind_anchors) && IN(?e.attributes.status, :mind_statuses)",
-      eligibility_params = core.json_encode { mind_anchors = setmetatable({ table.unpack(anchors) }, core.array_mt),
-        mind_statuses = setmetatable({ table.unpack(statuses) }, core.array_mt) }, ctx = ctx }
+      eligibility_params = core.json_encode { mind_anchors = setmetatable({ anchors[1], anchors[2], anchors[3] }, core.array_mt),
+        mind_statuses = setmetatable(statuses, core.array_mt) }, ctx = ctx }
     local r = nx:execute('SEARCH CONCEPT :q WITH TYPE "Knowledge" MODE "hybrid" LIMIT :n', { q = q, n = math.min(M.MAX_HITS, 4 * need) }, scope)
     if r.error then return nil, { code = r.error.code, message = r.error.message, hint = r.error.hint } end
     for i, k in ipairs(r.result or {}) do
