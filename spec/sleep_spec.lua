@@ -346,6 +346,23 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       assert.truthy(flagged(report, "Domain:Health.*0 member"))
     end)
 
+    it("groups flags of one kind and keeps every item: the record, its pages, the groups", function()
+      local parts = {}
+      for i = 1, 30 do
+        parts[#parts + 1] = ('CONCEPT ?n%d { {type: "Note", name: "scrap %d"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } }'):format(i, i)
+      end
+      write(nx(), "UPSERT { " .. table.concat(parts, " ") .. ' } WITH METADATA { source: "spec", author: "spec" }')
+      local report = run(nx(), { phases = { "unsorted", "finalize" }, params = { report_flags = 10 } })
+      local g = report.flag_groups[1]
+      assert.same({ "unsorted", "in Unsorted: no rule decides its Domain", 30 }, { g.phase, g.kind, g.count })
+      assert.equal(3, #g.examples)
+      local rec = nx():execute('FIND(?r.attributes) WHERE { ?r {type: "SleepCycle"} }').result[1]
+      assert.same({ 10, 30, 1 }, { #rec.flagged, rec.flagged_count, rec.flag_pages })
+      assert.equal(30, rec.flag_groups[1].count)
+      local page = nx():execute('FIND(?p.attributes, ?p.metadata.memory_tier) WHERE { ?p {type: "SleepCycleFlags"} }').result
+      assert.same({ 11, 20, "short-term" }, { page[1][1].first, #page[1][1].flagged, page[2][1] })
+    end)
+
     local SMALL = [[UPSERT { CONCEPT ?d { {type: "Domain", name: "Running"} SET ATTRIBUTES { description: "runs", parent_domain: "Health" } }
   CONCEPT ?n { {type: "Note", name: "5k plan"} SET PROPOSITIONS { ("belongs_to_domain", ?d) } } } WITH METADATA { source: "spec", author: "spec" }]]
     local function merged(n)

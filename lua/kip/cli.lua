@@ -819,6 +819,8 @@ function commands.reindex()
   return 0
 end
 
+local SLEEP_REPORT_GROUPS = 60 -- flag lines of the terminal report
+
 function commands.sleep()
   local opts, json_out, quiet, if_needed, log_file = { phases = nil }, false, false, false, nil
   local j = 1
@@ -881,6 +883,9 @@ function commands.sleep()
     for _, d in ipairs(report.decisions or {}) do
       f:write(core.json_encode { now = report.now, phase = d.phase, why = d.why, command = d.command, parameters = d.parameters }, "\n")
     end
+    for _, fl in ipairs(report.flagged or {}) do
+      f:write(core.json_encode { now = report.now, phase = fl.phase, flagged = fl.name, reason = fl.reason, kind = fl.kind }, "\n")
+    end
     f:close()
   end
   if json_out then
@@ -901,7 +906,23 @@ function commands.sleep()
         stderr("  memory strength: average %.3f over %d link(s); %d weak (below %.2f)",
           m.average_memory_strength or 0, m.links_with_strength, m.weak_links or 0, require("kip.sleep.cycle").DEFAULTS.weak_strength)
       end
-      for _, f in ipairs(report.flagged or {}) do stderr("  flagged [%s] %s: %s", f.phase or "", f.name, f.reason) end
+      -- flags of one kind on one line, the largest groups first: a cycle that
+      -- flags 40 000 items prints at most SLEEP_REPORT_GROUPS lines of them
+      local groups = report.flag_groups or require("kip.sleep.cycle").group_flags(report.flagged or {}, 3)
+      local shown, items = 0, 0
+      for _, g in ipairs(groups) do
+        if shown == SLEEP_REPORT_GROUPS then break end
+        shown, items = shown + 1, items + g.count
+        if g.count == 1 then
+          stderr("  flagged [%s] %s: %s", g.phase or "", g.examples[1], g.reason)
+        else
+          stderr("  flagged [%s] %d× %s — e.g. %s", g.phase or "", g.count, g.kind, table.concat(g.examples, ", "))
+        end
+      end
+      if shown < #groups then
+        stderr("  … %d more kind(s), %d item(s): every item is in kip sleep --json, --log FILE and the SleepCycle record",
+          #groups - shown, #(report.flagged or {}) - items)
+      end
     end
   end
   return #(report.errors or {}) > 0 and 1 or 0

@@ -6,9 +6,10 @@
 --- Every write is KIP through the nexus's governed pipeline holding the
 --- capability "mind.lifecycle" (kip.mind.guards: the core refuses any other
 --- write of Knowledge, Evidence and their links, and any change of a
---- KnowledgeEvent); each operation is one KIP command, so the Knowledge
---- change, its evidence links and the KnowledgeEvent recording it commit
---- together or not at all. Evidence refs must name existing Evidence (never
+--- KnowledgeEvent); each operation is one KIP command — with the updates of
+--- the model's indexes (shelves, field cards) one atomic request — so the
+--- Knowledge change, its evidence links, the KnowledgeEvent recording it and
+--- the indexes commit together or not at all. Evidence refs must name existing Evidence (never
 --- Knowledge, never unknown ids); one Evidence fills one role per Knowledge;
 --- gates are deterministic (kip.mind.gates); the caller never scores
 --- confidence. Who the caller is comes from the host (ctx: actor/user and
@@ -138,7 +139,7 @@ local function run(nx, ctx, command, params, index)
 end
 
 -- the index commands of Knowledge k changing by `changes` (tier, status, anchor_id)
-local function after(k, changes)
+local function index_change(k, changes)
   local a = k.attributes or {}
   local new = { tier = a.tier, status = a.status, anchor_id = a.anchor_id, field = a.field }
   for f, v in pairs(changes or {}) do new[f] = v end
@@ -495,7 +496,7 @@ function M.promote(nx, o)
   stmts[#stmts + 1] = event_statement(nx, params, ctx, "promoted", from, report.target, o.reason or "gate met",
     { added = new, counts = report.counts })
   stmts[#stmts + 1] = link_statements(new, params)
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, after(k, { status = report.target }))
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, index_change(k, { status = report.target }))
   if werr then return nil, werr end
   return { knowledge = k.name, from = from, to = report.target, gate = report }
 end
@@ -528,7 +529,7 @@ function M.raise(nx, o)
   stmts[#stmts + 1] = event_statement(nx, params, ctx, "promoted", a.status, "candidate", o.reason or "raise gate met",
     { added = new, counts = report.counts, from_tier = a.tier, to_tier = g.to_tier })
   stmts[#stmts + 1] = link_statements(new, params)
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, after(k, { tier = g.to_tier, status = "candidate" }))
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, index_change(k, { tier = g.to_tier, status = "candidate" }))
   if werr then return nil, werr end
   return { knowledge = k.name, from_tier = a.tier, to_tier = g.to_tier, from = a.status, to = "candidate", gate = report }
 end
@@ -628,7 +629,7 @@ function M.demote(nx, o)
   local stmts = { set_status(params, to),
     event_statement(nx, params, ctx, "demoted", from, to, o.reason or "contradicted by evidence", { counterexamples = setmetatable(refs, core.array_mt) }) }
   stmts[#stmts + 1] = link_statements({ counterexample = refs }, params)
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, after(k, { status = to }))
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, index_change(k, { status = to }))
   if werr then return nil, werr end
   return { knowledge = k.name, from = from, to = to }
 end
@@ -651,7 +652,7 @@ function M.retire(nx, o)
   if not h then return nil, herr end
   local params = { kn = k.name }
   local _, werr = run(nx, ctx, set_status(params, "retired") .. "\n" .. event_statement(nx, params, ctx, "retired", from, "retired", o.reason), params,
-    after(k, { status = "retired" }))
+    index_change(k, { status = "retired" }))
   if werr then return nil, werr end
   return { knowledge = k.name, from = from, to = "retired" }
 end
@@ -670,7 +671,7 @@ function M.restore(nx, o)
   local params = { kn = k.name }
   local _, werr = run(nx, ctx, set_status(params, "candidate") .. "\n" ..
     event_statement(nx, params, ctx, "updated", "retired", "candidate", o.reason, { restored = true }), params,
-    after(k, { status = "candidate" }))
+    index_change(k, { status = "candidate" }))
   if werr then return nil, werr end
   return { knowledge = k.name, from = "retired", to = "candidate" }
 end
@@ -714,7 +715,7 @@ function M.update(nx, o)
   end
   local stmts = { ('UPSERT { CONCEPT ?k { {type: "Knowledge", name: :kn} SET ATTRIBUTES { %s } } }'):format(table.concat(set, ", ")),
     event_statement(nx, params, ctx, "updated", a.status, to, o.reason, { fields = setmetatable(changed, core.array_mt) }) }
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, after(k, { status = to }))
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, index_change(k, { status = to }))
   if werr then return nil, werr end
   return { knowledge = k.name, from = a.status, to = to, fields = changed }
 end
@@ -745,7 +746,7 @@ function M.publish_anchor(nx, o)
   local stmts = { [[UPSERT { CONCEPT ?k { {type: "Knowledge", name: :kn} SET ATTRIBUTES { anchor_kind: :ak, anchor_id: :ai, parent_anchor_id: null } } }]],
     event_statement(nx, params, ctx, "published_anchor", a.status, a.status, o.reason or "published outward",
       { from_anchor = a.anchor_id, to_anchor = params.ai }) }
-  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, after(k, { anchor_id = params.ai }))
+  local _, werr = run(nx, ctx, table.concat(stmts, "\n"), params, index_change(k, { anchor_id = params.ai }))
   if werr then return nil, werr end
   return { knowledge = k.name, from_anchor = a.anchor_id, to_anchor = params.ai }
 end

@@ -136,7 +136,7 @@ function Cycle:write(command, params, why)
   local r = self.nx:execute(command, params, { ctx = CTX })
   if r.error then
     self.errors[#self.errors + 1] = { phase = self.phase, why = why, error = r.error }
-    self:flag(why or command, "write failed: " .. r.error.code .. " " .. r.error.message)
+    self:flag(why or command, "write failed: " .. r.error.code .. " " .. r.error.message, "write failed: " .. r.error.code)
     return r
   end
   -- a bulk UPDATE that matched nothing changed nothing: not a write
@@ -164,9 +164,35 @@ function Cycle:commit_batch()
   return true
 end
 
---- Report an element that needs attention (or that a rule could not decide).
-function Cycle:flag(name, reason)
-  self.flags[#self.flags + 1] = { phase = self.phase, name = name, reason = reason }
+--- Report an element that needs attention (or that a rule could not
+--- decide). `kind` groups like flags in the report (default: the reason
+--- with its numbers as N).
+function Cycle:flag(name, reason, kind)
+  self.flags[#self.flags + 1] = { phase = self.phase, name = name, reason = reason,
+    kind = kind or (tostring(reason):gsub("%d+%.?%d*", "N")) }
+end
+
+--- The flags grouped by (phase, kind), largest first: {phase, kind, count,
+--- examples (the first `examples` names), reason (the first one's)}
+function M.group_flags(flags, examples)
+  local groups, order = {}, {}
+  for _, f in ipairs(flags) do
+    local key = (f.phase or "") .. "\0" .. (f.kind or f.reason)
+    local g = groups[key]
+    if not g then
+      g = { phase = f.phase, kind = f.kind or f.reason, reason = f.reason, count = 0, examples = setmetatable({}, core.array_mt) }
+      groups[key] = g
+      order[#order + 1] = g
+    end
+    g.count = g.count + 1
+    if #g.examples < (examples or 3) then g.examples[#g.examples + 1] = f.name end
+  end
+  table.sort(order, function(a, b)
+    if a.count ~= b.count then return a.count > b.count end
+    if (a.phase or "") ~= (b.phase or "") then return (a.phase or "") < (b.phase or "") end
+    return a.kind < b.kind
+  end)
+  return setmetatable(order, core.array_mt)
 end
 
 --- A KIP string literal (for positions that take no parameters: predicates)

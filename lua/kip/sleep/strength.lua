@@ -46,27 +46,37 @@ function M.half_life(f) return math.log(0.5) / math.log(f) end
 
 local function iso(t) return os.date("!%Y-%m-%dT%H:%M:%SZ", t) end
 
-local REINFORCE = [[UPDATE ?l SET METADATA {
-  memory_strength: CLAMP(ADD(COALESCE(?l.metadata.memory_strength, :default), :boost), 0.0, 1.0),
-  observed_at: :now
-} WHERE { ?l (id: :id) FILTER(IS_NULL(?l.metadata.observed_at) || ?l.metadata.observed_at < :recent) }]]
+local READ = 'FIND(?l.metadata.memory_strength, ?l.metadata.observed_at) WHERE { ?l (id: :id) }'
+local REINFORCE = [[UPDATE ?l SET METADATA { memory_strength: :s, observed_at: :now }
+WHERE { ?l (id: :id) FILTER(IS_NULL(?l.metadata.observed_at) || ?l.metadata.observed_at < :recent) }]]
 
 --- reinforce{ids (link ids), now? (unix seconds), boost?, ctx?}: links used
---- or confirmed regain strength; one request, each link its own statement
---- (a link another subsystem owns is refused by the core and skipped).
---- Returns the number of links reinforced.
+--- or confirmed regain strength: s ← min(1, s + boost), rounded to 3
+--- decimals, observed_at ← now, unless reinforced within the interval.
+--- Two requests (the strengths, then one statement per link); a link
+--- another subsystem owns is refused by the core and skipped. Returns the
+--- number of links reinforced.
 function M.reinforce(nx, o)
   if nx:readonly() or #(o.ids or {}) == 0 then return 0 end
   local now = o.now or os.time()
-  local params = { default = require("kip.sleep.cycle").DEFAULTS.decay_default_strength, boost = o.boost or M.BOOST,
-    now = iso(now), recent = iso(now - M.MIN_INTERVAL_HOURS * 3600) }
-  local batch = {}
-  for i = 1, math.min(#o.ids, M.MAX_PER_CALL) do
-    local p = { id = o.ids[i] }
-    for k, v in pairs(params) do p[k] = v end
-    batch[#batch + 1] = { command = REINFORCE, parameters = p }
+  local ctx = o.ctx or { actor = "$system", channel = "sleep", system = true }
+  local default = require("kip.sleep.cycle").DEFAULTS.decay_default_strength
+  local recent = iso(now - M.MIN_INTERVAL_HOURS * 3600)
+  local reads = {}
+  for i = 1, math.min(#o.ids, M.MAX_PER_CALL) do reads[i] = { command = READ, parameters = { id = o.ids[i] } } end
+  local r = nx:call({ commands = reads }, { ctx = ctx })
+  local writes = {}
+  for i, item in ipairs(not r.error and r.result or {}) do
+    local cols = type(item) == "table" and item.result
+    local s, seen = cols and cols[1] and cols[1][1], cols and cols[2] and cols[2][1]
+    if cols and cols[1] and #cols[1] > 0 and not (type(seen) == "string" and seen >= recent) then
+      s = type(s) == "number" and s or default
+      writes[#writes + 1] = { command = REINFORCE, parameters = { id = reads[i].parameters.id, now = iso(now), recent = recent,
+        s = math.floor(math.min(1, s + (o.boost or M.BOOST)) * 1000 + 0.5) / 1000 } }
+    end
   end
-  local r = nx:call({ commands = batch }, { ctx = o.ctx or { actor = "$system", channel = "sleep", system = true } })
+  if #writes == 0 then return 0 end
+  r = nx:call({ commands = writes }, { ctx = ctx })
   local n = 0
   for _, item in ipairs(not r.error and r.result or {}) do
     if type(item) == "table" and type(item.result) == "table" then n = n + (item.result.updated or 0) end

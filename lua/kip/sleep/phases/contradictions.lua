@@ -72,7 +72,7 @@ function M.resolve(c, s, subjects)
         elseif not dated or tie or not newest then
           if c.hooks.contradiction then
             local ok, err = pcall(c.hooks.contradiction, c, group, s)
-            if not ok then c:flag(label, "the contradiction hook failed: " .. tostring(err)) end
+            if not ok then c:flag(label, "the contradiction hook failed: " .. tostring(err), "the contradiction hook failed") end
           else
             undecided = undecided + 1
             c:flag(label, not dated and "conflict with an undated link: needs judgment" or "conflict between equally dated links: needs judgment")

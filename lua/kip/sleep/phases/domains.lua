@@ -92,14 +92,15 @@ function M.run(c)
     if c.hooks.domain then
       local ok, into = pcall(c.hooks.domain, c, d, parent, s)
       if not ok then
-        c:flag(snapshot.label(d), "the domain hook failed: " .. tostring(into))
+        c:flag(snapshot.label(d), "the domain hook failed: " .. tostring(into), "the domain hook failed")
       elseif into ~= nil then
         local merged, why = M.merge_now(c, s, d, into, ("merge small Domain %s into %s (domain hook)"):format(d.name, tostring(into)))
-        if merged then n.merged = n.merged + 1 else c:flag(snapshot.label(d), "the domain hook's merge failed: " .. why) end
+        if merged then n.merged = n.merged + 1 else c:flag(snapshot.label(d), "the domain hook's merge failed: " .. why, "the domain hook's merge failed") end
       end
     else
       c:flag(snapshot.label(d), ("topic Domain with %d member(s): keep it if it is a placeholder for growth, else merge it into %s "
-        .. "(a merge_domain SleepTask or a domain hook decides)"):format(it.members, parent))
+        .. "(a merge_domain SleepTask or a domain hook decides)"):format(it.members, parent),
+        "small topic Domain (0-2 members): kept, whether it is a placeholder for growth is a judgment")
     end
   end
   return n

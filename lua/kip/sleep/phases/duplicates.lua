@@ -68,10 +68,10 @@ local function semantic_pairs(c, s, keyed)
           seen[pair] = true
           if c.hooks.duplicates then
             local hok, herr = pcall(c.hooks.duplicates, c, e, s.by_id[h.id] or h, s)
-            if not hok then c:flag(snapshot.label(e), "the duplicates hook failed: " .. tostring(herr)) end
+            if not hok then c:flag(snapshot.label(e), "the duplicates hook failed: " .. tostring(herr), "the duplicates hook failed") end
           else
             c:flag(snapshot.label(e), ("possible duplicate of %s (similarity %.2f): not merged, similarity is not identity")
-              :format(snapshot.label(h), h.metadata._score))
+              :format(snapshot.label(h), h.metadata._score), "possible semantic duplicate: not merged, similarity is not identity")
           end
         end
       end
@@ -110,7 +110,8 @@ function M.run(c)
         c:flag(table.concat(names, " | "), "duplicate group with a protected member: not merged")
       elseif not ok then
         n.conflicting = n.conflicting + 1
-        c:flag(table.concat(names, " | "), "duplicate names but conflicting attribute " .. key .. ": kept")
+        c:flag(table.concat(names, " | "), "duplicate names but conflicting attribute " .. key .. ": kept",
+          "duplicate names with a conflicting attribute: kept")
       else
         local keep = survivor(s, g)
         for i = 2, #g do

@@ -88,7 +88,7 @@ function M.run(c)
         n.archived = n.archived + 1
       elseif c.hooks.consolidate then
         local ok, err = pcall(c.hooks.consolidate, c, ev, s)
-        if not ok then c:flag(label, "the consolidate hook failed: " .. tostring(err)) end
+        if not ok then c:flag(label, "the consolidate hook failed: " .. tostring(err), "the consolidate hook failed") end
       else
         n.left = n.left + 1
         c:flag(label, "stale Event without a semantic anchor: needs judgment (no consolidate hook)")

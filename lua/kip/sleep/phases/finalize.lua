@@ -1,7 +1,9 @@
 --- Phase 10 — finalization (SystemInstructions.md Phase 10; docs/sleep.md
 --- rule 10): the metrics after the cycle, a `SleepCycle` record in the
---- System Domain (parameters, per-phase results, flagged items, metrics
---- before and after, the write count), and $system's last_sleep_cycle and
+--- System Domain (parameters, per-phase results, the flagged items grouped
+--- by kind, the first 500 of them — the rest in SleepCycleFlags pages of
+--- 1 000 — metrics before and after, the write count), and $system's
+--- last_sleep_cycle and
 --- maintenance_log (the whole array rewritten under EXPECT VERSION, retried
 --- on a version conflict; the newest 50 entries kept).
 local core = require "kip.core"
@@ -23,6 +25,17 @@ function M.ensure_type(c)
 WITH METADATA { source: "SleepCycle", author: "$system" }]], {}, "define SleepCycle")
 end
 
+--- and SleepCycleFlags (a page of a cycle's flagged items)
+function M.ensure_pages_type(c)
+  local n = c:read('FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: "SleepCycleFlags"} }')
+  if (type(n) == "table" and n[1] or n or 0) > 0 then return end
+  c:write([[UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "SleepCycleFlags"}
+  SET ATTRIBUTES { description: "One page of the items a $system sleep cycle flagged beyond those in its SleepCycle record (cycle, page, first, flagged). Short-term: reclaimed by the TTL phase.",
+    display_hint: "🗒" }
+  SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "CoreSchema"}) } } }
+WITH METADATA { source: "SleepCycle", author: "$system" }]], {}, "define SleepCycleFlags")
+end
+
 --- the cycle's record, marked running until finalization completes it
 --- (the actor is $system; started_by names who started it: the caller the
 --- host authenticated — an operator's account and roles — or "$system" for
@@ -36,12 +49,35 @@ WITH METADATA { source: "SleepCycle", author: "$system" }]], { name = "SleepCycl
     by = caller.actor or "$system", roles = setmetatable(caller.roles or {}, require("kip.core").array_mt) }, "start")
 end
 
+M.PAGE = 1000 -- flagged items per SleepCycleFlags page
+
+-- the flagged items beyond the record's own, in pages of M.PAGE
+-- (SleepCycleFlags "<cycle>:flags:<k>", short-term: the TTL phase reclaims
+-- them after archive_ttl_days)
+local function write_pages(c, name, flagged)
+  local n = 0
+  if #flagged > c.params.report_flags then M.ensure_pages_type(c) end
+  for first = c.params.report_flags + 1, #flagged, M.PAGE do
+    n = n + 1
+    local page = setmetatable({}, core.array_mt)
+    for i = first, math.min(#flagged, first + M.PAGE - 1) do page[#page + 1] = flagged[i] end
+    c:write([[UPSERT { CONCEPT ?p { {type: "SleepCycleFlags", name: :name}
+  SET ATTRIBUTES { cycle: :cycle, page: :page, first: :first, flagged: :flagged }
+  SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
+WITH METADATA { source: "SleepCycle", author: "$system", memory_tier: "short-term", expires_at: :expires }]],
+      { name = ("%s:flags:%d"):format(name, n), cycle = name, page = n, first = first, flagged = page,
+        expires = require("kip.sleep.cycle").iso(c.now_s + c.params.archive_ttl_days * 86400) }, "report page")
+  end
+  return n
+end
+
 function M.run(c)
   local s = snapshot.take(c)
   c.metrics_after = assess.metrics(c, s)
   local flagged = {}
-  for _, f in ipairs(c.flags) do flagged[#flagged + 1] = { phase = f.phase, name = f.name, reason = f.reason } end
-  -- the record keeps the first report_flags items (every one is counted)
+  for _, f in ipairs(c.flags) do flagged[#flagged + 1] = { phase = f.phase, name = f.name, reason = f.reason, kind = f.kind } end
+  -- the record keeps the first report_flags items and every group; the
+  -- rest is in its pages
   local kept = flagged
   if #flagged > c.params.report_flags then
     kept = {}
@@ -49,6 +85,7 @@ function M.run(c)
   end
   local report = {
     now = c.now, trigger = c.trigger or "manual", phases = c.results, flagged = flagged,
+    flag_groups = require("kip.sleep.cycle").group_flags(flagged, 3),
     writes = c.writes, errors = #c.errors, metrics_before = c.metrics_before, metrics_after = c.metrics_after,
   }
   c.report = report
@@ -56,13 +93,13 @@ function M.run(c)
   local name = "SleepCycle:" .. c.now
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
-    flagged: :flagged, flagged_count: :nflagged, writes: :writes, errors: :errors, metrics_before: :before,
-    metrics_after: :after }
+    flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, writes: :writes, errors: :errors,
+    metrics_before: :before, metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
 WITH METADATA { source: "SleepCycle", author: "$system" }]],
     { name = name, now = c.now, resumed = c.resumed == true, trigger = report.trigger, phases = report.phases, flagged = kept,
       writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after,
-      nflagged = #flagged }, "report")
+      nflagged = #flagged, groups = report.flag_groups, pages = write_pages(c, name, flagged) }, "report")
   local entry = { timestamp = c.now, trigger = report.trigger, actions_taken = {}, items_processed = c.writes,
     issues_found = #flagged, report = name }
   for _, ph in ipairs(c.results or {}) do entry.actions_taken[#entry.actions_taken + 1] = ph.phase end

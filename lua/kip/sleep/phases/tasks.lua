@@ -146,7 +146,7 @@ local function run_task(c, s, task, target)
   local committed, err = c:commit_batch()
   if not committed then
     finish(c, task, "failed", ("refused, nothing applied: %s %s"):format(err.code or "", err.message or ""))
-    c:flag(snapshot.label(task), "failed: " .. tostring(err.message))
+    c:flag(snapshot.label(task), "failed: " .. tostring(err.message), "SleepTask refused: failed, nothing applied")
     return "failed"
   end
   if not c.dry_run then s:refresh(c, keys) end
@@ -226,10 +226,10 @@ function M.run(c)
         n[status] = n[status] + 1
       elseif c.hooks.task then
         local hok, herr = pcall(c.hooks.task, c, task, target, s)
-        if not hok then c:flag(snapshot.label(task), "the task hook failed: " .. tostring(herr)) end
+        if not hok then c:flag(snapshot.label(task), "the task hook failed: " .. tostring(herr), "the task hook failed") end
       else
         n.pending = n.pending + 1
-        c:flag(snapshot.label(task), "left pending: " .. why)
+        c:flag(snapshot.label(task), "left pending: " .. why, "SleepTask left pending: needs judgment")
       end
     end
     ::next_task::

@@ -24,7 +24,7 @@ function M.run(c)
     if not d and c.hooks.classify then
       local ok, res = pcall(c.hooks.classify, c, e, s)
       if ok and type(res) == "string" and (s:get("Domain", res) or res == "System") then d, how = res, "classify hook"
-      elseif not ok then c:flag(snapshot.label(e), "the classify hook failed: " .. tostring(res)) end
+      elseif not ok then c:flag(snapshot.label(e), "the classify hook failed: " .. tostring(res), "the classify hook failed") end
     end
     if d then
       local has = s:domains(e.id)
