@@ -346,6 +346,25 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       assert.truthy(flagged(report, "Domain:Health.*0 member"))
     end)
 
+    it("decides --if-needed from the last cycle's record when nothing changed since", function()
+      write(nx(), [[UPSERT { CONCEPT ?e { {type: "Event", name: "chat"} SET ATTRIBUTES { event_class: "Conversation",
+        start_time: "2026-11-18T10:00:00Z", consolidation_status: "pending" }
+        SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } } WITH METADATA { source: "spec", author: "spec" }]])
+      local _, _, m, how = sleep.check(nx(), { now = NOW })
+      assert.equal("measured", how)
+      run(nx())
+      _, _, m, how = sleep.check(nx(), { now = NOW })
+      assert.equal("recorded", how)
+      assert.equal("2026-11-18T10:00:00Z", m.next_stale_at)
+      -- time passes: the pending Event turns stale, so the record no longer holds
+      _, _, m, how = sleep.check(nx(), { now = "2026-11-26T00:00:00Z" })
+      assert.same({ "measured", 1 }, { how, m.stale_events })
+      -- a write since the cycle: measured again
+      write(nx(), [[UPSERT { CONCEPT ?n { {type: "Note", name: "new"} } } WITH METADATA { source: "spec", author: "spec" }]])
+      _, _, m, how = sleep.check(nx(), { now = NOW })
+      assert.same({ "measured", 1 }, { how, m.orphans })
+    end)
+
     it("groups flags of one kind and keeps every item: the record, its pages, the groups", function()
       local parts = {}
       for i = 1, 30 do

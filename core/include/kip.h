@@ -311,6 +311,13 @@ char *kip_guards_json(kip_nexus *nx, int log_limit);
 ** kip_guards_json under it. -1 on error. */
 int64_t kip_guards_generation(kip_nexus *nx);
 
+/* The write generation: a counter every write transaction that changed a
+** row adds one to, in the same transaction (kept in the file: it survives
+** closing and counts every connection's writes made through the engine;
+** a plain sqlite3 shell's writes are not counted). Equal generations mean
+** nothing was written in between. 0 for a nexus never written, -1 on error. */
+int64_t kip_write_generation(kip_nexus *nx);
+
 /* An online copy of the nexus into the file at path (kip backup): writers
 ** keep going meanwhile; progress(done_pages, total_pages, ud) after each step. */
 int kip_backup(kip_nexus *nx, const char *path, void (*progress)(int done, int total, void *ud), void *ud,

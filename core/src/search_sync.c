@@ -48,7 +48,7 @@ int kip_merge_index(kip_nexus *nx, kip_error *err) {
     kip_tx_rollback(nx);
     return err->code;
   }
-  return kip_tx_commit(nx, err);
+  return kip_tx_commit_upkeep(nx, err);
 }
 
 /* After a pass that built a large share of the index, merge it (see
@@ -75,7 +75,7 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
     return 0;
   }
   if (batch <= 0 || batch >= total) { /* all at once: the commit indexes the dirty set */
-    if (kip_tx_begin(nx, err) || kip_tx_commit(nx, err)) return err->code;
+    if (kip_tx_begin(nx, err) || kip_tx_commit_upkeep(nx, err)) return err->code;
     if (progress) progress(beside + total, beside + total, ud);
     return merge_index_after_bulk(nx, total, err);
   }
@@ -96,7 +96,7 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
       return rc;
     }
     nx->req->defer_index = 1; /* this commit indexes exactly the batch */
-    rc = kip_tx_commit(nx, err);
+    rc = kip_tx_commit_upkeep(nx, err);
     nx->req->defer_index = 0;
     if (rc) return rc;
     if (n <= 0) break;

@@ -228,7 +228,7 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
     sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
-    if (rc == SQLITE_ROW && ((rc = kip_tx_begin(nx, err)) || (rc = kip_tx_commit(nx, err)))) return rc;
+    if (rc == SQLITE_ROW && ((rc = kip_tx_begin(nx, err)) || (rc = kip_tx_commit_upkeep(nx, err)))) return rc;
   }
   return 0;
 }
@@ -399,6 +399,7 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err) {
   if (nx->tx_depth == 0) snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
   else snprintf(sql, sizeof sql, "SAVEPOINT kip_sp%d", nx->tx_depth);
   if (kip_store_exec(nx, sql, err, "starting a transaction")) return err->code;
+  if (nx->tx_depth == 0) nx->tx_changes0 = sqlite3_total_changes64(nx->db);
   nx->tx_depth++;
   /* the writer's lock is held: guards another process declared are current */
   if (nx->tx_depth == 1 && kip_guards_refresh(nx, err)) {
@@ -427,9 +428,29 @@ void kip_tx_end_read(kip_nexus *nx) {
   nx->read_tx = 0;
 }
 
+/* a write transaction that changed rows counts one more write generation
+** (kip_write_generation): a host learns whether anything changed since it
+** last looked without reading the graph */
+static int bump_write_generation(kip_nexus *nx, kip_error *err) {
+  if (nx->tx_upkeep || sqlite3_total_changes64(nx->db) == nx->tx_changes0) return 0;
+  return kip_store_exec(nx,
+                        "INSERT INTO kip_info(key, value) VALUES('write_generation', 1) "
+                        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                        err, "counting the write generation");
+}
+
+int64_t kip_write_generation(kip_nexus *nx) {
+  sqlite3_stmt *st;
+  if (kip_prepare_sq(nx, "SELECT CAST(value AS INTEGER) FROM kip_info WHERE key = 'write_generation'", -1, &st) != SQLITE_OK)
+    return -1;
+  int64_t g = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  kip_finish_sq(nx, st);
+  return g;
+}
+
 int kip_tx_commit(kip_nexus *nx, kip_error *err) {
   if (nx->tx_depth == 1 && (kip_store_mark_fresh(nx, err) || (!nx->req->defer_index && kip_search_sync(nx, err)) ||
-                            kip_guards_flush(nx, err))) {
+                            kip_guards_flush(nx, err) || bump_write_generation(nx, err))) {
     kip_tx_rollback(nx);
     return err->code;
   }
@@ -442,10 +463,16 @@ int kip_tx_commit(kip_nexus *nx, kip_error *err) {
   }
   nx->tx_depth--;
   if (nx->tx_depth == 0) {
+    nx->tx_upkeep = 0;
     kip_store_end_run(nx); /* a run of ids never outlives its transaction */
     kip_index_builder_publish(nx);
   }
   return 0;
+}
+
+int kip_tx_commit_upkeep(kip_nexus *nx, kip_error *err) {
+  if (nx->tx_depth == 1) nx->tx_upkeep = 1;
+  return kip_tx_commit(nx, err);
 }
 
 void kip_tx_rollback(kip_nexus *nx) {
@@ -462,6 +489,7 @@ void kip_tx_rollback(kip_nexus *nx) {
   kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
   nx->concept_memo_stale = 1; /* it may hold concepts the rollback removed */
   if (nx->tx_depth == 0) { /* the elements of the run are gone */
+    nx->tx_upkeep = 0;
     nx->fresh_n = 0;
     kip_index_builder_discard(nx);
   }

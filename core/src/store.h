@@ -96,6 +96,8 @@ struct kip_nexus {
   kip_stmt *stmts[ST_COUNT];     /* persistent prepared statements */
   int tx_depth;                  /* 0 = autocommit; 1 = BEGIN; >1 = savepoints */
   int read_tx;                   /* the open transaction is a read transaction (kip_tx_begin_read) */
+  int64_t tx_changes0;           /* sqlite3_total_changes64 when the outer write transaction began */
+  int tx_upkeep;                 /* the open transaction is storage upkeep (kip_tx_commit_upkeep) */
   int privileged;                /* bootstrap: protected-core writes allowed */
   int readonly_file;             /* opened read-only */
   int readonly_fallback;         /* read-only because the file or its directory is not writable */
@@ -288,6 +290,9 @@ void kip_tx_end_read(kip_nexus *nx);
 ** kip_tx_commit calls it before every outermost COMMIT */
 int kip_search_sync(kip_nexus *nx, kip_error *err);
 int kip_tx_commit(kip_nexus *nx, kip_error *err);
+/* commit a transaction of storage upkeep (search index, vectors): it does
+** not count as a write generation (kip_write_generation) */
+int kip_tx_commit_upkeep(kip_nexus *nx, kip_error *err);
 /* 1 when elements wait in search_dirty (a deferred bulk load), else 0 */
 int64_t kip_unindexed(kip_nexus *nx);
 void kip_tx_rollback(kip_nexus *nx);

@@ -233,7 +233,7 @@ int kip_reset_vectors(kip_nexus *nx, kip_error *err) {
     return rc;
   }
   nx->req->defer_index = 1; /* nothing to index: do not embed the dirty set now */
-  rc = kip_tx_commit(nx, err);
+  rc = kip_tx_commit_upkeep(nx, err);
   nx->req->defer_index = 0;
   return rc;
 }
@@ -286,7 +286,7 @@ int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, in
     if (!rc && !(rc = kip_tx_begin(nx, err))) {
       rc = write_vectors(nx, rows, n, vecs, 1, err);
       if (rc) kip_tx_rollback(nx);
-      else rc = kip_tx_commit(nx, err);
+      else rc = kip_tx_commit_upkeep(nx, err);
     }
     free(vecs);
     rows_free(rows, n);

@@ -1251,8 +1251,34 @@ static void test_guards(void) {
   remove_db(path);
 }
 
+/* the write generation counts write transactions that changed rows, in
+** the file, across connections; reads and no-op writes leave it */
+static void test_write_generation(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  kip_error e;
+  int64_t g0 = kip_write_generation(nx);
+  CHECK(g0 >= 0, "a generation after the bootstrap (%lld)", (long long)g0);
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"Ann\\\"} } }\"}", 0));
+  CHECK(kip_write_generation(nx) == g0 + 1, "a write counts one");
+  free(call(nx, "{\"command\":\"FIND(?p) WHERE { ?p {type: \\\"Person\\\"} }\"}", 0));
+  free(call(nx, "{\"command\":\"UPDATE ?p SET ATTRIBUTES { n: 1 } WHERE { ?p {type: \\\"Person\\\", name: \\\"Nobody\\\"} }\"}", 0));
+  CHECK(kip_write_generation(nx) == g0 + 1, "a read and a write that matched nothing count nothing");
+  kip_nexus *other;
+  CHECK(kip_open(path, NULL, &other, &e) == 0, "open a second connection");
+  if (other) {
+    free(call(other, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"Bo\\\"} } }\"}", 0));
+    kip_close(other);
+  }
+  CHECK(kip_write_generation(nx) == g0 + 2, "another connection's write counts too");
+  kip_close(nx);
+  remove_db(path);
+}
+
 int main(void) {
   test_call_command();
+  test_write_generation();
   test_guards();
   test_migration_v5();
   test_migration_v7();

@@ -854,11 +854,14 @@ function commands.sleep()
   local sleep = require "kip.sleep"
   local nx = open_nexus(true)
   if if_needed then
-    local ok, needed, why = pcall(sleep.check, nx, opts)
+    local ok, needed, why, _, how = pcall(sleep.check, nx, opts)
     if not ok then nx:close() die("sleep: %s", tostring(needed)) end
     if not needed then
       nx:close()
-      if not quiet then stderr("sleep: not needed (no health threshold crossed)") end
+      if not quiet then
+        stderr("sleep: not needed (no health threshold crossed; %s)", how == "recorded"
+          and "nothing changed since the last cycle: its record decides" or "measured over the graph")
+      end
       return 0
     end
     opts.trigger = "threshold: " .. table.concat(why, ", ")

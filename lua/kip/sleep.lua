@@ -143,13 +143,32 @@ function M.run(nx, opts)
   return report
 end
 
---- the health metrics now, and whether the threshold trigger fires
+-- the metrics of the newest completed cycle when they still hold: nothing
+-- was written since (the nexus's write generation is the one the cycle
+-- recorded after its own writes) and no pending Event has become stale
+-- since (the cutoff has not passed its next_stale_at)
+local function recorded_metrics(c)
+  local gen = c.nx.handle.write_generation and c.nx.handle:write_generation()
+  if not gen or gen < 0 then return nil end
+  local ok, rows = pcall(c.read, c, [[FIND(?r.attributes.metrics_after, ?r.attributes.generation_after) WHERE { ?r {type: "SleepCycle"}
+  FILTER(?r.attributes.status == "completed") } ORDER BY ?r.attributes.now DESC LIMIT 1]])
+  local m, g = ok and rows[1] and rows[1][1], ok and rows[2] and rows[2][1]
+  if type(m) ~= "table" or g ~= gen then return nil end
+  if type(m.next_stale_at) == "string" and c.cutoff > m.next_stale_at then return nil end
+  return m
+end
+
+--- the health metrics now, and whether the threshold trigger fires: from
+--- the newest cycle's record when nothing changed since (milliseconds),
+--- else measured over the graph. The fourth result says which ("recorded"
+--- or "measured").
 function M.check(nx, opts)
   local assess = require "kip.sleep.phases.assess"
   local c = cycle.new(nx, opts)
-  local m = assess.metrics(c, require("kip.sleep.snapshot").take(c))
+  local m, how = recorded_metrics(c), "recorded"
+  if not m then m, how = assess.metrics(c, require("kip.sleep.snapshot").take(c)), "measured" end
   local needed, why = assess.needed(m)
-  return needed, why, m
+  return needed, why, m, how
 end
 
 return M

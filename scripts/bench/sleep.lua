@@ -4,14 +4,16 @@
 -- stale Events, expired notes, name twins, conflicting facts) and pending
 -- SleepTasks (one per 500 items), runs one
 -- cycle and a second one, and prints the time per phase.
--- Run: scripts/bench/sleep [N]   (default 100000)
+-- Run: scripts/bench/sleep [N [PATH [load]]]   (default 100000; PATH keeps
+-- the nexus there, "load" only builds it)
 local kip = require "kip"
 local sleep = require "kip.sleep"
 local transfer = require "kip.transfer"
 
 local N = tonumber(arg and arg[1]) or 100000
 local NOW = "2026-11-20T00:00:00Z"
-local path = os.tmpname() .. ".db"
+local keep = arg and arg[2] -- a path: the nexus is kept there (and with "load" as arg[3], only loaded)
+local path = keep or (os.tmpname() .. ".db")
 local nx = assert(kip.open { path = path, embedder = false })
 
 local out = { [[UPSERT {
@@ -65,6 +67,10 @@ local text = table.concat(out, "\n")
 local t0 = os.clock()
 local st = transfer.apply(nx, text)
 io.write(("loaded %d elements in %.1fs\n"):format(st.elements, os.clock() - t0))
+if arg[3] == "load" then
+  nx:close()
+  return
+end
 for run = 1, 2 do
   local t = os.clock()
   local report = sleep.run(nx, { now = NOW, progress = function(name, title, counts, secs)
@@ -76,6 +82,7 @@ for run = 1, 2 do
   io.write(("run %d: %.1fs, %d writes, %d flagged\n"):format(run, os.clock() - t, report.writes, #report.flagged))
 end
 nx:close()
+if keep then return end
 os.remove(path)
 os.remove(path .. "-wal")
 os.remove(path .. "-shm")

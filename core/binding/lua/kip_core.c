@@ -380,6 +380,13 @@ static int l_guards_generation(lua_State *L) {
   return 1;
 }
 
+/* nexus:write_generation() -> integer (kip_write_generation) */
+static int l_write_generation(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  kip_pushint(L, kip_write_generation(n->nx));
+  return 1;
+}
+
 /* nexus:guards([log_limit]) -> JSON text (kip_guards_json) */
 static int l_guards(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
@@ -704,7 +711,7 @@ static int l_backup(lua_State *L) {
 static const luaL_Reg nexus_methods[] = {
     {"call_json", l_call_json}, {"call_command", l_call_command}, {"backup", l_backup}, {"readonly", l_readonly}, {"sync_index", l_sync_index},
     {"merge_index", l_merge_index}, {"guard_declare", l_guard_declare}, {"guard_drop", l_guard_drop},
-    {"guards", l_guards}, {"guards_generation", l_guards_generation}, {"close", l_close},         {NULL, NULL}};
+    {"guards", l_guards}, {"guards_generation", l_guards_generation}, {"write_generation", l_write_generation}, {"close", l_close},         {NULL, NULL}};
 /* core.fold_key(text) -> the duplicate key (kip_fold_key) */
 static int l_fold_key(lua_State *L) {
   char *k = kip_fold_key(luaL_checkstring(L, 1));

@@ -74,6 +74,9 @@ M.DEFAULTS = {
   decay_assertion_slow = 0.98,
   decay_assertion_fast = 0.90,
   decay_slow_min_evidence = 3,
+  -- links per decay UPDATE: each pass re-reads its shard from the start,
+  -- so a shard of n links costs about n²/(2·batch) row reads
+  decay_batch = 500,
   reinforcement_window_days = 14,
   weak_strength = 0.2,   -- a fading link below it is a weak memory (reported)
   assertion_predicates = { prefers = true, learned = true },

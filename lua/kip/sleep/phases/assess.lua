@@ -15,9 +15,13 @@ function M.metrics(c, s)
   for _, e in ipairs(s.concepts) do
     local a, md = e.attributes or {}, e.metadata or {}
     if not rules.protected(s, e) and e.type ~= "Domain" and #s:links_from(e.id, "belongs_to_domain") == 0 then m.orphans = m.orphans + 1 end
-    if e.type == "Event" and type(a.start_time) == "string" and a.start_time < c.cutoff and
+    if e.type == "Event" and type(a.start_time) == "string" and
       (a.consolidation_status == nil or a.consolidation_status == "pending") and #s:links_from(e.id, "consolidated_to") == 0 then
-      m.stale_events = m.stale_events + 1
+      if a.start_time < c.cutoff then
+        m.stale_events = m.stale_events + 1
+      elseif not m.next_stale_at or a.start_time < m.next_stale_at then
+        m.next_stale_at = a.start_time -- the first pending Event to become stale as time passes
+      end
     end
     if e.type == "SleepTask" and a.status == "pending" then m.pending_sleep_tasks = m.pending_sleep_tasks + 1 end
     if type(md.expires_at) == "string" and md.expires_at < c.now then m.expired_nodes = m.expired_nodes + 1 end

@@ -16,8 +16,6 @@ local strength = require "kip.sleep.strength"
 
 local M = { name = "decay", title = "Memory-strength decay" }
 
-local BATCH = 500
-
 local function shard(c, predicate, factor, object_filter)
   local where = ([[WHERE {
   ?l (?s, %s, ?o)
@@ -36,7 +34,7 @@ local function shard(c, predicate, factor, object_filter)
   local cmd = ([[UPDATE ?l SET METADATA {
   memory_strength: CLAMP(MUL(COALESCE(?l.metadata.memory_strength, :default), :factor), 0.0, 1.0),
   strength_decay_applied_at: :start
-} %s LIMIT %d]]):format(where, BATCH)
+} %s LIMIT %d]]):format(where, c.params.decay_batch)
   local wparams = { default = c.params.decay_default_strength, factor = factor }
   for k, v in pairs(params) do wparams[k] = v end
   local total = 0
@@ -44,7 +42,7 @@ local function shard(c, predicate, factor, object_filter)
     local r = c:write(cmd, wparams, ("decay %s by %s"):format(predicate, factor))
     local updated = (r.result or {}).updated or 0
     total = total + updated
-  until c.dry_run or r.error or updated < BATCH
+  until c.dry_run or r.error or updated < c.params.decay_batch
   return total
 end
 

@@ -91,15 +91,23 @@ function M.run(c)
   c.report = report
   if c.dry_run then return { flagged = #flagged } end
   local name = "SleepCycle:" .. c.now
+  local pages = write_pages(c, name, flagged)
+  -- the write generation the nexus will have when this cycle is done: a
+  -- check (kip sleep --if-needed) that finds it unchanged reuses these
+  -- metrics instead of reading the graph
+  local generation = c.nx.handle and c.nx.handle.write_generation and c.nx.handle:write_generation()
+  if generation and generation < 0 then generation = nil end
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
-    flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, writes: :writes, errors: :errors,
+    flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, generation_after: :generation_after, writes: :writes, errors: :errors,
     metrics_before: :before, metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
 WITH METADATA { source: "SleepCycle", author: "$system" }]],
     { name = name, now = c.now, resumed = c.resumed == true, trigger = report.trigger, phases = report.phases, flagged = kept,
       writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after,
-      nflagged = #flagged, groups = report.flag_groups, pages = write_pages(c, name, flagged) }, "report")
+      nflagged = #flagged, groups = report.flag_groups, pages = pages,
+      -- after this record and the maintenance_log entry: two more write transactions
+      generation_after = generation and generation + 2 or core.null }, "report")
   local entry = { timestamp = c.now, trigger = report.trigger, actions_taken = {}, items_processed = c.writes,
     issues_found = #flagged, report = name }
   for _, ph in ipairs(c.results or {}) do entry.actions_taken[#entry.actions_taken + 1] = ph.phase end
