@@ -286,6 +286,38 @@ UPSERT { PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Perso
       assert.is_true(math.abs(nx():execute(q).result[1][1] - 0.76) < 1e-9)
     end)
 
+    it("decays later epochs without writing a link: the current strength is computed from the epochs", function()
+      local strength = require "kip.sleep.strength"
+      write(nx(), [[UPSERT { CONCEPT ?x { {type: "Person", name: "Ann"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+        CONCEPT ?y { {type: "Person", name: "Bo"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
+        WITH METADATA { source: "spec", author: "spec" }
+UPSERT { PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Person", name: "Bo"}) } }
+  WITH METADATA { source: "s", author: "s", confidence: 0.9, memory_strength: 0.8, observed_at: "2026-01-01T00:00:00Z" }]])
+      local q = 'FIND(?l) WHERE { ?l ({type: "Person", name: "Ann"}, "knows", ?o) }'
+      run(nx()) -- the first epoch writes (RC11's bulk UPDATE)
+      local l = nx():execute(q).result[1]
+      assert.is_true(math.abs(l.metadata.memory_strength - 0.76) < 1e-9)
+      local gen = nx().handle:write_generation()
+      local report = run(nx(), { now = "2026-11-21T00:00:00Z", phases = { "decay", "finalize" } })
+      assert.same({ links = 0, epoch = 2 }, report.phases[1].counts)
+      assert.equal(gen + 3, nx().handle:write_generation()) -- the cycle's record (started, completed) and the log: no link
+      l = nx():execute(q).result[1]
+      assert.equal(0.76, l.metadata.memory_strength) -- stored: as of its stamp
+      local P = require("kip.sleep.cycle").DEFAULTS
+      local epochs = strength.epochs(function(k) return nx():execute(k).result end)
+      assert.same({ NOW, "2026-11-21T00:00:00Z" }, epochs)
+      assert.is_true(math.abs(strength.current(P, l, nil, epochs) - 0.722) < 1e-9)
+      -- the report measures the current strengths
+      report = run(nx(), { now = "2026-11-22T00:00:00Z", phases = { "decay", "finalize" } })
+      assert.is_true(math.abs(report.metrics_after.average_memory_strength - 0.76 * 0.95 * 0.95) < 1e-9)
+      -- reinforcement starts from the current strength and restamps it
+      local now = require("kip.sleep.cycle").parse_time("2026-11-22T12:00:00Z")
+      assert.equal(1, strength.reinforce(nx(), { ids = { l.id }, now = now }))
+      l = nx():execute(q).result[1]
+      assert.same({ 0.886, "2026-11-22T12:00:00Z" }, { l.metadata.memory_strength, l.metadata.strength_decay_applied_at })
+      assert.equal(0.9, l.metadata.confidence)
+    end)
+
     it("brings used links back: reinforcement on use, at most once a day, then exempt from decay", function()
       local strength = require "kip.sleep.strength"
       write(nx(), [[UPSERT { CONCEPT ?x { {type: "Person", name: "Ann"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
@@ -363,6 +395,33 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       write(nx(), [[UPSERT { CONCEPT ?n { {type: "Note", name: "new"} } } WITH METADATA { source: "spec", author: "spec" }]])
       _, _, m, how = sleep.check(nx(), { now = NOW })
       assert.same({ "measured", 1 }, { how, m.orphans })
+    end)
+
+    it("skips the phases of an unchanged memory with nothing due, and runs them again when something changed or fell due", function()
+      write(nx(), [[UPSERT { CONCEPT ?n { {type: "Note", name: "Inbox item"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } }
+        CONCEPT ?e { {type: "Event", name: "chat"} SET ATTRIBUTES { event_class: "Conversation", start_time: "2026-11-18T10:00:00Z",
+          consolidation_status: "pending" } SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
+        WITH METADATA { source: "spec", author: "spec" }]])
+      local first = run(nx())
+      assert.is_nil(first.unchanged_since)
+      local second = run(nx(), { now = "2026-11-21T00:00:00Z" })
+      assert.equal(NOW, second.unchanged_since)
+      local names = {}
+      for _, p in ipairs(second.phases) do names[#names + 1] = p.phase end
+      assert.same({ "decay" }, names) -- the epoch, recorded
+      local kinds = {}
+      for _, g in ipairs(second.flag_groups) do kinds[g.kind] = g.count end
+      assert.equal(1, kinds["in Unsorted: no rule decides its Domain"]) -- what still stands
+      -- the Event turns stale on the 25th: due, so the phases run
+      local third = run(nx(), { now = "2026-11-26T00:00:00Z" })
+      assert.is_nil(third.unchanged_since)
+      assert.equal(1, third.metrics_before.stale_events)
+      -- a write since: the phases run
+      run(nx(), { now = "2026-11-27T00:00:00Z" })
+      write(nx(), [[UPSERT { CONCEPT ?n { {type: "Note", name: "new"} } } WITH METADATA { source: "spec", author: "spec" }]])
+      assert.is_nil(run(nx(), { now = "2026-11-28T00:00:00Z" }).unchanged_since)
+      -- a hook judges anew: never skipped
+      assert.is_nil(run(nx(), { now = "2026-11-29T00:00:00Z", hooks = { classify = function() end } }).unchanged_since)
     end)
 
     it("groups flags of one kind and keeps every item: the record, its pages, the groups", function()

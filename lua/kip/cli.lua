@@ -906,12 +906,19 @@ function commands.sleep()
         #(report.flagged or {}), #(report.errors or {}), opts.dry_run and " (dry run: nothing changed)" or "")
       local m = report.metrics_after or report.metrics_before
       if m and m.links_with_strength and m.links_with_strength > 0 then
-        stderr("  memory strength: average %.3f over %d link(s); %d weak (below %.2f)",
-          m.average_memory_strength or 0, m.links_with_strength, m.weak_links or 0, require("kip.sleep.cycle").DEFAULTS.weak_strength)
+        stderr("  memory strength: average %.3f over %d link(s); %d weak (below %.2f)%s",
+          m.average_memory_strength or 0, m.links_with_strength, m.weak_links or 0, require("kip.sleep.cycle").DEFAULTS.weak_strength,
+          m.memory_strength_as_of and (" (as of " .. m.memory_strength_as_of .. ")") or "")
       end
       -- flags of one kind on one line, the largest groups first: a cycle that
       -- flags 40 000 items prints at most SLEEP_REPORT_GROUPS lines of them
       local groups = report.flag_groups or require("kip.sleep.cycle").group_flags(report.flagged or {}, 3)
+      local total = 0
+      for _, g in ipairs(groups) do total = total + g.count end
+      if report.unchanged_since then
+        stderr("  nothing changed since the cycle of %s and nothing is due: its phases were skipped; its %d flagged item(s) stand",
+          report.unchanged_since, total)
+      end
       local shown, items = 0, 0
       for _, g in ipairs(groups) do
         if shown == SLEEP_REPORT_GROUPS then break end
@@ -924,7 +931,7 @@ function commands.sleep()
       end
       if shown < #groups then
         stderr("  … %d more kind(s), %d item(s): every item is in kip sleep --json, --log FILE and the SleepCycle record",
-          #groups - shown, #(report.flagged or {}) - items)
+          #groups - shown, total - items)
       end
     end
   end

@@ -74,6 +74,30 @@ local function resume_clock(nx)
   return ok and rows[1] or nil
 end
 
+-- the newest completed cycle's record when it still describes the memory:
+-- nothing was written since (the nexus's write generation is the one the
+-- cycle recorded after its own writes), no pending Event has turned stale
+-- (the cutoff has not passed next_stale_at) and nothing has expired (the
+-- clock has not passed next_expiry_at), and it left no work for the next
+-- cycle (a budget or the TTL cap reached). Returns the record's attributes.
+local function unchanged_since(c)
+  local gen = c.nx.handle and c.nx.handle.write_generation and c.nx.handle:write_generation()
+  if not gen or gen < 0 then return nil end
+  local ok, rows = pcall(c.read, c, [[FIND(?r.attributes) WHERE { ?r {type: "SleepCycle"}
+  FILTER(?r.attributes.status == "completed") } ORDER BY ?r.attributes.now DESC LIMIT 1]])
+  local rec = ok and rows[1]
+  local m = type(rec) == "table" and rec.metrics_after
+  if type(m) ~= "table" or rec.generation_after ~= gen or rec.now > c.now or rec.work_left == true then return nil end
+  if type(m.next_stale_at) == "string" and c.cutoff > m.next_stale_at then return nil end
+  if type(m.next_expiry_at) == "string" and c.now > m.next_expiry_at then return nil end
+  return rec
+end
+
+local function recorded_metrics(c)
+  local rec = unchanged_since(c)
+  return rec and rec.metrics_after
+end
+
 function M.run(nx, opts)
   opts = opts or {}
   -- a cycle is always governed: on a nexus opened without policies (the Lua
@@ -98,13 +122,22 @@ function M.run(nx, opts)
   local c = cycle.new(nx, opts)
   c.resumed = opts.resumed
   c.trigger = opts.trigger
+  -- an unchanged memory with nothing due: the phases would find what the
+  -- last cycle found and write nothing, so only the decay epoch is
+  -- recorded (the default phases, no hooks: a hook may judge anew);
+  -- decided before this cycle's own record is written
+  local names = opts.phases or M.PHASES
+  if not opts.phases and not next(c.hooks) and not c.dry_run then
+    c.unchanged = unchanged_since(c)
+    if c.unchanged then names = { "decay", "finalize" } end
+  end
   if not c.dry_run then
     finalize.mark_running(c)
     c.writes = 0 -- the cycle's own record is its report, not a maintenance write
   end
   c.results = {}
   local phases = {}
-  for _, p in ipairs(opts.phases or M.PHASES) do phases[#phases + 1] = load_phase(p) end
+  for _, p in ipairs(names) do phases[#phases + 1] = load_phase(p) end
   for _, ph in ipairs(phases) do
     c.phase = ph.name
     c.phase_started, c.phase_writes0 = os.time(), c.writes
@@ -116,6 +149,7 @@ function M.run(nx, opts)
       c:flag(ph.name, ("phase budget reached (%d s or %d writes): the next cycle continues"):format(
         c.params.phase_seconds, c.params.phase_writes))
       counts = { budget_reached = true }
+      c.work_left = true
     elseif not ok then
       c.errors[#c.errors + 1] = { phase = ph.name, error = { message = tostring(counts) } }
       c:flag(ph.name, "phase failed: " .. tostring(counts))
@@ -141,21 +175,6 @@ function M.run(nx, opts)
   report.planned = c.dry_run and c.planned or nil
   report.decisions = c.decisions
   return report
-end
-
--- the metrics of the newest completed cycle when they still hold: nothing
--- was written since (the nexus's write generation is the one the cycle
--- recorded after its own writes) and no pending Event has become stale
--- since (the cutoff has not passed its next_stale_at)
-local function recorded_metrics(c)
-  local gen = c.nx.handle.write_generation and c.nx.handle:write_generation()
-  if not gen or gen < 0 then return nil end
-  local ok, rows = pcall(c.read, c, [[FIND(?r.attributes.metrics_after, ?r.attributes.generation_after) WHERE { ?r {type: "SleepCycle"}
-  FILTER(?r.attributes.status == "completed") } ORDER BY ?r.attributes.now DESC LIMIT 1]])
-  local m, g = ok and rows[1] and rows[1][1], ok and rows[2] and rows[2][1]
-  if type(m) ~= "table" or g ~= gen then return nil end
-  if type(m.next_stale_at) == "string" and c.cutoff > m.next_stale_at then return nil end
-  return m
 end
 
 --- the health metrics now, and whether the threshold trigger fires: from

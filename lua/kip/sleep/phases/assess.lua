@@ -1,6 +1,9 @@
 --- Phase 1 — assessment (SystemInstructions.md Phase 1 and "Health Metrics
 --- & Targets"): read-only health metrics of the nexus, taken before and
---- after the cycle (the finalization phase records both).
+--- after the cycle (the finalization phase records both), with the times
+--- at which the clock alone will change them (next_stale_at: the first
+--- pending Event to turn stale; next_expiry_at: the first expires_at to
+--- pass) — what lets an unchanged memory's next cycle skip its phases.
 local snapshot = require "kip.sleep.snapshot"
 local rules = require "kip.sleep.rules"
 local strength = require "kip.sleep.strength"
@@ -12,6 +15,7 @@ function M.metrics(c, s)
   local m = { orphans = 0, unsorted = 0, stale_events = 0, pending_sleep_tasks = 0, superseded_propositions = 0,
     live_functional_conflicts = 0, expired_nodes = 0, expired_links = 0, weak_links = 0, domain_sizes = {} }
   local total, strength_n = 0, 0
+  local epochs = strength.of_cycle(c)
   for _, e in ipairs(s.concepts) do
     local a, md = e.attributes or {}, e.metadata or {}
     if not rules.protected(s, e) and e.type ~= "Domain" and #s:links_from(e.id, "belongs_to_domain") == 0 then m.orphans = m.orphans + 1 end
@@ -24,7 +28,10 @@ function M.metrics(c, s)
       end
     end
     if e.type == "SleepTask" and a.status == "pending" then m.pending_sleep_tasks = m.pending_sleep_tasks + 1 end
-    if type(md.expires_at) == "string" and md.expires_at < c.now then m.expired_nodes = m.expired_nodes + 1 end
+    if type(md.expires_at) == "string" then
+      if md.expires_at < c.now then m.expired_nodes = m.expired_nodes + 1
+      elseif not m.next_expiry_at or md.expires_at < m.next_expiry_at then m.next_expiry_at = md.expires_at end
+    end
     if e.type == "Domain" then m.domain_sizes[e.name] = #s:links_to(e.id, "belongs_to_domain") end
   end
   local inbox = s:get("Domain", "Unsorted")
@@ -36,10 +43,19 @@ function M.metrics(c, s)
     local md = l.metadata or {}
     if md.superseded == true then m.superseded_propositions = m.superseded_propositions + 1 end
     if type(md.memory_strength) == "number" then
-      total, strength_n = total + md.memory_strength, strength_n + 1
-      if strength.weak(c.params, s, l) then m.weak_links = m.weak_links + 1 end
+      -- the current strength (after the decay epochs), not the stored one
+      local o = s.by_id[l.object]
+      local n = o and o.attributes and o.attributes.evidence_count
+      local now = strength.current(c.params, l, n, epochs) or md.memory_strength
+      total, strength_n = total + now, strength_n + 1
+      if md.superseded ~= true and now < c.params.weak_strength and strength.class(c.params, l.predicate, n) ~= "kept" then
+        m.weak_links = m.weak_links + 1
+      end
     end
-    if type(md.expires_at) == "string" and md.expires_at < c.now then m.expired_links = m.expired_links + 1 end
+    if type(md.expires_at) == "string" then
+      if md.expires_at < c.now then m.expired_links = m.expired_links + 1
+      elseif not m.next_expiry_at or md.expires_at < m.next_expiry_at then m.next_expiry_at = md.expires_at end
+    end
     if functional[l.predicate] and snapshot.live(l) then
       local k = l.subject .. " " .. l.predicate
       seen[k] = (seen[k] or 0) + 1

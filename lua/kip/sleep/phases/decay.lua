@@ -1,14 +1,23 @@
 --- Phase 7 — memory-strength decay (SystemInstructions.md Phase 7;
---- docs/sleep.md rule 6). One bulk UPDATE per predicate shard, repeated
---- until a pass updates fewer than its LIMIT: new strength = old × factor
---- (a missing strength counts as 0.7), stamped strength_decay_applied_at =
+--- docs/sleep.md rule 6 and "Memory strength"; kip.sleep.strength).
+---
+--- The first decay epoch of a nexus (no completed cycle has decayed it
+--- yet) applies RC11's bulk UPDATE per predicate shard, repeated until a
+--- pass updates fewer than its LIMIT: new strength = old × factor (a
+--- missing strength counts as 0.7), stamped strength_decay_applied_at =
 --- the cycle start, which makes reruns and crash-retries decay nothing
 --- twice (a shard counts what is due first and sends nothing when that is
---- none, so a rerun with the same clock writes nothing). Skipped: belongs_to_domain, superseded links, links at the floor,
+--- none). Skipped: belongs_to_domain, superseded links, links at the floor,
 --- links observed within the reinforcement window, provenance and
---- participation links. Assertion predicates
---- decay slowly (0.98) when their object has evidence_count ≥ 3, fast (0.90)
---- otherwise; every other predicate by 0.95. confidence is never touched.
+--- participation links, links whose subject another subsystem owns.
+--- Assertion predicates decay slowly (0.98) when their object has
+--- evidence_count ≥ 3, fast (0.90) otherwise; every other predicate by
+--- 0.95. confidence is never touched.
+---
+--- Every later epoch writes no link: the cycle's record is the epoch, and
+--- the current strength of a link is computed from the epochs after its
+--- stamp (kip.sleep.strength.current) — the same numbers the bulk UPDATE
+--- would have stored, without a write per link.
 local cycle = require "kip.sleep.cycle"
 local snapshot = require "kip.sleep.snapshot"
 local guards = require "kip.guards"
@@ -47,6 +56,10 @@ local function shard(c, predicate, factor, object_filter)
 end
 
 function M.run(c)
+  if #strength.of_cycle(c) > 0 then
+    c.decay_epoch_now = true -- recorded by this cycle's SleepCycle record
+    return { links = 0, epoch = #strength.of_cycle(c) }
+  end
   local s = snapshot.take(c)
   local n = { links = 0 }
   local preds = {}

@@ -72,8 +72,17 @@ WITH METADATA { source: "SleepCycle", author: "$system", memory_tier: "short-ter
 end
 
 function M.run(c)
-  local s = snapshot.take(c)
-  c.metrics_after = assess.metrics(c, s)
+  if c.unchanged then -- nothing changed since that cycle: its metrics and flags stand
+    local m = {}
+    for k, v in pairs(c.unchanged.metrics_after) do m[k] = v end
+    -- the strengths were measured then; this cycle's epoch is on top of them
+    if type(m.memory_strength_as_of) ~= "string" then m.memory_strength_as_of = c.unchanged.now end
+    c.metrics_before, c.metrics_after = m, m
+    local since = c.unchanged.unchanged_since
+    c.unchanged_since = type(since) == "string" and since or c.unchanged.now
+  else
+    c.metrics_after = assess.metrics(c, snapshot.take(c))
+  end
   local flagged = {}
   for _, f in ipairs(c.flags) do flagged[#flagged + 1] = { phase = f.phase, name = f.name, reason = f.reason, kind = f.kind } end
   -- the record keeps the first report_flags items and every group; the
@@ -85,7 +94,8 @@ function M.run(c)
   end
   local report = {
     now = c.now, trigger = c.trigger or "manual", phases = c.results, flagged = flagged,
-    flag_groups = require("kip.sleep.cycle").group_flags(flagged, 3),
+    flag_groups = c.unchanged and c.unchanged.flag_groups or require("kip.sleep.cycle").group_flags(flagged, 3),
+    unchanged_since = c.unchanged_since,
     writes = c.writes, errors = #c.errors, metrics_before = c.metrics_before, metrics_after = c.metrics_after,
   }
   c.report = report
@@ -99,13 +109,15 @@ function M.run(c)
   if generation and generation < 0 then generation = nil end
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
-    flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, generation_after: :generation_after, writes: :writes, errors: :errors,
+    flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, generation_after: :generation_after, unchanged_since: :unchanged_since, work_left: :work_left,
+    writes: :writes, errors: :errors,
     metrics_before: :before, metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
 WITH METADATA { source: "SleepCycle", author: "$system" }]],
     { name = name, now = c.now, resumed = c.resumed == true, trigger = report.trigger, phases = report.phases, flagged = kept,
       writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after,
-      nflagged = #flagged, groups = report.flag_groups, pages = pages,
+      nflagged = #flagged, groups = report.flag_groups, pages = pages, unchanged_since = c.unchanged_since or core.null,
+      work_left = c.work_left == true,
       -- after this record and the maintenance_log entry: two more write transactions
       generation_after = generation and generation + 2 or core.null }, "report")
   local entry = { timestamp = c.now, trigger = report.trigger, actions_taken = {}, items_processed = c.writes,

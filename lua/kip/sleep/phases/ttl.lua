@@ -88,6 +88,7 @@ function M.run(c)
       end
       if deletable then
         if budget <= 0 then
+          c.work_left = true -- the next cycle continues
           c:flag(label, "TTL-deletable but the per-cycle hard cap is reached: next cycle")
         else
           c:write("DELETE CONCEPT ?x DETACH WHERE { ?x {type: :t, name: :n} }", { t = e.type, n = e.name }, "TTL delete " .. label)
@@ -109,7 +110,8 @@ function M.run(c)
       elseif kept_event(s, s.by_id[l.subject]) or kept_event(s, s.by_id[l.object]) then
         c:flag(label, "expired link of a kept Event: kept")
       elseif budget <= 0 then
-        c:flag(label, "TTL-deletable but the per-cycle hard cap is reached: next cycle")
+        c.work_left = true -- the next cycle continues
+          c:flag(label, "TTL-deletable but the per-cycle hard cap is reached: next cycle")
       else
         c:write("DELETE PROPOSITIONS ?l WHERE { ?l (id: :id) }", { id = l.id }, "TTL delete link " .. label)
         budget = budget - 1
