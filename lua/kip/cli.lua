@@ -41,7 +41,7 @@ commands:
                                  outcomes, episodes and replay; versioned ontology changes (docs/arg.md)
   guards [--log N] [--json]      the guards subsystems declared (what the core refuses to
                                  write, and to whom), and the writes maintenance calls made
-  sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--json] [-q]
+  sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed | --check] [--json] [-q]
                                  run a $system maintenance (sleep) cycle (docs/sleep.md)
   reindex [--vectors] [--all] [--batch N] [-q]
                                  bring the SEARCH index up to date; --vectors builds the
@@ -87,7 +87,7 @@ governance (call, exec, mcp, repl): requests pass the policies' pre- and post-ch
                        write only that let through is logged in the nexus (kip guards)
 ]],
   sleep = [[
-usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed] [--hooks FILE.lua]
+usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed | --check] [--hooks FILE.lua]
                              [--log FILE.jsonl] [--json] [-q] [governance options]
 
 Runs one $system sleep cycle: SleepTasks, the Unsorted inbox, orphans, stale
@@ -104,11 +104,20 @@ with its own clock when run again.
   --phase P      run only these phases (repeatable): assess tasks unsorted orphans
                  events duplicates contradictions decay domains ttl finalize
   --if-needed    run only when a health threshold is crossed (Unsorted > 20,
-                 orphans > 10, stale Events > 30, pending SleepTasks >= 10)
+                 orphans > 10, stale Events > 30, pending SleepTasks >= 10);
+                 when nothing changed since the last cycle its record decides
+  --check        say whether a cycle is needed and why (the metrics with
+                 --json), change nothing; exit 0 needed, 3 not needed
   --hooks FILE   a Lua file returning judgment hooks {classify=, consolidate=,
-                 duplicates=, contradiction=, task=} (docs/sleep.md)
+                 duplicates=, contradiction=, domain=, task=} (docs/sleep.md)
   --log FILE     write every decision (phase, reason, KIP command, parameters)
-                 as JSON lines, to audit or replay the cycle
+                 and every flagged item as JSON lines, to audit or replay the cycle
+
+A nexus whose memory did not change since the last cycle, with nothing due
+(no Event turned stale, nothing expired), skips the phases: the cycle
+records its decay epoch and the last cycle's findings, which still stand.
+The terminal report groups the flagged items by kind (at most 60 lines);
+--json, --log and the SleepCycle record hold every item.
   --json         print the report as JSON
   -q, --quiet    no per-phase progress
 ]],
@@ -822,7 +831,7 @@ end
 local SLEEP_REPORT_GROUPS = 60 -- flag lines of the terminal report
 
 function commands.sleep()
-  local opts, json_out, quiet, if_needed, log_file = { phases = nil }, false, false, false, nil
+  local opts, json_out, quiet, if_needed, log_file, check_only = { phases = nil }, false, false, false, nil, false
   local j = 1
   while rest[j] do
     local a = rest[j]
@@ -836,6 +845,7 @@ function commands.sleep()
         opts.phases[#opts.phases + 1] = rest[j + 1] or die("--phase needs a phase name")
         j = j + 1
       elseif a == "--if-needed" then if_needed = true
+      elseif a == "--check" then check_only = true
       elseif a == "--hooks" then
         local file = rest[j + 1] or die("--hooks needs a Lua file")
         local chunk, err = loadfile(file)
@@ -853,6 +863,18 @@ function commands.sleep()
   end
   local sleep = require "kip.sleep"
   local nx = open_nexus(true)
+  if check_only then
+    local ok, needed, why, m, how = pcall(sleep.check, nx, opts)
+    nx:close()
+    if not ok then die("sleep: %s", tostring(needed)) end
+    if json_out then
+      print(core.json_encode { needed = needed, why = setmetatable(why, core.array_mt), metrics = m, decided_by = how })
+    else
+      print(("%s (%s)"):format(needed and ("needed: " .. table.concat(why, ", ")) or "not needed: no health threshold crossed",
+        how == "recorded" and "nothing changed since the last cycle: its record decides" or "measured over the graph"))
+    end
+    return needed and 0 or 3
+  end
   if if_needed then
     local ok, needed, why, _, how = pcall(sleep.check, nx, opts)
     if not ok then nx:close() die("sleep: %s", tostring(needed)) end

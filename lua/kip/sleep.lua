@@ -12,7 +12,7 @@
 --- sleep.PHASES; an operator replaces or adds a phase by naming a file
 --- path ending in .lua that returns {name=, title=, run=function(cycle) ->
 --- counts}: it runs in the shared sandbox, see load_phase_file), hooks
---- (judgment steps: classify, consolidate, duplicates, contradiction, task;
+--- (judgment steps: classify, consolidate, duplicates, contradiction, domain, task;
 --- without one a rule decides what it can and flags the rest), trigger,
 --- progress(phase, title, counts, seconds) after each phase; policies
 --- (names for a nexus opened without any: default {"default"}; false runs
@@ -83,10 +83,10 @@ end
 local function unchanged_since(c)
   local gen = c.nx.handle and c.nx.handle.write_generation and c.nx.handle:write_generation()
   if not gen or gen < 0 then return nil end
-  local ok, rows = pcall(c.read, c, [[FIND(?r.attributes) WHERE { ?r {type: "SleepCycle"}
-  FILTER(?r.attributes.status == "completed") } ORDER BY ?r.attributes.now DESC LIMIT 1]])
+  -- the newest record by name ("SleepCycle:<now>", through the name index)
+  local ok, rows = pcall(c.read, c, 'FIND(?r.attributes) WHERE { ?r {type: "SleepCycle"} } ORDER BY ?r.name DESC LIMIT 1')
   local rec = ok and rows[1]
-  local m = type(rec) == "table" and rec.metrics_after
+  local m = type(rec) == "table" and rec.status == "completed" and rec.metrics_after
   if type(m) ~= "table" or rec.generation_after ~= gen or rec.now > c.now or rec.work_left == true then return nil end
   if type(m.next_stale_at) == "string" and c.cutoff > m.next_stale_at then return nil end
   if type(m.next_expiry_at) == "string" and c.now > m.next_expiry_at then return nil end

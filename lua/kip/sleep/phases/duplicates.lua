@@ -56,7 +56,6 @@ local function semantic_pairs(c, s, keyed)
   for _, e in ipairs(s.concepts) do
     if probes >= M.SEMANTIC_PROBES then
       c:flag("duplicates", "semantic duplicate probes stopped at the per-cycle budget of " .. M.SEMANTIC_PROBES)
-      c.work_left = true
       return
     end
     if e.type ~= "Domain" and e.type:sub(1, 1) ~= "$" and not rules.protected(s, e) then
