@@ -420,8 +420,11 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       run(nx(), { now = "2026-11-27T00:00:00Z" })
       write(nx(), [[UPSERT { CONCEPT ?n { {type: "Note", name: "new"} } } WITH METADATA { source: "spec", author: "spec" }]])
       assert.is_nil(run(nx(), { now = "2026-11-28T00:00:00Z" }).unchanged_since)
+      -- a cycle of chosen phases leaves the others undone: the next one runs them
+      run(nx(), { now = "2026-11-29T00:00:00Z", phases = { "assess", "finalize" } })
+      assert.is_nil(run(nx(), { now = "2026-11-29T12:00:00Z" }).unchanged_since)
       -- a hook judges anew: never skipped
-      assert.is_nil(run(nx(), { now = "2026-11-29T00:00:00Z", hooks = { classify = function() end } }).unchanged_since)
+      assert.is_nil(run(nx(), { now = "2026-11-30T00:00:00Z", hooks = { classify = function() end } }).unchanged_since)
     end)
 
     it("groups flags of one kind and keeps every item: the record, its pages, the groups", function()

@@ -74,12 +74,27 @@ local function resume_clock(nx)
   return ok and rows[1] or nil
 end
 
+-- did the cycle of record `rec` run every default phase (or skip them as
+-- unchanged)? (records written before all_phases: from their phase list)
+local function ran_every_phase(rec)
+  if rec.all_phases ~= nil and rec.all_phases ~= require("kip.core").null then return rec.all_phases == true end
+  local ran = {}
+  for _, ph in ipairs(type(rec.phases) == "table" and rec.phases or {}) do
+    if type(ph) == "table" then ran[ph.phase] = true end
+  end
+  for _, name in ipairs(M.PHASES) do
+    if name ~= "finalize" and not ran[name] then return false end
+  end
+  return true
+end
+
 -- the newest completed cycle's record when it still describes the memory:
 -- nothing was written since (the nexus's write generation is the one the
 -- cycle recorded after its own writes), no pending Event has turned stale
 -- (the cutoff has not passed next_stale_at) and nothing has expired (the
 -- clock has not passed next_expiry_at), and it left no work for the next
--- cycle (a budget or the TTL cap reached). Returns the record's attributes.
+-- cycle (a budget or the TTL cap reached), and it ran every phase (or was
+-- such a skip itself). Returns the record's attributes.
 local function unchanged_since(c)
   local gen = c.nx.handle and c.nx.handle.write_generation and c.nx.handle:write_generation()
   if not gen or gen < 0 then return nil end
@@ -87,7 +102,10 @@ local function unchanged_since(c)
   local ok, rows = pcall(c.read, c, 'FIND(?r.attributes) WHERE { ?r {type: "SleepCycle"} } ORDER BY ?r.name DESC LIMIT 1')
   local rec = ok and rows[1]
   local m = type(rec) == "table" and rec.status == "completed" and rec.metrics_after
-  if type(m) ~= "table" or rec.generation_after ~= gen or rec.now > c.now or rec.work_left == true then return nil end
+  if type(m) ~= "table" or rec.generation_after ~= gen or rec.now > c.now or rec.work_left == true
+    or not ran_every_phase(rec) then -- a cycle of chosen phases left the others undone
+    return nil
+  end
   if type(m.next_stale_at) == "string" and c.cutoff > m.next_stale_at then return nil end
   if type(m.next_expiry_at) == "string" and c.now > m.next_expiry_at then return nil end
   return rec
@@ -122,6 +140,7 @@ function M.run(nx, opts)
   local c = cycle.new(nx, opts)
   c.resumed = opts.resumed
   c.trigger = opts.trigger
+  c.all_phases = not opts.phases
   -- an unchanged memory with nothing due: the phases would find what the
   -- last cycle found and write nothing, so only the decay epoch is
   -- recorded (the default phases, no hooks: a hook may judge anew);

@@ -110,6 +110,7 @@ function M.run(c)
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
     flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, generation_after: :generation_after, unchanged_since: :unchanged_since, work_left: :work_left,
+    all_phases: :all_phases,
     writes: :writes, errors: :errors,
     metrics_before: :before, metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
@@ -117,7 +118,7 @@ WITH METADATA { source: "SleepCycle", author: "$system" }]],
     { name = name, now = c.now, resumed = c.resumed == true, trigger = report.trigger, phases = report.phases, flagged = kept,
       writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after,
       nflagged = #flagged, groups = report.flag_groups, pages = pages, unchanged_since = c.unchanged_since or core.null,
-      work_left = c.work_left == true,
+      work_left = c.work_left == true, all_phases = c.all_phases == true,
       -- after this record and the maintenance_log entry: two more write transactions
       generation_after = generation and generation + 2 or core.null }, "report")
   local entry = { timestamp = c.now, trigger = report.trigger, actions_taken = {}, items_processed = c.writes,
