@@ -60,7 +60,15 @@ def fixture(tmp):
                         "--expected", os.path.join(SHARED, "expected.json")], capture_output=True, text=True)
     print(r.stdout)
     print(r.stderr, file=sys.stderr)
-    return 0 if r.returncode == 0 and "RESULT: PASS" in r.stdout else 1
+    ok = r.returncode == 0 and "RESULT: PASS" in r.stdout
+    # nothing changed since: the record decides (--check) and the next night's cycle skips its phases
+    c = kip(after2, "sleep", "--check", "--now", "2026-11-21T00:00:00Z", check=False)
+    n = kip(after2, "sleep", "--now", "2026-11-21T00:00:00Z")
+    unchanged = (c.returncode in (0, 3) and "its record decides" in c.stdout
+                 and "nothing changed since the cycle of " + NOW in n.stderr and "flagged [" in n.stderr)
+    print(("ok" if unchanged else "FAIL") + " unchanged memory: --check by the record, the next cycle skips its phases",
+          "" if unchanged else (c.stdout, n.stderr[-1500:]))
+    return 0 if ok and unchanged else 1
 
 
 EXEMPT_TYPES = {"SleepCycle"}
