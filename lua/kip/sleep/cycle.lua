@@ -76,7 +76,7 @@ M.DEFAULTS = {
   decay_slow_min_evidence = 3,
   -- links per decay UPDATE: each pass re-reads its shard from the start,
   -- so a shard of n links costs about n²/(2·batch) row reads
-  decay_batch = 500,
+  decay_batch = 10000,
   reinforcement_window_days = 14,
   weak_strength = 0.2,   -- a fading link below it is a weak memory (reported)
   assertion_predicates = { prefers = true, learned = true },
