@@ -19,7 +19,6 @@
 --- stamp (kip.sleep.strength.current) — the same numbers the bulk UPDATE
 --- would have stored, without a write per link.
 local cycle = require "kip.sleep.cycle"
-local snapshot = require "kip.sleep.snapshot"
 local guards = require "kip.guards"
 local strength = require "kip.sleep.strength"
 
@@ -56,20 +55,17 @@ local function shard(c, predicate, factor, object_filter)
 end
 
 function M.run(c)
-  if #strength.of_cycle(c) > 0 then
-    c.decay_epoch_now = true -- recorded by this cycle's SleepCycle record
-    return { links = 0, epoch = #strength.of_cycle(c) }
-  end
-  local s = snapshot.take(c)
-  local n = { links = 0 }
-  local preds = {}
-  for p in pairs(s.predicates) do preds[#preds + 1] = p end
+  c.decay_epoch_now = true -- this cycle is an epoch: strength.of_cycle counts it
+  local epochs = strength.of_cycle(c)
+  if #epochs > 1 then return { links = 0, epoch = #epochs } end
+  -- the nexus's first epoch: RC11's bulk UPDATE, shard by shard (a shard
+  -- with nothing due sends nothing)
+  local fresh = c.snap ~= nil and c.snap_writes == c.writes
+  local preds = c:read('FIND(?p.name) WHERE { ?p {type: "$PropositionType"} } LIMIT 100000')
   table.sort(preds)
-  local has = {}
-  for _, l in ipairs(s.links) do has[l.predicate] = true end
+  local n = { links = 0 }
   for _, p in ipairs(preds) do
-    -- only shards that have something to decay are written to
-    if has[p] and strength.class(c.params, p) ~= "kept" then
+    if strength.class(c.params, p) ~= "kept" then
       if c.params.assertion_predicates[p] then
         n.links = n.links + shard(c, p, c.params.decay_assertion_slow, "FILTER(?o.attributes.evidence_count >= :min)")
         n.links = n.links + shard(c, p, c.params.decay_assertion_fast,
@@ -79,6 +75,10 @@ function M.run(c)
       end
     end
   end
+  -- these writes only stored this epoch's strengths, which strength.current
+  -- computes from a snapshot taken before them all the same: it stays valid
+  -- (the phases after decay do not read it again for them)
+  if fresh then c.snap_writes = c.writes end
   return n
 end
 
