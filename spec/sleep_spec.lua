@@ -271,12 +271,17 @@ UPSERT { PROPOSITION ?d { ({type: "Person", name: "Lu"}, "lives_in", {type: "Pla
   end)
 
   describe("decay and TTL", function()
-    it("decays memory_strength once per cycle, never confidence", function()
+    -- Ann knows Bo, a link of `strength` last observed long ago (confidence 0.9)
+    local function ann_knows_bo(strength)
       write(nx(), [[UPSERT { CONCEPT ?x { {type: "Person", name: "Ann"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
         CONCEPT ?y { {type: "Person", name: "Bo"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
         WITH METADATA { source: "spec", author: "spec" }
 UPSERT { PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Person", name: "Bo"}) } }
-  WITH METADATA { source: "s", author: "s", confidence: 0.9, memory_strength: 0.8, observed_at: "2026-01-01T00:00:00Z" }]])
+  WITH METADATA { source: "s", author: "s", confidence: 0.9, memory_strength: :s, observed_at: "2026-01-01T00:00:00Z" }]], { s = strength })
+    end
+
+    it("decays memory_strength once per cycle, never confidence", function()
+      ann_knows_bo(0.8)
       local q = 'FIND(?l.metadata.memory_strength, ?l.metadata.confidence) WHERE { ?l ({type: "Person", name: "Ann"}, "knows", ?o) }'
       run(nx(), { phases = { "decay" } })
       local r = nx():execute(q)
@@ -288,11 +293,7 @@ UPSERT { PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Perso
 
     it("decays later epochs without writing a link: the current strength is computed from the epochs", function()
       local strength = require "kip.sleep.strength"
-      write(nx(), [[UPSERT { CONCEPT ?x { {type: "Person", name: "Ann"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
-        CONCEPT ?y { {type: "Person", name: "Bo"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
-        WITH METADATA { source: "spec", author: "spec" }
-UPSERT { PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Person", name: "Bo"}) } }
-  WITH METADATA { source: "s", author: "s", confidence: 0.9, memory_strength: 0.8, observed_at: "2026-01-01T00:00:00Z" }]])
+      ann_knows_bo(0.8)
       local q = 'FIND(?l) WHERE { ?l ({type: "Person", name: "Ann"}, "knows", ?o) }'
       run(nx()) -- the first epoch writes (RC11's bulk UPDATE)
       local l = nx():execute(q).result[1]
@@ -320,11 +321,7 @@ UPSERT { PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Perso
 
     it("brings used links back: reinforcement on use, at most once a day, then exempt from decay", function()
       local strength = require "kip.sleep.strength"
-      write(nx(), [[UPSERT { CONCEPT ?x { {type: "Person", name: "Ann"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
-        CONCEPT ?y { {type: "Person", name: "Bo"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } }
-        WITH METADATA { source: "spec", author: "spec" }
-UPSERT { PROPOSITION ?k { ({type: "Person", name: "Ann"}, "knows", {type: "Person", name: "Bo"}) } }
-  WITH METADATA { source: "s", author: "s", confidence: 0.9, memory_strength: 0.3, observed_at: "2026-01-01T00:00:00Z" }]])
+      ann_knows_bo(0.3)
       local q = 'FIND(?l.metadata.memory_strength, ?l.metadata.observed_at, ?l.metadata.confidence) WHERE { ?l ({type: "Person", name: "Ann"}, "knows", ?o) }'
       -- an agent's read that returned the link (what the MCP server reports)
       local used = nx():call_json('{"command": "FIND(?l) WHERE { ?l ({type: \\"Person\\", name: \\"Ann\\"}, \\"knows\\", ?o) }"}')

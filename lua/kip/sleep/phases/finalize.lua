@@ -14,26 +14,26 @@ local M = { name = "finalize", title = "Finalization" }
 
 M.LOG_ENTRIES = 50
 
+-- define concept type `name` (in CoreSchema) when the nexus does not have it yet
+local function define_type(c, name, description, hint)
+  local n = c:read('FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: :n} }', { n = name })
+  if (type(n) == "table" and n[1] or n or 0) > 0 then return end
+  c:write([[UPSERT { CONCEPT ?t { {type: "$ConceptType", name: :n} SET ATTRIBUTES { description: :d, display_hint: :h }
+  SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "CoreSchema"}) } } }
+WITH METADATA { source: "SleepCycle", author: "$system" }]], { n = name, d = description, h = hint }, "define " .. name)
+end
+
 --- define the SleepCycle type when the nexus does not have it yet
 function M.ensure_type(c)
-  local n = c:read('FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: "SleepCycle"} }')
-  if (type(n) == "table" and n[1] or n or 0) > 0 then return end
-  c:write([[UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "SleepCycle"}
-  SET ATTRIBUTES { description: "The report of one $system sleep (maintenance) cycle: its clock, trigger, status (running until it finishes; a rerun resumes it with the same clock), per-phase results, flagged items and health metrics before and after. Written by the cycle itself.",
-    display_hint: "🌙" }
-  SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "CoreSchema"}) } } }
-WITH METADATA { source: "SleepCycle", author: "$system" }]], {}, "define SleepCycle")
+  define_type(c, "SleepCycle", "The report of one $system sleep (maintenance) cycle: its clock, trigger, status (running until "
+    .. "it finishes; a rerun resumes it with the same clock), per-phase results, flagged items and health metrics before and "
+    .. "after. Written by the cycle itself.", "🌙")
 end
 
 --- and SleepCycleFlags (a page of a cycle's flagged items)
 function M.ensure_pages_type(c)
-  local n = c:read('FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: "SleepCycleFlags"} }')
-  if (type(n) == "table" and n[1] or n or 0) > 0 then return end
-  c:write([[UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "SleepCycleFlags"}
-  SET ATTRIBUTES { description: "One page of the items a $system sleep cycle flagged beyond those in its SleepCycle record (cycle, page, first, flagged). Short-term: reclaimed by the TTL phase.",
-    display_hint: "🗒" }
-  SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "CoreSchema"}) } } }
-WITH METADATA { source: "SleepCycle", author: "$system" }]], {}, "define SleepCycleFlags")
+  define_type(c, "SleepCycleFlags", "One page of the items a $system sleep cycle flagged beyond those in its SleepCycle "
+    .. "record (cycle, page, first, flagged). Short-term: reclaimed by the TTL phase.", "🗒")
 end
 
 --- the cycle's record, marked running until finalization completes it
