@@ -484,6 +484,98 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
   end)
 
   describe("the whole cycle", function()
+    it("reads the graph once and catches up after each phase's writes: the same snapshot as a fresh read", function()
+      local snapshot = require "kip.sleep.snapshot"
+      local core = require "kip.core"
+      -- a defect of every kind each phase repairs: Unsorted and orphan items,
+      -- stale Events (anchored, trivial, landmark), twins, a contradiction,
+      -- an expired short-term note and an expired link, a SleepTask
+      write(nx(), [[UPSERT {
+  CONCEPT ?a { {type: "Person", name: "Kim"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?b { {type: "Person", name: "kim "} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) ("knows", ?a) } }
+  CONCEPT ?o { {type: "Place", name: "Oslo"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?g { {type: "Place", name: "Bergen"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?u { {type: "Note", name: "inbox"} SET ATTRIBUTES { body: "money" } SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } }
+  CONCEPT ?t { {type: "Note", name: "tagged"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } }
+  CONCEPT ?n { {type: "Note", name: "lost"} }
+  CONCEPT ?x { {type: "Note", name: "short"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?e1 { {type: "Event", name: "trivial"} SET ATTRIBUTES { start_time: "2026-10-01T10:00:00Z", consolidation_status: "pending", salience_score: 5 }
+    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) ("involves", ?a) } }
+  CONCEPT ?e2 { {type: "Event", name: "anchored"} SET ATTRIBUTES { start_time: "2026-10-01T10:00:00Z", consolidation_status: "pending", salience_score: 50 }
+    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?e3 { {type: "Event", name: "landmark"} SET ATTRIBUTES { start_time: "2026-10-01T10:00:00Z", consolidation_status: "pending", salience_score: 95 }
+    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?pr { {type: "Preference", name: "Tea"} SET ATTRIBUTES { description: "likes tea" }
+    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) ("derived_from", ?e2) } }
+  CONCEPT ?st { {type: "SleepTask", name: "archive lost"} SET ATTRIBUTES { target_type: "Note", target_name: "tagged", requested_action: "archive", status: "pending", reason: "x" }
+    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) ("assigned_to", {type: "Person", name: "$system"}) } }
+} WITH METADATA { source: "spec", author: "spec" }
+UPSERT { PROPOSITION ?l1 { ({type: "Person", name: "Kim"}, "lives_in", {type: "Place", name: "Oslo"}) } } WITH METADATA { source: "s", author: "s", valid_from: "2020-01-01" }
+UPSERT { PROPOSITION ?l2 { ({type: "Person", name: "Kim"}, "lives_in", {type: "Place", name: "Bergen"}) } } WITH METADATA { source: "s", author: "s", valid_from: "2024-01-01" }
+UPSERT { PROPOSITION ?k { ({type: "Place", name: "Oslo"}, "knows", {type: "Place", name: "Bergen"}) } } WITH METADATA { source: "s", author: "s", expires_at: "2026-01-01T00:00:00Z" }
+UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: "s", author: "s", expires_at: "2026-01-01T00:00:00Z", memory_tier: "short-term" }]])
+      -- every element as it reads, without the decay epoch's stamps (decay
+      -- keeps the snapshot on purpose: strengths are computed either way)
+      local function plain(x)
+        local copy = {}
+        for k, v in pairs(x) do if k ~= "stale" then copy[k] = v end end
+        if copy.metadata then
+          local md = {}
+          for k, v in pairs(copy.metadata) do
+            if k ~= "memory_strength" and k ~= "strength_decay_applied_at" and k ~= "_updated_at" and k ~= "_version" then md[k] = v end
+          end
+          copy.metadata = md
+        end
+        return core.json_encode(copy)
+      end
+      local function picture(s)
+        local p = {}
+        for _, list in ipairs { s.concepts, s.links } do
+          for _, x in ipairs(list) do
+            assert.is_nil(x.stale)
+            p[x.id] = plain(x)
+          end
+        end
+        for id, x in pairs(s.by_id) do assert.equal(p[id], plain(x)) end
+        local ends = {}
+        for id in pairs(s.by_id) do
+          local out, into = {}, {}
+          for _, l in ipairs(s:links_from(id)) do out[#out + 1] = l.id end
+          for _, l in ipairs(s:links_to(id)) do into[#into + 1] = l.id end
+          table.sort(out)
+          table.sort(into)
+          ends[id] = table.concat(out, ",") .. "|" .. table.concat(into, ",")
+        end
+        return p, ends
+      end
+      local reads, read = 0, snapshot.read
+      snapshot.read = function(...) reads = reads + 1 return read(...) end
+      local checked = {}
+      local check = { name = "check", run = function(c)
+        local caught_up = snapshot.take(c)
+        local a, ae = picture(caught_up)
+        local b, be = picture(read(c))
+        assert.same(b, a)
+        assert.same(be, ae)
+        checked[#checked + 1] = c.results[#c.results].phase
+        return {}
+      end }
+      local phases = {}
+      for _, name in ipairs(sleep.PHASES) do
+        phases[#phases + 1] = name
+        if name ~= "finalize" then phases[#phases + 1] = check end
+      end
+      local ok, err = pcall(run, nx(), { phases = phases })
+      snapshot.read = read
+      assert(ok, err)
+      assert.equal(1, reads, "one whole-graph read per cycle")
+      assert.equal(#sleep.PHASES - 1, #checked)
+      -- and the cycle did repair: the twin merged, the note deleted, the task done
+      assert.same({}, nx():execute('FIND(?n.name) WHERE { ?n {type: "Note", name: "short"} }').result)
+      assert.equal("completed", attr(nx(), "SleepTask", "archive lost", "status"))
+      assert.equal(1, #nx():execute('FIND(?p.name) WHERE { ?p {type: "Person"} FILTER(?p.name != "$self" && ?p.name != "$system") }').result)
+    end)
+
     it("reports, logs to $system, writes nothing but its report the second time, and a dry run changes nothing", function()
       write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Lost"} } } WITH METADATA { source: "spec", author: "spec" }]])
       -- a link old enough to decay: the first run decays it, the second has nothing to decay

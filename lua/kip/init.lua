@@ -143,7 +143,7 @@ local function governed_opts(self, opts)
     for k, v in pairs(o.ctx or {}) do ctx[k] = v end
     o = pipeline.call_options(self, self.policies, ctx, o)
   end
-  o.ctx = nil
+  o.ctx, o.unordered = nil, nil
   return o
 end
 
@@ -172,8 +172,10 @@ function Nexus:call_command(text, params_json, opts)
 end
 
 --- Request table in, response table out (ids and counters stay exact).
+--- opts.unordered: the response's objects do not remember their key order
+--- (faster for bulk reads that are never encoded again).
 function Nexus:call(request, opts)
-  return core.json_decode(self:call_json(core.json_encode(request), opts))
+  return core.json_decode(self:call_json(core.json_encode(request), opts), opts and opts.unordered)
 end
 
 --- Execute one command with optional parameters.

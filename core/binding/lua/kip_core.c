@@ -22,7 +22,8 @@
 **   nexus:call_command(command [, params_json [, opts]]) -> response json: one
 **     command without the envelope (kip_call_command; bulk loads), same opts
 **   core.explain(nexus, command [, params_json]) -> json text
-**   core.json_decode(text) -> value    (exact 64-bit integers on Lua 5.4)
+**   core.json_decode(text [, unordered]) -> value    (exact 64-bit integers on Lua 5.4;
+**                                   unordered: objects do not remember their key order)
 **   core.json_encode(value [, pretty]) -> text   (object keys sorted: byte-stable output)
 **   core.json_decode_request(text) -> value | nil, message, recovered_id
 **   core.array_mt        metatable marking decoded arrays (so [] stays [])
@@ -450,7 +451,7 @@ static int l_explain(lua_State *L) {
 ** nests deeper than the decoder allows */
 #define DECODE_MAX_DEPTH 200
 
-static int push_json(lua_State *L, json_t *v, int depth) {
+static int push_json(lua_State *L, json_t *v, int depth, int ordered) {
   if (depth > DECODE_MAX_DEPTH || !lua_checkstack(L, 8)) return -1;
   switch (json_typeof(v)) {
     case JSON_OBJECT: {
@@ -459,10 +460,10 @@ static int push_json(lua_State *L, json_t *v, int depth) {
       size_t n = json_object_size(v);
       lua_createtable(L, 0, (int)n);
       json_object_foreach(v, k, x) {
-        if (push_json(L, x, depth + 1)) return -1;
+        if (push_json(L, x, depth + 1, ordered)) return -1;
         lua_setfield(L, -2, k);
       }
-      if (n >= 2) { /* remember the key order */
+      if (ordered && n >= 2) { /* remember the key order */
         lua_getfield(L, LUA_REGISTRYINDEX, KEY_ORDER);
         lua_pushvalue(L, -2);
         lua_createtable(L, (int)n, 0);
@@ -479,7 +480,7 @@ static int push_json(lua_State *L, json_t *v, int depth) {
     case JSON_ARRAY: {
       lua_createtable(L, (int)json_array_size(v), 0);
       for (size_t i = 0; i < json_array_size(v); i++) {
-        if (push_json(L, json_array_get(v, i), depth + 1)) return -1;
+        if (push_json(L, json_array_get(v, i), depth + 1, ordered)) return -1;
         lua_rawseti(L, -2, (int)i + 1);
       }
       luaL_getmetatable(L, ARRAY_MT);
@@ -496,7 +497,9 @@ static int push_json(lua_State *L, json_t *v, int depth) {
   return 0;
 }
 
-/* core.json_decode(text) -> value | nil, message */
+/* core.json_decode(text [, unordered]) -> value | nil, message. Each object
+** of two or more keys remembers its key order unless `unordered` (bulk reads
+** that are never re-encoded: a sleep cycle's snapshot) */
 static int l_json_decode(lua_State *L) {
   size_t len;
   const char *s = luaL_checklstring(L, 1, &len);
@@ -508,7 +511,7 @@ static int l_json_decode(lua_State *L) {
     return 2;
   }
   int top = lua_gettop(L);
-  int rc = push_json(L, v, 0);
+  int rc = push_json(L, v, 0, !lua_toboolean(L, 2));
   json_decref(v);
   if (rc) {
     lua_settop(L, top);
@@ -533,19 +536,19 @@ static int l_json_decode_request(lua_State *L) {
   if (!v) {
     lua_pushnil(L);
     lua_pushfstring(L, "invalid JSON at line %d column %d: %s", e.line, e.column, e.message);
-    if (id) push_json(L, id, 0);
+    if (id) push_json(L, id, 0, 1);
     else lua_pushnil(L);
     json_decref(id);
     return 3;
   }
   int top = lua_gettop(L);
-  int rc = push_json(L, v, 0);
+  int rc = push_json(L, v, 0, 1);
   if (rc) { /* too deep for Lua: still say which request it was */
     lua_settop(L, top);
     lua_pushnil(L);
     lua_pushfstring(L, "JSON nests deeper than %d levels", DECODE_MAX_DEPTH);
     json_t *rid = json_is_object(v) ? json_object_get(v, "id") : NULL;
-    if (rid && (json_is_string(rid) || json_is_integer(rid))) push_json(L, rid, 0);
+    if (rid && (json_is_string(rid) || json_is_integer(rid))) push_json(L, rid, 0, 1);
     else lua_pushnil(L);
     json_decref(v);
     return 3;

@@ -94,12 +94,24 @@ M.DEFAULTS = {
 M.BUDGET = setmetatable({}, { __tostring = function() return "budget reached" end })
 
 local CTX = { actor = "$system", channel = "sleep", system = true }
+-- reads: a phase never encodes what it read again, so objects need not
+-- remember their key order (a third of the cost of a whole-graph read)
+local READ = { ctx = CTX, unordered = true }
 
 --- Run a read; returns the result (raises on a KIP error).
 function Cycle:read(command, params)
-  local r = self.nx:execute(command, params, { ctx = CTX })
+  local r = self.nx:execute(command, params, READ)
   if r.error then error(("sleep: %s: %s"):format(r.error.code, r.error.message), 0) end
   return r.result, r
+end
+
+--- Run reads ({command, parameters} each, at most 256) as one request;
+--- returns the per-command responses (raises when the request fails).
+function Cycle:read_batch(reads)
+  if #reads == 0 then return {} end
+  local r = self.nx:call({ commands = reads }, READ)
+  if r.error then error(("sleep: %s: %s"):format(r.error.code, r.error.message), 0) end
+  return r.result or {}
 end
 
 --- Every row of a FIND, following cursors.
@@ -123,11 +135,28 @@ function Cycle:check_budget()
   end
 end
 
+-- what a write may have deleted, for the snapshot's catch-up
+-- (kip.sleep.snapshot): `touch` lists the links ({links = {id…}}) and
+-- concepts ({concepts = {{type, name}…}}) a DELETE or MERGE may remove; a
+-- DELETE or MERGE sent without it (an operator's phase, a hook) makes the
+-- next phase read the whole graph again
+local function note_touch(self, command, touch)
+  if touch then
+    self.touched = self.touched or { links = {}, concepts = {} }
+    for _, id in ipairs(touch.links or {}) do self.touched.links[id] = true end
+    for _, k in ipairs(touch.concepts or {}) do self.touched.concepts[#self.touched.concepts + 1] = k end
+  elseif command:find("DELETE", 1, true) or command:find("MERGE", 1, true) then
+    self.reread = true
+  end
+end
+
 --- Send a write (or record it in a dry run, or add it to the open batch).
+--- `touch` names what a DELETE or MERGE may remove (see note_touch).
 --- Returns the response; a KIP error is returned, not raised, so one bad
 --- item never stops a phase.
-function Cycle:write(command, params, why)
+function Cycle:write(command, params, why, touch)
   self:check_budget()
+  if not self.dry_run then note_touch(self, command, touch) end
   self.decisions[#self.decisions + 1] = { phase = self.phase, why = why, command = command, parameters = params }
   if self.dry_run then
     self.planned[#self.planned + 1] = { phase = self.phase, why = why, command = command, parameters = params }

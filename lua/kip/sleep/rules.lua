@@ -116,6 +116,17 @@ function M.set_attributes(c, e, sets, params, why)
     params, why)
 end
 
+--- the ids of concept e's belongs_to_domain links to the Domain named
+--- `domain` (what a DELETE of them removes: Cycle:write's touch)
+function M.domain_links(s, e, domain)
+  local ids = {}
+  for _, l in ipairs(s:links_from(e.id, "belongs_to_domain")) do
+    local d = s.by_id[l.object]
+    if d and d.type == "Domain" and d.name == domain then ids[#ids + 1] = l.id end
+  end
+  return { links = ids }
+end
+
 --- Commands that make Domain `domain` the only Domain of concept e
 function M.move_to_domain(c, s, e, domain, source, why)
   local has = s:domains(e.id)
@@ -123,7 +134,7 @@ function M.move_to_domain(c, s, e, domain, source, why)
   for _, name in ipairs(M.sorted_keys(has)) do
     if name ~= domain then
       c:write([[DELETE PROPOSITIONS ?l WHERE { ?l ({type: :t, name: :n}, "belongs_to_domain", {type: "Domain", name: :d}) }]],
-        { t = e.type, n = e.name, d = name }, why)
+        { t = e.type, n = e.name, d = name }, why, M.domain_links(s, e, name))
     end
   end
 end

@@ -1,8 +1,11 @@
 --- kip.sleep.snapshot — what a sleep phase knows about the graph: every
 --- concept and proposition read through KQL (per type, per predicate, with
 --- cursors), indexed by id, by {type, name}, by endpoint and by Domain.
---- Phases take a fresh snapshot when they start, so each sees the effects
---- of the phases before it (SystemInstructions.md Phase 1 "Assessment").
+--- A cycle reads the graph once; before each phase that follows writes it
+--- catches up (Snap:catch_up): what the cycle said it deleted is read again,
+--- and every element written since the last read (its _updated_at) replaces
+--- its old row — so each phase sees the effects of the phases before it
+--- (SystemInstructions.md Phase 1 "Assessment") at the cost of what changed.
 ---
 --- What another subsystem owns (its guards, kip.guards: the ARG ontology
 --- and registry, the mind model's knowledge and evidence) is not in the
@@ -17,9 +20,18 @@ Snap.__index = Snap
 
 local function key(t, n) return t .. "\0" .. n end
 
+-- list without the entries pred selects, in one pass (order kept)
 local function drop_from(list, pred)
   if not list then return end
-  for i = #list, 1, -1 do if pred(list[i]) then table.remove(list, i) end end
+  local j = 0
+  for i = 1, #list do
+    local x = list[i]
+    list[i] = nil
+    if not pred(x) then
+      j = j + 1
+      list[j] = x
+    end
+  end
 end
 
 -- a link belongs in the snapshot when its subject does (a concept read, or a
@@ -36,9 +48,72 @@ local function index_link(s, l)
   table.insert(s.into[l.object], l)
 end
 
---- the graph as the cycle sees it now: taken again only when the cycle
---- wrote something since the last snapshot (or another process may have:
---- each phase starts from a fresh one when writes happened)
+local function index_concept(s, e)
+  s.concepts[#s.concepts + 1] = e
+  s.by_id[e.id], s.by_key[key(e.type, e.name)] = e, e
+end
+
+-- link l leaves the snapshot: marked stale, out of by_id; the endpoint
+-- lists it was in are compacted once per catch-up (Snap:compact), not per
+-- link (a Domain's list of 50 000 members)
+local function drop_link(s, l)
+  if l.stale then return end
+  l.stale, s.by_id[l.id] = true, nil
+  s.dirty[#s.dirty + 1] = l
+end
+
+local function drop_concept(s, e)
+  if e.stale then return end
+  e.stale = true
+  s.by_key[key(e.type, e.name)], s.by_id[e.id] = nil, nil
+  s.dirty[#s.dirty + 1] = e
+  for _, l in ipairs(s.out[e.id] or {}) do drop_link(s, l) end
+  for _, l in ipairs(s.into[e.id] or {}) do drop_link(s, l) end
+end
+
+-- the flat lists and endpoint lists without what left the snapshot
+function Snap:compact()
+  if #self.dirty == 0 then return end
+  local lists = {}
+  for _, x in ipairs(self.dirty) do
+    if x.subject then lists[self.out[x.subject] or {}], lists[self.into[x.object] or {}] = true, true end
+  end
+  for list in pairs(lists) do drop_from(list, function(x) return x.stale end) end
+  for _, name in ipairs { "concepts", "links" } do
+    local kept_, old = {}, self[name]
+    for _, x in ipairs(old) do if not x.stale then kept_[#kept_ + 1] = x end end
+    self[name] = kept_
+  end
+  self.dirty = {}
+end
+
+-- a changed row r of an element in the snapshot (or new to it)
+local function apply(s, r)
+  local old = s.by_id[r.id]
+  if r.subject then
+    if old and old.subject == r.subject and old.object == r.object then
+      for f in pairs(old) do old[f] = nil end
+      for f, v in pairs(r) do old[f] = v end
+    else
+      if old then drop_link(s, old) end
+      if kept(s, r) then index_link(s, r) end
+    end
+  elseif old then
+    for f in pairs(old) do old[f] = nil end
+    for f, v in pairs(r) do old[f] = v end
+  elseif not guards.owner_of(s.owned_set, r.type, r.name) then
+    index_concept(s, r)
+  end
+end
+
+-- an ISO time a few seconds before now: what a catch-up reads from (a write
+-- stamps its time when it starts, so one that committed while the last
+-- read ran is still after it)
+local function since_now() return os.date("!%Y-%m-%dT%H:%M:%S.000Z", os.time() - 2) end
+
+--- the graph as the cycle sees it now: read once per cycle, and caught up
+--- (Snap:catch_up) when the cycle wrote since; read whole again only after
+--- a DELETE or MERGE that did not say what it removed (c.reread)
 -- rows per page of the whole-graph read. Cursors continue by offset, and
 -- under a policy's scope every page evaluates the scope again on the rows
 -- before it, so the read costs about n²/(2·PAGE) scope checks: pages of
@@ -46,16 +121,30 @@ end
 M.PAGE = 20000
 
 function M.take(c)
-  if c.snap and c.snap_writes == c.writes then return c.snap end
-  local s = M.read(c)
-  c.snap, c.snap_writes = s, c.writes
-  return s
+  if c.snap and c.snap_writes == c.writes and not c.reread then return c.snap end
+  if c.snap and not c.reread then
+    c.snap:catch_up(c)
+  else
+    c.snap = M.read(c)
+  end
+  c.snap_writes, c.reread, c.touched = c.writes, nil, nil
+  return c.snap
+end
+
+--- the cycle's own writes since the snapshot change nothing a phase reads
+--- from it (the decay epoch's stamps: kip.sleep.strength computes the same
+--- strengths either way): the next catch-up starts after them
+function M.keep_current(c)
+  if c.snap and c.snap_writes ~= c.writes and not c.reread and not c.touched then
+    c.snap_writes, c.snap.since = c.writes, since_now()
+  end
 end
 
 function M.read(c)
-  local s = setmetatable({ by_id = {}, by_key = {}, out = {}, into = {}, concepts = {}, links = {},
-    types = {}, predicates = {}, owned = { concepts = {}, links = 0 } }, Snap)
+  local s = setmetatable({ by_id = {}, by_key = {}, out = {}, into = {}, concepts = {}, links = {}, dirty = {},
+    types = {}, predicates = {}, owned = { concepts = {}, links = 0 }, since = since_now() }, Snap)
   local owned = guards.owned(c.nx)
+  s.owned_set = owned
   for _, t in ipairs(c:read_all('FIND(?t) WHERE { ?t {type: "$ConceptType"} } LIMIT 1000')) do
     s.types[#s.types + 1] = t.name
   end
@@ -72,9 +161,7 @@ function M.read(c)
         local owner = guards.owner_of(owned, e.type, e.name)
         if owner then skip(owner, 1)
         else
-          s.concepts[#s.concepts + 1] = e
-          s.by_id[e.id] = e
-          s.by_key[key(e.type, e.name)] = e
+          index_concept(s, e)
         end
       end
     end
@@ -101,14 +188,11 @@ function Snap:get(t, n) return self.by_key[key(t, n)] end
 
 --- Read concepts `keys` ({{type, name}...}) and their links again after a
 --- write that touched them, instead of the whole graph: what was deleted
---- or merged away leaves the snapshot, what changed is replaced. The flat
---- lists (concepts, links) keep the old entries marked `stale`; the
---- indexes (get, by_id, links_from, links_to, domains) are exact. A key
+--- or merged away leaves the snapshot, what changed is replaced. A key
 --- with shallow = true re-reads only the concept (a neighbour whose own
 --- links did not change except those to a deep key): a task next to a
 --- Domain of 10 000 members does not read its 10 000 links.
 function Snap:refresh(c, keys)
-  local ids = {}
   local deep = {}
   for _, k in ipairs(keys) do
     local old = self.by_key[key(k[1], k[2])]
@@ -116,53 +200,86 @@ function Snap:refresh(c, keys)
       -- only the concept itself changed: its links stay (those to a deep
       -- key are re-read from that side)
       local rows = c:read("FIND(?n) WHERE { ?n {id: :id} }", { id = old.id })
-      local e = rows and rows[1]
-      if e then
-        for f, v in pairs(e) do old[f] = v end
-      else
-        ids[old.id] = true
-        old.stale = true
-        self.by_key[key(k[1], k[2])], self.by_id[old.id] = nil, nil
-      end
-    elseif old then
-      ids[old.id] = true
-      old.stale = true
-      self.by_key[key(k[1], k[2])], self.by_id[old.id] = nil, nil
+      if rows and rows[1] then apply(self, rows[1]) else drop_concept(self, old) end
+    else
+      if old then drop_concept(self, old) end
+      deep[#deep + 1] = k
     end
-    if not k.shallow or not old then deep[#deep + 1] = k end
-  end
-  for id in pairs(ids) do
-    for _, l in ipairs(self.out[id] or {}) do
-      l.stale, self.by_id[l.id] = true, nil
-      drop_from(self.into[l.object], function(x) return x.id == l.id end)
-    end
-    for _, l in ipairs(self.into[id] or {}) do
-      l.stale, self.by_id[l.id] = true, nil
-      drop_from(self.out[l.subject], function(x) return x.id == l.id end)
-    end
-    self.out[id], self.into[id] = nil, nil
   end
   for _, k in ipairs(deep) do
     local rows = c:read("FIND(?n) WHERE { ?n {type: :t, name: :n} }", { t = k[1], n = k[2] })
     local e = rows and rows[1]
     if e then
-      self.concepts[#self.concepts + 1] = e
-      self.by_id[e.id], self.by_key[key(e.type, e.name)] = e, e
+      apply(self, e)
       for _, q in ipairs { "FIND(?l) WHERE { ?l ({type: :t, name: :n}, ?p, ?o) } LIMIT 1000",
                            "FIND(?l) WHERE { ?l (?s, ?p, {type: :t, name: :n}) } LIMIT 1000" } do
-        for _, l in ipairs(c:read_all(q, { t = k[1], n = k[2] })) do
-          if kept(self, l) then index_link(self, l) end
-        end
+        for _, l in ipairs(c:read_all(q, { t = k[1], n = k[2] })) do apply(self, l) end
       end
     end
   end
+  self:compact()
+end
+
+-- reads in batches of this many commands (the request limit is 256)
+local BATCH = 200
+
+--- Catch up with the cycle's writes: the links and concepts it said it may
+--- have deleted (c.touched) are read again, then every concept and link
+--- written since the last read (per type and per predicate, by
+--- _updated_at) replaces its row or joins the snapshot. Deletions by
+--- another process during the cycle are not seen until the next cycle.
+function Snap:catch_up(c)
+  local since = since_now()
+  local touched = c.touched or { links = {}, concepts = {} }
+  local ids = {}
+  for id in pairs(touched.links) do ids[#ids + 1] = id end
+  table.sort(ids)
+  for i = 1, #ids, BATCH do
+    local reads = {}
+    for j = i, math.min(i + BATCH - 1, #ids) do
+      reads[#reads + 1] = { command = "FIND(?l) WHERE { ?l (id: :id) }", parameters = { id = ids[j] } }
+    end
+    local r = c:read_batch(reads)
+    for j, item in ipairs(r) do
+      local row = type(item.result) == "table" and item.result[1]
+      if type(row) == "table" then apply(self, row)
+      elseif not item.error then
+        local old = self.by_id[ids[i + j - 1]]
+        if old then drop_link(self, old) end
+      end
+    end
+  end
+  if #touched.concepts > 0 then self:refresh(c, touched.concepts) end
+  self.types = c:read_all('FIND(?t.name) WHERE { ?t {type: "$ConceptType"} } LIMIT 1000')
+  for _, t in ipairs(self.types) do
+    if not self.owned_set.types[t] then
+      for _, e in ipairs(c:read_all("FIND(?n) WHERE { ?n {type: :t} FILTER(?n.metadata._updated_at >= :since) } LIMIT "
+          .. M.PAGE, { t = t, since = self.since })) do
+        apply(self, e)
+      end
+    end
+  end
+  for _, p in ipairs(c:read_all('FIND(?p) WHERE { ?p {type: "$PropositionType"} } LIMIT 1000')) do
+    self.predicates[p.name] = p
+  end
+  local preds = {}
+  for p in pairs(self.predicates) do preds[#preds + 1] = p end
+  table.sort(preds)
+  for _, p in ipairs(preds) do
+    for _, l in ipairs(c:read_all("FIND(?l) WHERE { ?l (?s, " .. cycle.lit(p) ..
+        ", ?o) FILTER(?l.metadata._updated_at >= :since) } LIMIT " .. M.PAGE, { since = self.since })) do
+      apply(self, l)
+    end
+  end
+  self.since = since
+  self:compact()
 end
 
 --- outgoing links of element id, of predicate p (all when nil)
 function Snap:links_from(id, p)
   local r = {}
   for _, l in ipairs(self.out[id] or {}) do
-    if not p or l.predicate == p then r[#r + 1] = l end
+    if not l.stale and (not p or l.predicate == p) then r[#r + 1] = l end
   end
   return r
 end
@@ -170,7 +287,7 @@ end
 function Snap:links_to(id, p)
   local r = {}
   for _, l in ipairs(self.into[id] or {}) do
-    if not p or l.predicate == p then r[#r + 1] = l end
+    if not l.stale and (not p or l.predicate == p) then r[#r + 1] = l end
   end
   return r
 end

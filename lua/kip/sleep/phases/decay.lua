@@ -21,6 +21,7 @@
 local cycle = require "kip.sleep.cycle"
 local guards = require "kip.guards"
 local strength = require "kip.sleep.strength"
+local snapshot = require "kip.sleep.snapshot"
 
 local M = { name = "decay", title = "Memory-strength decay" }
 
@@ -60,7 +61,9 @@ function M.run(c)
   if #epochs > 1 then return { links = 0, epoch = #epochs } end
   -- the nexus's first epoch: RC11's bulk UPDATE, shard by shard (a shard
   -- with nothing due sends nothing)
-  local fresh = c.snap ~= nil and c.snap_writes == c.writes
+  -- caught up first, so its own writes need not be read again after it
+  if c.snap then snapshot.take(c) end
+  local fresh = c.snap ~= nil
   local preds = c:read('FIND(?p.name) WHERE { ?p {type: "$PropositionType"} } LIMIT 100000')
   table.sort(preds)
   local n = { links = 0 }
@@ -78,7 +81,7 @@ function M.run(c)
   -- these writes only stored this epoch's strengths, which strength.current
   -- computes from a snapshot taken before them all the same: it stays valid
   -- (the phases after decay do not read it again for them)
-  if fresh then c.snap_writes = c.writes end
+  if fresh then snapshot.keep_current(c) end
   return n
 end
 

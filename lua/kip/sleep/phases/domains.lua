@@ -37,7 +37,7 @@ function M.merge(c, s, d, into, why)
         rules.add_link(c, e, "belongs_to_domain", target, "SleepDomainMerge", why, { moved_from_domain = d.name })
       end
       c:write([[DELETE PROPOSITIONS ?l WHERE { ?l ({type: :t, name: :n}, "belongs_to_domain", {type: "Domain", name: :d}) }]],
-        { t = e.type, n = e.name, d = d.name }, why)
+        { t = e.type, n = e.name, d = d.name }, why, rules.domain_links(s, e, d.name))
     end
   end
   rules.archive(c, s, d, why, { merged_into = into })

@@ -116,7 +116,8 @@ function M.run(c)
         local keep = survivor(s, g)
         for i = 2, #g do
           c:write("MERGE CONCEPT ?dup INTO ?keep WHERE { ?dup {type: :t, name: :a} ?keep {type: :t, name: :b} }",
-            { t = keep.type, a = g[i].name, b = keep.name }, ("merge %s into %s"):format(snapshot.label(g[i]), snapshot.label(keep)))
+            { t = keep.type, a = g[i].name, b = keep.name }, ("merge %s into %s"):format(snapshot.label(g[i]), snapshot.label(keep)),
+            { concepts = { { g[i].type, g[i].name } } })
           n.merged = n.merged + 1
         end
       end

@@ -91,7 +91,8 @@ function M.run(c)
           c.work_left = true -- the next cycle continues
           c:flag(label, "TTL-deletable but the per-cycle hard cap is reached: next cycle")
         else
-          c:write("DELETE CONCEPT ?x DETACH WHERE { ?x {type: :t, name: :n} }", { t = e.type, n = e.name }, "TTL delete " .. label)
+          c:write("DELETE CONCEPT ?x DETACH WHERE { ?x {type: :t, name: :n} }", { t = e.type, n = e.name }, "TTL delete " .. label,
+            { concepts = { { e.type, e.name } } })
           gone[e.id] = true
           budget = budget - 1
           n.deleted_nodes = n.deleted_nodes + 1
@@ -113,7 +114,7 @@ function M.run(c)
         c.work_left = true -- the next cycle continues
           c:flag(label, "TTL-deletable but the per-cycle hard cap is reached: next cycle")
       else
-        c:write("DELETE PROPOSITIONS ?l WHERE { ?l (id: :id) }", { id = l.id }, "TTL delete link " .. label)
+        c:write("DELETE PROPOSITIONS ?l WHERE { ?l (id: :id) }", { id = l.id }, "TTL delete link " .. label, { links = { l.id } })
         budget = budget - 1
         n.deleted_links = n.deleted_links + 1
       end

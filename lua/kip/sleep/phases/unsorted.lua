@@ -30,7 +30,7 @@ function M.run(c)
       local has = s:domains(e.id)
       if not has[d] then rules.add_link(c, e, "belongs_to_domain", { type = "Domain", name = d }, "SleepReclassification", "reclassify " .. snapshot.label(e) .. " (" .. how .. ")") end
       c:write([[DELETE PROPOSITIONS ?l WHERE { ?l ({type: :t, name: :n}, "belongs_to_domain", {type: "Domain", name: "Unsorted"}) }]],
-        { t = e.type, n = e.name }, "leave Unsorted " .. snapshot.label(e))
+        { t = e.type, n = e.name }, "leave Unsorted " .. snapshot.label(e), rules.domain_links(s, e, "Unsorted"))
       n.moved = n.moved + 1
     else
       n.left = n.left + 1
