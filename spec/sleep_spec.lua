@@ -250,6 +250,48 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Lost money"} } } WITH METADATA { sou
       assert.truthy(flagged(report, "conflicting attribute email"))
     end)
 
+    it("probes for semantic near-duplicates as a sweep: a bounded number per cycle, continued by the next", function()
+      local duplicates = require "kip.sleep.phases.duplicates"
+      local path = H.tmpdb()
+      local v = kip.open { path = path } -- with the local embedder
+      write(v, SCHEMA)
+      write(v, [[UPSERT {
+  CONCEPT ?a { {type: "Note", name: "coffee with milk"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?b { {type: "Note", name: "milk with coffee"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?c { {type: "Note", name: "mountain bike repair"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?d { {type: "Note", name: "repair mountain bike"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+} WITH METADATA { source: "spec", author: "spec" }]])
+      assert.is_true(v:reindex_vectors {})
+      local probes = duplicates.SEMANTIC_PROBES
+      duplicates.SEMANTIC_PROBES = 2
+      local found, cursors = {}, {}
+      local ok, err = pcall(function()
+        for day = 1, 9 do
+          local report = run(v, { now = ("2026-11-%02dT00:00:00Z"):format(day), phases = { "duplicates", "finalize" } })
+          assert.truthy(flagged(report, "per%-cycle budget"))
+          for _, f in ipairs(report.flagged) do
+            if f.reason:find("possible duplicate of", 1, true) then found[f.name:match("Note:(.*)") .. " / " .. f.reason:match("Note:([^%(]*) %(")] = true end
+          end
+          local rec = v:execute('FIND(?r.attributes.sweeps) WHERE { ?r {type: "SleepCycle", name: :n} }',
+            { n = ("SleepCycle:2026-11-%02dT00:00:00Z"):format(day) }).result[1]
+          cursors[#cursors + 1] = rec.semantic_duplicates
+        end
+      end)
+      duplicates.SEMANTIC_PROBES = probes
+      v:close()
+      H.cleanup(path)
+      assert(ok, err)
+      assert.is_string(cursors[1])
+      assert.are_not.equal(cursors[1], cursors[2]) -- the next cycle went on where the last stopped
+      local pairs_found = {}
+      for k in pairs(found) do
+        local a, b = k:match("^(.-) / (.-)$")
+        pairs_found[a < b and (a .. " / " .. b) or (b .. " / " .. a)] = true
+      end
+      assert.truthy(pairs_found["coffee with milk / milk with coffee"])
+      assert.truthy(pairs_found["mountain bike repair / repair mountain bike"])
+    end)
+
     it("supersedes the older of two live single-valued facts, reports ties", function()
       write(nx(), [[UPSERT {
   CONCEPT ?x { {type: "Place", name: "Oslo"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }

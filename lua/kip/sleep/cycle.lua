@@ -126,6 +126,26 @@ function Cycle:read_all(command, params)
   return rows
 end
 
+--- The cursor of sweep `name` — a phase's bounded pass over the whole
+--- graph, continued cycle after cycle — as the newest completed cycle left
+--- it (its record's `sweeps`); nil: start from the beginning.
+function Cycle:sweep(name)
+  if self.sweeps == nil then
+    self.sweeps = {}
+    local ok, rows = pcall(self.read, self, [[FIND(?r.attributes.sweeps) WHERE { ?r {type: "SleepCycle"}
+  FILTER(?r.attributes.status == "completed") } ORDER BY ?r.name DESC LIMIT 1]])
+    local prev = ok and rows[1]
+    if type(prev) == "table" then for k, v in pairs(prev) do self.sweeps[k] = v end end
+  end
+  return self.sweeps[name]
+end
+
+--- where sweep `name` stands now (nil: it went round; the next starts over)
+function Cycle:set_sweep(name, cursor)
+  self:sweep(name)
+  self.sweeps[name] = cursor
+end
+
 --- the phase's budget: raises M.BUDGET once it is spent
 function Cycle:check_budget()
   -- finalization writes the cycle's own record: never cut short

@@ -59,32 +59,36 @@ end
 local function drop_link(s, l)
   if l.stale then return end
   l.stale, s.by_id[l.id] = true, nil
-  s.dirty[#s.dirty + 1] = l
+  s.dirty[#s.dirty + 1], s.dropped = l, true
 end
 
 local function drop_concept(s, e)
   if e.stale then return end
   e.stale = true
   s.by_key[key(e.type, e.name)], s.by_id[e.id] = nil, nil
-  s.dirty[#s.dirty + 1] = e
+  s.dropped = true
   for _, l in ipairs(s.out[e.id] or {}) do drop_link(s, l) end
   for _, l in ipairs(s.into[e.id] or {}) do drop_link(s, l) end
 end
 
--- the flat lists and endpoint lists without what left the snapshot
-function Snap:compact()
-  if #self.dirty == 0 then return end
+-- the endpoint lists without what left the snapshot; with `flat`, also the
+-- flat lists (concepts, links: once per catch-up, not per refresh — until
+-- then they keep the old entries marked `stale`)
+function Snap:compact(flat)
   local lists = {}
   for _, x in ipairs(self.dirty) do
     if x.subject then lists[self.out[x.subject] or {}], lists[self.into[x.object] or {}] = true, true end
   end
   for list in pairs(lists) do drop_from(list, function(x) return x.stale end) end
-  for _, name in ipairs { "concepts", "links" } do
-    local kept_, old = {}, self[name]
-    for _, x in ipairs(old) do if not x.stale then kept_[#kept_ + 1] = x end end
-    self[name] = kept_
-  end
   self.dirty = {}
+  if flat and self.dropped then
+    for _, name in ipairs { "concepts", "links" } do
+      local kept_ = {}
+      for _, x in ipairs(self[name]) do if not x.stale then kept_[#kept_ + 1] = x end end
+      self[name] = kept_
+    end
+    self.dropped = nil
+  end
 end
 
 -- a changed row r of an element in the snapshot (or new to it)
@@ -123,7 +127,9 @@ M.PAGE = 20000
 function M.take(c)
   if c.snap and c.snap_writes == c.writes and not c.reread then return c.snap end
   if c.snap and not c.reread then
+    local t0 = os.clock()
     c.snap:catch_up(c)
+    if os.getenv("KIP_DEBUG_SNAP") then io.stderr:write(("catch-up before %s: %.2fs\n"):format(c.phase, os.clock() - t0)) end
   else
     c.snap = M.read(c)
   end
@@ -272,7 +278,7 @@ function Snap:catch_up(c)
     end
   end
   self.since = since
-  self:compact()
+  self:compact(true)
 end
 
 --- outgoing links of element id, of predicate p (all when nil)

@@ -42,11 +42,12 @@ function M.metrics(c, s)
   for _, l in ipairs(s.links) do
     local md = l.metadata or {}
     if md.superseded == true then m.superseded_propositions = m.superseded_propositions + 1 end
-    if type(md.memory_strength) == "number" then
-      -- the current strength (after the decay epochs), not the stored one
-      local o = s.by_id[l.object]
-      local n = o and o.attributes and o.attributes.evidence_count
-      local now = strength.current(c.params, l, n, epochs) or md.memory_strength
+    -- the current strength (after the decay epochs), not the stored one: a
+    -- link without one has it once an epoch decayed it (stored or not yet)
+    local o = s.by_id[l.object]
+    local n = o and o.attributes and o.attributes.evidence_count
+    local now = strength.current(c.params, l, n, epochs)
+    if now then
       total, strength_n = total + now, strength_n + 1
       if md.superseded ~= true and now < c.params.weak_strength and strength.class(c.params, l.predicate, n) ~= "kept" then
         m.weak_links = m.weak_links + 1

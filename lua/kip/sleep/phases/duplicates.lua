@@ -16,6 +16,7 @@ local M = { name = "duplicates", title = "Duplicates" }
 
 M.SEMANTIC_THRESHOLD = 0.92
 M.SEMANTIC_PROBES = 500 -- per cycle: semantic checks cost a SEARCH each
+M.SEMANTIC_SECONDS = 5  -- and at most this long per cycle
 
 local function same(a, b)
   if type(a) == "string" and type(b) == "string" then return core.fold_key(a) == core.fold_key(b) end
@@ -49,34 +50,51 @@ local function survivor(s, group)
   return group[1]
 end
 
-local function semantic_pairs(c, s, keyed)
-  local st = c.nx:vector_status()
-  if not st or st.model == "" or not st.embedder_matches then return end
-  local probes, seen = 0, {}
-  for _, e in ipairs(s.concepts) do
-    if probes >= M.SEMANTIC_PROBES then
-      c:flag("duplicates", "semantic duplicate probes stopped at the per-cycle budget of " .. M.SEMANTIC_PROBES)
-      return
-    end
-    if e.type ~= "Domain" and e.type:sub(1, 1) ~= "$" and not rules.protected(s, e) then
-      probes = probes + 1
-      local ok, hits = pcall(c.read, c, 'SEARCH CONCEPT :q WITH TYPE :t MODE "semantic" THRESHOLD :th LIMIT 3',
-        { q = e.name, t = e.type, th = M.SEMANTIC_THRESHOLD })
-      for _, h in ipairs(ok and hits or {}) do
-        local pair = e.id < h.id and (e.id .. h.id) or (h.id .. e.id)
-        if h.id ~= e.id and keyed[h.id] ~= keyed[e.id] and not seen[pair] then
-          seen[pair] = true
-          if c.hooks.duplicates then
-            local hok, herr = pcall(c.hooks.duplicates, c, e, s.by_id[h.id] or h, s)
-            if not hok then c:flag(snapshot.label(e), "the duplicates hook failed: " .. tostring(herr), "the duplicates hook failed") end
-          else
-            c:flag(snapshot.label(e), ("possible duplicate of %s (similarity %.2f): not merged, similarity is not identity")
-              :format(snapshot.label(h), h.metadata._score), "possible semantic duplicate: not merged, similarity is not identity")
-          end
-        end
+-- one probe: a semantic SEARCH for e's name among its type; the pairs it
+-- finds are reported (or handed to the duplicates hook)
+local function probe(c, s, keyed, e, seen)
+  local ok, hits = pcall(c.read, c, 'SEARCH CONCEPT :q WITH TYPE :t MODE "semantic" THRESHOLD :th LIMIT 3',
+    { q = e.name, t = e.type, th = M.SEMANTIC_THRESHOLD })
+  for _, h in ipairs(ok and hits or {}) do
+    local pair = e.id < h.id and (e.id .. h.id) or (h.id .. e.id)
+    if h.id ~= e.id and keyed[h.id] ~= keyed[e.id] and not seen[pair] then
+      seen[pair] = true
+      if c.hooks.duplicates then
+        local hok, herr = pcall(c.hooks.duplicates, c, e, s.by_id[h.id] or h, s)
+        if not hok then c:flag(snapshot.label(e), "the duplicates hook failed: " .. tostring(herr), "the duplicates hook failed") end
+      else
+        c:flag(snapshot.label(e), ("possible duplicate of %s (similarity %.2f): not merged, similarity is not identity")
+          :format(snapshot.label(h), h.metadata._score), "possible semantic duplicate: not merged, similarity is not identity")
       end
     end
   end
+end
+
+-- Semantic probes are a bounded sweep: at most SEMANTIC_PROBES probes and
+-- SEMANTIC_SECONDS per cycle, continuing after the concept the last cycle
+-- probed last (the sweep cursor in its record), so every concept is
+-- probed over a number of cycles. Without vectors there is nothing to find.
+local function semantic_pairs(c, s, keyed)
+  local st = c.nx:vector_status()
+  if not st or st.model == "" or not st.embedder_matches or (st.vectors or 0) == 0 then return end
+  local list = {}
+  for _, e in ipairs(s.concepts) do
+    if not e.stale and e.type ~= "Domain" and e.type:sub(1, 1) ~= "$" and not rules.protected(s, e) then list[#list + 1] = e end
+  end
+  local start, after = 1, c:sweep("semantic_duplicates")
+  for i, e in ipairs(list) do if e.id == after then start = i + 1 break end end
+  local seen, t0 = {}, os.clock()
+  for k = 0, #list - 1 do
+    if k >= M.SEMANTIC_PROBES or os.clock() - t0 > M.SEMANTIC_SECONDS then
+      c:flag("duplicates", ("semantic duplicate probes: %d of %d concepts this cycle (the per-cycle budget); the next cycle continues"):format(k, #list),
+        "semantic duplicate probes stopped at the per-cycle budget: the next cycle continues")
+      return
+    end
+    local e = list[(start - 1 + k) % #list + 1]
+    probe(c, s, keyed, e, seen)
+    c:set_sweep("semantic_duplicates", e.id)
+  end
+  c:set_sweep("semantic_duplicates", nil) -- every concept probed: the next sweep starts over
 end
 
 function M.run(c)

@@ -107,10 +107,11 @@ function M.run(c)
   -- metrics instead of reading the graph
   local generation = c.nx.handle and c.nx.handle.write_generation and c.nx.handle:write_generation()
   if generation and generation < 0 then generation = nil end
+  c:sweep("") -- the sweep cursors: carried over from the last record where no phase moved them
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
     flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, generation_after: :generation_after, unchanged_since: :unchanged_since, work_left: :work_left,
-    all_phases: :all_phases,
+    all_phases: :all_phases, sweeps: :sweeps,
     writes: :writes, errors: :errors,
     metrics_before: :before, metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
@@ -119,6 +120,7 @@ WITH METADATA { source: "SleepCycle", author: "$system" }]],
       writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after,
       nflagged = #flagged, groups = report.flag_groups, pages = pages, unchanged_since = c.unchanged_since or core.null,
       work_left = c.work_left == true, all_phases = c.all_phases == true,
+      sweeps = c.sweeps,
       -- after this record and the maintenance_log entry: two more write transactions
       generation_after = generation and generation + 2 or core.null }, "report")
   local entry = { timestamp = c.now, trigger = report.trigger, actions_taken = {}, items_processed = c.writes,
