@@ -526,6 +526,28 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
   end)
 
   describe("the whole cycle", function()
+    it("commits grouped writes together; a refused group is sent again write by write", function()
+      local cycle = require "kip.sleep.cycle"
+      local c = cycle.new(nx(), { now = NOW })
+      c.phase = "spec"
+      local function note(n) return ([[UPSERT { CONCEPT ?n { {type: "Note", name: "%s"} } } WITH METADATA { source: "s", author: "s" }]]):format(n) end
+      local gen0 = nx().handle:write_generation()
+      c:begin_group(10)
+      for i = 1, 4 do c:write(note("g" .. i), nil, "note g" .. i) end
+      c:end_group()
+      assert.equal(4, c.writes)
+      assert.equal(gen0 + 1, nx().handle:write_generation(), "one transaction for the group")
+      c:begin_group(10)
+      c:write(note("h1"), nil, "note h1")
+      c:write("UPSERT { CONCEPT ?n { {type: } } }", nil, "broken")
+      c:write(note("h2"), nil, "note h2")
+      c:end_group()
+      assert.equal(6, c.writes)
+      assert.equal(1, #c.errors)
+      assert.equal("broken", c.errors[1].why)
+      assert.equal(2, #nx():execute('FIND(?n.name) WHERE { ?n {type: "Note"} FILTER(STARTS_WITH(?n.name, "h")) }').result)
+    end)
+
     it("reads the graph once and catches up after each phase's writes: the same snapshot as a fresh read", function()
       local snapshot = require "kip.sleep.snapshot"
       local core = require "kip.core"

@@ -162,6 +162,7 @@ function M.run(nx, opts)
     c.phase_started, c.phase_writes0 = os.time(), c.writes
     local t0 = os.clock()
     local ok, counts = pcall(ph.run, c)
+    c:end_group() -- a phase's grouped writes are sent however it ended
     local secs = os.clock() - t0
     c.phase_started = nil
     if not ok and counts == cycle.BUDGET then

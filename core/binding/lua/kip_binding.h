@@ -24,6 +24,15 @@ typedef struct kip_lua_progress_fn {
 } kip_lua_progress_fn;
 void kip_lua_progress(int64_t done, int64_t total, void *ud);
 
+/* kip_json_decode.c: JSON text -> the Lua value pushed (0), or -1 with
+** msg set (nothing pushed). Objects remember their key order in the
+** registry's weak KIP_KEY_ORDER table when `ordered`; arrays carry the
+** KIP_ARRAY_MT metatable; null is the NULL light userdata. */
+#define KIP_ARRAY_MT "kip.array"
+#define KIP_KEY_ORDER "kip.key_order"
+#define KIP_JSON_DECODE_MAX_DEPTH 200
+int kip_lua_json_decode(lua_State *L, const char *text, size_t len, int ordered, char *msg, size_t msgn);
+
 /* kip_embedder.c: set_embedder, embed_pending, reset_vectors, vector_status, embed */
 extern const luaL_Reg kip_embedder_methods[];
 

@@ -441,15 +441,15 @@ static int l_explain(lua_State *L) {
 }
 
 /* ------------------------------------------------------------------ JSON */
-#define ARRAY_MT "kip.array"
+#define ARRAY_MT KIP_ARRAY_MT
 /* registry: a weak-keyed table mapping each decoded JSON object to the list
 ** of its keys in document order, so that decode -> change -> encode keeps
 ** the order the engine wrote (json_encode emits the remaining keys sorted) */
-#define KEY_ORDER "kip.key_order"
+#define KEY_ORDER KIP_KEY_ORDER
 
 /* jansson value -> Lua value; 0, or -1 (nothing useful pushed) when it
 ** nests deeper than the decoder allows */
-#define DECODE_MAX_DEPTH 200
+#define DECODE_MAX_DEPTH KIP_JSON_DECODE_MAX_DEPTH
 
 static int push_json(lua_State *L, json_t *v, int depth, int ordered) {
   if (depth > DECODE_MAX_DEPTH || !lua_checkstack(L, 8)) return -1;
@@ -503,20 +503,10 @@ static int push_json(lua_State *L, json_t *v, int depth, int ordered) {
 static int l_json_decode(lua_State *L) {
   size_t len;
   const char *s = luaL_checklstring(L, 1, &len);
-  json_error_t e;
-  json_t *v = json_loadb(s, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
-  if (!v) {
+  char msg[200];
+  if (kip_lua_json_decode(L, s, len, !lua_toboolean(L, 2), msg, sizeof msg)) {
     lua_pushnil(L);
-    lua_pushfstring(L, "invalid JSON at line %d column %d: %s", e.line, e.column, e.text);
-    return 2;
-  }
-  int top = lua_gettop(L);
-  int rc = push_json(L, v, 0, !lua_toboolean(L, 2));
-  json_decref(v);
-  if (rc) {
-    lua_settop(L, top);
-    lua_pushnil(L);
-    lua_pushfstring(L, "JSON nests deeper than %d levels", DECODE_MAX_DEPTH);
+    lua_pushstring(L, msg);
     return 2;
   }
   return 1;

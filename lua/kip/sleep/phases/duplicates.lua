@@ -73,10 +73,13 @@ end
 -- Semantic probes are a bounded sweep: at most SEMANTIC_PROBES probes and
 -- SEMANTIC_SECONDS per cycle, continuing after the concept the last cycle
 -- probed last (the sweep cursor in its record), so every concept is
--- probed over a number of cycles. Without vectors there is nothing to find.
+-- probed over a number of cycles. Only when the nexus's vectors are built
+-- (kip reindex --vectors): while most elements still wait for theirs, a
+-- probe compares against a few and finds nothing worth its cost.
 local function semantic_pairs(c, s, keyed)
   local st = c.nx:vector_status()
-  if not st or st.model == "" or not st.embedder_matches or (st.vectors or 0) == 0 then return end
+  if not st or st.model == "" or not st.embedder_matches or (st.vectors or 0) == 0
+    or (st.pending or 0) > st.vectors then return end
   local list = {}
   for _, e in ipairs(s.concepts) do
     if not e.stale and e.type ~= "Domain" and e.type:sub(1, 1) ~= "$" and not rules.protected(s, e) then list[#list + 1] = e end

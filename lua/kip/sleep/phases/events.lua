@@ -66,6 +66,8 @@ end
 function M.run(c)
   local s = snapshot.take(c)
   local n = { stale = 0, consolidated = 0, archived = 0, landmarks = 0, left = 0 }
+  -- each Event's writes are independent of the others': committed in groups
+  c:begin_group()
   for _, ev in ipairs(s.concepts) do
     if ev.type == "Event" and not rules.protected(s, ev) and stale(c, s, ev) then
       n.stale = n.stale + 1
@@ -87,7 +89,9 @@ function M.run(c)
         rules.archive(c, s, ev, "archive trivial " .. label, { consolidation_status = "archived" })
         n.archived = n.archived + 1
       elseif c.hooks.consolidate then
+        c:end_group() -- a hook's writes are its own, with their responses
         local ok, err = pcall(c.hooks.consolidate, c, ev, s)
+        c:begin_group()
         if not ok then c:flag(label, "the consolidate hook failed: " .. tostring(err), "the consolidate hook failed") end
       else
         n.left = n.left + 1
@@ -95,6 +99,7 @@ function M.run(c)
       end
     end
   end
+  c:end_group()
   return n
 end
 
