@@ -615,8 +615,10 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
       local reads, read = 0, snapshot.read
       snapshot.read = function(...) reads = reads + 1 return read(...) end
       local checked = {}
+      local snap
       local check = { name = "check", run = function(c)
         local caught_up = snapshot.take(c)
+        snap = caught_up
         local a, ae = picture(caught_up)
         local b, be = picture(read(c))
         assert.same(b, a)
@@ -624,16 +626,30 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
         checked[#checked + 1] = c.results[#c.results].phase
         return {}
       end }
+      -- another writer between two phases: not the cycle's own writes, so
+      -- the catch-up reads what changed by _updated_at
+      local elsewhere = { name = "elsewhere", run = function(c)
+        write(nx(), [[UPDATE ?x SET ATTRIBUTES { note: "edited elsewhere" } WHERE { ?x {type: "Place", name: "Oslo"} }]])
+        write(nx(), [[UPSERT { CONCEPT ?n { {type: "Note", name: "written elsewhere"}
+          SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } } WITH METADATA { source: "s", author: "s" }]])
+        c.writes = c.writes + 1 -- (so that the next phase catches up at all)
+        return {}
+      end }
       local phases = {}
       for _, name in ipairs(sleep.PHASES) do
         phases[#phases + 1] = name
         if name ~= "finalize" then phases[#phases + 1] = check end
+        if name == "orphans" then phases[#phases + 1] = elsewhere; phases[#phases + 1] = check end
       end
-      local ok, err = pcall(run, nx(), { phases = phases })
+      local ok, report = pcall(run, nx(), { phases = phases })
       snapshot.read = read
-      assert(ok, err)
+      assert(ok, report)
+      assert.same({}, report.errors) -- a check that failed is a phase that failed
       assert.equal(1, reads, "one whole-graph read per cycle")
-      assert.equal(#sleep.PHASES - 1, #checked)
+      -- the built-in phases say what they wrote: no catch-up scans by _updated_at
+      assert.equal(1, snap.catch_ups.swept, "only after the other writer")
+      assert.is_true(snap.catch_ups.declared >= 5)
+      assert.equal(#sleep.PHASES, #checked)
       -- and the cycle did repair: the twin merged, the note deleted, the task done
       assert.same({}, nx():execute('FIND(?n.name) WHERE { ?n {type: "Note", name: "short"} }').result)
       assert.equal("completed", attr(nx(), "SleepTask", "archive lost", "status"))

@@ -159,19 +159,38 @@ function Cycle:check_budget()
   end
 end
 
--- what a write may have deleted, for the snapshot's catch-up
--- (kip.sleep.snapshot): `touch` lists the links ({links = {id…}}) and
--- concepts ({concepts = {{type, name}…}}) a DELETE or MERGE may remove; a
--- DELETE or MERGE sent without it (an operator's phase, a hook) makes the
--- next phase read the whole graph again
+-- What a write changed, for the snapshot's catch-up (kip.sleep.snapshot):
+-- `touch` = {links = {id…}, concepts = {{type, name [, shallow = true]}…}}
+-- names the links and concepts a command may change or remove (shallow:
+-- only the concept's own row). An UPSERT says what it wrote in its
+-- response (the ids it lists: note_upserted). A DELETE or MERGE sent
+-- without `touch` (an operator's phase, a hook) makes the next phase read
+-- the whole graph again; any other write without it, read what changed
+-- since the last read (by _updated_at).
+local function touched(self)
+  self.touched = self.touched or { links = {}, concepts = {}, ids = {}, n = 0 }
+  return self.touched
+end
+
 local function note_touch(self, command, touch)
   if touch then
-    self.touched = self.touched or { links = {}, concepts = {} }
-    for _, id in ipairs(touch.links or {}) do self.touched.links[id] = true end
-    for _, k in ipairs(touch.concepts or {}) do self.touched.concepts[#self.touched.concepts + 1] = k end
+    local t = touched(self)
+    for _, id in ipairs(touch.links or {}) do t.links[id], t.n = true, t.n + 1 end
+    for _, k in ipairs(touch.concepts or {}) do t.concepts[#t.concepts + 1], t.n = k, t.n + 1 end
   elseif command:find("DELETE", 1, true) or command:find("MERGE", 1, true) then
     self.reread = true
+  elseif not command:match("^%s*UPSERT") then
+    self.undeclared = true
   end
+end
+
+-- the concepts and links an UPSERT's response lists: read again with their
+-- outgoing links (SET PROPOSITIONS adds links the response does not list)
+local function note_upserted(self, result)
+  if type(result) ~= "table" or not (result.upsert_concept_nodes or result.upsert_proposition_links) then return end
+  local t = touched(self)
+  for _, id in ipairs(result.upsert_concept_nodes or {}) do t.ids[id], t.n = true, t.n + 1 end
+  for _, id in ipairs(result.upsert_proposition_links or {}) do t.links[id], t.n = true, t.n + 1 end
 end
 
 --- Send a write (or record it in a dry run, or add it to the open batch).
@@ -210,6 +229,8 @@ function Cycle:send(command, params, why)
   end
   -- a bulk UPDATE that matched nothing changed nothing: not a write
   if not (type(r.result) == "table" and r.result.updated == 0) then self.writes = self.writes + 1 end
+  self.own_tx = (self.own_tx or 0) + 1
+  note_upserted(self, r.result)
   return r
 end
 
@@ -236,6 +257,8 @@ function Cycle:flush_group()
   end
   if not refused then
     self.writes = self.writes + #items
+    self.own_tx = (self.own_tx or 0) + 1
+    for _, item in ipairs(r.result) do note_upserted(self, item.result) end
     return
   end
   for i, item in ipairs(items) do self:send(item.command, item.parameters, whys[i]) end
@@ -264,6 +287,8 @@ function Cycle:commit_batch()
   end
   if r.rolled_back then return nil, { code = "KIP_4003", message = "the batch was rolled back" } end
   self.writes = self.writes + #batch
+  self.own_tx = (self.own_tx or 0) + 1
+  for _, item in ipairs(r.result or {}) do note_upserted(self, item.result) end
   return true
 end
 

@@ -113,7 +113,7 @@ end
 function M.set_attributes(c, e, sets, params, why)
   params.t, params.n = e.type, e.name
   return c:write("UPDATE ?x SET ATTRIBUTES { " .. table.concat(sets, ", ") .. " } WHERE { ?x {type: :t, name: :n} }",
-    params, why)
+    params, why, { concepts = { { e.type, e.name, shallow = true } } })
 end
 
 --- the ids of concept e's belongs_to_domain links to the Domain named

@@ -138,7 +138,7 @@ function M.run(c)
         for i = 2, #g do
           c:write("MERGE CONCEPT ?dup INTO ?keep WHERE { ?dup {type: :t, name: :a} ?keep {type: :t, name: :b} }",
             { t = keep.type, a = g[i].name, b = keep.name }, ("merge %s into %s"):format(snapshot.label(g[i]), snapshot.label(keep)),
-            { concepts = { { g[i].type, g[i].name } } })
+            { concepts = { { g[i].type, g[i].name }, { keep.type, keep.name } } })
           n.merged = n.merged + 1
         end
       end

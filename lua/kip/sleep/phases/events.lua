@@ -84,7 +84,8 @@ function M.run(c)
         local expires = ev.metadata and ev.metadata.expires_at
         if type(expires) == "string" and expires < c.now then
           c:write("UPDATE ?e SET METADATA { expires_at: :x } WHERE { ?e {type: \"Event\", name: :e} }",
-            { e = ev.name, x = cycle.iso(c.now_s + c.params.archive_ttl_days * 86400) }, "archive " .. label)
+            { e = ev.name, x = cycle.iso(c.now_s + c.params.archive_ttl_days * 86400) }, "archive " .. label,
+            { concepts = { { "Event", ev.name, shallow = true } } })
         end
         rules.archive(c, s, ev, "archive trivial " .. label, { consolidation_status = "archived" })
         n.archived = n.archived + 1

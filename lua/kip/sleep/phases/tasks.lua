@@ -98,7 +98,8 @@ local function carry_out(c, s, task, target)
     if not into then return nil, "merge_into does not name an existing " .. target.type end
     if rules.protected(s, into) then return nil, "merge_into is protected" end
     c:write("MERGE CONCEPT ?dup INTO ?keep WHERE { ?dup {type: :t, name: :a} ?keep {type: :t, name: :b} }",
-      { t = target.type, a = target.name, b = into.name }, "task " .. task.name, { concepts = { { target.type, target.name } } })
+      { t = target.type, a = target.name, b = into.name }, "task " .. task.name,
+      { concepts = { { target.type, target.name }, { into.type, into.name } } })
     return "completed", "merged into " .. into.name
   elseif action == "merge_domain" then
     if target.type ~= "Domain" then return nil, "the target is not a Domain" end

@@ -73,7 +73,8 @@ function M.run(c)
         else
           n.extended = n.extended + 1
           c:write("UPDATE ?e SET METADATA { expires_at: :x } WHERE { ?e {type: \"Event\", name: :n} }",
-            { n = e.name, x = cycle.iso(c.now_s + c.params.archive_ttl_days * 86400) }, "extend TTL of " .. label)
+            { n = e.name, x = cycle.iso(c.now_s + c.params.archive_ttl_days * 86400) }, "extend TTL of " .. label,
+            { concepts = { { "Event", e.name, shallow = true } } })
           local done = a.consolidation_status == "completed" or a.consolidation_status == "archived"
           c:flag(label, done and "expired Event kept: sole evidence of a concept; expires_at extended"
             or "expired Event kept: not consolidated yet; expires_at extended")
