@@ -647,7 +647,7 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
       assert.same({}, report.errors) -- a check that failed is a phase that failed
       assert.equal(1, reads, "one whole-graph read per cycle")
       -- the built-in phases say what they wrote: no catch-up scans by _updated_at
-      assert.equal(1, snap.catch_ups.swept, "only after the other writer")
+      assert.equal(1, snap.catch_ups.scanned, "only after the other writer")
       assert.is_true(snap.catch_ups.declared >= 5)
       assert.equal(#sleep.PHASES, #checked)
       -- and the cycle did repair: the twin merged, the note deleted, the task done

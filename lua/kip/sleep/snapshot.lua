@@ -164,7 +164,7 @@ end
 function M.read(c)
   local s = setmetatable({ by_id = {}, by_key = {}, out = {}, into = {}, concepts = {}, links = {}, dirty = {},
     types = {}, predicates = {}, owned = { concepts = {}, links = 0 }, since = since_now(), gen = generation(c),
-    catch_ups = { declared = 0, swept = 0 } }, Snap)
+    catch_ups = { declared = 0, scanned = 0 } }, Snap)
   local owned = guards.owned(c.nx)
   s.owned_set = owned
   for _, t in ipairs(c:read_all('FIND(?t) WHERE { ?t {type: "$ConceptType"} } LIMIT 1000')) do
@@ -210,8 +210,9 @@ function Snap:get(t, n) return self.by_key[key(t, n)] end
 
 --- Read concepts `keys` ({{type, name}...}) and their links again after a
 --- write that touched them, instead of the whole graph: what was deleted
---- or merged away leaves the snapshot, what changed is replaced. A key
---- with shallow = true re-reads only the concept (a neighbour whose own
+--- or merged away leaves the snapshot, what changed is replaced (until the
+--- next catch-up the flat lists `concepts` and `links` keep the old entries,
+--- marked `stale`). A key with shallow = true re-reads only the concept (a neighbour whose own
 --- links did not change except those to a deep key): a task next to a
 --- Domain of 10 000 members does not read its 10 000 links.
 function Snap:refresh(c, keys)
@@ -241,7 +242,6 @@ function Snap:refresh(c, keys)
   end
   self:compact()
 end
-
 
 -- reads `reads` ({command, parameters}…) in requests of BATCH commands;
 -- each(i, rows or nil when the read failed)
@@ -307,15 +307,16 @@ function Snap:catch_up(c)
   if declared then
     self:reread_upserted(c, sorted(touched.ids))
   else
-    self:sweep(c)
+    self:scan_changed(c)
   end
-  self.catch_ups[declared and "declared" or "swept"] = self.catch_ups[declared and "declared" or "swept"] + 1
+  local how = declared and "declared" or "scanned"
+  self.catch_ups[how] = self.catch_ups[how] + 1
   self.since, self.gen, c.own_tx = since, gen, 0
   self:compact(true)
 end
 
 -- every concept and link written since the last read (by _updated_at)
-function Snap:sweep(c)
+function Snap:scan_changed(c)
   self.types = c:read_all('FIND(?t.name) WHERE { ?t {type: "$ConceptType"} } LIMIT 1000')
   for _, t in ipairs(self.types) do
     if not self.owned_set.types[t] then
