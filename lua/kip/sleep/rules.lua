@@ -18,7 +18,7 @@ function M.protected(s, e)
   if e.type == "$ConceptType" or e.type == "$PropositionType" then return true end
   if e.type == "Person" and (e.name == "$self" or e.name == "$system") then return true end
   if e.type == "Domain" and M.SYSTEM_DOMAINS[e.name] then return true end
-  return (s:domains(e.id)).CoreSchema == true
+  return s:in_domain(e.id, "CoreSchema")
 end
 
 --- the topic Domain names concept id belongs to (a set) and their count

@@ -354,6 +354,27 @@ function Snap:links_to(id, p)
   return r
 end
 
+--- how many links of predicate p leave element id (without
+--- building the list: what a phase asks of every concept)
+function Snap:count_from(id, p)
+  local n = 0
+  for _, l in ipairs(self.out[id] or {}) do
+    if not l.stale and l.predicate == p then n = n + 1 end
+  end
+  return n
+end
+
+--- does concept id belong to the Domain named `name`?
+function Snap:in_domain(id, name)
+  for _, l in ipairs(self.out[id] or {}) do
+    if not l.stale and l.predicate == "belongs_to_domain" then
+      local d = self.by_id[l.object]
+      if d and d.type == "Domain" and d.name == name then return true end
+    end
+  end
+  return false
+end
+
 --- names of the Domains concept id belongs to (a set) and their count;
 --- accept(domain) narrows which ones count (default: every Domain)
 function Snap:domains(id, accept)

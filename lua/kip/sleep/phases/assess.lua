@@ -18,9 +18,9 @@ function M.metrics(c, s)
   local epochs = strength.of_cycle(c)
   for _, e in ipairs(s.concepts) do
     local a, md = e.attributes or {}, e.metadata or {}
-    if not rules.protected(s, e) and e.type ~= "Domain" and #s:links_from(e.id, "belongs_to_domain") == 0 then m.orphans = m.orphans + 1 end
+    if e.type ~= "Domain" and s:count_from(e.id, "belongs_to_domain") == 0 and not rules.protected(s, e) then m.orphans = m.orphans + 1 end
     if e.type == "Event" and type(a.start_time) == "string" and
-      (a.consolidation_status == nil or a.consolidation_status == "pending") and #s:links_from(e.id, "consolidated_to") == 0 then
+      (a.consolidation_status == nil or a.consolidation_status == "pending") and s:count_from(e.id, "consolidated_to") == 0 then
       if a.start_time < c.cutoff then
         m.stale_events = m.stale_events + 1
       elseif not m.next_stale_at or a.start_time < m.next_stale_at then

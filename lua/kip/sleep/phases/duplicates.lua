@@ -52,12 +52,13 @@ end
 
 -- one probe: a semantic SEARCH for e's name among its type; the pairs it
 -- finds are reported (or handed to the duplicates hook)
-local function probe(c, s, keyed, e, seen)
+local function probe(c, s, e, seen)
   local ok, hits = pcall(c.read, c, 'SEARCH CONCEPT :q WITH TYPE :t MODE "semantic" THRESHOLD :th LIMIT 3',
     { q = e.name, t = e.type, th = M.SEMANTIC_THRESHOLD })
   for _, h in ipairs(ok and hits or {}) do
     local pair = e.id < h.id and (e.id .. h.id) or (h.id .. e.id)
-    if h.id ~= e.id and keyed[h.id] ~= keyed[e.id] and not seen[pair] then
+    -- (a pair of the same key is a group: merged or reported above)
+    if h.id ~= e.id and core.fold_key(h.name) ~= core.fold_key(e.name) and not seen[pair] then
       seen[pair] = true
       if c.hooks.duplicates then
         local hok, herr = pcall(c.hooks.duplicates, c, e, s.by_id[h.id] or h, s)
@@ -76,7 +77,7 @@ end
 -- probed over a number of cycles. Only when the nexus's vectors are built
 -- (kip reindex --vectors): while most elements still wait for theirs, a
 -- probe compares against a few and finds nothing worth its cost.
-local function semantic_pairs(c, s, keyed)
+local function semantic_pairs(c, s)
   local st = c.nx:vector_status()
   if not st or st.model == "" or not st.embedder_matches or (st.vectors or 0) == 0
     or (st.pending or 0) > st.vectors then return end
@@ -94,7 +95,7 @@ local function semantic_pairs(c, s, keyed)
       return
     end
     local e = list[(start - 1 + k) % #list + 1]
-    probe(c, s, keyed, e, seen)
+    probe(c, s, e, seen)
     c:set_sweep("semantic_duplicates", e.id)
   end
   c:set_sweep("semantic_duplicates", nil) -- every concept probed: the next sweep starts over
@@ -102,18 +103,24 @@ end
 
 function M.run(c)
   local s = snapshot.take(c)
-  local groups, order, keyed = {}, {}, {}
-  for _, e in ipairs(s.concepts) do
-    if e.type:sub(1, 1) ~= "$" then
+  -- groups of two or more by key, in the order of their first member (a
+  -- table only for a key seen twice: most keys are seen once)
+  local first, at, groups, order = {}, {}, {}, {}
+  for i, e in ipairs(s.concepts) do
+    if e.type:byte(1) ~= 36 then -- not a $ type
       local k = e.type .. "\0" .. core.fold_key(e.name)
-      keyed[e.id] = k
-      if not groups[k] then
-        groups[k] = {}
+      local f = first[k]
+      if not f then
+        first[k], at[k] = e, i
+      elseif groups[k] then
+        table.insert(groups[k], e)
+      else
+        groups[k] = { f, e }
         order[#order + 1] = k
       end
-      table.insert(groups[k], e)
     end
   end
+  table.sort(order, function(a, b) return at[a] < at[b] end)
   local n = { groups = 0, merged = 0, conflicting = 0 }
   for _, k in ipairs(order) do
     local g = groups[k]
@@ -144,7 +151,7 @@ function M.run(c)
       end
     end
   end
-  semantic_pairs(c, s, keyed)
+  semantic_pairs(c, s)
   return n
 end
 

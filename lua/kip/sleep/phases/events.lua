@@ -60,7 +60,7 @@ local function stale(c, s, ev)
   local a = ev.attributes or {}
   if type(a.start_time) ~= "string" or a.start_time >= c.cutoff then return false end
   if a.consolidation_status ~= nil and a.consolidation_status ~= "pending" then return false end
-  return #s:links_from(ev.id, "consolidated_to") == 0
+  return s:count_from(ev.id, "consolidated_to") == 0
 end
 
 function M.run(c)
@@ -69,7 +69,7 @@ function M.run(c)
   -- each Event's writes are independent of the others': committed in groups
   c:begin_group()
   for _, ev in ipairs(s.concepts) do
-    if ev.type == "Event" and not rules.protected(s, ev) and stale(c, s, ev) then
+    if ev.type == "Event" and stale(c, s, ev) and not rules.protected(s, ev) then
       n.stale = n.stale + 1
       local label = snapshot.label(ev)
       local anchors = M.anchors(s, ev)

@@ -10,7 +10,7 @@ function M.run(c)
   local s = snapshot.take(c)
   local n = { orphans = 0, classified = 0, unsorted = 0 }
   for _, e in ipairs(s.concepts) do
-    if not rules.protected(s, e) and e.type ~= "Domain" and #s:links_from(e.id, "belongs_to_domain") == 0 then
+    if e.type ~= "Domain" and s:count_from(e.id, "belongs_to_domain") == 0 and not rules.protected(s, e) then
       n.orphans = n.orphans + 1
       local d, how = rules.classify(s, e)
       if d then
