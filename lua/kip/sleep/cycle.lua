@@ -168,7 +168,7 @@ end
 -- the whole graph again; any other write without it, read what changed
 -- since the last read (by _updated_at).
 local function touched(self)
-  self.touched = self.touched or { links = {}, concepts = {}, ids = {}, n = 0 }
+  self.touched = self.touched or { links = {}, concepts = {}, ids = {}, upserted = {}, n = 0 }
   return self.touched
 end
 
@@ -190,7 +190,7 @@ local function note_upserted(self, result)
   if type(result) ~= "table" or not (result.upsert_concept_nodes or result.upsert_proposition_links) then return end
   local t = touched(self)
   for _, id in ipairs(result.upsert_concept_nodes or {}) do t.ids[id], t.n = true, t.n + 1 end
-  for _, id in ipairs(result.upsert_proposition_links or {}) do t.links[id], t.n = true, t.n + 1 end
+  for _, id in ipairs(result.upsert_proposition_links or {}) do t.upserted[id], t.n = true, t.n + 1 end
 end
 
 --- Send a write (or record it in a dry run, or add it to the open batch).

@@ -299,12 +299,17 @@ end
 --- next cycle.
 function Snap:catch_up(c)
   local since, gen = since_now(), generation(c)
-  local touched = c.touched or { links = {}, concepts = {}, ids = {}, n = 0 }
+  local touched = c.touched or { links = {}, concepts = {}, ids = {}, upserted = {}, n = 0 }
   local declared = not c.undeclared and self.gen >= 0 and gen == self.gen + (c.own_tx or 0)
     and touched.n <= math.max(M.TOUCHED_MIN, (#self.concepts + #self.links) / M.TOUCHED_RATIO)
+  -- what may be gone: the links and concepts named by a DELETE or MERGE
+  -- (a scan by _updated_at does not see what was deleted)
   self:reread_links(c, sorted(touched.links))
-  if #touched.concepts > 0 then self:refresh(c, touched.concepts) end
+  local deep = {}
+  for _, k in ipairs(touched.concepts) do if declared or not k.shallow then deep[#deep + 1] = k end end
+  if #deep > 0 then self:refresh(c, deep) end
   if declared then
+    self:reread_links(c, sorted(touched.upserted))
     self:reread_upserted(c, sorted(touched.ids))
   else
     self:scan_changed(c)
