@@ -19,6 +19,31 @@ describe("kip.core", function()
     assert.equal(kip.null, v.d)
   end)
 
+  it("decodes JSON as RFC 8259 says, and names the line and column of what is not", function()
+    local v = core.json_decode('{"s":"x\\u00e9\\ud83d\\ude00\\n\\u0000","n":-12,"r":-3e2,"t":[true,false]}')
+    assert.equal("x\195\169\240\159\152\128\n\0", v.s)
+    assert.equal(-12, v.n)
+    assert.equal(-300, v.r)
+    assert.same({ true, false }, { v.t[1], v.t[2] })
+    -- a long number keeps its exponent
+    assert.equal(1.5e5, core.json_decode("1.5" .. string.rep("0", 80) .. "e5"))
+    -- the key order an object was written in, kept unless asked not to
+    assert.equal('{"z":1,"a":2,"m":3}', core.json_encode(core.json_decode('{"z":1,"a":2,"m":3}')))
+    assert.equal('{"a":2,"m":3,"z":1}', core.json_encode(core.json_decode('{"z":1,"a":2,"m":3}', true)))
+    for text, where in pairs {
+      ['[1,]'] = "line 1 column 4", ['{"a"}'] = "line 1 column 5", ['"\255"'] = "column 2",
+      ['"abc'] = "column 1", ['01'] = "column 2", ['[1]\n x'] = "line 2 column 2", [''] = "column 1",
+      ['"\\ud800"'] = "surrogate", ['1e999'] = "overflow", ['9223372036854775808'] = "too big integer",
+      ['"a\tb"'] = "control character",
+    } do
+      local none, err = core.json_decode(text)
+      assert.is_nil(none, text)
+      assert.truthy(err:find(where, 1, true), text .. ": " .. tostring(err))
+    end
+    assert.matches("deeper than 200", select(2, core.json_decode(string.rep("[", 201) .. string.rep("]", 201))))
+    assert.is_table(core.json_decode(string.rep("[", 200) .. string.rep("]", 200)))
+  end)
+
   it("parses commands into an AST and reports syntax errors with positions", function()
     local ast = assert(kip.parse('FIND(?e.name) WHERE { ?e {type: "Person"} } LIMIT 3'))
     assert.equal("FIND", ast.statements[1].statement)

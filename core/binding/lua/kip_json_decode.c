@@ -188,11 +188,15 @@ static int parse_number(parser *P) {
     if (q >= P->end || *q < '0' || *q > '9') return fail(P, start, "invalid number");
     while (q < P->end && *q >= '0' && *q <= '9') q++;
   }
-  char buf[64];
+  char small[64], *buf = small;
   size_t n = (size_t)(q - start);
-  if (n >= sizeof buf) {
+  int boxed = 0;
+  if (n >= sizeof small) {
     if (!real) return fail(P, start, "too big integer");
-    n = sizeof buf - 1; /* digits beyond these do not change a double */
+    /* a long real (many digits, then perhaps an exponent): all of it, in a
+    ** buffer the collector frees (on the stack until the number is pushed) */
+    buf = lua_newuserdata(P->L, n + 1);
+    boxed = 1;
   }
   memcpy(buf, start, n);
   buf[n] = 0;
@@ -210,6 +214,7 @@ static int parse_number(parser *P) {
     double v = strtod(buf, NULL);
     if (isinf(v)) return fail(P, start, "real number overflow");
     lua_pushnumber(P->L, v);
+    if (boxed) lua_remove(P->L, -2);
   }
   P->p = q;
   return 0;
