@@ -422,18 +422,47 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
         start_time: "2026-11-18T10:00:00Z", consolidation_status: "pending" }
         SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } } } WITH METADATA { source: "spec", author: "spec" }]])
       local _, _, m, how = sleep.check(nx(), { now = NOW })
-      assert.equal("measured", how)
+      assert.equal("counted", how)
       run(nx())
       _, _, m, how = sleep.check(nx(), { now = NOW })
       assert.equal("recorded", how)
       assert.equal("2026-11-18T10:00:00Z", m.next_stale_at)
       -- time passes: the pending Event turns stale, so the record no longer holds
       _, _, m, how = sleep.check(nx(), { now = "2026-11-26T00:00:00Z" })
-      assert.same({ "measured", 1 }, { how, m.stale_events })
-      -- a write since the cycle: measured again
+      assert.same({ "counted", 1 }, { how, m.stale_events })
+      -- a write since the cycle: counted again
       write(nx(), [[UPSERT { CONCEPT ?n { {type: "Note", name: "new"} } } WITH METADATA { source: "spec", author: "spec" }]])
       _, _, m, how = sleep.check(nx(), { now = NOW })
-      assert.same({ "measured", 1 }, { how, m.orphans })
+      assert.same({ "counted", 1 }, { how, m.orphans })
+    end)
+
+    it("counts the trigger's metrics in the store as the graph measures them, without what others own", function()
+      local assess = require "kip.sleep.phases.assess"
+      local cycle = require "kip.sleep.cycle"
+      write(nx(), [[UPSERT {
+  CONCEPT ?a { {type: "Note", name: "Lost"} }
+  CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } }
+  CONCEPT ?e { {type: "Event", name: "old"} SET ATTRIBUTES { start_time: "2026-10-01T10:00:00Z" } }
+  CONCEPT ?f { {type: "Event", name: "done"} SET ATTRIBUTES { start_time: "2026-10-01T10:00:00Z", consolidation_status: "completed" }
+    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) } }
+  CONCEPT ?g { {type: "Event", name: "linked"} SET ATTRIBUTES { start_time: "2026-10-01T10:00:00Z", consolidation_status: "pending" }
+    SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Health"}) ("consolidated_to", {type: "Note", name: "Lost"}) } }
+  CONCEPT ?h { {type: "Event", name: "recent"} SET ATTRIBUTES { start_time: "2026-11-19T10:00:00Z" } }
+  CONCEPT ?t { {type: "SleepTask", name: "t1"} SET ATTRIBUTES { status: "pending" } }
+  CONCEPT ?u { {type: "SleepTask", name: "t2"} SET ATTRIBUTES { status: "completed" } }
+  CONCEPT ?k { {type: "$ConceptType", name: "Ledger"} }
+  CONCEPT ?l { {type: "Ledger", name: "owned elsewhere"} }
+  CONCEPT ?m { {type: "Note", name: "one owned note"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } }
+} WITH METADATA { source: "spec", author: "spec" }]])
+      -- what a subsystem owns (a type, one concept) is neither counted nor measured
+      assert(require("kip.guards").declare(nx(), "ledger", { { "Ledger", nil, "sealed", "ledger" },
+        { "Note", "one owned note", "sealed", "ledger" } }))
+      local c = cycle.new(nx(), { now = NOW })
+      local counted, measured = assess.counts(c), assess.metrics(c, require("kip.sleep.snapshot").take(c))
+      for _, k in ipairs { "orphans", "unsorted", "stale_events", "pending_sleep_tasks" } do
+        assert.equal(measured[k], counted[k], k)
+      end
+      assert.same({ 5, 1, 1, 1 }, { counted.orphans, counted.unsorted, counted.stale_events, counted.pending_sleep_tasks })
     end)
 
     it("skips the phases of an unchanged memory with nothing due, and runs them again when something changed or fell due", function()

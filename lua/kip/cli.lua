@@ -87,7 +87,7 @@ governance (call, exec, mcp, repl): requests pass the policies' pre- and post-ch
                        write only that let through is logged in the nexus (kip guards)
 ]],
   sleep = [[
-usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed | --check] [--hooks FILE.lua]
+usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed | --check] [--measure] [--hooks FILE.lua]
                              [--log FILE.jsonl] [--json] [-q] [governance options]
 
 Runs one $system sleep cycle: SleepTasks, the Unsorted inbox, orphans, stale
@@ -107,7 +107,9 @@ with its own clock when run again.
                  orphans > 10, stale Events > 30, pending SleepTasks >= 10);
                  when nothing changed since the last cycle its record decides
   --check        say whether a cycle is needed and why (the metrics with
-                 --json), change nothing; exit 0 needed, 3 not needed
+                 --json), change nothing; exit 0 needed, 3 not needed. When the
+                 memory changed since the last cycle the store counts the four
+                 trigger metrics; --measure reads the graph for all of them
   --hooks FILE   a Lua file returning judgment hooks {classify=, consolidate=,
                  duplicates=, contradiction=, domain=, task=} (docs/sleep.md)
   --log FILE     write every decision (phase, reason, KIP command, parameters)
@@ -846,6 +848,7 @@ function commands.sleep()
         j = j + 1
       elseif a == "--if-needed" then if_needed = true
       elseif a == "--check" then check_only = true
+      elseif a == "--measure" then opts.measure = true
       elseif a == "--hooks" then
         local file = rest[j + 1] or die("--hooks needs a Lua file")
         local chunk, err = loadfile(file)
@@ -862,6 +865,8 @@ function commands.sleep()
     end
   end
   local sleep = require "kip.sleep"
+  local DECIDED_BY = { recorded = "nothing changed since the last cycle: its record decides",
+    counted = "counted by the store", measured = "measured over the graph" }
   local nx = open_nexus(true)
   if check_only then
     local ok, needed, why, m, how = pcall(sleep.check, nx, opts)
@@ -871,7 +876,7 @@ function commands.sleep()
       print(core.json_encode { needed = needed, why = setmetatable(why, core.array_mt), metrics = m, decided_by = how })
     else
       print(("%s (%s)"):format(needed and ("needed: " .. table.concat(why, ", ")) or "not needed: no health threshold crossed",
-        how == "recorded" and "nothing changed since the last cycle: its record decides" or "measured over the graph"))
+        DECIDED_BY[how]))
     end
     return needed and 0 or 3
   end
@@ -881,8 +886,7 @@ function commands.sleep()
     if not needed then
       nx:close()
       if not quiet then
-        stderr("sleep: not needed (no health threshold crossed; %s)", how == "recorded"
-          and "nothing changed since the last cycle: its record decides" or "measured over the graph")
+        stderr("sleep: not needed (no health threshold crossed; %s)", DECIDED_BY[how])
       end
       return 0
     end

@@ -201,13 +201,16 @@ end
 
 --- the health metrics now, and whether the threshold trigger fires: from
 --- the newest cycle's record when nothing changed since (milliseconds),
---- else measured over the graph. The fourth result says which ("recorded"
---- or "measured").
+--- else the trigger's four metrics counted by the store (assess.counts;
+--- opts.measure: every metric, measured over the graph). The fourth result
+--- says which ("recorded", "counted" or "measured").
 function M.check(nx, opts)
+  opts = opts or {}
   local assess = require "kip.sleep.phases.assess"
   local c = cycle.new(nx, opts)
   local m, how = recorded_metrics(c), "recorded"
-  if not m then m, how = assess.metrics(c, require("kip.sleep.snapshot").take(c)), "measured" end
+  if not m and opts.measure then m, how = assess.metrics(c, require("kip.sleep.snapshot").take(c)), "measured"
+  elseif not m then m, how = assess.counts(c), "counted" end
   local needed, why = assess.needed(m)
   return needed, why, m, how
 end
