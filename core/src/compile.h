@@ -62,6 +62,11 @@ void kql_note_expr(kql *C, const ast_expr *e);
 void kql_note_group(kql *C, const ast_group *g);
 /* compile a WHERE group into F (top level) */
 int kql_group(kql *C, frame *F, const ast_group *g);
+/* compile_parts.c: how many parts of the top-level pattern `g` (clauses
+** joined by shared variables or a FILTER comparing them) no name or id
+** anchors; *a and *b: where the first two of them start. kql_group refuses
+** a pattern with two or more (KIP_4002): every pairing would be a solution */
+int kql_unanchored_parts(const ast_group *g, kip_pos *a, kip_pos *b);
 cvar *kql_lookup(frame *F, const char *name);
 /* 1 when no two rows of F's join can give the same values of the SQL
 ** expressions keys (the solutions' identities): every row of F is then a

@@ -922,6 +922,14 @@ static int compile_items(kql *C, frame *F, const ast_group *g) {
 }
 
 int kql_group(kql *C, frame *F, const ast_group *g) {
+  kip_pos a, b;
+  if (!F->outer && kql_unanchored_parts(g, &a, &b) >= 2)
+    return fail_at(C, b, KIP_E_RESOURCE,
+                   "Connect the parts through a shared variable, anchor one of them with a name or an id, "
+                   "or send them as separate queries.",
+                   "the pattern has parts that share no variable and that no name or id anchors (the clauses at "
+                   "line %d column %d and line %d column %d): every pairing of their matches would be a solution",
+                   a.line, a.col, b.line, b.col);
   kql_note_group(C, g);
   return compile_items(C, F, g);
 }

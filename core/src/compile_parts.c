@@ -1,0 +1,172 @@
+/*
+** compile_parts.c — the parts of a WHERE pattern (KIP RC11 §4 "KQL", the
+** engine's right to refuse a pattern it cannot bound: KIP_4002): the
+** top-level clauses joined by the variables they share (or a FILTER that
+** compares them), and whether each part is anchored by a name or an id.
+** Two parts that nothing anchors make every pairing of their matches a
+** solution: 6 915 links paired with themselves are 48 M rows, which held
+** 5 GB of memory for 31 s until the deadline stopped the query
+** (docs/performance.md "Bounded memory"). The compiler refuses such a
+** pattern before it runs, naming the two parts.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+
+#define MAX_VARS 256
+
+typedef struct parts {
+  const char *names[MAX_VARS];
+  int parent[MAX_VARS];
+  int nvars;
+  int overflow; /* more variables than tracked: no verdict */
+} parts;
+
+static int find(parts *P, int i) {
+  while (P->parent[i] != i) i = P->parent[i] = P->parent[P->parent[i]];
+  return i;
+}
+
+static void join(parts *P, int a, int b) {
+  if (a < 0 || b < 0) return;
+  a = find(P, a), b = find(P, b);
+  if (a != b) P->parent[a] = b;
+}
+
+/* the index of variable `name` (added when new), or -1 */
+static int var_index(parts *P, const char *name) {
+  if (!name) return -1;
+  for (int i = 0; i < P->nvars; i++)
+    if (!strcmp(P->names[i], name)) return i;
+  if (P->nvars == MAX_VARS) {
+    P->overflow = 1;
+    return -1;
+  }
+  P->names[P->nvars] = name;
+  P->parent[P->nvars] = P->nvars;
+  return P->nvars++;
+}
+
+static int concept_anchored(const ast_concept *c) {
+  return c && ((c->name && !json_is_null(c->name)) || (c->id && !json_is_null(c->id)));
+}
+
+/* the variables of a clause, joined to `first` (the clause's first one,
+** -1 until there is one); returns whether the clause is anchored */
+static int prop_vars(parts *P, const ast_prop *pr, int *first);
+
+static int endpoint_vars(parts *P, const ast_endpoint *ep, int *first) {
+  int v = -1, anchored = 0;
+  if (ep->kind == EP_VAR) v = var_index(P, ep->var);
+  else if (ep->kind == EP_CONCEPT) {
+    v = var_index(P, ep->concept->var);
+    anchored = concept_anchored(ep->concept);
+  } else if (ep->kind == EP_PROP) {
+    anchored = prop_vars(P, ep->prop, first);
+  }
+  if (v >= 0) {
+    if (*first < 0) *first = v;
+    else join(P, *first, v);
+  }
+  return anchored;
+}
+
+static int prop_vars(parts *P, const ast_prop *pr, int *first) {
+  int anchored = pr->id && !json_is_null(pr->id);
+  int v = var_index(P, pr->var);
+  if (v >= 0) {
+    if (*first < 0) *first = v;
+    else join(P, *first, v);
+  }
+  if (pr->pred.kind == PRED_VAR) {
+    int p = var_index(P, pr->pred.var);
+    if (p >= 0) {
+      if (*first < 0) *first = p;
+      else join(P, *first, p);
+    }
+  }
+  anchored |= endpoint_vars(P, &pr->subject, first);
+  anchored |= endpoint_vars(P, &pr->object, first);
+  return anchored;
+}
+
+/* the variables an expression mentions, joined to `first` */
+static void expr_vars(parts *P, const ast_expr *e, int *first) {
+  if (!e) return;
+  if (e->kind == E_VAR || e->kind == E_PATH) {
+    int v = var_index(P, e->var);
+    if (v >= 0) {
+      if (*first < 0) *first = v;
+      else join(P, *first, v);
+    }
+  }
+  for (int i = 0; i < e->nargs; i++) expr_vars(P, e->args[i], first);
+}
+
+/* every variable of a nested group (OPTIONAL, UNION branches), joined */
+static void group_vars(parts *P, const ast_group *g, int *first) {
+  for (int i = 0; g && i < g->n; i++) {
+    const ast_where *w = g->items[i];
+    if (w->kind == W_CONCEPT) {
+      int v = var_index(P, w->concept->var);
+      if (v >= 0) {
+        if (*first < 0) *first = v;
+        else join(P, *first, v);
+      }
+    } else if (w->kind == W_PROP) prop_vars(P, w->prop, first);
+    else if (w->kind == W_FILTER) expr_vars(P, w->filter, first);
+    else group_vars(P, w->group, first);
+  }
+}
+
+int kql_unanchored_parts(const ast_group *g, kip_pos *a, kip_pos *b) {
+  if (!g || g->n < 2) return 0;
+  parts P = {{0}, {0}, 0, 0};
+  int *item_var = calloc((size_t)g->n * 2, sizeof *item_var), *item_anchored = item_var + g->n;
+  if (!item_var) return 0;
+  for (int i = 0; i < g->n; i++) {
+    const ast_where *w = g->items[i];
+    int first = -1, anchored = 0;
+    if (w->kind == W_CONCEPT) {
+      first = var_index(&P, w->concept->var);
+      anchored = concept_anchored(w->concept);
+    } else if (w->kind == W_PROP) {
+      anchored = prop_vars(&P, w->prop, &first);
+    } else if (w->kind == W_FILTER) {
+      expr_vars(&P, w->filter, &first); /* a comparison joins what it compares */
+      first = -1;
+    } else if (w->kind == W_OPTIONAL || w->kind == W_UNION) {
+      group_vars(&P, w->group, &first); /* bounded like an anchor: never refused for it */
+      anchored = 1;
+    } /* NOT filters the solutions: it joins nothing */
+    item_var[i] = w->kind == W_CONCEPT || w->kind == W_PROP || anchored ? first : -2;
+    item_anchored[i] = anchored || (w->kind != W_CONCEPT && w->kind != W_PROP);
+  }
+  if (P.overflow) {
+    free(item_var);
+    return 0;
+  }
+  /* a part is anchored when one of its clauses is; a clause without any
+  ** variable is a part of its own */
+  int root_anchored[MAX_VARS] = {0};
+  for (int i = 0; i < g->n; i++)
+    if (item_var[i] >= 0 && item_anchored[i]) root_anchored[find(&P, item_var[i])] = 1;
+  int seen[MAX_VARS] = {0}, n = 0;
+  for (int i = 0; i < g->n; i++) {
+    const ast_where *w = g->items[i];
+    if (w->kind != W_CONCEPT && w->kind != W_PROP) continue;
+    int unanchored = item_var[i] >= 0 ? !root_anchored[find(&P, item_var[i])] : !item_anchored[i];
+    if (!unanchored) continue;
+    if (item_var[i] >= 0) {
+      int r = find(&P, item_var[i]);
+      if (seen[r]) continue;
+      seen[r] = 1;
+    }
+    if (n == 0) *a = w->pos;
+    else if (n == 1) *b = w->pos;
+    n++;
+  }
+  free(item_var);
+  return n;
+}
