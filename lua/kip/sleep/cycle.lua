@@ -97,7 +97,7 @@ M.BUDGET = setmetatable({}, { __tostring = function() return "budget reached" en
 
 local CTX = { actor = "$system", channel = "sleep", system = true }
 -- reads: a phase never encodes what it read again, so objects need not
--- remember their key order (a third of the cost of a whole-graph read)
+-- remember their key order (a fifth of the cost of decoding a read)
 local READ = { ctx = CTX, unordered = true }
 
 --- Run a read; returns the result (raises on a KIP error).
@@ -194,7 +194,7 @@ local function note_upserted(self, result)
 end
 
 --- Send a write (or record it in a dry run, or add it to the open batch).
---- `touch` names what a DELETE or MERGE may remove (see note_touch).
+--- `touch` names what the write may change or remove (see note_touch).
 --- Returns the response; a KIP error is returned, not raised, so one bad
 --- item never stops a phase.
 function Cycle:write(command, params, why, touch)
