@@ -259,6 +259,21 @@ describe("ARG online loop on " .. O.name, function()
   end)
 
   describe("actions", function()
+    it("keys an action run with letters only: no key looks like a secret the policies refuse to store", function()
+      local action, secrets = require "kip.arg.steps.action", require "kip.secrets"
+      -- the key of p031's refund in the 10-minute window of 2026-11-27 05:30
+      -- held a Luhn-valid run of digits: the run record was refused
+      local st = { caller = { role = "billing_admin", tenant = "t", user = "u@t.example", actor = "a" }, request = { body = {} } }
+      for window = 0, 2000 do
+        st.opts = { now = 1795757400 + window * action.IDEMPOTENCY_WINDOW_S }
+        local key, previous = action.key(st, "issue_refund", { invoice_id = "INV-2025-004812", amount = 960 })
+        for _, k in ipairs { key, previous } do
+          assert.is_nil(k:find("%d"), k)
+          assert.is_nil(secrets.find(k), k)
+        end
+      end
+    end)
+
     it("binds an action for the caller's own account, checks the role and the parameters (steps 4 and 8)", function()
       local r = ask(O.self_action.prompt)
       -- no handler registered: the action did not run, and the outcome says so
