@@ -11,6 +11,9 @@ local nonce
 
 local function letters(hex) return (hex:gsub("%x", function(h) return string.char(97 + tonumber(h, 16)) end)) end
 
+--- hex text in the letters a-p (for names built from hashes)
+M.letters = letters
+
 local function process_nonce()
   if nonce then return nonce end
   local f = io.open("/dev/urandom", "rb")

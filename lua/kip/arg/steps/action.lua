@@ -28,14 +28,12 @@ local M = {}
 
 M.IDEMPOTENCY_WINDOW_S = 600
 
--- a hash in letters only: a key of hex digits can hold a run of 13 to 19
--- digits that passes the Luhn check, which the default policy's secret scan
--- takes for a payment card number and refuses to store (the run record then
--- failed and the action was not run, for the 10-minute windows whose key
--- happened to hold one)
-local function hash(text)
-  return (require("kip.arg.snapshot").hash(text):gsub("%d", function(d) return string.char(103 + tonumber(d)) end))
-end
+-- a hash in letters only (kip.ids): a key of hex digits can hold a run of
+-- 13 to 19 digits that passes the Luhn check, which the default policy's
+-- secret scan takes for a payment card number and refuses to store (the run
+-- record then failed and the action was not run, for the 10-minute windows
+-- whose key happened to hold one)
+local function hash(text) return require("kip.ids").letters(require("kip.arg.snapshot").hash(text)) end
 
 --- the idempotency key of running action `name` with `params` for state st
 function M.key(st, name, params)
