@@ -34,6 +34,13 @@ static void join(parts *P, int a, int b) {
   if (a != b) P->parent[a] = b;
 }
 
+/* variable v joins the clause whose first variable is *first */
+static void attach(parts *P, int *first, int v) {
+  if (v < 0) return;
+  if (*first < 0) *first = v;
+  else join(P, *first, v);
+}
+
 /* the index of variable `name` (added when new), or -1 */
 static int var_index(parts *P, const char *name) {
   if (!name) return -1;
@@ -65,27 +72,14 @@ static int endpoint_vars(parts *P, const ast_endpoint *ep, int *first) {
   } else if (ep->kind == EP_PROP) {
     anchored = prop_vars(P, ep->prop, first);
   }
-  if (v >= 0) {
-    if (*first < 0) *first = v;
-    else join(P, *first, v);
-  }
+  attach(P, first, v);
   return anchored;
 }
 
 static int prop_vars(parts *P, const ast_prop *pr, int *first) {
   int anchored = pr->id && !json_is_null(pr->id);
-  int v = var_index(P, pr->var);
-  if (v >= 0) {
-    if (*first < 0) *first = v;
-    else join(P, *first, v);
-  }
-  if (pr->pred.kind == PRED_VAR) {
-    int p = var_index(P, pr->pred.var);
-    if (p >= 0) {
-      if (*first < 0) *first = p;
-      else join(P, *first, p);
-    }
-  }
+  attach(P, first, var_index(P, pr->var));
+  if (pr->pred.kind == PRED_VAR) attach(P, first, var_index(P, pr->pred.var));
   anchored |= endpoint_vars(P, &pr->subject, first);
   anchored |= endpoint_vars(P, &pr->object, first);
   return anchored;
@@ -94,13 +88,7 @@ static int prop_vars(parts *P, const ast_prop *pr, int *first) {
 /* the variables an expression mentions, joined to `first` */
 static void expr_vars(parts *P, const ast_expr *e, int *first) {
   if (!e) return;
-  if (e->kind == E_VAR || e->kind == E_PATH) {
-    int v = var_index(P, e->var);
-    if (v >= 0) {
-      if (*first < 0) *first = v;
-      else join(P, *first, v);
-    }
-  }
+  if (e->kind == E_VAR || e->kind == E_PATH) attach(P, first, var_index(P, e->var));
   for (int i = 0; i < e->nargs; i++) expr_vars(P, e->args[i], first);
 }
 
@@ -108,13 +96,8 @@ static void expr_vars(parts *P, const ast_expr *e, int *first) {
 static void group_vars(parts *P, const ast_group *g, int *first) {
   for (int i = 0; g && i < g->n; i++) {
     const ast_where *w = g->items[i];
-    if (w->kind == W_CONCEPT) {
-      int v = var_index(P, w->concept->var);
-      if (v >= 0) {
-        if (*first < 0) *first = v;
-        else join(P, *first, v);
-      }
-    } else if (w->kind == W_PROP) prop_vars(P, w->prop, first);
+    if (w->kind == W_CONCEPT) attach(P, first, var_index(P, w->concept->var));
+    else if (w->kind == W_PROP) prop_vars(P, w->prop, first);
     else if (w->kind == W_FILTER) expr_vars(P, w->filter, first);
     else group_vars(P, w->group, first);
   }

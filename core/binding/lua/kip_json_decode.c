@@ -229,6 +229,14 @@ static int literal(parser *P, const char *word) {
 
 static int parse_value(parser *P);
 
+/* after a member or an element: 1 at ',' (another follows), 0 at `close`
+** (the container ends), -1 otherwise */
+static int next_item(parser *P, unsigned char close, const char *expected) {
+  skip_ws(P);
+  if (P->p < P->end && (*P->p == ',' || *P->p == close)) return *P->p++ == ',';
+  return fail(P, P->p, expected);
+}
+
 static int parse_object(parser *P) {
   lua_State *L = P->L;
   P->p++; /* { */
@@ -266,16 +274,9 @@ static int parse_object(parser *P) {
     }
     if (parse_value(P)) return -1;
     lua_rawset(L, obj);
-    skip_ws(P);
-    if (P->p < P->end && *P->p == ',') {
-      P->p++;
-      continue;
-    }
-    if (P->p < P->end && *P->p == '}') {
-      P->p++;
-      break;
-    }
-    return fail(P, P->p, "',' or '}' expected");
+    int more = next_item(P, '}', "',' or '}' expected");
+    if (more < 0) return -1;
+    if (!more) break;
   }
   if (keys) {
     if (n >= 2) { /* KEY_ORDER[obj] = keys */
@@ -304,16 +305,8 @@ static int parse_array(parser *P) {
   for (;;) {
     if (parse_value(P)) return -1;
     lua_rawseti(L, arr, ++n);
-    skip_ws(P);
-    if (P->p < P->end && *P->p == ',') {
-      P->p++;
-      continue;
-    }
-    if (P->p < P->end && *P->p == ']') {
-      P->p++;
-      return 0;
-    }
-    return fail(P, P->p, "',' or ']' expected");
+    int more = next_item(P, ']', "',' or ']' expected");
+    if (more <= 0) return more;
   }
 }
 

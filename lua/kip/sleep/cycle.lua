@@ -245,22 +245,27 @@ function Cycle:begin_group(size)
   if not self.dry_run then self.group = { size = math.min(size or 200, 256), items = {}, whys = {} } end
 end
 
+-- commands sent as one transaction: true, or nil and the first refusal
+-- ({code, message}; nothing of a refused request is applied)
+local function send_atomic(self, commands)
+  local r = self.nx:call({ commands = commands }, { ctx = CTX, atomic = true, unordered = true })
+  if r.error then return nil, r.error end
+  for _, item in ipairs(r.result or {}) do
+    if type(item) == "table" and item.error then return nil, item.error end
+  end
+  if r.rolled_back then return nil, { code = "KIP_4003", message = "the batch was rolled back" } end
+  self.writes = self.writes + #commands
+  self.own_tx = (self.own_tx or 0) + 1
+  for _, item in ipairs(r.result or {}) do note_upserted(self, item.result) end
+  return true
+end
+
 function Cycle:flush_group()
   local g = self.group
   if not g or #g.items == 0 then return end
   local items, whys = g.items, g.whys
   g.items, g.whys = {}, {}
-  local r = self.nx:call({ commands = items }, { ctx = CTX, atomic = true, unordered = true })
-  local refused = r.error or r.rolled_back
-  for _, item in ipairs(not refused and r.result or {}) do
-    if type(item) == "table" and item.error then refused = true end
-  end
-  if not refused then
-    self.writes = self.writes + #items
-    self.own_tx = (self.own_tx or 0) + 1
-    for _, item in ipairs(r.result) do note_upserted(self, item.result) end
-    return
-  end
+  if send_atomic(self, items) then return end
   for i, item in ipairs(items) do self:send(item.command, item.parameters, whys[i]) end
 end
 
@@ -280,16 +285,7 @@ function Cycle:commit_batch()
   local batch = self.batch
   self.batch = nil
   if self.dry_run or not batch or #batch == 0 then return true end
-  local r = self.nx:call({ commands = batch }, { ctx = CTX, atomic = true })
-  if r.error then return nil, r.error end
-  for _, item in ipairs(r.result or {}) do
-    if type(item) == "table" and item.error then return nil, item.error end
-  end
-  if r.rolled_back then return nil, { code = "KIP_4003", message = "the batch was rolled back" } end
-  self.writes = self.writes + #batch
-  self.own_tx = (self.own_tx or 0) + 1
-  for _, item in ipairs(r.result or {}) do note_upserted(self, item.result) end
-  return true
+  return send_atomic(self, batch)
 end
 
 --- Report an element that needs attention (or that a rule could not

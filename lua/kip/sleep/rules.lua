@@ -89,12 +89,7 @@ function M.classify(s, e)
 end
 
 --- the keys of t (nil: none), sorted: deterministic command texts
-function M.sorted_keys(t)
-  local keys = {}
-  for k in pairs(t or {}) do keys[#keys + 1] = k end
-  table.sort(keys)
-  return keys
-end
+M.sorted_keys = snapshot.sorted_keys
 
 --- Writes that leave the concept's own metadata (its provenance) alone:
 --- a new link carries its own metadata; attributes change by UPDATE.

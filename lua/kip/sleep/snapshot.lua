@@ -20,6 +20,16 @@ Snap.__index = Snap
 
 local function key(t, n) return t .. "\0" .. n end
 
+--- the keys of t (nil: none), sorted: a deterministic order, so the same
+--- run gives the same decision log and command texts
+local function sorted(t)
+  local keys = {}
+  for k in pairs(t or {}) do keys[#keys + 1] = k end
+  table.sort(keys)
+  return keys
+end
+M.sorted_keys = sorted
+
 -- list without the entries pred selects, in one pass (order kept)
 local function drop_from(list, pred)
   if not list then return end
@@ -161,18 +171,22 @@ function M.keep_current(c)
   end
 end
 
+-- the concept type names (s.types) and predicate definitions by name
+-- (s.predicates) as they are now
+function Snap:read_schema(c)
+  self.types = c:read_all('FIND(?t.name) WHERE { ?t {type: "$ConceptType"} } LIMIT 1000')
+  for _, p in ipairs(c:read_all('FIND(?p) WHERE { ?p {type: "$PropositionType"} } LIMIT 1000')) do
+    self.predicates[p.name] = p
+  end
+end
+
 function M.read(c)
   local s = setmetatable({ by_id = {}, by_key = {}, out = {}, into = {}, concepts = {}, links = {}, dirty = {},
     types = {}, predicates = {}, owned = { concepts = {}, links = 0 }, since = since_now(), gen = generation(c),
     catch_ups = { declared = 0, scanned = 0 } }, Snap)
   local owned = guards.owned(c.nx)
   s.owned_set = owned
-  for _, t in ipairs(c:read_all('FIND(?t) WHERE { ?t {type: "$ConceptType"} } LIMIT 1000')) do
-    s.types[#s.types + 1] = t.name
-  end
-  for _, p in ipairs(c:read_all('FIND(?p) WHERE { ?p {type: "$PropositionType"} } LIMIT 1000')) do
-    s.predicates[p.name] = p
-  end
+  s:read_schema(c)
   local function skip(owner, n) s.owned.concepts[owner] = (s.owned.concepts[owner] or 0) + n end
   for _, t in ipairs(s.types) do
     if owned.types[t] then
@@ -188,10 +202,7 @@ function M.read(c)
       end
     end
   end
-  local preds = {}
-  for p in pairs(s.predicates) do preds[#preds + 1] = p end
-  table.sort(preds) -- a deterministic order: the same run gives the same decision log
-  for _, p in ipairs(preds) do
+  for _, p in ipairs(sorted(s.predicates)) do
     local rows = c:read_all("FIND(?l) WHERE { ?l (?s, " .. cycle.lit(p) .. ", ?o) } LIMIT " .. M.PAGE)
     for _, l in ipairs(rows) do
       -- a link whose subject concept is not in the snapshot is owned
@@ -255,12 +266,6 @@ local function read_each(c, reads, each)
   end
 end
 
-local function sorted(set)
-  local list = {}
-  for k in pairs(set) do list[#list + 1] = k end
-  table.sort(list)
-  return list
-end
 
 -- the links the cycle named (c.touched.links) as they are now: changed,
 -- or gone
@@ -322,7 +327,7 @@ end
 
 -- every concept and link written since the last read (by _updated_at)
 function Snap:scan_changed(c)
-  self.types = c:read_all('FIND(?t.name) WHERE { ?t {type: "$ConceptType"} } LIMIT 1000')
+  self:read_schema(c)
   for _, t in ipairs(self.types) do
     if not self.owned_set.types[t] then
       for _, e in ipairs(c:read_all("FIND(?n) WHERE { ?n {type: :t} FILTER(?n.metadata._updated_at >= :since) } LIMIT "
@@ -330,9 +335,6 @@ function Snap:scan_changed(c)
         apply(self, e)
       end
     end
-  end
-  for _, p in ipairs(c:read_all('FIND(?p) WHERE { ?p {type: "$PropositionType"} } LIMIT 1000')) do
-    self.predicates[p.name] = p
   end
   for _, p in ipairs(sorted(self.predicates)) do
     for _, l in ipairs(c:read_all("FIND(?l) WHERE { ?l (?s, " .. cycle.lit(p) ..

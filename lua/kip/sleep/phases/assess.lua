@@ -78,26 +78,26 @@ end
 --- no belongs_to_domain link.
 function M.counts(c)
   local owned = guards.owned(c.nx)
+  local not_owned = guards.kql_not_owned(owned, "?n")
+  -- query q (its %s: not_owned) counted
   local function count(q, params)
-    local r = c:read(q, params)
+    local r = c:read(q:format(not_owned), params)
     return tonumber(type(r) == "table" and r[1] or r) or 0
   end
   local m = { orphans = 0 }
   for _, t in ipairs(c:read('FIND(?t.name) WHERE { ?t {type: "$ConceptType"} } LIMIT 100000')) do
     if t ~= "Domain" and t:byte(1) ~= 36 and not owned.types[t] then
-      m.orphans = m.orphans + count(([[FIND(COUNT(?n)) WHERE { ?n {type: :t} NOT { (?n, "belongs_to_domain", ?d) } %s
-        FILTER(?n.type != "Person" || (?n.name != "$self" && ?n.name != "$system")) }]]):format(guards.kql_not_owned(owned, "?n")),
-        { t = t })
+      m.orphans = m.orphans + count([[FIND(COUNT(?n)) WHERE { ?n {type: :t} NOT { (?n, "belongs_to_domain", ?d) } %s
+        FILTER(?n.type != "Person" || (?n.name != "$self" && ?n.name != "$system")) }]], { t = t })
     end
   end
-  m.unsorted = count(([[FIND(COUNT(?l)) WHERE { ?l (?n, "belongs_to_domain", {type: "Domain", name: "Unsorted"}) %s }]])
-    :format(guards.kql_not_owned(owned, "?n")))
-  m.stale_events = owned.types.Event and 0 or count(([[FIND(COUNT(?n)) WHERE { ?n {type: "Event"}
+  m.unsorted = count([[FIND(COUNT(?l)) WHERE { ?l (?n, "belongs_to_domain", {type: "Domain", name: "Unsorted"}) %s }]])
+  m.stale_events = owned.types.Event and 0 or count([[FIND(COUNT(?n)) WHERE { ?n {type: "Event"}
     FILTER(?n.attributes.start_time < :cutoff)
     FILTER(IS_NULL(?n.attributes.consolidation_status) || ?n.attributes.consolidation_status == "pending")
-    NOT { (?n, "consolidated_to", ?x) } %s }]]):format(guards.kql_not_owned(owned, "?n")), { cutoff = c.cutoff })
-  m.pending_sleep_tasks = owned.types.SleepTask and 0 or count(([[FIND(COUNT(?n)) WHERE { ?n {type: "SleepTask"}
-    FILTER(?n.attributes.status == "pending") %s }]]):format(guards.kql_not_owned(owned, "?n")))
+    NOT { (?n, "consolidated_to", ?x) } %s }]], { cutoff = c.cutoff })
+  m.pending_sleep_tasks = owned.types.SleepTask and 0 or count([[FIND(COUNT(?n)) WHERE { ?n {type: "SleepTask"}
+    FILTER(?n.attributes.status == "pending") %s }]])
   return m
 end
 
