@@ -51,6 +51,7 @@ typedef struct kql {
   const char **needs_row;
   int nneeds, capneeds;
   int failed;
+  const char **reached; /* the group being compiled: kql_reached_vars */
 } kql;
 
 void kql_init(kql *C, kip_nexus *nx, kip_arena *a, kip_error *err);
@@ -67,6 +68,14 @@ int kql_group(kql *C, frame *F, const ast_group *g);
 ** anchors; *a and *b: where the first two of them start. kql_group refuses
 ** a pattern with two or more (KIP_4002): every pairing would be a solution */
 int kql_unanchored_parts(const ast_group *g, kip_pos *a, kip_pos *b);
+/* the order in which to compile g's items (order: g->n indices): within
+** each run of clauses between OPTIONAL, NOT and UNION, those a name, an id
+** or an already bound variable anchors first, then along the edges from
+** them — whatever order they were written in (RC11 leaves it free); and in
+** *reached (malloc'ed, NULL-terminated, or NULL) the variables edges connect
+** to an anchor: a type-only clause on one of them is a filter, never where
+** the plan starts */
+void kql_plan_order(const ast_group *g, frame *F, int *order, const char ***reached);
 cvar *kql_lookup(frame *F, const char *name);
 /* 1 when no two rows of F's join can give the same values of the SQL
 ** expressions keys (the solutions' identities): every row of F is then a

@@ -373,17 +373,23 @@ static char *element_row(kql *C, frame *F, const char *var, cvar *v, kip_pos pos
   return r;
 }
 
+static int reached(const kql *C, const char *var) {
+  for (const char **r = C->reached; var && r && *r; r++)
+    if (!strcmp(*r, var)) return 1;
+  return 0;
+}
+
 static char *compile_concept(kql *C, frame *F, const ast_concept *cc) {
   if (cc->type && check_defined(C, "$ConceptType", json_string_value(cc->type), cc->pos)) return NULL;
   cvar *v = cc->var ? kql_lookup(F, cc->var) : NULL;
   char *r = element_row(C, F, cc->var, v, cc->pos, "a concept");
   if (!r) return NULL;
   if (cc->id) add_where(F, id_condition(C, r, cc->id, 0));
-  /* a type-only clause on a variable an earlier clause already bound (an
-  ** edge walked from an anchor) is a filter, never a driver: the unary +
+  /* a type-only clause on a variable that edges connect to an anchor —
+  ** before or after the clause — is a filter, never a driver: the unary +
   ** keeps SQLite from starting at every element of the type, whatever its
   ** statistics say (the plan walks the edge from the anchor) */
-  int filter_only = v && !cc->name && !cc->id;
+  int filter_only = v && !cc->name && !cc->id && reached(C, cc->var);
   if (cc->type) add_where(F, kql_strf(C, filter_only ? "+%s.type = %s" : "%s.type = %s", r, bind(C, cc->type)));
   else add_where(F, kql_strf(C, "%s.type IS NOT NULL", r));
   if (cc->name) add_where(F, kql_strf(C, "%s.name = %s", r, bind(C, cc->name)));
@@ -899,8 +905,12 @@ static int compile_union(kql *C, frame *F, const ast_where *w) {
 }
 
 static int compile_items(kql *C, frame *F, const ast_group *g) {
+  const char **outer = C->reached;
+  int *order = g && g->n ? malloc((size_t)g->n * sizeof *order) : NULL;
+  if (g && g->n && !order) abort();
+  kql_plan_order(g, F, order, &C->reached);
   for (int i = 0; g && i < g->n && !CFAIL(C); i++) {
-    const ast_where *w = g->items[i];
+    const ast_where *w = g->items[order[i]];
     switch (w->kind) {
       case W_CONCEPT: compile_concept(C, F, w->concept); break;
       case W_PROP: compile_prop(C, F, w->prop); break;
@@ -917,6 +927,9 @@ static int compile_items(kql *C, frame *F, const ast_group *g) {
       case W_UNION: compile_union(C, F, w); break;
     }
   }
+  free(C->reached);
+  free(order);
+  C->reached = outer;
   if (!CFAIL(C)) flush_filters(C, F);
   return CFAIL(C) ? (C->err->code ? C->err->code : KIP_E_INTERNAL) : 0;
 }

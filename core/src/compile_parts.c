@@ -8,6 +8,10 @@
 ** 5 GB of memory for 31 s until the deadline stopped the query
 ** (docs/performance.md "Bounded memory"). The compiler refuses such a
 ** pattern before it runs, naming the two parts.
+**
+** The same parts decide which type-only clauses may drive a plan
+** (kql_reached_vars): a variable whose part an anchor holds is reached by
+** walking edges from that anchor, wherever its type clause is written.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -152,4 +156,108 @@ int kql_unanchored_parts(const ast_group *g, kip_pos *a, kip_pos *b) {
   }
   free(item_var);
   return n;
+}
+
+/* is variable `name` bound before the group (an outer frame, an earlier
+** segment): an anchor for the group's parts */
+static int bound_before(frame *F, const char *name) { return name && F && kql_lookup(F, name) != NULL; }
+
+/* the variables a clause mentions (its own, its endpoints', a nested
+** link's), at most `cap`; how many */
+static int clause_names(const ast_where *w, const char **out, int cap);
+static int prop_names(const ast_prop *pr, const char **out, int n, int cap) {
+  const char *own[3] = {pr->var, pr->pred.kind == PRED_VAR ? pr->pred.var : NULL, NULL};
+  for (int i = 0; i < 2; i++)
+    if (own[i] && n < cap) out[n++] = own[i];
+  const ast_endpoint *ends[2] = {&pr->subject, &pr->object};
+  for (int i = 0; i < 2; i++) {
+    const ast_endpoint *ep = ends[i];
+    if (ep->kind == EP_VAR && ep->var && n < cap) out[n++] = ep->var;
+    else if (ep->kind == EP_CONCEPT && ep->concept->var && n < cap) out[n++] = ep->concept->var;
+    else if (ep->kind == EP_PROP) n = prop_names(ep->prop, out, n, cap);
+  }
+  return n;
+}
+static int clause_names(const ast_where *w, const char **out, int cap) {
+  if (w->kind == W_CONCEPT) return w->concept->var && cap > 0 ? (out[0] = w->concept->var, 1) : 0;
+  return w->kind == W_PROP ? prop_names(w->prop, out, 0, cap) : 0;
+}
+
+/* a clause anchored by itself: a name or an id in it */
+static int clause_anchored(const ast_where *w) {
+  if (w->kind == W_CONCEPT) return concept_anchored(w->concept);
+  parts P = {{0}, {0}, 0, 0};
+  int first = -1;
+  return w->kind == W_PROP && prop_vars(&P, w->prop, &first);
+}
+
+#define CLAUSE_VARS 16
+
+void kql_plan_order(const ast_group *g, frame *F, int *order, const char ***reached) {
+  *reached = NULL;
+  for (int i = 0; g && i < g->n; i++) order[i] = i;
+  if (!g || g->n < 2) return;
+  parts P = {{0}, {0}, 0, 0};
+  int root_anchored[MAX_VARS] = {0}, bound[MAX_VARS] = {0};
+  int *picked = calloc((size_t)g->n * 2, sizeof *picked);
+  if (!picked) return;
+  int *anchor_var = picked + g->n; /* a variable of each anchored clause, or -1 */
+  /* the parts, joined by the clauses only (a FILTER comparing two variables
+  ** gives no index path from one to the other); a part is anchored by a
+  ** name, an id or a variable bound before the group */
+  for (int i = 0; i < g->n; i++) {
+    const ast_where *w = g->items[i];
+    const char *names[CLAUSE_VARS];
+    int n = clause_names(w, names, CLAUSE_VARS), first = -1, anchored = clause_anchored(w);
+    for (int k = 0; k < n; k++) {
+      int v = var_index(&P, names[k]);
+      attach(&P, &first, v);
+      if (v >= 0 && bound_before(F, names[k])) anchored = bound[v] = 1;
+    }
+    anchor_var[i] = anchored ? first : -1;
+  }
+  for (int i = 0; i < g->n; i++)
+    if (anchor_var[i] >= 0) root_anchored[find(&P, anchor_var[i])] = 1;
+  if (P.overflow) {
+    free(picked);
+    return;
+  }
+  for (int v = 0; v < P.nvars; v++) root_anchored[v] = root_anchored[find(&P, v)];
+  /* the order: within each run of clauses between OPTIONAL, NOT and UNION
+  ** (which see what the clauses before them bound), anchored clauses first,
+  ** then each clause that touches a variable bound so far, in the order
+  ** written among equals; a clause nothing reaches yet comes last */
+  int out = 0;
+  for (int start = 0; start < g->n;) {
+    int end = start;
+    while (end < g->n && (g->items[end]->kind == W_CONCEPT || g->items[end]->kind == W_PROP ||
+                          g->items[end]->kind == W_FILTER))
+      end++;
+    for (int left = end - start; left > 0; left--) {
+      int best = -1, best_rank = 3;
+      for (int i = start; i < end; i++) {
+        if (picked[i]) continue;
+        const ast_where *w = g->items[i];
+        const char *names[CLAUSE_VARS];
+        int n = clause_names(w, names, CLAUSE_VARS), touches = 0;
+        for (int k = 0; k < n; k++) touches |= bound[var_index(&P, names[k])];
+        int rank = w->kind == W_FILTER ? 0 : clause_anchored(w) ? 0 : touches ? 1 : 2;
+        if (rank < best_rank) best = i, best_rank = rank;
+      }
+      picked[best] = 1;
+      order[out++] = best;
+      const char *names[CLAUSE_VARS];
+      int n = clause_names(g->items[best], names, CLAUSE_VARS);
+      for (int k = 0; k < n; k++) bound[var_index(&P, names[k])] = 1;
+    }
+    if (end < g->n) {
+      order[out++] = end;
+      /* what an OPTIONAL, NOT or UNION binds is not an anchor for the next run */
+    }
+    start = end + 1;
+  }
+  *reached = calloc((size_t)P.nvars + 1, sizeof **reached);
+  for (int v = 0, n = 0; *reached && v < P.nvars; v++)
+    if (root_anchored[v]) (*reached)[n++] = P.names[v];
+  free(picked);
 }
