@@ -146,7 +146,12 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
                      "the command was applied, but foreign key checks could not be switched back on");
       stop = rc != 0;
     } else {
+      /* a query reads one snapshot, its schema checks included: one read
+      ** transaction (a lock taken once, not per statement) */
+      kip_error begin_err; /* none: each statement reads in its own */
+      int read_tx = nx->tx_depth == 0 && !kip_tx_begin_read(nx, &begin_err);
       rc = dispatch(&c, cmd);
+      if (read_tx) kip_tx_end_read(nx);
     }
     nx->req->deadline_us = 0;
     nx->req->write_protected = nx->req->append_only = nx->req->capabilities = NULL;

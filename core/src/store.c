@@ -94,6 +94,8 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_MARK_FRESH] = "INSERT OR REPLACE INTO search_dirty(id, fresh) SELECT id, 1 FROM element WHERE id BETWEEN ?1 AND ?2",
     [ST_CONCEPT_OF] = "SELECT type, name FROM element WHERE id=?1",
     [ST_DATA_VERSION] = "PRAGMA data_version",
+    [ST_BEGIN_READ] = "BEGIN",
+    [ST_END_READ] = "COMMIT",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
                           "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
 };
@@ -412,9 +414,10 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err) {
 /* a read transaction: every statement until kip_tx_end_read reads the same
 ** snapshot of the file (BEGIN DEFERRED takes no lock until the first read,
 ** and never the write lock); nested inside a transaction it is a no-op */
+static int step_write(kip_nexus *nx, sqlite3_stmt *st, kip_error *err, const char *what);
 int kip_tx_begin_read(kip_nexus *nx, kip_error *err) {
   if (nx->tx_depth > 0) return 0;
-  if (kip_store_exec(nx, "BEGIN", err, "starting a read transaction")) return err->code;
+  if (step_write(nx, SQ(nx->stmts[ST_BEGIN_READ]), err, "starting a read transaction")) return err->code;
   nx->tx_depth = 1;
   nx->read_tx = 1;
   return 0;
@@ -422,7 +425,8 @@ int kip_tx_begin_read(kip_nexus *nx, kip_error *err) {
 
 void kip_tx_end_read(kip_nexus *nx) {
   if (!nx->read_tx) return;
-  sqlite3_exec(nx->db, "COMMIT", NULL, NULL, NULL);
+  sqlite3_step(SQ(nx->stmts[ST_END_READ]));
+  sqlite3_reset(SQ(nx->stmts[ST_END_READ]));
   if (!sqlite3_get_autocommit(nx->db)) sqlite3_exec(nx->db, "ROLLBACK", NULL, NULL, NULL);
   nx->tx_depth = 0;
   nx->read_tx = 0;
