@@ -52,13 +52,13 @@ char *kql_strf(kql *C, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char tmp[512];
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  int n = kip_vsnprintf(tmp, sizeof tmp, fmt, ap);
   va_end(ap);
   if (n < 0) n = 0;
   if ((size_t)n < sizeof tmp) return kip_strndup(C->a, tmp, (size_t)n);
   char *p = kip_alloc(C->a, (size_t)n + 1);
   va_start(ap, fmt);
-  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  kip_vsnprintf(p, (size_t)n + 1, fmt, ap);
   va_end(ap);
   return p;
 }

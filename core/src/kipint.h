@@ -74,6 +74,9 @@ void kip_buf_add(kip_buf *b, const char *s, size_t n);
 void kip_buf_adds(kip_buf *b, const char *s);
 void kip_buf_addc(kip_buf *b, char c);
 void kip_buf_printf(kip_buf *b, const char *fmt, ...) KIP_PRINTF(2, 3);
+/* vsnprintf, fast for plain %s %.*s %c %d %u %x (l, ll, z) and %% */
+int kip_vsnprintf(char *dst, size_t cap, const char *fmt, va_list ap);
+int kip_snprintf(char *dst, size_t cap, const char *fmt, ...) KIP_PRINTF(3, 4);
 void kip_buf_json_str(kip_buf *b, const char *s, size_t n); /* quoted + escaped */
 char *kip_buf_detach(kip_buf *b);                           /* NUL-terminated, caller frees */
 

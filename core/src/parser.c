@@ -92,7 +92,7 @@ static int expect_kw(parser *P, const char *kw, const char *hint) {
   if (P->failed) return 0;
   if (accept_kw(P, kw)) return 1;
   char what[64];
-  snprintf(what, sizeof what, "'%s'", kw);
+  kip_snprintf(what, sizeof what, "'%s'", kw);
   expected(P, what, hint);
   return 0;
 }
@@ -327,7 +327,7 @@ static ast_concept *parse_concept(parser *P, const char *var, int upsert) {
     }
     if (!expect(P, T_COLON, "':'", NULL)) break;
     char what[64];
-    snprintf(what, sizeof what, "concept %s", k->str);
+    kip_snprintf(what, sizeof what, "concept %s", k->str);
     json_t *v = parse_string_value(P, what);
     if (!v) break;
     if (*slot) {

@@ -302,6 +302,8 @@ static void stmt_cache_free(kip_nexus *nx) {
   nx->stmt_cache = NULL;
 }
 
+static void defined_forget(kip_nexus *nx);
+
 void kip_store_close(kip_nexus *nx) {
   stmt_cache_free(nx);
   if (nx->db && !nx->readonly_file) {
@@ -314,6 +316,7 @@ void kip_store_close(kip_nexus *nx) {
     sqlite3_exec(nx->db, "PRAGMA analysis_limit=1000; PRAGMA optimize", NULL, NULL, NULL);
   }
   for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(SQ(nx->stmts[i]));
+  defined_forget(nx);
   kip_guards_close(nx);
   kip_free_sql_state(nx);
   if (nx->db) sqlite3_close_v2(nx->db);
@@ -589,13 +592,49 @@ int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int6
   return rc;
 }
 
+/* The names found defined, remembered until the file changes (by this
+** connection or another: SQLite's data version, read without a statement):
+** every query checks its types and predicates, and most queries run
+** between two writes. Only "defined" is remembered; a change of any row
+** forgets them all. */
+static void defined_forget(kip_nexus *nx) {
+  for (size_t i = 0; i < sizeof nx->defined / sizeof *nx->defined; i++) {
+    free(nx->defined[i]);
+    nx->defined[i] = NULL;
+  }
+}
+
+static char **defined_slot(kip_nexus *nx, const char *meta, const char *name) {
+  unsigned version = 0;
+  if (sqlite3_file_control(nx->db, "main", SQLITE_FCNTL_DATA_VERSION, &version) != SQLITE_OK) return NULL;
+  if (version != nx->defined_version) {
+    defined_forget(nx);
+    nx->defined_version = version;
+  }
+  unsigned h = (unsigned char)meta[1]; /* "$ConceptType" / "$PropositionType" */
+  for (const char *p = name; *p; p++) h = h * 31u + (unsigned char)*p;
+  return &nx->defined[h % (sizeof nx->defined / sizeof *nx->defined)];
+}
+
 int kip_store_is_defined(kip_nexus *nx, const char *meta, const char *name, kip_error *err) {
+  char **slot = defined_slot(nx, meta, name);
+  if (slot && *slot && (*slot)[0] == meta[1] && !strcmp(*slot + 1, name)) return 1;
   sqlite3_stmt *st = SQ(nx->stmts[ST_IS_DEFINED]);
   int64_t one;
   sqlite3_bind_text(st, 1, meta, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
   int rc = step_id(nx, st, &one, err, "checking the schema");
   sqlite3_clear_bindings(st);
+  if (rc == 0 && slot) {
+    size_t n = strlen(name);
+    char *entry = malloc(n + 2);
+    if (entry) {
+      entry[0] = meta[1];
+      memcpy(entry + 1, name, n + 1);
+      free(*slot);
+      *slot = entry;
+    }
+  }
   if (rc == 0) return 1;
   if (rc == KIP_E_NOT_FOUND) return 0;
   return -1;
@@ -757,7 +796,7 @@ int kip_store_next_referrer(kip_nexus *nx, int64_t id, int64_t *referrer, kip_er
 
 /* ------------------------------------------------------------------- ids */
 void kip_format_id(char *out, size_t n, int64_t id, int is_prop) {
-  snprintf(out, n, "%c:%lld", is_prop ? 'P' : 'C', (long long)id);
+  kip_snprintf(out, n, "%c:%lld", is_prop ? 'P' : 'C', (long long)id);
 }
 
 int kip_parse_id(const char *s, int64_t *id, int *is_prop) {

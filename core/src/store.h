@@ -97,6 +97,10 @@ struct kip_nexus {
   kip_stmt *stmts[ST_COUNT];     /* persistent prepared statements */
   int tx_depth;                  /* 0 = autocommit; 1 = BEGIN; >1 = savepoints */
   int read_tx;                   /* the open transaction is a read transaction (kip_tx_begin_read) */
+  /* type and predicate names found defined, valid while the file's data
+  ** version is `defined_version` (kip_store_is_defined) */
+  char *defined[64];
+  unsigned defined_version;
   int64_t tx_changes0;           /* sqlite3_total_changes64 when the outer write transaction began */
   int tx_upkeep;                 /* the open transaction is storage upkeep (kip_tx_commit_upkeep) */
   int privileged;                /* bootstrap: protected-core writes allowed */

@@ -1340,7 +1340,38 @@ static void test_write_generation(void) {
   remove_db(path);
 }
 
+/* kip_vsnprintf against the C library, truncation included */
+static void format_both(size_t cap, const char *fmt, ...) {
+  char a[128], b[128];
+  va_list ap, aq;
+  va_start(ap, fmt);
+  va_copy(aq, ap);
+  int na = kip_vsnprintf(a, cap, fmt, ap), nb = vsnprintf(b, cap, fmt, aq);
+  va_end(aq);
+  va_end(ap);
+  CHECK(na == nb && (!cap || !strcmp(a, b)), "kip_vsnprintf(%zu, \"%s\"): %d [%s], libc %d [%s]", cap, fmt, na,
+        cap ? a : "", nb, cap ? b : "");
+}
+
+static void test_format(void) {
+  size_t caps[] = {128, 1, 5, 12};
+  for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+    size_t c = caps[i];
+    format_both(c, "%s.type = %s", "t12", "?3");
+    format_both(c, "%d %i %u %x %%", -42, 2147483647, 4000000000u, 255u);
+    format_both(c, "%ld|%lld|%llu|%zu|%lx", -9000000000L, (long long)INT64_MIN, (unsigned long long)UINT64_MAX,
+                (size_t)123456789, 0xdeadbeefUL);
+    format_both(c, "[%.*s] %c", 3, "abcdef", 'z');
+    format_both(c, "%.*s|", 10, "ab");
+    format_both(c, "%5d|%-4s|%.2f|%g", 7, "x", 1.5, 0.1); /* the library's path */
+    format_both(c, "no conversions");
+    format_both(c, "%s", "");
+  }
+  format_both(0, "%s and %d", "abc", 12);
+}
+
 int main(void) {
+  test_format();
   test_call_command();
   test_write_generation();
   test_guards();
