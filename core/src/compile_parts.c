@@ -9,9 +9,9 @@
 ** (docs/performance.md "Bounded memory"). The compiler refuses such a
 ** pattern before it runs, naming the two parts.
 **
-** The same parts decide which type-only clauses may drive a plan
-** (kql_reached_vars): a variable whose part an anchor holds is reached by
-** walking edges from that anchor, wherever its type clause is written.
+** The same parts order the clauses for the plan (kql_plan_order): anchors
+** first, then along the edges from them, whatever order they were written
+** in; a type-only clause on a variable an anchor's part holds is a filter.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -250,10 +250,7 @@ void kql_plan_order(const ast_group *g, frame *F, int *order, const char ***reac
       int n = clause_names(g->items[best], names, CLAUSE_VARS);
       for (int k = 0; k < n; k++) bound[var_index(&P, names[k])] = 1;
     }
-    if (end < g->n) {
-      order[out++] = end;
-      /* what an OPTIONAL, NOT or UNION binds is not an anchor for the next run */
-    }
+    if (end < g->n) order[out++] = end; /* the OPTIONAL, NOT or UNION stays where it was written */
     start = end + 1;
   }
   *reached = calloc((size_t)P.nvars + 1, sizeof **reached);

@@ -596,7 +596,10 @@ int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int6
 ** connection or another: SQLite's data version, read without a statement):
 ** every query checks its types and predicates, and most queries run
 ** between two writes. Only "defined" is remembered; a change of any row
-** forgets them all. */
+** forgets them all. The pager learns of another process's commit when its
+** next read begins, so a type another process has just removed can pass
+** one more check and its query find nothing — as when the check and the
+** query were two transactions. */
 static void defined_forget(kip_nexus *nx) {
   for (size_t i = 0; i < sizeof nx->defined / sizeof *nx->defined; i++) {
     free(nx->defined[i]);

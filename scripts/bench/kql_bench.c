@@ -558,6 +558,7 @@ static const char *load_labels[NLOADS] = {
 typedef struct results {
   double load_kip[NLOADS], load_sql[NLOADS]; /* rates per second */
   double q_kip[NQUERIES], q_sql[NQUERIES];  /* median ms */
+  double single[NLOADS][6]; /* single writes: KIP mean, median, p99, SQL mean, median, p99 (ms) */
   double q_kip_mean[NQUERIES], q_sql_mean[NQUERIES], q_kip_max[NQUERIES], q_sql_max[NQUERIES];
   /* with --scale: the base size's files stay open for single writes
   ** alternated between the sizes (alternate_sizes) */
@@ -674,6 +675,9 @@ typedef struct link_targets {
   int64_t projects, first, stride;
 } link_targets;
 
+/* the last round's KIP mean, median, p99 and SQL mean, median, p99 (ms) */
+static double last_single[6];
+
 static void single_upserts(kip_nexus *nx, sqlite3 *rdb, single_kind kind, int tag, link_targets to,
                            double *kip_rate, double *sql_rate) {
   int with_link = kind != ONE_CONCEPT;
@@ -741,8 +745,14 @@ static void single_upserts(kip_nexus *nx, sqlite3 *rdb, single_kind kind, int ta
   }
   sqlite3_db_status(kip_store_db(nx), SQLITE_DBSTATUS_CACHE_MISS, &kmiss1, &hi, 0);
   sqlite3_db_status(rdb, SQLITE_DBSTATUS_CACHE_MISS, &rmiss1, &hi, 0);
-  *kip_rate = 1e3 / median(ks, singles);
+  last_single[0] = mean(ks, singles);
+  last_single[3] = mean(rs, singles);
+  *kip_rate = 1e3 / median(ks, singles); /* sorts */
   *sql_rate = 1e3 / median(rs, singles);
+  last_single[1] = 1e3 / *kip_rate;
+  last_single[2] = ks[(int)(singles * 0.99)];
+  last_single[4] = 1e3 / *sql_rate;
+  last_single[5] = rs[(int)(singles * 0.99)];
   if (getenv("KIP_BENCH_SPLIT")) {
     double kmean = 0, rmean = 0;
     for (int i = 0; i < singles; i++) kmean += ks[i] / singles, rmean += rs[i] / singles;
@@ -851,8 +861,11 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   R->projects = types[PROJECT].count;
   link_targets first = {R->projects, 0, 1};
   single_upserts(nx, rdb, ONE_CONCEPT, 0, first, &R->load_kip[1], &R->load_sql[1]);
+  memcpy(R->single[1], last_single, sizeof last_single);
   single_upserts(nx, rdb, LINK_UNCACHED, 1, first, &R->load_kip[2], &R->load_sql[2]);
+  memcpy(R->single[2], last_single, sizeof last_single);
   single_upserts(nx, rdb, LINK_CACHED, 3, first, &R->load_kip[6], &R->load_sql[6]);
+  memcpy(R->single[6], last_single, sizeof last_single);
   double kr[3], sr[3];
   for (int r = 0; r < 3; r++) many_items(nx, rdb, 1000, r, &kr[r], &sr[r]);
   R->load_kip[3] = median(kr, 3);
@@ -864,6 +877,7 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   raw_exec(rdb, "INSERT INTO search_word(search_word) VALUES('optimize');"
                 "INSERT INTO search_trigram(search_trigram) VALUES('optimize')");
   single_upserts(nx, rdb, ONE_CONCEPT, 2, first, &R->load_kip[5], &R->load_sql[5]);
+  memcpy(R->single[5], last_single, sizeof last_single);
 
   fprintf(stderr, "queries...\n");
   sqlite3 *db = kip_store_db(nx);
@@ -1010,6 +1024,20 @@ int main(int argc, char **argv) {
     if (two)
       printf(" | %8.0f/s %8.0f/s %6.2f | %8.2f %8.2f", B.load_kip[l], B.load_sql[l], B.load_sql[l] / B.load_kip[l],
              A.load_kip[l] / B.load_kip[l], A.load_sql[l] / B.load_sql[l]);
+    printf("\n");
+  }
+  printf("\n%-36s %8s %8s %8s %8s %8s %8s", "single writes (ms, right after the load)", "KIP mean", "median", "p99",
+         "SQL mean", "median", "p99");
+  if (two) printf(" | %8s %8s %8s %8s %8s %8s", "KIP mean", "median", "p99", "SQL mean", "median", "p99");
+  printf("\n");
+  for (int l = 1; l < NLOADS; l++) {
+    if (l == 3 || l == 4) continue; /* not single writes */
+    printf("%-41s", load_labels[l]);
+    for (int k = 0; k < 6; k++) printf(" %8.3f", A.single[l][k]);
+    if (two) {
+      printf(" |");
+      for (int k = 0; k < 6; k++) printf(" %8.3f", B.single[l][k]);
+    }
     printf("\n");
   }
   printf("\n%-36s %10s %10s %6s", "query (median)", "KIP ms", "SQL ms", "ratio");
