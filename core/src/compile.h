@@ -51,7 +51,7 @@ typedef struct kql {
   const char **needs_row;
   int nneeds, capneeds;
   int failed;
-  const char **reached; /* the group being compiled: kql_reached_vars */
+  const char **reached; /* the group being compiled: kql_plan_order */
 } kql;
 
 void kql_init(kql *C, kip_nexus *nx, kip_arena *a, kip_error *err);
