@@ -6,7 +6,7 @@
 ** Two parts that nothing anchors make every pairing of their matches a
 ** solution: 6 915 links paired with themselves are 48 M rows, which held
 ** 5 GB of memory for 31 s until the deadline stopped the query
-** (docs/performance.md "Bounded memory"). The compiler refuses such a
+** (docs/decisions.md "Unconnected parts"). The compiler refuses such a
 ** pattern before it runs, naming the two parts.
 **
 ** The same parts order the clauses for the plan (kql_plan_order): anchors
