@@ -436,6 +436,24 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       assert.same({ "counted", 1 }, { how, m.orphans })
     end)
 
+    it("--if-needed counts only until a threshold is crossed, cheapest metric first", function()
+      local parts = {}
+      for i = 1, 25 do
+        parts[#parts + 1] = ('CONCEPT ?n%d { {type: "Note", name: "inbox %d"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } }'):format(i, i)
+      end
+      for i = 1, 12 do parts[#parts + 1] = ('CONCEPT ?o%d { {type: "Note", name: "lost %d"} }'):format(i, i) end
+      write(nx(), "UPSERT {\n" .. table.concat(parts, "\n") .. "\n} WITH METADATA { source: \"spec\", author: \"spec\" }")
+      local needed, why, m, how = sleep.check(nx(), { now = NOW, until_needed = true })
+      assert.is_true(needed)
+      assert.same({ "Unsorted 25 > 20" }, why)
+      assert.same({ "counted", 25 }, { how, m.unsorted })
+      assert.is_nil(m.orphans) -- not counted: the answer was known
+      needed, why, m = sleep.check(nx(), { now = NOW })
+      assert.is_true(needed)
+      assert.same({ "Unsorted 25 > 20", "orphans 12 > 10" }, why)
+      assert.equal(12, m.orphans)
+    end)
+
     it("counts the trigger's metrics in the store as the graph measures them, without what others own", function()
       local assess = require "kip.sleep.phases.assess"
       local cycle = require "kip.sleep.cycle"

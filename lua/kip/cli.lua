@@ -881,6 +881,7 @@ function commands.sleep()
     return needed and 0 or 3
   end
   if if_needed then
+    opts.until_needed = true -- whether, not how much: the first threshold crossed decides
     local ok, needed, why, _, how = pcall(sleep.check, nx, opts)
     if not ok then nx:close() die("sleep: %s", tostring(needed)) end
     if not needed then

@@ -202,16 +202,21 @@ end
 --- the health metrics now, and whether the threshold trigger fires: from
 --- the newest cycle's record when nothing changed since (milliseconds),
 --- else the trigger's four metrics counted by the store (assess.counts;
---- opts.measure: every metric, measured over the graph). The fourth result
---- says which ("recorded", "counted" or "measured").
+--- opts.until_needed: only until one crosses its threshold — what
+--- `kip sleep --if-needed` asks; opts.measure: every metric, measured over
+--- the graph). The fourth result says which ("recorded", "counted" or
+--- "measured").
 function M.check(nx, opts)
   opts = opts or {}
   local assess = require "kip.sleep.phases.assess"
   local c = cycle.new(nx, opts)
-  local m, how = recorded_metrics(c), "recorded"
+  local m, how, early = recorded_metrics(c), "recorded", false
   if not m and opts.measure then m, how = assess.metrics(c, require("kip.sleep.snapshot").take(c)), "measured"
-  elseif not m then m, how = assess.counts(c), "counted" end
-  local needed, why = assess.needed(m)
+  elseif not m then
+    m, early = assess.counts(c, opts.until_needed)
+    how = "counted"
+  end
+  local needed, why = assess.needed(m, early)
   return needed, why, m, how
 end
 

@@ -76,7 +76,11 @@ end
 --- definitions as M.metrics: not what another subsystem owns; an orphan
 --- is a concept other than a Domain, a definition, $self or $system with
 --- no belongs_to_domain link.
-function M.counts(c)
+--- until_needed: stop at the first metric that crosses its threshold
+--- (cheapest first: Unsorted and pending SleepTasks are index lookups,
+--- orphans a probe per concept); the metrics not counted are absent and
+--- the second result is true when it stopped early
+function M.counts(c, until_needed)
   local owned = guards.owned(c.nx)
   local not_owned = guards.kql_not_owned(owned, "?n")
   -- query q (its %s: not_owned) counted
@@ -84,30 +88,38 @@ function M.counts(c)
     local r = c:read(q:format(not_owned), params)
     return tonumber(type(r) == "table" and r[1] or r) or 0
   end
-  local m = { orphans = 0 }
-  for _, t in ipairs(c:read('FIND(?t.name) WHERE { ?t {type: "$ConceptType"} } LIMIT 100000')) do
-    if t ~= "Domain" and t:byte(1) ~= 36 and not owned.types[t] then
-      m.orphans = m.orphans + count([[FIND(COUNT(?n)) WHERE { ?n {type: :t} NOT { (?n, "belongs_to_domain", ?d) } %s
-        FILTER(?n.type != "Person" || (?n.name != "$self" && ?n.name != "$system")) }]], { t = t })
-    end
-  end
+  local m = {}
+  local function done() return until_needed and (M.needed(m)) end
   m.unsorted = count([[FIND(COUNT(?l)) WHERE { ?l (?n, "belongs_to_domain", {type: "Domain", name: "Unsorted"}) %s }]])
+  if done() then return m, true end
+  m.pending_sleep_tasks = owned.types.SleepTask and 0 or count([[FIND(COUNT(?n)) WHERE { ?n {type: "SleepTask"}
+    FILTER(?n.attributes.status == "pending") %s }]])
+  if done() then return m, true end
   m.stale_events = owned.types.Event and 0 or count([[FIND(COUNT(?n)) WHERE { ?n {type: "Event"}
     FILTER(?n.attributes.start_time < :cutoff)
     FILTER(IS_NULL(?n.attributes.consolidation_status) || ?n.attributes.consolidation_status == "pending")
     NOT { (?n, "consolidated_to", ?x) } %s }]], { cutoff = c.cutoff })
-  m.pending_sleep_tasks = owned.types.SleepTask and 0 or count([[FIND(COUNT(?n)) WHERE { ?n {type: "SleepTask"}
-    FILTER(?n.attributes.status == "pending") %s }]])
+  if done() then return m, true end
+  m.orphans = 0
+  for _, t in ipairs(c:read('FIND(?t.name) WHERE { ?t {type: "$ConceptType"} } LIMIT 100000')) do
+    if t ~= "Domain" and t:byte(1) ~= 36 and not owned.types[t] then
+      m.orphans = m.orphans + count([[FIND(COUNT(?n)) WHERE { ?n {type: :t} NOT { (?n, "belongs_to_domain", ?d) } %s
+        FILTER(?n.type != "Person" || (?n.name != "$self" && ?n.name != "$system")) }]], { t = t })
+      if done() then return m, true end
+    end
+  end
   return m
 end
 
 --- does the nexus need a cycle (the guide's threshold trigger)?
-function M.needed(m)
+--- metrics not counted (absent) cross nothing; `partial`: the orphans
+--- counted so far are a lower bound ("at least")
+function M.needed(m, partial)
   local why = {}
-  if m.unsorted > 20 then why[#why + 1] = ("Unsorted %d > 20"):format(m.unsorted) end
-  if m.orphans > 10 then why[#why + 1] = ("orphans %d > 10"):format(m.orphans) end
-  if m.stale_events > 30 then why[#why + 1] = ("stale Events %d > 30"):format(m.stale_events) end
-  if m.pending_sleep_tasks >= 10 then why[#why + 1] = ("pending SleepTasks %d >= 10"):format(m.pending_sleep_tasks) end
+  if (m.unsorted or 0) > 20 then why[#why + 1] = ("Unsorted %d > 20"):format(m.unsorted) end
+  if (m.orphans or 0) > 10 then why[#why + 1] = ("orphans %s%d > 10"):format(partial and "at least " or "", m.orphans) end
+  if (m.stale_events or 0) > 30 then why[#why + 1] = ("stale Events %d > 30"):format(m.stale_events) end
+  if (m.pending_sleep_tasks or 0) >= 10 then why[#why + 1] = ("pending SleepTasks %d >= 10"):format(m.pending_sleep_tasks) end
   return #why > 0, why
 end
 
