@@ -43,7 +43,11 @@ int kip_store_errcode(kip_nexus *nx);
 /* a statement was interrupted (the code kip_store_error maps to KIP_4001/4002) */
 int kip_store_interrupt_code(void);
 
-#define KIP_SCHEMA_VERSION 8
+#define KIP_SCHEMA_VERSION 9
+/* search-index segment merging (search_sync.c): every 4th indexing write,
+** or one that indexed this many documents, merges at most 4 × this many
+** pages plus one per document indexed since */
+#define KIP_MERGE_PAGES 64
 /* a connection's page cache (kip_open_options.cache_mb), MiB */
 #define KIP_DEFAULT_CACHE_MB 32
 #define KIP_MAX_CACHE_MB 65536
@@ -53,7 +57,7 @@ enum {
   ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_SEARCH_PENDING,
   ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_UNINDEX_WORD, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
   ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_MARK_FRESH, ST_CONCEPT_OF, ST_DATA_VERSION, ST_BEGIN_READ,
-  ST_END_READ, ST_COUNT
+  ST_END_READ, ST_SEARCH_MERGE_WORD, ST_SEARCH_MERGE_TRIGRAM, ST_COUNT
 };
 
 /* The governance scope of a request (policy RESTRICT constraints): every
@@ -101,7 +105,9 @@ struct kip_nexus {
   ** version is `defined_version` (kip_store_is_defined) */
   char *defined[64];
   unsigned defined_version;
-  int64_t tx_changes0;           /* sqlite3_total_changes64 when the outer write transaction began */
+  int64_t tx_changes0;
+  unsigned search_writes;        /* writes that indexed something (search_sync.c: every 4th merges) */
+  int64_t merge_documents;       /* documents they indexed since the last merge */           /* sqlite3_total_changes64 when the outer write transaction began */
   int tx_upkeep;                 /* the open transaction is storage upkeep (kip_tx_commit_upkeep) */
   int privileged;                /* bootstrap: protected-core writes allowed */
   int readonly_file;             /* opened read-only */

@@ -119,9 +119,15 @@
     "CREATE TABLE kip_guard_log(seq INTEGER PRIMARY KEY, at TEXT NOT NULL, op TEXT NOT NULL, element TEXT,\n" \
     "  kind TEXT NOT NULL, owner TEXT NOT NULL, reason TEXT NOT NULL);\n"
 
+/* v9: the search indexes merge no segments by themselves (FTS5
+** automerge 0): each write merges a bounded share (search_sync.c) */
+#define SCHEMA_V9 \
+    "INSERT INTO search_word(search_word, rank) VALUES('automerge', 0);\n" \
+    "INSERT INTO search_trigram(search_trigram, rank) VALUES('automerge', 0);\n"
+
 /* migrations[i] brings user_version i to i+1 */
-static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4,
-                                         SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8};
+static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5,
+                                         SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9};
 
 static int user_version(kip_nexus *nx, int *v) {
   sqlite3_stmt *st;
