@@ -105,7 +105,8 @@ with its own clock when run again.
                  events duplicates contradictions decay domains ttl finalize
   --if-needed    run only when a health threshold is crossed (Unsorted > 20,
                  orphans > 10, stale Events > 30, pending SleepTasks >= 10);
-                 when nothing changed since the last cycle its record decides
+                 when nothing changed since the last cycle its record decides,
+                 else the store counts, cheapest first, until one is crossed
   --check        say whether a cycle is needed and why (the metrics with
                  --json), change nothing; exit 0 needed, 3 not needed. When the
                  memory changed since the last cycle the store counts the four
