@@ -27,6 +27,8 @@ add_test(NAME e2e_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_cli.sh ${CMAKE_BINAR
 # MCP server driven by a scripted client
 find_program(PYTHON3_FOR_E2E python3)
 if(PYTHON3_FOR_E2E)
+  # the core's include layering (docs/architecture.md), and that its header list is true
+  add_test(NAME check_layers COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/scripts/check-layers)
   add_test(NAME e2e_mcp COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_mcp.py ${CMAKE_BINARY_DIR}/kip)
   # the REPL on a pseudo-terminal (readline, completion, history)
   add_test(NAME e2e_repl COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_repl.py ${CMAKE_BINARY_DIR}/kip)
