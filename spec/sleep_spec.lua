@@ -47,6 +47,17 @@ local function write(nx, cmd, params)
   return r
 end
 
+-- UPSERT clauses of n Notes "<prefix> 1".."<prefix> n", in Unsorted when
+-- `inbox`, else in no Domain
+local function notes(prefix, n, inbox)
+  local parts = {}
+  for i = 1, n do
+    parts[i] = ('CONCEPT ?%s%d { {type: "Note", name: "%s %d"} %s }'):format(prefix:sub(1, 1), i, prefix, i, inbox
+      and 'SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) }' or "")
+  end
+  return table.concat(parts, "\n")
+end
+
 describe("sleep cycle", function()
   local nx = H.fresh_nexus(before_each, after_each, { embedder = false })
   before_each(function() write(nx(), SCHEMA) end)
@@ -437,12 +448,8 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
     end)
 
     it("--if-needed counts only until a threshold is crossed, cheapest metric first", function()
-      local parts = {}
-      for i = 1, 25 do
-        parts[#parts + 1] = ('CONCEPT ?n%d { {type: "Note", name: "inbox %d"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } }'):format(i, i)
-      end
-      for i = 1, 12 do parts[#parts + 1] = ('CONCEPT ?o%d { {type: "Note", name: "lost %d"} }'):format(i, i) end
-      write(nx(), "UPSERT {\n" .. table.concat(parts, "\n") .. "\n} WITH METADATA { source: \"spec\", author: \"spec\" }")
+      write(nx(), "UPSERT {\n" .. notes("inbox", 25, true) .. "\n" .. notes("lost", 12) ..
+        '\n} WITH METADATA { source: "spec", author: "spec" }')
       local needed, why, m, how = sleep.check(nx(), { now = NOW, until_needed = true })
       assert.is_true(needed)
       assert.same({ "Unsorted 25 > 20" }, why)
@@ -514,11 +521,7 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
     end)
 
     it("groups flags of one kind and keeps every item: the record, its pages, the groups", function()
-      local parts = {}
-      for i = 1, 30 do
-        parts[#parts + 1] = ('CONCEPT ?n%d { {type: "Note", name: "scrap %d"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Unsorted"}) } }'):format(i, i)
-      end
-      write(nx(), "UPSERT { " .. table.concat(parts, " ") .. ' } WITH METADATA { source: "spec", author: "spec" }')
+      write(nx(), "UPSERT { " .. notes("scrap", 30, true) .. ' } WITH METADATA { source: "spec", author: "spec" }')
       -- (a write budget of 1: finalization, which writes the record and its pages, is never cut short)
       local report = run(nx(), { phases = { "unsorted", "finalize" }, params = { report_flags = 10, phase_writes = 1 } })
       local g = report.flag_groups[1]

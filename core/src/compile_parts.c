@@ -183,14 +183,6 @@ static int clause_names(const ast_where *w, const char **out, int cap) {
   return w->kind == W_PROP ? prop_names(w->prop, out, 0, cap) : 0;
 }
 
-/* a clause anchored by itself: a name or an id in it */
-static int clause_anchored(const ast_where *w) {
-  if (w->kind == W_CONCEPT) return concept_anchored(w->concept);
-  parts P = {{0}, {0}, 0, 0};
-  int first = -1;
-  return w->kind == W_PROP && prop_vars(&P, w->prop, &first);
-}
-
 #define CLAUSE_VARS 16
 
 void kql_plan_order(const ast_group *g, frame *F, int *order, const char ***reached) {
@@ -201,26 +193,28 @@ void kql_plan_order(const ast_group *g, frame *F, int *order, const char ***reac
   int root_anchored[MAX_VARS] = {0}, bound[MAX_VARS] = {0};
   int *picked = calloc((size_t)g->n * 2, sizeof *picked);
   if (!picked) return;
-  int *anchor_var = picked + g->n; /* a variable of each anchored clause, or -1 */
+  int *anchored = picked + g->n; /* each clause anchored by itself: a name or an id in it */
   /* the parts, joined by the clauses only (a FILTER comparing two variables
   ** gives no index path from one to the other); a part is anchored by a
   ** name, an id or a variable bound before the group */
   for (int i = 0; i < g->n; i++) {
     const ast_where *w = g->items[i];
-    const char *names[CLAUSE_VARS];
-    int n = clause_names(w, names, CLAUSE_VARS), first = -1, anchored = clause_anchored(w);
-    for (int k = 0; k < n; k++) {
-      int v = var_index(&P, names[k]);
-      attach(&P, &first, v);
-      if (v >= 0 && bound_before(F, names[k])) anchored = bound[v] = 1;
+    int first = -1;
+    if (w->kind == W_CONCEPT) {
+      first = var_index(&P, w->concept->var);
+      anchored[i] = concept_anchored(w->concept);
+    } else if (w->kind == W_PROP) {
+      anchored[i] = prop_vars(&P, w->prop, &first);
     }
-    anchor_var[i] = anchored ? first : -1;
+    if (anchored[i] && first >= 0) root_anchored[first] = 1; /* resolved to its root below */
   }
-  for (int i = 0; i < g->n; i++)
-    if (anchor_var[i] >= 0) root_anchored[find(&P, anchor_var[i])] = 1;
   if (P.overflow) {
     free(picked);
     return;
+  }
+  for (int v = 0; v < P.nvars; v++) {
+    if (root_anchored[v]) root_anchored[find(&P, v)] = 1;
+    if ((bound[v] = bound_before(F, P.names[v]))) root_anchored[find(&P, v)] = 1;
   }
   for (int v = 0; v < P.nvars; v++) root_anchored[v] = root_anchored[find(&P, v)];
   /* the order: within each run of clauses between OPTIONAL, NOT and UNION
@@ -241,7 +235,7 @@ void kql_plan_order(const ast_group *g, frame *F, int *order, const char ***reac
         const char *names[CLAUSE_VARS];
         int n = clause_names(w, names, CLAUSE_VARS), touches = 0;
         for (int k = 0; k < n; k++) touches |= bound[var_index(&P, names[k])];
-        int rank = w->kind == W_FILTER ? 0 : clause_anchored(w) ? 0 : touches ? 1 : 2;
+        int rank = w->kind == W_FILTER || anchored[i] ? 0 : touches ? 1 : 2;
         if (rank < best_rank) best = i, best_rank = rank;
       }
       picked[best] = 1;

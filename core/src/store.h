@@ -105,9 +105,9 @@ struct kip_nexus {
   ** version is `defined_version` (kip_store_is_defined) */
   char *defined[64];
   unsigned defined_version;
-  int64_t tx_changes0;
+  int64_t tx_changes0;           /* sqlite3_total_changes64 when the outer write transaction began */
   unsigned search_writes;        /* writes that indexed something (search_sync.c: every 4th merges) */
-  int64_t merge_documents;       /* documents they indexed since the last merge */           /* sqlite3_total_changes64 when the outer write transaction began */
+  int64_t merge_documents;       /* documents they indexed since the last merge */
   int tx_upkeep;                 /* the open transaction is storage upkeep (kip_tx_commit_upkeep) */
   int privileged;                /* bootstrap: protected-core writes allowed */
   int readonly_file;             /* opened read-only */
