@@ -1,6 +1,8 @@
 /*
 ** ast_json.c — renders the parsed AST as JSON (used by `kip parse` and by
 ** tooling). Every node carries its source position as "at": [line, column].
+** kip_parsed_json: a command parsed and rendered by a caller-chosen writer
+** (the AST here, the policy view in request_describe.c), or its error.
 */
 #include "kipint.h"
 
@@ -299,4 +301,39 @@ void kip_ast_write(kip_buf *b, const ast_command *cmd) {
     w_stmt(b, cmd->stmts[i]);
   }
   kip_buf_printf(b, "],\"kml\":%s}", cmd->is_kml ? "true" : "false");
+}
+
+/* Parse a command with its parameters (JSON object text or NULL) and
+** return {"result": <render(cmd)>} or {"error": {...}}: the shape of
+** kip_parse_json and kip_describe_json. */
+char *kip_parsed_json(const char *command, size_t len, const char *params_json,
+                      void (*render)(kip_buf *b, const ast_command *cmd, const json_t *params)) {
+  kip_error err;
+  kip_err_clear(&err);
+  kip_buf b;
+  kip_buf_init(&b);
+  json_t *params = NULL;
+  if (params_json && *params_json) {
+    params = kip_json_parse(params_json, strlen(params_json), &err);
+    if (params && !json_is_object(params))
+      kip_err(&err, KIP_E_SYNTAX, NULL, "parameters must be a JSON object");
+  }
+  if (!err.code) {
+    kip_arena a;
+    kip_arena_init(&a);
+    ast_command *cmd = kip_parse(&a, command, len, params, &err);
+    if (cmd) {
+      kip_buf_adds(&b, "{\"result\":");
+      render(&b, cmd, params);
+      kip_buf_addc(&b, '}');
+    }
+    kip_arena_free(&a);
+  }
+  if (err.code) {
+    kip_buf_adds(&b, "{\"error\":");
+    kip_json_write_error(&b, &err);
+    kip_buf_addc(&b, '}');
+  }
+  json_decref(params);
+  return kip_buf_detach(&b);
 }

@@ -7,7 +7,7 @@
 **   bounded BFS in C, hops.c); OPTIONAL -> LEFT JOIN of a subquery; NOT ->
 **   NOT EXISTS (correlated, private inner variables); UNION -> a compound
 **   SELECT padded with NULL; FILTER -> WHERE using the SQL functions of
-**   sqlfunc.c. FILTERs apply at the end of their segment (the items between
+**   store_sqlfunc.c. FILTERs apply at the end of their segment (the items between
 **   UNIONs); NOT sees only the variables bound before it.
 ** docs/query-compiler.md documents the mapping with worked examples.
 */

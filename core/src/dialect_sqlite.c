@@ -5,7 +5,7 @@
 ** function kip_visible(id) — kip_in_scope (scope.c) inside compiled queries,
 ** used on rows that may be links whose own endpoints the query does not
 ** join (endpoint rows, links bound by id). The value functions compiled
-** queries call (kip_attr, kip_cmp, kip_in …) are the store's (sqlfunc.c).
+** queries call (kip_attr, kip_cmp, kip_in …) are the store's (store_sqlfunc.c).
 */
 #include "compile.h"
 #include "store_sqlite.h"

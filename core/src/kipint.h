@@ -318,7 +318,7 @@ ast_command *kip_parse(kip_arena *a, const char *text, size_t len, const json_t 
 ** (the eligibility scope). NULL on error. */
 ast_expr *kip_parse_scope_expr(kip_arena *a, const char *text, size_t len, const json_t *params, const char *var,
                                kip_error *err);
-/* nexus.c: parse a command and render {"result": render(cmd)} or {"error"} */
+/* ast_json.c: parse a command and render {"result": render(cmd)} or {"error"} */
 char *kip_parsed_json(const char *command, size_t len, const char *params_json,
                       void (*render)(kip_buf *b, const ast_command *cmd, const json_t *params));
 /* request_describe.c: the description policies see (kip_describe_json's

@@ -8,7 +8,6 @@
 ** back; UPSERT id arrays are empty) and readonly (KML refused, KIP_4004).
 ** kip_call_command runs one command the same way without the envelope.
 */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,16 +247,6 @@ static int run_command(kip_nexus *nx, int index, const char *text, size_t len, c
   free(replaced);
   kip_buf_free(&resp);
   return stop;
-}
-
-void kip_warn(kip_ctx *c, const char *fmt, ...) {
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (c->warnings.len) kip_buf_addc(&c->warnings, ',');
-  kip_buf_json_str(&c->warnings, msg, strlen(msg));
 }
 
 static int bad_request(kip_buf *out, const char *hint, const char *msg) {

@@ -1,7 +1,8 @@
 /*
 ** search.h — the SEARCH family (RC11 §5.2): candidate generation and scoring
 ** shared by exec_search.c (the executor: modes, fusion, rendering),
-** search_keyword.c (FTS5 word + trigram indexes, BM25 via search_rank.c),
+** search_hits.c (hit lists, the eligibility filter), search_keyword.c (FTS5
+** word + trigram indexes, BM25 via store_search_rank.c),
 ** search_vector.c (the vector index and its maintenance) and embed_local.c
 ** (the built-in word-vector embedder). docs/search.md.
 */
@@ -25,6 +26,7 @@ typedef struct search_hits {
 
 void search_hits_push(search_hits *h, int64_t id, double score, double raw);
 void search_hits_sort(search_hits *h); /* by score desc, raw desc, id */
+void search_hits_sort_by_id(search_hits *h); /* by id (to merge lists) */
 void search_hits_dedup(search_hits *h); /* one hit per id, keeping the best; sorted after */
 
 /* the request's eligibility: kind (concept/proposition), WITH TYPE and the

@@ -9,7 +9,7 @@
 ** ranked by kip_rank() — BM25F with the name column above the heading
 ** column (aliases, title, keywords, tags) above the body, normalised to
 ** [0,1], and without index-wide statistics under a governance scope
-** (search_rank.c). A query of one word also matches as a prefix. The whole
+** (store_search_rank.c). A query of one word also matches as a prefix. The whole
 ** text is also looked up as a substring in the trigram index (partial words,
 ** scripts without spaces) and, when it is shorter than a trigram, by a
 ** bounded scan. Exact name matches score 1.0 and exact aliases 0.95, so a

@@ -96,7 +96,7 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_DATA_VERSION] = "PRAGMA data_version",
     [ST_BEGIN_READ] = "BEGIN",
     [ST_END_READ] = "COMMIT",
-    /* segment merging: at most ?1 pages (search_sync.c) */
+    /* segment merging: at most ?1 pages (store_search_sync.c) */
     [ST_SEARCH_MERGE_WORD] = "INSERT INTO search_word(search_word, rank) VALUES('merge', ?1)",
     [ST_SEARCH_MERGE_TRIGRAM] = "INSERT INTO search_trigram(search_trigram, rank) VALUES('merge', ?1)",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
@@ -153,7 +153,7 @@ static int open_readonly(kip_nexus *nx, const char *path) {
 
 /* SQLite keeps process-wide memory statistics unless told otherwise: every
 ** allocation of every connection then takes one global mutex, which a bulk
-** load's two threads (search_build.c) fight over — measured: the writer
+** load's two threads (store_search_build.c) fight over — measured: the writer
 ** a third slower, the indexing thread a quarter. kipnexus turns them off
 ** when it is the first to use SQLite in the process (sqlite3_config is
 ** refused once SQLite is initialized); a host that needs

@@ -44,7 +44,7 @@ int kip_store_errcode(kip_nexus *nx);
 int kip_store_interrupt_code(void);
 
 #define KIP_SCHEMA_VERSION 9
-/* search-index segment merging (search_sync.c): every 4th indexing write,
+/* search-index segment merging (store_search_sync.c): every 4th indexing write,
 ** or one that indexed this many documents, merges at most 4 × this many
 ** pages plus one per document indexed since */
 #define KIP_MERGE_PAGES 64
@@ -106,13 +106,13 @@ struct kip_nexus {
   char *defined[64];
   unsigned defined_version;
   int64_t tx_changes0;           /* sqlite3_total_changes64 when the outer write transaction began */
-  unsigned search_writes;        /* writes that indexed something (search_sync.c: every 4th merges) */
+  unsigned search_writes;        /* writes that indexed something (store_search_sync.c: every 4th merges) */
   int64_t merge_documents;       /* documents they indexed since the last merge */
   int tx_upkeep;                 /* the open transaction is storage upkeep (kip_tx_commit_upkeep) */
   int privileged;                /* bootstrap: protected-core writes allowed */
   int readonly_file;             /* opened read-only */
   int readonly_fallback;         /* read-only because the file or its directory is not writable */
-  struct kip_regex_cache *regex; /* compiled PCRE2 patterns (sqlfunc.c) */
+  struct kip_regex_cache *regex; /* compiled PCRE2 patterns (store_sqlfunc.c) */
   struct kip_stmt_slot *stmt_cache; /* prepared statements by SQL text (kip_prepare) */
   uint64_t stmt_clock;
   int64_t id_next;               /* next id of the transaction's run (store_ids.c) */
@@ -126,8 +126,8 @@ struct kip_nexus {
   int concept_memo_stale;        /* a rollback or another command came since: drop it before use */
   kip_arena load_arena;          /* a bulk load's commands are parsed into it (request.c), reset between them */
   int load_arena_busy;           /* a command parsed into it is running */
-  struct kip_index_builder *index_builder; /* a bulk load's SEARCH index being built beside it (search_build.c) */
-  int64_t indexed_beside;        /* elements the last adopted build indexed (search_build.c) */
+  struct kip_index_builder *index_builder; /* a bulk load's SEARCH index being built beside it (store_search_build.c) */
+  int64_t indexed_beside;        /* elements the last adopted build indexed (store_search_build.c) */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
   const struct kip_dialect *dialect; /* the SQL the compiler emits for this store (compile.h) */
@@ -155,7 +155,7 @@ struct kip_nexus {
 struct sqlite3 *kip_store_db(kip_nexus *nx);
 
 /* the statements that (re)index the elements listed in table `from`
-** (search_sync.c, and the persistent statements of store.c) */
+** (store_search_sync.c, and the persistent statements of store.c) */
 /* driven from that list by construction (CROSS JOIN), never a scan of `element` */
 /* only elements that may be in the index are looked up to unindex: not the
 ** fresh ones (created since the last sync, store.c kip_store_mark_fresh),
@@ -172,7 +172,7 @@ struct sqlite3 *kip_store_db(kip_nexus *nx);
 /* (the endpoint names joined, not looked up by subqueries: a bulk pass
 ** indexes hundreds of thousands of propositions). The rows come from
 ** `rows`, which names the element `e` (of table `elements`); the index
-** builder (search_build.c) fills its own copy of the index with the same
+** builder (store_search_build.c) fills its own copy of the index with the same
 ** text, so the two statements are written once, here. */
 #define INDEX_WORD_ROWS_SQL(into, rows, elements)                                                           \
   "INSERT INTO " into "(rowid, name, heading, body) SELECT e.id, " KIP_SEARCH_NAME_SQL ", "                 \
@@ -336,12 +336,12 @@ int kip_parse_id(const char *s, int64_t *id, int *is_prop);
 enum { PROT_NONE = 0, PROT_CORE = 1, PROT_ACTOR = 2 };
 int kip_protection(const char *type, const char *name);
 
-/* sqlfunc.c: register KIP value semantics as SQL functions */
+/* store_sqlfunc.c: register KIP value semantics as SQL functions */
 int kip_register_sql_functions(kip_nexus *nx);
-/* sqlfunc.c: kip_search_text alone, on another connection (search_build.c) */
+/* store_sqlfunc.c: kip_search_text alone, on another connection (store_search_build.c) */
 int kip_register_search_text(struct sqlite3 *db);
 
-/* search_build.c: a bulk load's SEARCH index built on a second thread.
+/* store_search_build.c: a bulk load's SEARCH index built on a second thread.
 ** start: a bulk command deferred the element indexes (request.c); record:
 ** a run of new ids of the running transaction (kip_store_mark_fresh);
 ** publish / discard: at its commit / rollback; check: at each further bulk
@@ -358,7 +358,7 @@ void kip_index_builder_invalidate(kip_nexus *nx);
 void kip_index_builder_close_queue(kip_nexus *nx);
 int kip_index_builder_finish(kip_nexus *nx, kip_error *err);
 void kip_index_builder_abandon(kip_nexus *nx);
-/* search_rank.c: the FTS5 ranking function kip_rank() of keyword SEARCH */
+/* store_search_rank.c: the FTS5 ranking function kip_rank() of keyword SEARCH */
 int kip_register_rank_function(struct sqlite3 *db);
 void kip_free_sql_state(kip_nexus *nx);
 

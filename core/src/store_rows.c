@@ -23,7 +23,7 @@ int kip_bind_null(kip_stmt *st, int i) { return sqlite3_bind_null(SQ(st), i); }
 int kip_bind_text(kip_stmt *st, int i, const char *s, int n, int copy) {
   return sqlite3_bind_text(SQ(st), i, s, n, copy ? SQLITE_TRANSIENT : SQLITE_STATIC);
 }
-/* JSON values travel as BLOBs: the SQL functions tell them from strings (sqlfunc.c) */
+/* JSON values travel as BLOBs: the SQL functions tell them from strings (store_sqlfunc.c) */
 int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n) { return sqlite3_bind_blob(SQ(st), i, s, n, free); }
 int kip_store_errcode(kip_nexus *nx) { return sqlite3_errcode(nx->db); }
 int kip_store_interrupt_code(void) { return SQLITE_INTERRUPT; }

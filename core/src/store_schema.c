@@ -120,7 +120,7 @@
     "  kind TEXT NOT NULL, owner TEXT NOT NULL, reason TEXT NOT NULL);\n"
 
 /* v9: the search indexes merge no segments by themselves (FTS5
-** automerge 0): each write merges a bounded share (search_sync.c) */
+** automerge 0): each write merges a bounded share (store_search_sync.c) */
 #define SCHEMA_V9 \
     "INSERT INTO search_word(search_word, rank) VALUES('automerge', 0);\n" \
     "INSERT INTO search_trigram(search_trigram, rank) VALUES('automerge', 0);\n"

@@ -1,7 +1,7 @@
 /*
 ** store_sqlite.h — the SQLite side of the storage seam (store.h): included
-** only by the SQLite store (store*.c, sqlfunc.c, search_rank.c,
-** search_sync.c, embed_*.c) and the SQLite dialect (dialect_sqlite*.c).
+** only by the SQLite store (store*.c, store_sqlfunc.c, store_search_rank.c,
+** store_search_sync.c, embed_*.c) and the SQLite dialect (dialect_sqlite*.c).
 ** A kip_stmt is an sqlite3_stmt; SQ() and KS() convert.
 */
 #ifndef KIP_STORE_SQLITE_H

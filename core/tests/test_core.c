@@ -1021,7 +1021,7 @@ static void test_deferred_indexes(void) {
   remove_db(path);
 }
 
-/* a bulk load's SEARCH index built on a second thread (search_build.c):
+/* a bulk load's SEARCH index built on a second thread (store_search_build.c):
 ** whichever way the load ends, every element has exactly its current text
 ** in both indexes, and the build is used only when nothing else changed
 ** the index meanwhile */

@@ -1,5 +1,5 @@
 /*
-** search_build.c — a bulk load's SEARCH index, built on a second thread.
+** store_search_build.c — a bulk load's SEARCH index, built on a second thread.
 **
 ** A bulk load (kip import, kip restore: UPSERT commands sent with
 ** defer_index) into a (nearly) empty nexus writes its elements on the
@@ -23,7 +23,7 @@
 ** index meanwhile) leaves the load to the ordinary pass. An element the
 ** load changed after the builder read it (its version differs) stays
 ** dirty and is indexed again by that pass. Not started for in-memory
-** nexuses nor outside WAL mode. Part of the store layer (search_sync.c
+** nexuses nor outside WAL mode. Part of the store layer (store_search_sync.c
 ** keeps the index in step otherwise).
 */
 #include <pthread.h>

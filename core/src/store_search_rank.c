@@ -1,5 +1,5 @@
 /*
-** search_rank.c — the keyword score of SEARCH (RC11 §5.2.1 "keyword", the
+** store_search_rank.c — the keyword score of SEARCH (RC11 §5.2.1 "keyword", the
 ** `_score` scale of §5.2.2): an FTS5 auxiliary function
 **
 **     kip_rank(search_word, w_name, w_heading, w_body, private) -> [0, 1]

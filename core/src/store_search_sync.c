@@ -1,5 +1,5 @@
 /*
-** search_sync.c — keeping the SEARCH indexes in the writer's transaction:
+** store_search_sync.c — keeping the SEARCH indexes in the writer's transaction:
 ** before every commit the elements recorded in search_dirty are re-indexed
 ** with one statement per index (FTS5 word and trigram) and their vectors
 ** written or queued (store_vectors.c); bulk loads defer it and index in
@@ -87,7 +87,7 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
   if (nx->readonly_file) return 0;
   nx->indexed_beside = 0;
   if (kip_store_end_bulk(nx, err)) return err->code; /* the end of a bulk load */
-  /* what an index builder indexed beside the load counts as done (search_build.c) */
+  /* what an index builder indexed beside the load counts as done (store_search_build.c) */
   int64_t beside = nx->indexed_beside;
   int64_t total = kip_store_count(nx, "SELECT count(*) FROM search_dirty"), done = 0;
   if (total < 0) return kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting unindexed elements");

@@ -1,5 +1,5 @@
 /*
-** sqlfunc.c — KIP value semantics as SQL functions registered on every
+** store_sqlfunc.c — KIP value semantics as SQL functions registered on every
 ** connection. Compiled KQL runs inside SQLite and calls these:
 **
 **   kip_attr(json, key)   typed value of a top-level key ("kv"): NULL for
