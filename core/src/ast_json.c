@@ -159,138 +159,146 @@ static void w_assigns(kip_buf *b, const char *k, const ast_assign *as, int n) {
   kip_buf_addc(b, '}');
 }
 
+/* each statement kind's fields (statements.h) */
+static void write_find(kip_buf *b, const ast_stmt *s) {
+  const ast_find *f = &s->u.find;
+  kip_buf_adds(b, ",\"find\":[");
+  for (int i = 0; i < f->nproj; i++) {
+    if (i) kip_buf_addc(b, ',');
+    w_expr(b, f->proj[i]);
+  }
+  kip_buf_adds(b, "],\"where\":");
+  w_group(b, f->where);
+  if (f->norder) {
+    kip_buf_adds(b, ",\"order_by\":[");
+    for (int i = 0; i < f->norder; i++) {
+      if (i) kip_buf_addc(b, ',');
+      kip_buf_adds(b, "{\"expr\":");
+      w_expr(b, f->order[i].expr);
+      kip_buf_printf(b, ",\"desc\":%s}", f->order[i].desc ? "true" : "false");
+    }
+    kip_buf_addc(b, ']');
+  }
+  w_limit(b, f->limit, f->cursor);
+}
+
+static void write_upsert(kip_buf *b, const ast_stmt *s) {
+  const ast_upsert *u = &s->u.upsert;
+  kip_buf_adds(b, ",\"blocks\":[");
+  for (int i = 0; i < u->n; i++) {
+    const ast_block *bl = u->blocks[i];
+    if (i) kip_buf_addc(b, ',');
+    kip_buf_addc(b, '{');
+    key(b, bl->kind == B_CONCEPT ? "concept" : "proposition");
+    if (bl->kind == B_CONCEPT) w_concept(b, bl->concept);
+    else w_prop(b, bl->prop);
+    if (bl->handle) { kip_buf_adds(b, ",\"handle\":"); str(b, bl->handle); }
+    if (bl->has_expect) kip_buf_printf(b, ",\"expect_version\":%lld", (long long)bl->expect);
+    if (bl->attrs) { kip_buf_adds(b, ",\"set_attributes\":"); kip_json_write(b, bl->attrs); }
+    if (bl->nprops) {
+      kip_buf_adds(b, ",\"set_propositions\":[");
+      for (int j = 0; j < bl->nprops; j++) {
+        if (j) kip_buf_addc(b, ',');
+        kip_buf_adds(b, "{\"predicate\":");
+        kip_json_write(b, bl->props[j].pred);
+        kip_buf_adds(b, ",\"target\":");
+        w_endpoint(b, &bl->props[j].target);
+        if (bl->props[j].meta) { kip_buf_adds(b, ",\"metadata\":"); kip_json_write(b, bl->props[j].meta); }
+        kip_buf_addc(b, '}');
+      }
+      kip_buf_addc(b, ']');
+    }
+    if (bl->meta) { kip_buf_adds(b, ",\"metadata\":"); kip_json_write(b, bl->meta); }
+    kip_buf_addc(b, '}');
+  }
+  kip_buf_addc(b, ']');
+  if (u->meta) { kip_buf_adds(b, ",\"metadata\":"); kip_json_write(b, u->meta); }
+}
+
+static void write_update(kip_buf *b, const ast_stmt *s) {
+  const ast_update *u = &s->u.update;
+  kip_buf_adds(b, ",\"target\":");
+  str(b, u->target);
+  if (u->has_attrs) w_assigns(b, "set_attributes", u->attrs, u->nattrs);
+  if (u->has_meta) w_assigns(b, "set_metadata", u->meta, u->nmeta);
+  kip_buf_adds(b, ",\"where\":");
+  w_group(b, u->where);
+  w_limit(b, u->limit, NULL);
+}
+
+static void write_merge(kip_buf *b, const ast_stmt *s) {
+  kip_buf_adds(b, ",\"source\":");
+  str(b, s->u.merge.source);
+  kip_buf_adds(b, ",\"target\":");
+  str(b, s->u.merge.target);
+  kip_buf_adds(b, ",\"where\":");
+  w_group(b, s->u.merge.where);
+}
+
+static void write_delete(kip_buf *b, const ast_stmt *s) {
+  static const char *what[] = {"", "ATTRIBUTES", "METADATA", "PROPOSITIONS", "CONCEPT"};
+  const ast_delete *d = &s->u.del;
+  kip_buf_adds(b, ",\"delete\":");
+  str(b, what[d->what]);
+  if (d->nkeys || d->what <= DEL_METADATA) {
+    kip_buf_adds(b, ",\"keys\":[");
+    for (int i = 0; i < d->nkeys; i++) {
+      if (i) kip_buf_addc(b, ',');
+      str(b, d->keys[i]);
+    }
+    kip_buf_addc(b, ']');
+  }
+  kip_buf_adds(b, ",\"target\":");
+  str(b, d->target);
+  kip_buf_adds(b, ",\"where\":");
+  w_group(b, d->where);
+}
+
+static void write_describe(kip_buf *b, const ast_stmt *s) {
+  static const char *what[] = {"", "PRIMER", "DOMAINS", "CONCEPT TYPES", "CONCEPT TYPE", "PROPOSITION TYPES",
+                               "PROPOSITION TYPE"};
+  kip_buf_adds(b, ",\"describe\":");
+  str(b, what[s->u.describe.what]);
+  if (s->u.describe.name) { kip_buf_adds(b, ",\"name\":"); kip_json_write(b, s->u.describe.name); }
+  w_limit(b, s->u.describe.limit, s->u.describe.cursor);
+}
+
+static void write_search(kip_buf *b, const ast_stmt *s) {
+  const ast_search *q = &s->u.search;
+  kip_buf_printf(b, ",\"search\":\"%s\",\"term\":", q->propositions ? "PROPOSITION" : "CONCEPT");
+  kip_json_write(b, q->term);
+  if (q->type) { kip_buf_adds(b, ",\"type\":"); kip_json_write(b, q->type); }
+  if (q->mode) { kip_buf_adds(b, ",\"mode\":"); kip_json_write(b, q->mode); }
+  if (q->has_threshold) {
+    json_t *t = json_real(q->threshold);
+    kip_buf_adds(b, ",\"threshold\":");
+    kip_json_write(b, t);
+    json_decref(t);
+  }
+  w_limit(b, q->limit, NULL);
+}
+
+static void write_export(kip_buf *b, const ast_stmt *s) {
+  kip_buf_adds(b, ",\"target\":");
+  str(b, s->u.exp.target);
+  kip_buf_adds(b, ",\"where\":");
+  w_group(b, s->u.exp.where);
+  w_limit(b, s->u.exp.limit, s->u.exp.cursor);
+}
+
+static void (*const writers[S_KINDS])(kip_buf *b, const ast_stmt *s) = {
+#define KIP_STMT_WRITE(K, kw, fn, m) [S_##K] = write_##fn,
+    KIP_STATEMENTS(KIP_STMT_WRITE)
+#undef KIP_STMT_WRITE
+};
+
 static void w_stmt(kip_buf *b, const ast_stmt *s) {
   kip_buf_addc(b, '{');
   key(b, "statement");
   str(b, kip_stmt_kind_name(s->kind));
   kip_buf_addc(b, ',');
   at(b, s->pos);
-  switch (s->kind) {
-    case S_FIND: {
-      const ast_find *f = &s->u.find;
-      kip_buf_adds(b, ",\"find\":[");
-      for (int i = 0; i < f->nproj; i++) {
-        if (i) kip_buf_addc(b, ',');
-        w_expr(b, f->proj[i]);
-      }
-      kip_buf_adds(b, "],\"where\":");
-      w_group(b, f->where);
-      if (f->norder) {
-        kip_buf_adds(b, ",\"order_by\":[");
-        for (int i = 0; i < f->norder; i++) {
-          if (i) kip_buf_addc(b, ',');
-          kip_buf_adds(b, "{\"expr\":");
-          w_expr(b, f->order[i].expr);
-          kip_buf_printf(b, ",\"desc\":%s}", f->order[i].desc ? "true" : "false");
-        }
-        kip_buf_addc(b, ']');
-      }
-      w_limit(b, f->limit, f->cursor);
-      break;
-    }
-    case S_UPSERT: {
-      const ast_upsert *u = &s->u.upsert;
-      kip_buf_adds(b, ",\"blocks\":[");
-      for (int i = 0; i < u->n; i++) {
-        const ast_block *bl = u->blocks[i];
-        if (i) kip_buf_addc(b, ',');
-        kip_buf_addc(b, '{');
-        key(b, bl->kind == B_CONCEPT ? "concept" : "proposition");
-        if (bl->kind == B_CONCEPT) w_concept(b, bl->concept);
-        else w_prop(b, bl->prop);
-        if (bl->handle) { kip_buf_adds(b, ",\"handle\":"); str(b, bl->handle); }
-        if (bl->has_expect) kip_buf_printf(b, ",\"expect_version\":%lld", (long long)bl->expect);
-        if (bl->attrs) { kip_buf_adds(b, ",\"set_attributes\":"); kip_json_write(b, bl->attrs); }
-        if (bl->nprops) {
-          kip_buf_adds(b, ",\"set_propositions\":[");
-          for (int j = 0; j < bl->nprops; j++) {
-            if (j) kip_buf_addc(b, ',');
-            kip_buf_adds(b, "{\"predicate\":");
-            kip_json_write(b, bl->props[j].pred);
-            kip_buf_adds(b, ",\"target\":");
-            w_endpoint(b, &bl->props[j].target);
-            if (bl->props[j].meta) { kip_buf_adds(b, ",\"metadata\":"); kip_json_write(b, bl->props[j].meta); }
-            kip_buf_addc(b, '}');
-          }
-          kip_buf_addc(b, ']');
-        }
-        if (bl->meta) { kip_buf_adds(b, ",\"metadata\":"); kip_json_write(b, bl->meta); }
-        kip_buf_addc(b, '}');
-      }
-      kip_buf_addc(b, ']');
-      if (u->meta) { kip_buf_adds(b, ",\"metadata\":"); kip_json_write(b, u->meta); }
-      break;
-    }
-    case S_UPDATE: {
-      const ast_update *u = &s->u.update;
-      kip_buf_adds(b, ",\"target\":");
-      str(b, u->target);
-      if (u->has_attrs) w_assigns(b, "set_attributes", u->attrs, u->nattrs);
-      if (u->has_meta) w_assigns(b, "set_metadata", u->meta, u->nmeta);
-      kip_buf_adds(b, ",\"where\":");
-      w_group(b, u->where);
-      w_limit(b, u->limit, NULL);
-      break;
-    }
-    case S_MERGE:
-      kip_buf_adds(b, ",\"source\":");
-      str(b, s->u.merge.source);
-      kip_buf_adds(b, ",\"target\":");
-      str(b, s->u.merge.target);
-      kip_buf_adds(b, ",\"where\":");
-      w_group(b, s->u.merge.where);
-      break;
-    case S_DELETE: {
-      static const char *what[] = {"", "ATTRIBUTES", "METADATA", "PROPOSITIONS", "CONCEPT"};
-      const ast_delete *d = &s->u.del;
-      kip_buf_adds(b, ",\"delete\":");
-      str(b, what[d->what]);
-      if (d->nkeys || d->what <= DEL_METADATA) {
-        kip_buf_adds(b, ",\"keys\":[");
-        for (int i = 0; i < d->nkeys; i++) {
-          if (i) kip_buf_addc(b, ',');
-          str(b, d->keys[i]);
-        }
-        kip_buf_addc(b, ']');
-      }
-      kip_buf_adds(b, ",\"target\":");
-      str(b, d->target);
-      kip_buf_adds(b, ",\"where\":");
-      w_group(b, d->where);
-      break;
-    }
-    case S_DESCRIBE: {
-      static const char *what[] = {"", "PRIMER", "DOMAINS", "CONCEPT TYPES", "CONCEPT TYPE", "PROPOSITION TYPES",
-                                   "PROPOSITION TYPE"};
-      kip_buf_adds(b, ",\"describe\":");
-      str(b, what[s->u.describe.what]);
-      if (s->u.describe.name) { kip_buf_adds(b, ",\"name\":"); kip_json_write(b, s->u.describe.name); }
-      w_limit(b, s->u.describe.limit, s->u.describe.cursor);
-      break;
-    }
-    case S_SEARCH: {
-      const ast_search *q = &s->u.search;
-      kip_buf_printf(b, ",\"search\":\"%s\",\"term\":", q->propositions ? "PROPOSITION" : "CONCEPT");
-      kip_json_write(b, q->term);
-      if (q->type) { kip_buf_adds(b, ",\"type\":"); kip_json_write(b, q->type); }
-      if (q->mode) { kip_buf_adds(b, ",\"mode\":"); kip_json_write(b, q->mode); }
-      if (q->has_threshold) {
-        json_t *t = json_real(q->threshold);
-        kip_buf_adds(b, ",\"threshold\":");
-        kip_json_write(b, t);
-        json_decref(t);
-      }
-      w_limit(b, q->limit, NULL);
-      break;
-    }
-    case S_EXPORT:
-      kip_buf_adds(b, ",\"target\":");
-      str(b, s->u.exp.target);
-      kip_buf_adds(b, ",\"where\":");
-      w_group(b, s->u.exp.where);
-      w_limit(b, s->u.exp.limit, s->u.exp.cursor);
-      break;
-  }
+  if (s->kind > S_NONE && s->kind < S_KINDS) writers[s->kind](b, s);
   kip_buf_addc(b, '}');
 }
 

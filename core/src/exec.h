@@ -20,16 +20,13 @@ typedef struct kip_ctx {
 ** "warnings" array next to "result" that clients may ignore) */
 void kip_warn(kip_ctx *c, const char *fmt, ...) KIP_PRINTF(2, 3);
 
-int kip_exec_upsert(kip_ctx *c, const ast_command *cmd);
+/* the executors: one per statement kind (statements.h), each runs the
+** command's statement (UPSERT: all of its statements) */
+#define KIP_STMT_EXEC(K, kw, fn, mutates) int kip_exec_##fn(kip_ctx *c, const ast_command *cmd);
+KIP_STATEMENTS(KIP_STMT_EXEC)
+#undef KIP_STMT_EXEC
 /* the concepts a bulk load's commands found or created (exec_upsert.c) */
 void kip_concept_memo_free(kip_nexus *nx);
-int kip_exec_find(kip_ctx *c, const ast_stmt *s);
-int kip_exec_update(kip_ctx *c, const ast_stmt *s);
-int kip_exec_merge(kip_ctx *c, const ast_stmt *s);
-int kip_exec_delete(kip_ctx *c, const ast_stmt *s);
-int kip_exec_describe(kip_ctx *c, const ast_stmt *s);
-int kip_exec_search(kip_ctx *c, const ast_stmt *s);
-int kip_exec_export(kip_ctx *c, const ast_stmt *s);
 
 /* exec_targets.c: the distinct ids ?target binds in a WHERE pattern, in id order
 ** (limit < 0: all), capped by the request's materialization budget. */

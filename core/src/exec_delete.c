@@ -94,7 +94,8 @@ static int delete_found_nothing(kip_ctx *c, const ast_delete *d) {
   return 0;
 }
 
-int kip_exec_delete(kip_ctx *c, const ast_stmt *s) {
+int kip_exec_delete(kip_ctx *c, const ast_command *cmd) {
+  const ast_stmt *s = cmd->stmts[0];
   const ast_delete *d = &s->u.del;
   if (d->what == DEL_METADATA)
     for (int i = 0; i < d->nkeys; i++)

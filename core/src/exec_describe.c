@@ -173,7 +173,8 @@ static int type_node(kip_ctx *c, const ast_describe *d, const char *meta) {
   return rc;
 }
 
-int kip_exec_describe(kip_ctx *c, const ast_stmt *s) {
+int kip_exec_describe(kip_ctx *c, const ast_command *cmd) {
+  const ast_stmt *s = cmd->stmts[0];
   const ast_describe *d = &s->u.describe;
   int64_t n;
   switch (d->what) {

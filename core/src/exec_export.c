@@ -332,7 +332,8 @@ static int write_block(kip_ctx *c, kip_buf *b, const kip_elem *e, const idmap *p
   return rc;
 }
 
-int kip_exec_export(kip_ctx *c, const ast_stmt *s) {
+int kip_exec_export(kip_ctx *c, const ast_command *cmd) {
+  const ast_stmt *s = cmd->stmts[0];
   const ast_export *x = &s->u.exp;
   export_query X;
   int64_t pos = 0, next = -1;

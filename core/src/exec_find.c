@@ -457,7 +457,8 @@ static void warn_missing_anchors(kip_ctx *c, const ast_group *where) {
   }
 }
 
-int kip_exec_find(kip_ctx *c, const ast_stmt *s) {
+int kip_exec_find(kip_ctx *c, const ast_command *cmd) {
+  const ast_stmt *s = cmd->stmts[0];
   const ast_find *f = &s->u.find;
   kip_arena a;
   kip_arena_init(&a);

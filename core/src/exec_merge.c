@@ -207,7 +207,8 @@ static void append_unique(json_t *arr, json_t *v) {
   json_array_append(arr, v);
 }
 
-int kip_exec_merge(kip_ctx *c, const ast_stmt *s) {
+int kip_exec_merge(kip_ctx *c, const ast_command *cmd) {
+  const ast_stmt *s = cmd->stmts[0];
   const ast_merge *m = &s->u.merge;
   kip_elem src, tgt;
   int rc = bind_one(c, m, m->source, m->source_pos, &src);

@@ -154,7 +154,8 @@ static int render(kip_ctx *c, const search_hits *h, size_t n) {
   return 0;
 }
 
-int kip_exec_search(kip_ctx *c, const ast_stmt *s) {
+int kip_exec_search(kip_ctx *c, const ast_command *cmd) {
+  const ast_stmt *s = cmd->stmts[0];
   const ast_search *q = &s->u.search;
   const char *m = q->mode ? json_string_value(q->mode) : "keyword";
   search_mode mode = !strcmp(m, "semantic") ? MODE_SEMANTIC : !strcmp(m, "hybrid") ? MODE_HYBRID : MODE_KEYWORD;

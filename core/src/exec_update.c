@@ -96,7 +96,8 @@ static int apply_assigns(const ast_assign *as, int n, const kip_elem *el, json_t
   return applied;
 }
 
-int kip_exec_update(kip_ctx *c, const ast_stmt *s) {
+int kip_exec_update(kip_ctx *c, const ast_command *cmd) {
+  const ast_stmt *s = cmd->stmts[0];
   const ast_update *u = &s->u.update;
   for (int i = 0; i < u->nmeta; i++)
     if (u->meta[i].key[0] == '_')

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <jansson.h>
 #include "kip.h"
+#include "statements.h"
 
 /* ---- limits (RC11 leaves these to the engine; documented in docs/) ---- */
 #define KIP_MAX_COMMAND_BYTES (256 * 1024)
@@ -283,7 +284,6 @@ typedef struct ast_export {
   json_t *cursor;
 } ast_export;
 
-enum { S_FIND = 1, S_UPSERT, S_UPDATE, S_MERGE, S_DELETE, S_DESCRIBE, S_SEARCH, S_EXPORT };
 typedef struct ast_stmt {
   int kind;
   kip_pos pos;

@@ -1297,11 +1297,18 @@ static void parse_export(parser *P, ast_stmt *s) {
 }
 
 /* ----------------------------------------------------------- statements */
-static const char *stmt_kw[] = {"FIND", "UPSERT", "UPDATE", "MERGE", "DELETE", "DESCRIBE", "SEARCH", "EXPORT"};
+/* each statement kind's keyword, parser and whether it writes (statements.h) */
+static const struct {
+  const char *keyword;
+  void (*parse)(parser *P, ast_stmt *s);
+  int mutates;
+} statements[S_KINDS] = {
+#define KIP_STMT_PARSE(K, kw, fn, m) [S_##K] = {kw, parse_##fn, m},
+    KIP_STATEMENTS(KIP_STMT_PARSE)
+#undef KIP_STMT_PARSE
+};
 
-const char *kip_stmt_kind_name(int kind) {
-  return kind >= S_FIND && kind <= S_EXPORT ? stmt_kw[kind - 1] : "?";
-}
+const char *kip_stmt_kind_name(int kind) { return kind > S_NONE && kind < S_KINDS ? statements[kind].keyword : "?"; }
 
 static int edit_distance(const char *a, const char *b) {
   int la = (int)strlen(a), lb = (int)strlen(b);
@@ -1326,20 +1333,11 @@ static ast_stmt *parse_stmt(parser *P) {
   kip_tok *t = peek(P);
   ast_stmt *s = kip_alloc(P->a, sizeof *s);
   s->pos = t->pos;
-  for (int k = 0; k < 8; k++) {
-    if (!is_kw(t, stmt_kw[k])) continue;
+  for (int k = S_NONE + 1; k < S_KINDS; k++) {
+    if (!is_kw(t, statements[k].keyword)) continue;
     next(P);
-    s->kind = k + 1;
-    switch (s->kind) {
-      case S_FIND: parse_find(P, s); break;
-      case S_UPSERT: parse_upsert(P, s); break;
-      case S_UPDATE: parse_update(P, s); break;
-      case S_MERGE: parse_merge(P, s); break;
-      case S_DELETE: parse_delete(P, s); break;
-      case S_DESCRIBE: parse_describe(P, s); break;
-      case S_SEARCH: parse_search(P, s); break;
-      case S_EXPORT: parse_export(P, s); break;
-    }
+    s->kind = k;
+    statements[k].parse(P, s);
     return FAILED(P) ? NULL : s;
   }
   char d[128];
@@ -1351,8 +1349,8 @@ static ast_stmt *parse_stmt(parser *P) {
       up[i] = (t->str[i] >= 'a' && t->str[i] <= 'z') ? (char)(t->str[i] - 32) : t->str[i];
     up[i] = 0;
     int best = -1, bd = 3;
-    for (int k = 0; k < 8; k++) {
-      int dd = edit_distance(up, stmt_kw[k]);
+    for (int k = S_NONE + 1; k < S_KINDS; k++) {
+      int dd = edit_distance(up, statements[k].keyword);
       if (dd < bd) {
         bd = dd;
         best = k;
@@ -1360,14 +1358,17 @@ static ast_stmt *parse_stmt(parser *P) {
     }
     if (best >= 0) {
       char hint[160];
-      snprintf(hint, sizeof hint, "Did you mean %s? Keywords are upper-case.", stmt_kw[best]);
+      snprintf(hint, sizeof hint, "Did you mean %s? Keywords are upper-case.", statements[best].keyword);
       fail(P, t, KIP_E_SYNTAX, hint, "unknown statement keyword '%s'", t->str);
       return NULL;
     }
   }
-  fail(P, t, KIP_E_SYNTAX,
-       "A command starts with FIND, UPSERT, UPDATE, MERGE, DELETE, DESCRIBE, SEARCH or EXPORT.",
-       "expected a statement, found %s", d);
+  char hint[200];
+  int at = snprintf(hint, sizeof hint, "A command starts with");
+  for (int k = S_NONE + 1; k < S_KINDS && at > 0 && (size_t)at < sizeof hint; k++)
+    at += snprintf(hint + at, sizeof hint - (size_t)at, "%s %s%s", k == S_NONE + 1 ? "" : k == S_KINDS - 1 ? " or" : ",",
+                   statements[k].keyword, k == S_KINDS - 1 ? "." : "");
+  fail(P, t, KIP_E_SYNTAX, hint, "expected a statement, found %s", d);
   return NULL;
 }
 
@@ -1410,8 +1411,7 @@ ast_command *kip_parse(kip_arena *a, const char *text, size_t len, const json_t 
   cmd->stmts = to_arena(&P, stmts, n, sizeof *stmts);
   cmd->n = n;
   if (FAILED(&P)) return NULL;
-  int k = cmd->stmts[0]->kind;
-  cmd->is_kml = k == S_UPSERT || k == S_UPDATE || k == S_MERGE || k == S_DELETE;
+  cmd->is_kml = statements[cmd->stmts[0]->kind].mutates;
   return cmd;
 }
 

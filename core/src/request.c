@@ -20,19 +20,15 @@ static void write_error_response(kip_buf *b, const kip_error *e) {
   kip_buf_addc(b, '}');
 }
 
+/* the executor of each statement kind (statements.h) */
+#define KIP_STMT_EXEC(K, kw, fn, mutates) [S_##K] = kip_exec_##fn,
+static int (*const executors[S_KINDS])(kip_ctx *, const ast_command *) = {KIP_STATEMENTS(KIP_STMT_EXEC)};
+#undef KIP_STMT_EXEC
+
 static int dispatch(kip_ctx *c, const ast_command *cmd) {
-  const ast_stmt *s = cmd->stmts[0];
-  switch (s->kind) {
-    case S_UPSERT: return kip_exec_upsert(c, cmd);
-    case S_FIND: return kip_exec_find(c, s);
-    case S_UPDATE: return kip_exec_update(c, s);
-    case S_MERGE: return kip_exec_merge(c, s);
-    case S_DELETE: return kip_exec_delete(c, s);
-    case S_DESCRIBE: return kip_exec_describe(c, s);
-    case S_SEARCH: return kip_exec_search(c, s);
-    case S_EXPORT: return kip_exec_export(c, s);
-  }
-  return kip_err(c->err, KIP_E_INTERNAL, NULL, "unknown statement");
+  int kind = cmd->stmts[0]->kind;
+  if (kind <= S_NONE || kind >= S_KINDS) return kip_err(c->err, KIP_E_INTERNAL, NULL, "unknown statement");
+  return executors[kind](c, cmd);
 }
 
 /* The command's text parsed into arena a, or NULL with err set (too large,

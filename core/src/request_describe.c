@@ -106,7 +106,7 @@ static json_t *block_meta(const ast_upsert *u, const json_t *own) {
   return own ? kip_json_merge(u->meta, own) : json_copy(u->meta);
 }
 
-static void describe_upsert(desc *d, const ast_upsert *u) {
+static void describe_blocks(desc *d, const ast_upsert *u) {
   for (int i = 0; i < u->n; i++) {
     const ast_block *b = u->blocks[i];
     json_t *meta = block_meta(u, b->meta);
@@ -159,46 +159,69 @@ static json_t *assign_values(const ast_assign *as, int n) {
 
 static const char *delete_names[] = {"", "ATTRIBUTES", "METADATA", "PROPOSITIONS", "CONCEPT"};
 
+/* each statement kind's reads and writes (statements.h), into d and writes */
+static void describe_find(desc *d, json_t *writes, const ast_stmt *s) {
+  (void)writes;
+  walk_group(d, s->u.find.where);
+}
+
+static void describe_upsert(desc *d, json_t *writes, const ast_stmt *s) {
+  (void)writes;
+  describe_blocks(d, &s->u.upsert);
+}
+
+static void describe_update(desc *d, json_t *writes, const ast_stmt *s) {
+  walk_group(d, s->u.update.where);
+  json_object_set_new(writes, "update_keys",
+                      json_pack("{s:o,s:o}", "attributes", assign_keys(s->u.update.attrs, s->u.update.nattrs),
+                                "metadata", assign_keys(s->u.update.meta, s->u.update.nmeta)));
+  json_object_set_new(writes, "update_values",
+                      json_pack("{s:o,s:o}", "attributes", assign_values(s->u.update.attrs, s->u.update.nattrs),
+                                "metadata", assign_values(s->u.update.meta, s->u.update.nmeta)));
+}
+
+static void describe_merge(desc *d, json_t *writes, const ast_stmt *s) {
+  walk_group(d, s->u.merge.where);
+  json_object_set_new(writes, "merge", json_pack("{s:s,s:s}", "source", s->u.merge.source, "target", s->u.merge.target));
+}
+
+static void describe_delete(desc *d, json_t *writes, const ast_stmt *s) {
+  const ast_delete *x = &s->u.del;
+  walk_group(d, x->where);
+  json_object_set_new(writes, "delete", json_string(delete_names[x->what]));
+  json_t *keys = json_array();
+  for (int k = 0; k < x->nkeys; k++) json_array_append_new(keys, json_string(x->keys[k]));
+  json_object_set_new(writes, "delete_keys", keys);
+}
+
+static void describe_describe(desc *d, json_t *writes, const ast_stmt *s) {
+  (void)writes;
+  if (s->u.describe.what == D_CONCEPT_TYPE) add_name(d->types, s->u.describe.name);
+  if (s->u.describe.what == D_PROP_TYPE) add_name(d->preds, s->u.describe.name);
+}
+
+static void describe_search(desc *d, json_t *writes, const ast_stmt *s) {
+  (void)writes;
+  if (s->u.search.type) add_name(s->u.search.propositions ? d->preds : d->types, s->u.search.type);
+}
+
+static void describe_export(desc *d, json_t *writes, const ast_stmt *s) {
+  (void)writes;
+  walk_group(d, s->u.exp.where);
+}
+
+static void (*const describers[S_KINDS])(desc *d, json_t *writes, const ast_stmt *s) = {
+#define KIP_STMT_DESCRIBE(K, kw, fn, m) [S_##K] = describe_##fn,
+    KIP_STATEMENTS(KIP_STMT_DESCRIBE)
+#undef KIP_STMT_DESCRIBE
+};
+
 static json_t *describe(const ast_command *cmd, json_t *params) {
   desc d = {json_array(), json_array(), json_array(), json_array()};
   json_t *writes = json_object();
   for (int i = 0; i < cmd->n; i++) {
     const ast_stmt *s = cmd->stmts[i];
-    switch (s->kind) {
-      case S_FIND: walk_group(&d, s->u.find.where); break;
-      case S_UPSERT: describe_upsert(&d, &s->u.upsert); break;
-      case S_UPDATE:
-        walk_group(&d, s->u.update.where);
-        json_object_set_new(writes, "update_keys",
-                            json_pack("{s:o,s:o}", "attributes", assign_keys(s->u.update.attrs, s->u.update.nattrs),
-                                      "metadata", assign_keys(s->u.update.meta, s->u.update.nmeta)));
-        json_object_set_new(writes, "update_values",
-                            json_pack("{s:o,s:o}", "attributes", assign_values(s->u.update.attrs, s->u.update.nattrs),
-                                      "metadata", assign_values(s->u.update.meta, s->u.update.nmeta)));
-        break;
-      case S_MERGE:
-        walk_group(&d, s->u.merge.where);
-        json_object_set_new(writes, "merge",
-                            json_pack("{s:s,s:s}", "source", s->u.merge.source, "target", s->u.merge.target));
-        break;
-      case S_DELETE: {
-        const ast_delete *x = &s->u.del;
-        walk_group(&d, x->where);
-        json_object_set_new(writes, "delete", json_string(delete_names[x->what]));
-        json_t *keys = json_array();
-        for (int k = 0; k < x->nkeys; k++) json_array_append_new(keys, json_string(x->keys[k]));
-        json_object_set_new(writes, "delete_keys", keys);
-        break;
-      }
-      case S_DESCRIBE:
-        if (s->u.describe.what == D_CONCEPT_TYPE) add_name(d.types, s->u.describe.name);
-        if (s->u.describe.what == D_PROP_TYPE) add_name(d.preds, s->u.describe.name);
-        break;
-      case S_SEARCH:
-        if (s->u.search.type) add_name(s->u.search.propositions ? d.preds : d.types, s->u.search.type);
-        break;
-      case S_EXPORT: walk_group(&d, s->u.exp.where); break;
-    }
+    if (s->kind > S_NONE && s->kind < S_KINDS) describers[s->kind](&d, writes, s);
   }
   json_object_set_new(writes, "concepts", d.concepts);
   json_object_set_new(writes, "propositions", d.props);
