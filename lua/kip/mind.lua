@@ -30,7 +30,7 @@ local M = {
 
 --- the capsule directory of the mind schema
 function M.capsule_dir()
-  return require("kip").home() .. "/capsules/mind"
+  return require("kip.nexus").home() .. "/capsules/mind"
 end
 
 local function apply(nx, text, ctx, opts)

@@ -122,7 +122,7 @@ function M.run(nx, opts)
   -- API's default, a timer's host) it runs under the default set, unless
   -- the host says policies = false
   if not nx.policies and opts.policies ~= false then
-    local governed = setmetatable({ policies = require("kip").policy_set(opts.policies or { "default" }) },
+    local governed = setmetatable({ policies = require("kip.nexus").policy_set(opts.policies or { "default" }) },
       { __index = nx })
     return M.run(governed, setmetatable({ policies = false }, { __index = opts }))
   end

@@ -171,7 +171,7 @@ end
 --- memory) with the ARG schema, read back as a version would be. Returns
 --- the content or nil, error.
 function M.load_file(path)
-  local kip = require "kip"
+  local kip = require "kip.nexus"
   local text, rerr = require("kip.sandbox").read_file(path)
   if not text then
     return nil, { code = "ARG_ONTOLOGY_INVALID", step = "load", message = "cannot read " .. path .. ": " .. tostring(rerr),

@@ -314,7 +314,7 @@ end
 --- apply the ARG schema capsule (capsules/arg/ArgSchema.kip) as the
 --- publisher; applying it again changes nothing. true or nil, error
 function M.apply_schema(nx, ctx)
-  local path = require("kip").home() .. "/capsules/arg/ArgSchema.kip"
+  local path = require("kip.nexus").home() .. "/capsules/arg/ArgSchema.kip"
   local text, rerr = require("kip.sandbox").read_file(path)
   if not text then return nil, { code = "ARG_PUBLISH_FAILED", step = "init", message = "cannot read " .. path .. ": " .. tostring(rerr), hint = "" } end
   local failures = {}

@@ -105,7 +105,7 @@ function M.start(opts)
   local given = opts
   opts = { every = 3600 }
   for k, v in pairs(given) do opts[k] = v end
-  local kip = require "kip"
+  local kip = require "kip.nexus"
   local log = opts.log or function(msg) ngx.log(ngx.NOTICE, msg) end
   local function tick(premature)
     if premature then return end

@@ -27,7 +27,7 @@ function M.policies(nx)
   end
   if not have_arg then
     if not nx._arg_policy then
-      local path = require("kip.loader").find(require("kip").policy_dirs(), "arg")
+      local path = require("kip.loader").find(require("kip.nexus").policy_dirs(), "arg")
       local p, err = path and policy.load_file(path)
       if not p then error("the ARG policy cannot be loaded: " .. tostring(err or "policies/arg.lua not found")) end
       nx._arg_policy = p
