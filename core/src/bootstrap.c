@@ -42,7 +42,8 @@ static char *read_file(const char *path, size_t *len) {
   return kip_buf_detach(&b);
 }
 
-int kip_apply_capsule(kip_nexus *nx, const char *name, const char *text, size_t len, kip_error *err) {
+/* apply a capsule text as a privileged command inside the current transaction */
+static int apply_capsule(kip_nexus *nx, const char *name, const char *text, size_t len, kip_error *err) {
   kip_arena a;
   kip_arena_init(&a);
   int rc = 0;
@@ -162,7 +163,7 @@ int kip_bootstrap(kip_nexus *nx, const char *capsule_dir, kip_error *err) {
       rc = kip_store_error(nx, kip_store_errcode(nx), err, "recording capsules");
     for (size_t i = 0; i < n && !rc; i++) {
       if (!stale[i]) continue;
-      rc = kip_apply_capsule(nx, src[i].name, src[i].text, src[i].len, err);
+      rc = apply_capsule(nx, src[i].name, src[i].text, src[i].len, err);
       if (!rc) {
         kip_bind_text(up, 1, src[i].name, -1, 0);
         kip_bind_text(up, 2, hashes[i], -1, 0);

@@ -60,7 +60,6 @@ void frame_init(frame *F, frame *outer);
 void frame_free(frame *F);
 /* record variables used with fields/whole objects (need an element row) */
 void kql_note_expr(kql *C, const ast_expr *e);
-void kql_note_group(kql *C, const ast_group *g);
 /* compile a WHERE group into F (top level) */
 int kql_group(kql *C, frame *F, const ast_group *g);
 /* compile_parts.c: how many parts of the top-level pattern `g` (clauses
@@ -83,7 +82,6 @@ cvar *kql_lookup(frame *F, const char *name);
 int kql_rows_unique(const frame *F, const char *const *keys, int nkeys);
 /* SQL text of an expression as a KIP value (kv) / as a 0-1 boolean */
 char *kql_kv(kql *C, frame *F, const ast_expr *e);
-char *kql_bool(kql *C, frame *F, const ast_expr *e);
 /* ensure a row alias for an element variable */
 char *kql_row(kql *C, frame *F, cvar *v);
 char *kql_strf(kql *C, const char *fmt, ...) KIP_PRINTF(2, 3);

@@ -77,6 +77,8 @@ char *kql_quote(kql *C, const char *s) {
   return r;
 }
 
+static char *kql_bool(kql *C, frame *F, const ast_expr *e);
+
 static char *fresh(kql *C, const char *prefix) { return kql_strf(C, "%s%d", prefix, ++C->alias); }
 
 static char *bind(kql *C, const json_t *v) {
@@ -137,7 +139,7 @@ void kql_note_expr(kql *C, const ast_expr *e) {
   for (int i = 0; i < e->nargs; i++) kql_note_expr(C, e->args[i]);
 }
 
-void kql_note_group(kql *C, const ast_group *g) {
+static void kql_note_group(kql *C, const ast_group *g) {
   for (int i = 0; g && i < g->n; i++) {
     const ast_where *w = g->items[i];
     if (w->kind == W_FILTER) kql_note_expr(C, w->filter);
@@ -656,7 +658,7 @@ static char *compile_chain(kql *C, frame *F, const ast_expr *e) {
   return r;
 }
 
-char *kql_bool(kql *C, frame *F, const ast_expr *e) {
+static char *kql_bool(kql *C, frame *F, const ast_expr *e) {
   if (CFAIL(C)) return NULL;
   switch (e->kind) {
     case E_BIN: {

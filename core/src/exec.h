@@ -59,13 +59,10 @@ char *kip_cursor_make(uint64_t fp, int64_t offset);
 int kip_cursor_parse(const json_t *cur, uint64_t fp, int64_t *offset, kip_error *err);
 
 /* exec_upsert.c helpers shared with other executors */
-int kip_check_reserved(const json_t *meta, kip_pos pos, kip_error *err);
 int kip_check_protected_change(kip_nexus *nx, const kip_elem *e, const json_t *new_attrs, const json_t *new_meta,
                                kip_error *err);
 
 /* bootstrap.c */
 int kip_bootstrap(kip_nexus *nx, const char *capsule_dir, kip_error *err);
-/* apply a capsule text as a privileged command inside the current transaction */
-int kip_apply_capsule(kip_nexus *nx, const char *name, const char *text, size_t len, kip_error *err);
 
 #endif

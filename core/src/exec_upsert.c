@@ -63,7 +63,7 @@ static void hput(htab *t, const char *name, int64_t id, int is_prop) {
 }
 
 /* ------------------------------------------------------------- checks */
-int kip_check_reserved(const json_t *meta, kip_pos pos, kip_error *err) {
+static int check_reserved(const json_t *meta, kip_pos pos, kip_error *err) {
   const char *k;
   json_t *v;
   if (!meta) return 0;
@@ -116,12 +116,12 @@ int kip_check_protected_change(kip_nexus *nx, const kip_elem *e, const json_t *n
 }
 
 static int walk_reserved(const ast_upsert *u, kip_error *err) {
-  if (kip_check_reserved(u->meta, u->n ? u->blocks[0]->pos : (kip_pos){0, 0}, err)) return err->code;
+  if (check_reserved(u->meta, u->n ? u->blocks[0]->pos : (kip_pos){0, 0}, err)) return err->code;
   for (int i = 0; i < u->n; i++) {
     const ast_block *b = u->blocks[i];
-    if (kip_check_reserved(b->meta, b->pos, err)) return err->code;
+    if (check_reserved(b->meta, b->pos, err)) return err->code;
     for (int j = 0; j < b->nprops; j++)
-      if (kip_check_reserved(b->props[j].meta, b->props[j].pos, err)) return err->code;
+      if (check_reserved(b->props[j].meta, b->props[j].pos, err)) return err->code;
   }
   return 0;
 }

@@ -234,7 +234,8 @@ static json_t *id_value_at(const char *p, const char *e) {
   return NULL;
 }
 
-json_t *kip_json_recover_id(const char *s, size_t n) {
+/* the top-level "id" (integer or plain string) of text that is not JSON, or NULL */
+static json_t *recover_id(const char *s, size_t n) {
   const char *p = s, *e = s + n;
   int depth = 0;
   /* first the "id" key of the top-level object, following the structure */
@@ -265,7 +266,7 @@ json_t *kip_json_recover_id(const char *s, size_t n) {
 json_t *kip_json_parse_client(const char *s, size_t n, json_t **id, kip_error *err) {
   if (id) *id = NULL;
   json_t *v = kip_json_parse_request(s, n, err);
-  if (!v && id) *id = kip_json_recover_id(s, n);
+  if (!v && id) *id = recover_id(s, n);
   return v;
 }
 

@@ -84,13 +84,11 @@ char *kip_buf_detach(kip_buf *b);                           /* NUL-terminated, c
 /* ---- JSON helpers (json.c) ---- */
 void kip_json_write(kip_buf *b, const json_t *v);  /* compact, shortest round-trip reals */
 char *kip_json_dump(const json_t *v);              /* malloc'd */
-int kip_json_has_nul(const json_t *v);
+int kip_json_has_nul(const json_t *v);              /* 1 when a string inside contains U+0000 */
 int kip_json_depth(const json_t *v);                 /* 0 for scalars, 1 + deepest child for containers */
 /* JSON text from a client: a leading BOM is skipped, integers beyond 64
 ** bits are read as reals, lone surrogate escapes as U+FFFD */
 json_t *kip_json_parse_request(const char *s, size_t n, kip_error *err);
-/* the top-level "id" (integer or plain string) of text that is not JSON, or NULL */
-json_t *kip_json_recover_id(const char *s, size_t n);              /* 1 when a string inside contains U+0000 */
 json_t *kip_json_parse(const char *s, size_t n, kip_error *err);
 void kip_json_write_error(kip_buf *b, const kip_error *e);
 /* Shallow-merge src keys into dst (new reference returned). */
