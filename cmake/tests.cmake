@@ -52,6 +52,8 @@ if(PYTHON3_FOR_E2E)
   # families; its header list is true
   add_test(NAME layers COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/scripts/check-layers
            ${CMAKE_BINARY_DIR}/CMakeFiles/kipcore_obj.dir/core/src)
+  # no require cycle among the Lua host's modules (a facade is required, never requires back)
+  add_test(NAME lua_requires COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/check_lua_requires.py ${CMAKE_SOURCE_DIR}/lua)
   # the mind model through the CLI and MCP
   add_test(NAME e2e_mind COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_mind.sh ${CMAKE_BINARY_DIR})
   # Tests of the shared fixtures (../shared beside the checkout, or $KIP_SHARED):

@@ -74,7 +74,7 @@ function M.ensure(nx)
     'FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: "ArgActionRun"} }' }))
   local n = t.result and (type(t.result) == "table" and t.result[1] or t.result) or 0
   if n == 0 then
-    local ok, err = require("kip.arg.registry").apply_schema(nx)
+    local ok, err = M.apply_schema(nx)
     if not ok then return nil, err end
   end
   nx._arg_guarded = true
@@ -84,5 +84,31 @@ end
 --- call options holding capability `cap` (and the operator's view: the
 --- subsystem reads its own private records), over base options `opts`
 M.as = shared.as
+
+--- the caller's context as the operator who maintains the ontology
+--- (a copy of ctx, else the nexus's, with operator = true)
+function M.operator_ctx(nx, ctx)
+  local c = require("kip.sandbox").copy(ctx or nx.ctx or {})
+  c.operator = true
+  return c
+end
+
+--- apply the ARG schema capsule (capsules/arg/ArgSchema.kip) as the
+--- publisher; applying it again changes nothing. true or nil, error
+function M.apply_schema(nx, ctx)
+  local path = require("kip.nexus").home() .. "/capsules/arg/ArgSchema.kip"
+  local text, rerr = require("kip.sandbox").read_file(path)
+  if not text then return nil, { code = "ARG_PUBLISH_FAILED", step = "init", message = "cannot read " .. path .. ": " .. tostring(rerr), hint = "" } end
+  local failures = {}
+  local stats = require("kip.transfer").apply(nx, text, { ctx = M.operator_ctx(nx, ctx),
+    capabilities = { M.PUBLISH }, on_error = function(line, e)
+      failures[#failures + 1] = ("%s:%d: %s %s"):format(path, line, tostring(e.code), tostring(e.message))
+    end })
+  if stats.failed > 0 then
+    return nil, { code = "ARG_PUBLISH_FAILED", step = "init", message = table.concat(failures, "; "),
+      hint = "The ARG schema capsule did not apply; check the nexus (kip guards --log shows maintenance writes)." }
+  end
+  return true
+end
 
 return M

@@ -166,44 +166,4 @@ function M.stamps(c, pm, previous)
   return out
 end
 
--- ------------------------------------------------------------ from a file
---- the content of an ontology file: loaded into a scratch nexus (in
---- memory) with the ARG schema, read back as a version would be. Returns
---- the content or nil, error.
-function M.load_file(path)
-  local kip = require "kip.nexus"
-  local text, rerr = require("kip.sandbox").read_file(path)
-  if not text then
-    return nil, { code = "ARG_ONTOLOGY_INVALID", step = "load", message = "cannot read " .. path .. ": " .. tostring(rerr),
-      hint = "Check the path of the ontology file; nothing was changed." }
-  end
-  local scratch, oerr = kip.open { path = ":memory:", embedder = false }
-  if not scratch then return nil, { code = "ARG_PUBLISH_FAILED", step = "load", message = tostring(oerr), hint = "" } end
-  local transfer = require "kip.transfer"
-  local failures = {}
-  local function apply(p, body)
-    local stats = transfer.apply(scratch, body, { ctx = { operator = true }, max_command_bytes = 256 * 1024 * 1024,
-      on_error = function(line, e)
-        if #failures < 5 then failures[#failures + 1] = ("%s:%d: %s %s"):format(p, line, tostring(e.code), tostring(e.message)) end
-      end })
-    return stats.failed == 0
-  end
-  local schema = kip.home() .. "/capsules/arg/ArgSchema.kip"
-  local ok = apply(schema, assert(require("kip.sandbox").read_file(schema))) and apply(path, text)
-  local content, err
-  if ok then
-    local snapshot = require "kip.arg.snapshot"
-    local results
-    results, err = snapshot.read(scratch)
-    if results then content = snapshot.content(results) end
-  else
-    err = { code = "ARG_ONTOLOGY_INVALID", step = "load",
-      message = ("%s does not load: %s"):format(path, table.concat(failures, "; ")),
-      hint = "Fix the statements named; nothing was changed." }
-  end
-  scratch:close()
-  if not content then return nil, err end
-  return content
-end
-
 return M

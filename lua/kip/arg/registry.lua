@@ -146,7 +146,7 @@ function M.record(st)
   local nx = st.nx
   local at = ids.stamp()
   local ts = (st.request.body or {}).timestamp
-  local r = require("kip.arg").result(st)
+  local r = require("kip.arg.result").build(st)
   local ctx = st.ctx
   -- no secret in any registry write (seed 003 step 10: PII rules apply to
   -- every registry write): the unit's text comes from the redacted request,
@@ -311,24 +311,6 @@ function M.feedback(nx, id, fb, opts)
   return { episode = id, info_outcome_status = status }
 end
 
---- apply the ARG schema capsule (capsules/arg/ArgSchema.kip) as the
---- publisher; applying it again changes nothing. true or nil, error
-function M.apply_schema(nx, ctx)
-  local path = require("kip.nexus").home() .. "/capsules/arg/ArgSchema.kip"
-  local text, rerr = require("kip.sandbox").read_file(path)
-  if not text then return nil, { code = "ARG_PUBLISH_FAILED", step = "init", message = "cannot read " .. path .. ": " .. tostring(rerr), hint = "" } end
-  local failures = {}
-  local stats = require("kip.transfer").apply(nx, text, { ctx = require("kip.arg.offline.publish").ctx(nx, ctx),
-    capabilities = { guards.PUBLISH }, on_error = function(line, e)
-      failures[#failures + 1] = ("%s:%d: %s %s"):format(path, line, tostring(e.code), tostring(e.message))
-    end })
-  if stats.failed > 0 then
-    return nil, { code = "ARG_PUBLISH_FAILED", step = "init", message = table.concat(failures, "; "),
-      hint = "The ARG schema capsule did not apply; check the nexus (kip guards --log shows maintenance writes)." }
-  end
-  return true
-end
-
 --- declare the subsystem's guards, apply the ARG schema capsule (as the
 --- publisher) and, when opts.ontology names a file, publish it as the
 --- first version (validated as a whole; kip.arg.offline.publish.file).
@@ -346,7 +328,7 @@ function M.init(nx, opts)
     end
     f:close()
   end
-  local sok, serr = M.apply_schema(nx, opts.ctx)
+  local sok, serr = guards.apply_schema(nx, opts.ctx)
   if not sok then return nil, serr end
   local version = require("kip.arg.snapshot").version(nx)
   if opts.ontology then

@@ -7,7 +7,7 @@
 --- with the stored one
 --- (kip.arg.registry.decision): the result lists each differing path, so
 --- "reproduced" means bit for bit the same decisions.
-local arg = require "kip.arg"
+local arg = require "kip.arg.loop"
 local registry = require "kip.arg.registry"
 local core = require "kip.core"
 

@@ -26,11 +26,7 @@ M.MAX_BYTES = 256 * 1024 * 1024
 local function q(s) return core.json_encode(s) end
 
 --- the publisher's view (it reads its own private records as the operator)
-function M.ctx(nx, ctx)
-  local c = require("kip.sandbox").copy(ctx or nx.ctx or {})
-  c.operator = true
-  return c
-end
+M.ctx = guards.operator_ctx
 
 --- run a command as the publisher (capability arg.publish)
 function M.execute(nx, ctx, text, params)
@@ -244,7 +240,7 @@ end
 function M.file(nx, path, opts)
   opts = opts or {}
   local ctx = M.ctx(nx, opts.ctx)
-  local content, err = require("kip.arg.ontology").load_file(path)
+  local content, err = M.load_file(path)
   if not content then return nil, err end
   local version, recorded = snapshot.version(nx)
   if version > 0 and recorded == snapshot.content_hash(content) then
@@ -257,6 +253,45 @@ function M.file(nx, path, opts)
   end
   return M.commit(nx, ctx, content, { summary = (opts.first and "imported from " or "published from ") .. path,
     dry_run = opts.dry_run })
+end
+
+-- ------------------------------------------------------------ from a file
+--- the content of an ontology file: loaded into a scratch nexus (in
+--- memory) with the ARG schema, read back as a version would be. Returns
+--- the content or nil, error.
+function M.load_file(path)
+  local kip = require "kip.nexus"
+  local text, rerr = require("kip.sandbox").read_file(path)
+  if not text then
+    return nil, { code = "ARG_ONTOLOGY_INVALID", step = "load", message = "cannot read " .. path .. ": " .. tostring(rerr),
+      hint = "Check the path of the ontology file; nothing was changed." }
+  end
+  local scratch, oerr = kip.open { path = ":memory:", embedder = false }
+  if not scratch then return nil, { code = "ARG_PUBLISH_FAILED", step = "load", message = tostring(oerr), hint = "" } end
+  local transfer = require "kip.transfer"
+  local failures = {}
+  local function apply(p, body)
+    local stats = transfer.apply(scratch, body, { ctx = { operator = true }, max_command_bytes = 256 * 1024 * 1024,
+      on_error = function(line, e)
+        if #failures < 5 then failures[#failures + 1] = ("%s:%d: %s %s"):format(p, line, tostring(e.code), tostring(e.message)) end
+      end })
+    return stats.failed == 0
+  end
+  local schema = kip.home() .. "/capsules/arg/ArgSchema.kip"
+  local ok = apply(schema, assert(require("kip.sandbox").read_file(schema))) and apply(path, text)
+  local content, err
+  if ok then
+    local results
+    results, err = snapshot.read(scratch)
+    if results then content = snapshot.content(results) end
+  else
+    err = { code = "ARG_ONTOLOGY_INVALID", step = "load",
+      message = ("%s does not load: %s"):format(path, table.concat(failures, "; ")),
+      hint = "Fix the statements named; nothing was changed." }
+  end
+  scratch:close()
+  if not content then return nil, err end
+  return content
 end
 
 return M

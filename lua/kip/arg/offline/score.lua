@@ -25,7 +25,7 @@ local function staged(base, cand)
 end
 
 function M.run(nx, ds, base, candidates)
-  local arg = require "kip.arg"
+  local arg = require "kip.arg.loop"
   local by_id = {}
   for _, e in ipairs(ds.episodes) do by_id[e.id] = e end
   for _, c in ipairs(candidates) do

@@ -39,7 +39,7 @@ end
 
 --- the decision as the post-check sees it; stage "decision" | "executed"
 function M.decision(st, stage)
-  local outcome = require("kip.arg").decide(st)
+  local outcome = require("kip.arg.loop").decide(st)
   local w, b = st.weaver or {}, st.bind or {}
   local action
   local a = st.action or b.action

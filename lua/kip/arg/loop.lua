@@ -1,0 +1,255 @@
+--- kip.arg.loop — the ARG online loop (seed 003 ARG Core, steps 1-10, §4.1,
+--- Annex 7; docs/arg.md): a request and its structured context in, an
+--- explicit outcome out — ANSWER, ACTION, CLARIFY, ABSTAIN, REFUSE or
+--- REFOCUS — with the PolicyDecision, WeaverOutput, BindResult,
+--- TraversalResult, FinalContextBundle, ActionResult, Info status, flags and
+--- the episode recorded for replay.
+---
+---   local arg = require "kip.arg"
+---   arg.init(nx, { ontology = "ontology.kip" })          -- once (kip arg init)
+---   local r = arg.run(nx, { prompt = "how do I get a copy of an old invoice?", context = { channel = "email" } },
+---                     { ctx = { roles = { "ROLE" }, tenant = "acme", user = "dana@acme.example" } })
+---   r.outcome, r.weaver.primary, r.bundle, r.episode_id
+---
+--- Who asks is the authenticated caller (opts.ctx, else the Nexus's ctx:
+--- roles, tenant, user), never the request body (kip.arg.identity). The
+--- steps are a table of replaceable modules (M.STEPS): an operator swaps one
+--- by naming a Lua module (arg.configure(nx, {steps = {weaver = "my.weaver"}})).
+--- Every step reads the pinned snapshot and the state the steps before it
+--- left; the post-check sees the whole decision before the action runs and
+--- before anything is emitted or written; only the memory step writes, and
+--- only episodic records.
+local core = require "kip.core"
+local snapshot = require "kip.arg.snapshot"
+local analysis = require "kip.arg.analysis"
+local identity = require "kip.arg.identity"
+local tenancy = require "kip.arg.tenancy"
+local guards = require "kip.arg.guards"
+local result = require "kip.arg.result"
+
+local M = {}
+
+M.STEPS = {
+  { "policy", "kip.arg.steps.policy" },         -- 1 Policy Pre-Check
+  { "candidates", "kip.arg.steps.candidates" }, -- 2 initial classification
+  { "weaver", "kip.arg.steps.weaver" },         -- 3 Context Weaver
+  { "bind", "kip.arg.steps.bind" },             -- 4 landing point, action vs info
+  { "traverse", "kip.arg.steps.traverse" },     -- 5-7 neighbours, fast path, traversal
+  { "info", "kip.arg.steps.info" },             -- 9 Info: connectors, the final bundle
+  { "check", "kip.arg.steps.check" },           -- Policy Post-Check over the whole decision
+  { "action", "kip.arg.steps.action" },         -- 8 Action (and its post-execution check)
+  { "memory", "kip.arg.steps.memory" },         -- 10 MemoryWrite (episodic registry)
+}
+
+M.MAX_PROMPT_BYTES = 16384
+
+M.OUTCOMES = { ANSWER = true, ACTION = true, CLARIFY = true, ABSTAIN = true, REFUSE = true, REFOCUS = true }
+
+M.LIMITS = {
+  candidates = 10,            -- candidate labels logged (raw and filtered)
+  max_units = 8,              -- bundle units
+  token_budget = 700,         -- bundle tokens (about 1.3 per word)
+  per_intent = 3,             -- units per secondary intent label
+  max_depth = 2,              -- traversal hops over movement edges
+  min_neighbor_score = 0.8,   -- a neighbour enters the bundle from this score
+  fast_path_confidence = 0.5, -- routing confidence for the fast path
+  connector_timeout_ms = 500,
+  action_confidence = 0.15,   -- an action runs only from this routing confidence (an ArgAction's own
+                              -- min_confidence raises it for that action); below: CLARIFY to confirm
+  deadline_ms = 2000,         -- a request's time budget (checked between steps)
+}
+
+
+M.STEP_BUDGET = 50000000 -- VM instructions an operator's step file may spend per request
+
+-- An operator's step file (a path ending in .lua): loaded into the shared
+-- sandbox (kip.sandbox: no io, no require, limits) with the loop's helper
+-- modules as globals (arg.lexicon, arg.weaver, arg.candidates, arg.params)
+-- and run under its budget per request; it returns {run = function(state)}.
+local function load_step_file(name, path)
+  local sandbox = require "kip.sandbox"
+  local env = sandbox.env("arg step " .. name, { arg = { lexicon = require "kip.arg.lexicon",
+    weaver = require "kip.arg.steps.weaver", candidates = require "kip.arg.steps.candidates", params = require "kip.arg.params" } })
+  local step, err = sandbox.load_file(path, env)
+  if not step then return nil, ("step file %s: %s"):format(path, tostring(err)) end
+  if type(step) ~= "table" or type(step.run) ~= "function" then
+    return nil, ("step file %s must return {run = function(state) ... end}"):format(path)
+  end
+  local run = step.run
+  return { path = path, run = function(st)
+    local ok, res = sandbox.run(M.STEP_BUDGET, run, st)
+    if not ok then error(tostring(res):match("^[^\n]*"), 0) end
+    return res
+  end }
+end
+
+--- configure the loop of a nexus: steps (name -> module name, a path to a
+--- step file ending in .lua, or a table with run), handlers (handler name -> file or function), connectors (connector
+--- name -> file or function), limits (overrides of M.LIMITS), hooks
+--- (compare = function(a, b) -> SAME|DIFFERENT|UNSURE for the Info Registry)
+function M.configure(nx, cfg)
+  local c = nx._arg_cfg or { steps = {}, limits = require("kip.sandbox").copy(M.LIMITS), hooks = {} }
+  for name, mod in pairs(cfg.steps or {}) do
+    local known = false
+    for _, s in ipairs(M.STEPS) do if s[1] == name then known = true end end
+    if not known then return nil, "unknown ARG step " .. tostring(name) end
+    local impl, lerr
+    if type(mod) == "string" and mod:match("%.lua$") then
+      impl, lerr = load_step_file(name, mod)
+      if not impl then return nil, lerr end
+    elseif type(mod) == "string" then
+      local ok, m = pcall(require, mod)
+      if not ok then return nil, ("step %s: cannot load module %s: %s"):format(name, mod, tostring(m):match("^[^\n]*")) end
+      impl = m
+    else
+      impl = mod
+    end
+    if type(impl) ~= "table" or type(impl.run) ~= "function" then
+      return nil, "step " .. name .. ": the module must return a table with run(state)"
+    end
+    c.steps[name] = impl
+  end
+  for k, v in pairs(cfg.limits or {}) do c.limits[k] = v end
+  for k, v in pairs(cfg.hooks or {}) do c.hooks[k] = v end
+  nx._arg_cfg = c
+  local ok, err = require("kip.arg.handlers").register(nx, cfg.handlers)
+  if not ok then return nil, err end
+  ok, err = require("kip.arg.connectors").register(nx, cfg.connectors)
+  if not ok then return nil, err end
+  return true
+end
+
+local function cfg(nx) return nx._arg_cfg or { steps = {}, limits = M.LIMITS, hooks = {} } end
+
+-- the outcome from the state the steps left (fixture README §4, the
+-- protocol's correspondence: BLOCK -> REFUSE, ALLOW_WITH_REFOCUS -> REFOCUS,
+-- low margin / conflict / incomplete binding -> CLARIFY, no coverage /
+-- nothing eligible / no authorized action -> ABSTAIN, step 8 -> ACTION,
+-- step 9 -> ANSWER)
+function M.decide(st)
+  local p, w, b = st.policy, st.weaver or { flags = {} }, st.bind or {}
+  local function has(f) for _, x in ipairs(w and w.flags or {}) do if x == f then return true end end return false end
+  if not p or p.state == "BLOCK" then return "REFUSE", "policy" end
+  if st.veto then return st.veto.outcome, "post_check" end
+  if p.state == "ALLOW_WITH_REFOCUS" or has("OUT_OF_DOMAIN") then return "REFOCUS", "policy" end
+  if has("CLARIFY_RECOMMENDED") then return "CLARIFY", "weaver" end
+  if has("ABSTAIN_RECOMMENDED") or not w.primary then return "ABSTAIN", "weaver" end
+  if b.path == "ACTION" then
+    local a = b.action or {}
+    if a.status == "NO_ACTION" or a.status == "UNAUTHORIZED" then return "ABSTAIN", "bind" end
+    if a.status == "INCOMPLETE" or a.status == "AMBIGUOUS" or a.status == "LOW_CONFIDENCE" then return "CLARIFY", "bind" end
+    -- ACTION only when the handler ran and succeeded (before the action
+    -- step, the decision proposes it)
+    local x = st.action
+    if x and x.status == "IN_PROGRESS" then return "CLARIFY", "action" end
+    if x and not (x.status == "EXECUTED" or x.status == "REPLAYED") then return "ABSTAIN", "action" end
+    return "ACTION", "action"
+  end
+  if #(st.bundle or {}) == 0 then return "ABSTAIN", "traverse" end
+  local cov = st.coverage
+  if cov and not cov.covered then return "ABSTAIN", "info" end
+  return "ANSWER", "info"
+end
+
+local clock = os.clock
+
+local function request_error(message, hint)
+  return nil, { code = "ARG_REQUEST_INVALID", step = "entry", message = message, hint = hint }
+end
+
+--- run the online loop for request {prompt, context}; opts: ctx (the
+--- authenticated caller: roles, tenant, user, actor, channel; default the
+--- Nexus's ctx), version (pin: replay), record (false: no episode),
+--- episode_id, execute_without_handler (an evaluation's dry run). Returns
+--- the ArgResult, or nil and an error {code, message, hint, step}.
+function M.run(nx, request, opts)
+  opts = opts or {}
+  if type(request) ~= "table" or type(request.prompt) ~= "string" or request.prompt == "" then
+    return request_error("an ARG request needs a non-empty prompt string",
+      'nx:arg{ prompt = "…", context = { channel = "…" } } — the caller is the authenticated ctx')
+  end
+  if #request.prompt > M.MAX_PROMPT_BYTES then
+    return request_error(("the prompt is %d bytes; the limit is %d"):format(#request.prompt, M.MAX_PROMPT_BYTES),
+      "Send the user's request, not a document; put context in context.history.")
+  end
+  if request.context ~= nil and type(request.context) ~= "table" then
+    return request_error("context must be an object",
+      "context = { channel, product, environment, timestamp, history, request_id }")
+  end
+  local c = cfg(nx)
+  local t0 = clock()
+  local m, err = snapshot.get(nx, { version = opts.version, content_hash = opts.content_hash, model = opts.model })
+  if not m then err.step = err.step or "snapshot"; return nil, err end
+  if not opts.model then guards.ensure(nx) end
+  -- what a version's first request builds once per process (the node
+  -- vectors of the semantic approximator) is warm-up, not this request's work
+  require("kip.arg.semantic").warm(nx, m)
+  local started = clock()
+  -- the caller: the call's ctx merged over the Nexus's (as for KIP requests)
+  local ctx = {}
+  for k, v in pairs(nx.ctx or {}) do ctx[k] = v end
+  for k, v in pairs(opts.ctx or {}) do ctx[k] = v end
+  local body = request.context or {}
+  local caller, claims = identity.resolve(m.profile, ctx, body)
+  if not caller then return nil, claims end
+  local st = { nx = nx, request = { prompt = request.prompt, body = body, context = identity.context(m.profile, caller, body) },
+    caller = caller, claims = claims, ctx = ctx,
+    opts = opts, limits = c.limits, hooks = c.hooks, snapshot = m, errors = {}, timings = {},
+    episode_id = opts.episode_id or (opts.record ~= false and require("kip.arg.registry").new_id() or nil) }
+  st.analysis = analysis.analyse(st.request.prompt, st.request.context, m)
+  st.entities = tenancy.entities(not opts.model and nx or nil, m, m.profile, caller, st.analysis)
+  st.timings.snapshot = (clock() - t0) * 1000
+  local deadline = (c.limits.deadline_ms or M.LIMITS.deadline_ms) / 1000
+  for _, s in ipairs(M.STEPS) do
+    local name = s[1]
+    local started = clock()
+    if name == "memory" then
+      st.outcome, st.decided_at = M.decide(st)
+      if opts.record == false then break end
+    end
+    -- BLOCK and REFOCUS stop the pipeline after the pre-check (seed 003 step 1):
+    -- nothing is routed, retrieved or run; the episode is still recorded
+    local stop = st.policy and (st.policy.state == "BLOCK" or st.policy.state == "ALLOW_WITH_REFOCUS")
+    local skip = (name ~= "policy" and name ~= "memory" and stop)
+      or ((name == "action" or name == "info" or name == "traverse" or name == "bind" or name == "check")
+        and not (st.weaver and st.weaver.primary))
+    if not skip and name ~= "memory" and clock() - started > deadline then
+      st.errors[#st.errors + 1] = { code = "ARG_BUDGET_EXHAUSTED", step = name,
+        message = ("the request used its %d ms budget before step %s"):format(math.floor(deadline * 1000), name),
+        hint = "Nothing more was routed, retrieved or run; the request ends in ABSTAIN (limits.deadline_ms)." }
+      st.failed = name
+      skip = true
+    end
+    if not skip then
+      local impl = c.steps[name] or require(s[2])
+      local ok, e = pcall(impl.run, st)
+      if not ok then
+        st.errors[#st.errors + 1] = { code = "ARG_STEP_FAILED", step = name, message = tostring(e):match("^[^\n]*"),
+          hint = "A step module failed; the request ends in ABSTAIN (fail closed)." }
+        st.failed = name
+      end
+    end
+    if st.failed then
+      -- fail closed: nothing after a failed step acts; the episode is still recorded
+      st.outcome, st.decided_at = M.decide(st)
+      if st.outcome ~= "REFUSE" then st.outcome, st.decided_at = "ABSTAIN", st.failed end
+      st.timings[name] = (clock() - started) * 1000
+      if opts.record ~= false and name ~= "memory" then
+        local okm, me = pcall(require("kip.arg.steps.memory").run, st)
+        if not okm then st.errors[#st.errors + 1] = { code = "ARG_WRITE_REJECTED", step = "memory", message = tostring(me) } end
+      end
+      break
+    end
+    st.timings[name] = (clock() - started) * 1000
+  end
+  if not st.outcome then st.outcome, st.decided_at = M.decide(st) end
+  st.timings.total = (clock() - t0) * 1000
+  return M.result(st)
+end
+
+M.result = result.build
+M.bundle = result.bundle
+M.message = result.message
+M.LIST_FIELDS = result.LIST_FIELDS
+
+return M
