@@ -151,30 +151,27 @@ static void result_kv(sqlite3_context *ctx, const char *v, size_t n) {
   }
 }
 
-static void fn_attr(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
+/* the JSON text of key argv[1] in object argv[0] (length in *vlen), or NULL
+** when either is NULL or the key is absent: what kip_attr and kip_attrj read */
+static const char *attr_value(sqlite3_value **argv, size_t *vlen) {
   const char *s = (const char *)sqlite3_value_text(argv[0]);
   const char *k = (const char *)sqlite3_value_text(argv[1]);
-  if (!s || !k) {
-    sqlite3_result_null(ctx);
-    return;
-  }
+  if (!s || !k) return NULL;
+  return find_key(s, (size_t)sqlite3_value_bytes(argv[0]), k, (size_t)sqlite3_value_bytes(argv[1]), vlen);
+}
+
+static void fn_attr(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
   size_t vlen;
-  const char *v = find_key(s, (size_t)sqlite3_value_bytes(argv[0]), k, (size_t)sqlite3_value_bytes(argv[1]), &vlen);
+  const char *v = attr_value(argv, &vlen);
   if (!v) sqlite3_result_null(ctx);
   else result_kv(ctx, v, vlen);
 }
 
 static void fn_attrj(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
-  const char *s = (const char *)sqlite3_value_text(argv[0]);
-  const char *k = (const char *)sqlite3_value_text(argv[1]);
-  if (!s || !k) {
-    sqlite3_result_null(ctx);
-    return;
-  }
   size_t vlen;
-  const char *v = find_key(s, (size_t)sqlite3_value_bytes(argv[0]), k, (size_t)sqlite3_value_bytes(argv[1]), &vlen);
+  const char *v = attr_value(argv, &vlen);
   if (!v) sqlite3_result_null(ctx);
   else sqlite3_result_text(ctx, v, (int)vlen, SQLITE_TRANSIENT);
 }
