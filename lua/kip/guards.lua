@@ -9,6 +9,7 @@
 --- what is not theirs: a sleep cycle skips (and reports) what another
 --- subsystem owns instead of failing on it (M.owned).
 local core = require "kip.core"
+local state = require "kip.state"
 
 local M = {}
 
@@ -51,13 +52,13 @@ end
 --- each covers the propositions whose subject it covers)
 function M.owned(nx)
   local gen = nx.handle:guards_generation()
-  if nx._owned and nx._owned_generation == gen then return nx._owned end
+  if state.of(nx, "guards").owned and state.of(nx, "guards").owned_generation == gen then return state.of(nx, "guards").owned end
   local out = { types = {}, concepts = {} }
   for _, g in ipairs(read(nx)) do
     if g.name == nil or g.name == core.null then out.types[g.type] = g.owner
     else out.concepts[g.type .. "\0" .. g.name] = g.owner end
   end
-  nx._owned, nx._owned_generation = out, gen
+  state.of(nx, "guards").owned, state.of(nx, "guards").owned_generation = out, gen
   return out
 end
 

@@ -13,6 +13,7 @@
 -- checks run as per-command hooks inside the core's request loop.
 local core = require "kip.core"
 local policy = require "kip.policy"
+local state = require "kip.state"
 
 local M = {}
 
@@ -31,26 +32,26 @@ local POLICY_FAILED = "A governance policy failed on this request and refused it
 -- ids of $self and of the counterparty, for scope parameters (cached per nexus)
 local function identity_ids(nx, ctx)
   local out = {}
-  if nx._self_id == nil then
+  if state.of(nx, "pipeline").self_id == nil then
     local r = decode(nx.handle:call_json('{"command":"FIND(?s.id) WHERE { ?s {type: \\"Person\\", name: \\"$self\\"} }"}'))
-    nx._self_id = (r.result and r.result[1]) or false
+    state.of(nx, "pipeline").self_id = (r.result and r.result[1]) or false
   end
-  out.self_id = nx._self_id or nil
+  out.self_id = state.of(nx, "pipeline").self_id or nil
   local cp = ctx.counterparty
   if type(cp) == "string" and cp ~= "" then
     if cp:match("^C:%d+$") then
       out.counterparty_id = cp
     else
       -- found ids are kept for 30 s (a merge or re-creation changes them)
-      nx._person_ids = nx._person_ids or {}
-      local hit, now = nx._person_ids[cp], os.time()
+      state.of(nx, "pipeline").person_ids = state.of(nx, "pipeline").person_ids or {}
+      local hit, now = state.of(nx, "pipeline").person_ids[cp], os.time()
       local id = hit and now - hit.at < 30 and hit.id or nil
       if not id then
         local req = core.json_encode {
           command = 'FIND(?p.id) WHERE { ?p {type: "Person", name: :n} }', parameters = { n = cp } }
         local r = decode(nx.handle:call_json(req))
         id = r.result and r.result[1] or nil
-        if id then nx._person_ids[cp] = { id = id, at = now } end
+        if id then state.of(nx, "pipeline").person_ids[cp] = { id = id, at = now } end
       end
       out.counterparty_id = id
     end
@@ -64,11 +65,11 @@ end
 --- it as ctx.subsystems.
 function M.subsystems(nx)
   local gen = nx.handle:guards_generation()
-  if nx._guards_generation == gen then return nx._subsystems end
+  if state.of(nx, "pipeline").guards_generation == gen then return state.of(nx, "pipeline").subsystems end
   local r = decode(nx.handle:guards(0))
   local out = {}
   for _, g in ipairs(r.result and r.result.guards or {}) do out[g.owner] = true end
-  nx._guards_generation, nx._subsystems = gen, out
+  state.of(nx, "pipeline").guards_generation, state.of(nx, "pipeline").subsystems = gen, out
   return out
 end
 
@@ -96,18 +97,11 @@ function M.call_options(nx, set, ctx, opts)
     local c = policy.copy(ctx)
     c.self_id, c.counterparty_id = ids.self_id, ids.counterparty_id
     c.subsystems = policy.copy(subsystems)
-    local decisions = {}
     -- the instruction budget grows with the request: a legitimate large write
     -- (a 1 500-block UPSERT) must not trip a policy that looks at every value
-    local budget = policy.DEFAULT_BUDGET + 20 * (#command + #(params_json or ""))
-    for _, p in ipairs(set:list()) do
-      local ok, dec = policy.call(p, "pre_check", p.budget or budget, req, c)
-      if not ok then return nil, refusal(dec, POLICY_FAILED) end
-      local checked, err = policy.check_decision(p, dec)
-      if not checked then return nil, refusal(err, POLICY_FAILED) end
-      decisions[#decisions + 1] = checked
-    end
-    local dec = policy.compose(decisions)
+    local dec, _, failures = policy.decide(set:list(), req, c,
+      { budget = policy.DEFAULT_BUDGET + 20 * (#command + #(params_json or "")) })
+    if failures[1] then return nil, refusal(failures[1], POLICY_FAILED) end
     decided[index] = { decision = dec, req = req, ctx = c }
     if dec.state == "BLOCK" then
       local why = #dec.reasons > 0 and table.concat(dec.reasons, "; ") or "refused by the governance policy"

@@ -1,6 +1,7 @@
--- kip.policy — governance policies (ARG Policy Manager): policy files
--- loaded into the sandbox (kip.sandbox) and hot-reloaded (kip.loader),
--- their hooks run under the sandbox's limits, their decisions composed.
+-- kip.policy — governance policies (ARG Policy Manager): policy files are
+-- extensions of kind "policy" (kip.extension: sandboxed, budgeted,
+-- hot-reloaded), their decisions validated and composed; M.decide is the
+-- one pre-check loop of the KIP pipeline and of ARG step 1.
 --
 -- A policy file returns kip.policy{ name=, priority=, pre_check=, post_check= }
 -- (docs/policies.md). A hook that fails, loops, exceeds a limit or returns
@@ -8,13 +9,13 @@
 -- policy and the line.
 local core = require "kip.core"
 local sandbox = require "kip.sandbox"
-local loader = require "kip.loader"
+local extension = require "kip.extension"
 
 local M = {}
 
 M.STATES = { ALLOW = 1, ALLOW_WITH_REFOCUS = 2, RESTRICT = 3, BLOCK = 4 }
 M.MODES = { normal = 1, prudent = 2, refocus = 3, refusal = 4 }
-M.DEFAULT_BUDGET = sandbox.DEFAULT_BUDGET
+M.DEFAULT_BUDGET = extension.BUDGETS.policy
 M.MEMORY_CAP = sandbox.MEMORY_CAP
 M.PATTERN_STEPS = sandbox.PATTERN_STEPS
 M.MAX_REP = sandbox.MAX_REP
@@ -35,32 +36,44 @@ function M.new(def)
   return def
 end
 
---- Load one policy file into a sandbox. Returns the policy table or nil, message.
-function M.load_file(path, budget)
-  local name = path:match("([^/]+)%.lua$") or path
-  local secrets = require "kip.secrets"
-  local env = sandbox.env("policy " .. name, { kip = { policy = M.new, null = core.null, secret_in = secrets.find,
-    secret_scan = secrets.scan } })
-  local p, text = sandbox.load_file(path, env, budget)
-  if not p then return nil, (tostring(text):gsub("^cannot read ", "cannot read policy ")) end
-  if type(p) ~= "table" or not p.__kip_policy then
-    return nil, path .. ": a policy file must return kip.policy{...}"
-  end
-  p.path, p.source = path, text
-  return p
-end
+extension.kind("policy", {
+  globals = function()
+    local secrets = require "kip.secrets"
+    return { kip = { policy = M.new, null = core.null, secret_in = secrets.find, secret_scan = secrets.scan } }
+  end,
+  check = function(p)
+    if type(p) ~= "table" or not p.__kip_policy then return nil, "a policy file must return kip.policy{...}" end
+    return p
+  end,
+})
 
---- Call a hook of policy p; returns ok, value-or-error-message.
-function M.call(p, hook, budget, ...)
-  local fn = p[hook]
-  if not fn then return true, nil end
-  local ok, res = sandbox.run(budget or p.budget or M.DEFAULT_BUDGET, fn, ...)
-  if not ok then
-    -- the first line names the file and line; the traceback goes to the log
-    local msg = tostring(res)
-    return false, ("policy '%s' %s failed: %s"):format(p.name, hook, msg:match("^[^\n]*")), msg
+--- Load one policy file into a sandbox. Returns the policy table or nil, message.
+function M.load_file(path) return extension.load("policy", path) end
+
+--- Call a hook of policy p; returns ok, value-or-error-message (naming the
+--- policy, the hook, the file and line), traceback.
+function M.call(p, hook, budget, ...) return extension.call(p, hook, p.budget or budget, ...) end
+
+--- The pre-check of every policy of `list` on request `req` for caller
+--- `ctx`, composed (M.compose). A hook that fails or returns garbage counts
+--- as BLOCK naming the policy (fail closed) and is listed in `failures`.
+--- opts: budget (instructions per hook; default the policy kind's),
+--- isolate (each policy sees its own copy of req). Returns the composed
+--- decision, the policies' decisions in order, the failure messages.
+function M.decide(list, req, ctx, opts)
+  opts = opts or {}
+  local decisions, failures = {}, {}
+  for _, p in ipairs(list) do
+    local ok, dec = M.call(p, "pre_check", opts.budget, opts.isolate and copy(req) or req, ctx)
+    local checked, err
+    if ok then checked, err = M.check_decision(p, dec) else err = dec end
+    if not checked then
+      failures[#failures + 1] = err
+      checked = { state = "BLOCK", reasons = { err } }
+    end
+    decisions[#decisions + 1] = checked
   end
-  return true, res
+  return M.compose(decisions), decisions, failures
 end
 
 -- ------------------------------------------------------------ composition
@@ -138,9 +151,8 @@ end
 --- :list() gives them in priority order (lower first); :missing() names one
 --- that could not be loaded at all (every request then fails closed).
 function M.set(opts)
-  local budget = opts.budget or M.DEFAULT_BUDGET
-  local s = loader.set { names = opts.names or { "default" }, dirs = opts.dirs, interval = opts.interval,
-    clock = opts.clock, log = opts.log, what = "policy", load = function(path) return M.load_file(path, budget) end }
+  local s = extension.set { kind = "policy", names = opts.names or { "default" }, dirs = opts.dirs,
+    interval = opts.interval, clock = opts.clock, log = opts.log }
   local list = s.list
   s.policies = s.objects
   function s:list()

@@ -150,7 +150,8 @@ end
 M.read_file = read_file
 
 --- Load a Lua file into environment env and run its main chunk under the
---- limits. Returns the value it returns and its source text, or nil, message.
+--- limits. Returns the value it returns and its source text, or nil, message
+--- (also when it returns nothing).
 function M.load_file(path, env, budget)
   local text, err = read_file(path)
   if not text then return nil, "cannot read " .. path .. ": " .. tostring(err) end
@@ -168,6 +169,7 @@ function M.load_file(path, env, budget)
   if jit then jit.off(chunk, true) end -- hooks do not fire inside compiled traces
   local ok, v = M.run(budget or M.DEFAULT_BUDGET, chunk)
   if not ok then return nil, tostring(v):match("^[^\n]*") end
+  if v == nil then return nil, path .. ": the file returns nothing" end
   return v, text
 end
 

@@ -11,7 +11,9 @@
 --- commands, change nothing), phases (names or phase tables, default
 --- sleep.PHASES; an operator replaces or adds a phase by naming a file
 --- path ending in .lua that returns {name=, title=, run=function(cycle) ->
---- counts}: it runs in the shared sandbox, see load_phase_file), hooks
+--- counts}: an extension of kind "sleep_phase", see load_phase_file),
+--- add_phases (phase files or tables inserted into the default phases at
+--- their after=/before=), hooks
 --- (judgment steps: classify, consolidate, duplicates, contradiction, domain, task;
 --- without one a rule decides what it can and flags the rest), trigger,
 --- progress(phase, title, counts, seconds) after each phase; policies
@@ -23,45 +25,70 @@
 --- flagged, writes, errors, metrics_before, metrics_after, planned (dry run),
 --- index_merge = {seconds [, error]}}.
 local cycle = require "kip.sleep.cycle"
+local extension = require "kip.extension"
 
 local M = {}
 
 M.PHASES = { "assess", "tasks", "unsorted", "orphans", "events", "duplicates", "contradictions", "decay", "domains",
   "ttl", "finalize" }
 
-M.PHASE_BUDGET = 2000000000 -- VM instructions an operator's phase file may spend per cycle
+-- An operator's phase (a file path ending in .lua, or a table) is an
+-- extension of kind "sleep_phase" (kip.extension: sandboxed — no io, no
+-- require —, budgeted, hot-reloaded) with the cycle's helper modules as
+-- globals — sleep.snapshot, sleep.rules, sleep.cycle; it returns {name=,
+-- title=, run=function(c) ... end} and, to be added to the default phases,
+-- after = "<phase>" or before = "<phase>" (default: before finalize).
+extension.kind("sleep_phase", {
+  label = "sleep phase",
+  globals = function()
+    return { sleep = { snapshot = require "kip.sleep.snapshot", rules = require "kip.sleep.rules", cycle = require "kip.sleep.cycle" },
+      kip = { null = require("kip.core").null } }
+  end,
+  check = function(phase)
+    if type(phase) ~= "table" or type(phase.run) ~= "function" or type(phase.name) ~= "string" then
+      return nil, "a sleep phase must return {name=, run=function(cycle) ... end}"
+    end
+    return phase
+  end,
+})
 
--- An operator's phase file (a path ending in .lua): loaded into the shared
--- sandbox (kip.sandbox: no io, no require, limits) with the cycle's helper
--- modules as globals — sleep.snapshot, sleep.rules, sleep.cycle — and run
--- under its budget; it returns {name=, title=, run=function(c) ... end}.
-local function load_phase_file(path)
-  local sandbox = require "kip.sandbox"
-  local env = sandbox.env("sleep phase " .. path, {
-    sleep = { snapshot = require "kip.sleep.snapshot", rules = require "kip.sleep.rules", cycle = require "kip.sleep.cycle" },
-    kip = { null = require("kip.core").null },
-  })
-  local phase, err = sandbox.load_file(path, env)
-  if not phase then error(("sleep: phase file %s: %s"):format(path, tostring(err)), 0) end
-  if type(phase) ~= "table" or type(phase.run) ~= "function" or type(phase.name) ~= "string" then
-    error(("sleep: phase file %s must return {name=, run=function(cycle) ... end}"):format(path), 0)
-  end
-  local run = phase.run
-  return { name = phase.name, title = phase.title or phase.name, run = function(c)
-    local ok, res = sandbox.run(M.PHASE_BUDGET, run, c)
-    if not ok and tostring(res):match("^budget reached") then error(cycle.BUDGET, 0) end
-    if not ok then error(tostring(res):match("^[^\n]*"), 0) end
+local function load_phase_file(spec)
+  local ext, err = extension.from("sleep_phase", spec)
+  if not ext then error("sleep: " .. err, 0) end
+  return { name = ext.name, title = ext.title or ext.name, after = ext.after, before = ext.before, run = function(c)
+    local ok, res = extension.call(ext, "run", M.PHASE_BUDGET, c)
+    if not ok and tostring(res):match("failed: budget reached") then error(cycle.BUDGET, 0) end
+    if not ok then error(res, 0) end
     return res
   end }
 end
 
+M.PHASE_BUDGET = extension.BUDGETS.sleep_phase
+
 local function load_phase(p)
+  if type(p) == "table" and p.__extension then return load_phase_file(p) end
   if type(p) == "table" then return p end
   if type(p) == "string" and p:match("%.lua$") then return load_phase_file(p) end
   local ok, mod = pcall(require, "kip.sleep.phases." .. p)
   if ok then return mod end
   error(("sleep: unknown phase %q (built in: %s; or a path to a phase file ending in .lua)"):format(tostring(p),
     table.concat(M.PHASES, ", ")), 0)
+end
+
+--- the default phases with `added` (phase files or tables naming after= or
+--- before=, default before finalize) inserted where they say
+function M.with_added(added)
+  local names = {}
+  for i, n in ipairs(M.PHASES) do names[i] = n end
+  for _, spec in ipairs(added or {}) do
+    local ph = load_phase(spec)
+    local anchor, offset = ph.before or ph.after or "finalize", ph.after and 1 or 0
+    local at
+    for i, n in ipairs(names) do if (type(n) == "table" and n.name or n) == anchor then at = i end end
+    if not at then error(("sleep: phase %s goes %s %q, which is not a phase"):format(ph.name, ph.after and "after" or "before", anchor), 0) end
+    table.insert(names, at + offset, ph)
+  end
+  return names
 end
 
 -- the clock of an interrupted cycle to resume (its SleepCycle is still
@@ -122,7 +149,7 @@ function M.run(nx, opts)
   -- API's default, a timer's host) it runs under the default set, unless
   -- the host says policies = false
   if not nx.policies and opts.policies ~= false then
-    local governed = setmetatable({ policies = require("kip.nexus").policy_set(opts.policies or { "default" }) },
+    local governed = setmetatable({ policies = require("kip.nexus").policy_set(opts.policies or { "default" }), __proxy_of = nx },
       { __index = nx })
     return M.run(governed, setmetatable({ policies = false }, { __index = opts }))
   end
@@ -145,8 +172,8 @@ function M.run(nx, opts)
   -- last cycle found and write nothing, so only the decay epoch is
   -- recorded (the default phases, no hooks: a hook may judge anew);
   -- decided before this cycle's own record is written
-  local names = opts.phases or M.PHASES
-  if not opts.phases and not next(c.hooks) and not c.dry_run then
+  local names = opts.phases or (opts.add_phases and M.with_added(opts.add_phases)) or M.PHASES
+  if not opts.phases and not opts.add_phases and not next(c.hooks) and not c.dry_run then
     c.unchanged = unchanged_since(c)
     if c.unchanged then names = { "decay", "finalize" } end
   end

@@ -292,7 +292,7 @@ function M.run(rest, h)
       if r.message then print(r.message) end
       if r.action then print(("action: %s %s %s"):format(r.action.name, r.action.status, core.json_encode(r.action.params or {}))) end
       for i, u in ipairs(r.bundle) do
-        local n = nx._arg_snapshots and (select(2, next(nx._arg_snapshots)) or {}).nodes
+        local n = require("kip.state").of(nx, "arg").snapshots and (select(2, next(require("kip.state").of(nx, "arg").snapshots)) or {}).nodes
         local text = n and n[u.node] and n[u.node].chunk or u.connector and ("[" .. tostring(u.status) .. "]") or ""
         print(("%2d. %s  (%s)  %s"):format(i, u.node, u.label, text))
       end

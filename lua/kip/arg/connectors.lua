@@ -3,7 +3,8 @@
 --- mode", Annex 7.4 "connector budgets"; docs/arg.md "External sources").
 --- A connector is a Lua file returning function(call) -> {content=...}
 --- where call = {source, connector, prompt, context, timeout_ms}; it runs
---- sandboxed with an instruction budget sized by its timeout, and a run
+--- as an extension of kind "connector" (kip.extension: sandboxed,
+--- hot-reloaded) with an instruction budget sized by its timeout, and a run
 --- that exceeds the timeout is reported as TIMEOUT. Registered by the
 --- ExternalSource's `connector` name:
 ---
@@ -13,35 +14,39 @@
 --- into the graph. An unregistered connector gives status NOT_CONFIGURED
 --- (the source is still named in the bundle, as provenance).
 local sandbox = require "kip.sandbox"
+local extension = require "kip.extension"
+local state = require "kip.state"
 
 local M = {}
 
-M.INSTRUCTIONS_PER_MS = 20000
+extension.kind("connector", {
+  budget = "connector_per_ms",
+  check = function(v)
+    if type(v) == "function" then return { run = v } end
+    if type(v) == "table" and type(v.run) == "function" then return v end
+    return nil, "a connector file must return a function"
+  end,
+})
 
 function M.register(nx, map)
-  nx._arg_connectors = nx._arg_connectors or {}
-  for name, path in pairs(map or {}) do
-    if type(path) == "function" then
-      if jit then jit.off(path, true) end -- the budget hook does not fire inside compiled traces
-      nx._arg_connectors[name] = { fn = path, name = name }
-    else
-      local env = sandbox.env("connector " .. name)
-      local fn, err = sandbox.load_file(path, env)
-      if not fn then return nil, err end
-      if type(fn) ~= "function" then return nil, path .. ": a connector file must return a function" end
-      nx._arg_connectors[name] = { fn = fn, name = name, path = path }
-    end
+  local st = state.of(nx, "arg")
+  st.connectors = st.connectors or {}
+  for name, v in pairs(map or {}) do
+    local c, err = extension.from("connector", v, name)
+    if not c then return nil, err end
+    st.connectors[name] = c
   end
   return true
 end
 
 --- fetch from source src; returns {status = OK|NOT_CONFIGURED|TIMEOUT|FAILED, content, error, at}
 function M.fetch(nx, src, request, timeout_ms)
-  local c = nx._arg_connectors and nx._arg_connectors[src.connector]
+  local cs = state.of(nx, "arg").connectors
+  local c = cs and cs[src.connector]
   local at = request.context and request.context.timestamp or nil
   if not c then return { status = "NOT_CONFIGURED", at = at } end
   local started = os.clock()
-  local ok, res = sandbox.run(timeout_ms * M.INSTRUCTIONS_PER_MS, c.fn, sandbox.copy {
+  local ok, res = extension.call(c, "run", timeout_ms * extension.BUDGETS.connector_per_ms, sandbox.copy {
     source = src.name, connector = src.connector, prompt = request.prompt, context = request.context,
     timeout_ms = timeout_ms })
   local took = (os.clock() - started) * 1000

@@ -46,6 +46,7 @@ M.TYPES = { "ArgCluster", "ArgLabel", "ArgNode", "ArgAction", "ExternalSource", 
 M.PREDICATES = { "in_cluster", "parent_label", "incompatible_with", "has_label", "redirects_to" }
 
 local shared = require "kip.guards"
+local state = require "kip.state"
 
 -- every guard of the subsystem: DECLARED, then its schema's definitions
 local function all() return shared.with_schema(M.DECLARED, M.TYPES, M.PREDICATES, M.PUBLISH, PUBLISH_HINT) end
@@ -54,7 +55,7 @@ local function all() return shared.with_schema(M.DECLARED, M.TYPES, M.PREDICATES
 function M.declare(nx)
   local ok, err = shared.declare(nx, M.OWNER, all())
   if not ok then return nil, err end
-  nx._arg_guarded = true
+  state.of(nx, "arg").guarded = true
   return true
 end
 
@@ -62,7 +63,7 @@ end
 --- Nexus object; declared by kip arg init, and by the loop on first use of a
 --- nexus initialized before guards existed)
 function M.ensure(nx)
-  if nx._arg_guarded then return true end
+  if state.of(nx, "arg").guarded then return true end
   local core = require "kip.core"
   if nx:readonly() then return true end
   if shared.count(nx, M.OWNER) < #all() then
@@ -77,7 +78,7 @@ function M.ensure(nx)
     local ok, err = M.apply_schema(nx)
     if not ok then return nil, err end
   end
-  nx._arg_guarded = true
+  state.of(nx, "arg").guarded = true
   return true
 end
 

@@ -6,10 +6,10 @@
 --- (seed 003 Annex 7.4). call = {action, params, idempotency_key, caller,
 --- context}: caller is the authenticated caller (role, tenant, user) — a
 --- handler checks identifiers the engine could not resolve (an invoice's
---- tenant) against it. Handlers load into the same sandbox as policies
---- (whitelisted libraries, memory cap, instruction budget: a handler that
---- loops fails instead of hanging the request) and are registered under the
---- action's `handler` name:
+--- tenant) against it. Handlers are extensions of kind "handler"
+--- (kip.extension: the sandbox's whitelisted libraries, memory cap and
+--- instruction budget — a handler that loops fails instead of hanging the
+--- request — and hot reload) registered under the action's `handler` name:
 ---
 ---   arg.configure(nx, { handlers = { ["arg.actions.issue_refund"] = "/etc/kip/refund.lua" } })
 ---
@@ -17,50 +17,42 @@
 --- action already run returns its first result from the durable record
 --- without calling the handler again.
 local sandbox = require "kip.sandbox"
+local extension = require "kip.extension"
+local state = require "kip.state"
 
 local M = {}
 
-M.BUDGET = 2000000 -- instructions per handler call
-
-local function entry(name, v, path)
-  if type(v) == "function" then return { fn = v, name = name, path = path } end
-  if type(v) == "table" and type(v.run) == "function" then
-    if v.compensate ~= nil and type(v.compensate) ~= "function" then return nil, "compensate must be a function" end
-    return { fn = v.run, compensate = v.compensate, name = name, path = path }
-  end
-  return nil, "a handler is a function or a table {run = function(call), compensate = function(call, result)}"
-end
+extension.kind("handler", {
+  label = "handler",
+  check = function(v)
+    if type(v) == "function" then return { run = v } end
+    if type(v) == "table" and type(v.run) == "function" then
+      if v.compensate ~= nil and type(v.compensate) ~= "function" then return nil, "compensate must be a function" end
+      return v
+    end
+    return nil, "a handler is a function or a table {run = function(call), compensate = function(call, result)}"
+  end,
+})
 
 --- load handler files: map of handler name -> path, function or table;
 --- returns nil, message on the first failure
 function M.register(nx, map)
-  nx._arg_handlers = nx._arg_handlers or {}
+  local st = state.of(nx, "arg")
+  st.handlers = st.handlers or {}
   for name, v in pairs(map or {}) do
-    local h, err
-    if type(v) == "string" then
-      local loaded, lerr = sandbox.load_file(v, sandbox.env("handler " .. name), M.BUDGET)
-      if not loaded then return nil, lerr end
-      h, err = entry(name, loaded, v)
-      if not h then return nil, v .. ": " .. err end
-    else
-      h, err = entry(name, v)
-      if not h then return nil, "handler " .. name .. ": " .. err end
-      if jit then -- the budget hook does not fire inside compiled traces
-        jit.off(h.fn, true)
-        if h.compensate then jit.off(h.compensate, true) end
-      end
-    end
-    nx._arg_handlers[name] = h
+    local h, err = extension.from("handler", v, name)
+    if not h then return nil, err end
+    st.handlers[name] = h
   end
   return true
 end
 
-function M.find(nx, name) return nx._arg_handlers and nx._arg_handlers[name] or nil end
+function M.find(nx, name) local h = state.of(nx, "arg").handlers return h and h[name] or nil end
 
 --- run handler h; returns ok, result-or-message
 function M.call(h, call)
-  local ok, res = sandbox.run(M.BUDGET, h.fn, sandbox.copy(call))
-  if not ok then return false, ("handler %s failed: %s"):format(h.name, tostring(res):match("^[^\n]*")) end
+  local ok, res = extension.call(h, "run", nil, sandbox.copy(call))
+  if not ok then return false, res end
   if type(res) ~= "table" then res = { result = res } end
   return true, res
 end
@@ -68,9 +60,10 @@ end
 --- undo what h's run did (its declared compensation); returns ok,
 --- result-or-message; (false, "no compensation") when it declares none
 function M.compensate(h, call, result)
+  extension.refresh(h)
   if not h.compensate then return false, ("handler %s declares no compensation"):format(h.name) end
-  local ok, res = sandbox.run(M.BUDGET, h.compensate, sandbox.copy(call), sandbox.copy(result))
-  if not ok then return false, ("compensation of %s failed: %s"):format(h.name, tostring(res):match("^[^\n]*")) end
+  local ok, res = extension.call(h, "compensate", nil, sandbox.copy(call), sandbox.copy(result))
+  if not ok then return false, res end
   return true, type(res) == "table" and res or { result = res }
 end
 

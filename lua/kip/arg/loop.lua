@@ -26,6 +26,8 @@ local identity = require "kip.arg.identity"
 local tenancy = require "kip.arg.tenancy"
 local guards = require "kip.arg.guards"
 local result = require "kip.arg.result"
+local extension = require "kip.extension"
+local state = require "kip.state"
 
 local M = {}
 
@@ -60,58 +62,102 @@ M.LIMITS = {
 }
 
 
-M.STEP_BUDGET = 50000000 -- VM instructions an operator's step file may spend per request
+-- An operator's step (a file path ending in .lua, or a table) is an
+-- extension of kind "arg_step" (kip.extension: sandboxed, budgeted per
+-- request, hot-reloaded): the loop's helper modules are its globals
+-- (arg.lexicon, arg.weaver, arg.candidates, arg.params); it returns
+-- {run = function(state)} and, for a step the loop does not have,
+-- after = "<step>" or before = "<step>" (docs/extending.md "ARG steps").
+extension.kind("arg_step", {
+  label = "ARG step",
+  globals = function()
+    return { arg = { lexicon = require "kip.arg.lexicon", weaver = require "kip.arg.steps.weaver",
+      candidates = require "kip.arg.steps.candidates", params = require "kip.arg.params" } }
+  end,
+  check = function(step)
+    if type(step) ~= "table" or type(step.run) ~= "function" then
+      return nil, "an ARG step must return {run = function(state) ... end}"
+    end
+    return step
+  end,
+})
 
--- An operator's step file (a path ending in .lua): loaded into the shared
--- sandbox (kip.sandbox: no io, no require, limits) with the loop's helper
--- modules as globals (arg.lexicon, arg.weaver, arg.candidates, arg.params)
--- and run under its budget per request; it returns {run = function(state)}.
-local function load_step_file(name, path)
-  local sandbox = require "kip.sandbox"
-  local env = sandbox.env("arg step " .. name, { arg = { lexicon = require "kip.arg.lexicon",
-    weaver = require "kip.arg.steps.weaver", candidates = require "kip.arg.steps.candidates", params = require "kip.arg.params" } })
-  local step, err = sandbox.load_file(path, env)
-  if not step then return nil, ("step file %s: %s"):format(path, tostring(err)) end
-  if type(step) ~= "table" or type(step.run) ~= "function" then
-    return nil, ("step file %s must return {run = function(state) ... end}"):format(path)
-  end
-  local run = step.run
-  return { path = path, run = function(st)
-    local ok, res = sandbox.run(M.STEP_BUDGET, run, st)
-    if not ok then error(tostring(res):match("^[^\n]*"), 0) end
-    return res
-  end }
+local function step_index(order, name)
+  for i, s in ipairs(order) do if s[1] == name then return i end end
 end
 
 --- configure the loop of a nexus: steps (name -> module name, a path to a
---- step file ending in .lua, or a table with run), handlers (handler name -> file or function), connectors (connector
---- name -> file or function), limits (overrides of M.LIMITS), hooks
---- (compare = function(a, b) -> SAME|DIFFERENT|UNSURE for the Info Registry)
+--- step file ending in .lua, or a table with run; a name the loop does not
+--- have adds a step at its after/before position), handlers (handler name
+--- -> file or function), connectors (connector name -> file or function),
+--- limits (overrides of M.LIMITS), hooks (route, resolve, compare: a table
+--- of functions or a file returning one; docs/extending.md)
 function M.configure(nx, cfg)
-  local c = nx._arg_cfg or { steps = {}, limits = require("kip.sandbox").copy(M.LIMITS), hooks = {} }
-  for name, mod in pairs(cfg.steps or {}) do
-    local known = false
-    for _, s in ipairs(M.STEPS) do if s[1] == name then known = true end end
-    if not known then return nil, "unknown ARG step " .. tostring(name) end
-    local impl, lerr
-    if type(mod) == "string" and mod:match("%.lua$") then
-      impl, lerr = load_step_file(name, mod)
-      if not impl then return nil, lerr end
-    elseif type(mod) == "string" then
+  local st = state.of(nx, "arg")
+  -- a configuration that fails changes nothing: the new one is built beside the old
+  local old = st.cfg or { steps = {}, order = M.STEPS, limits = M.LIMITS, hooks = {} }
+  local c = { steps = {}, order = old.order, limits = {}, hooks = {} }
+  for _, f in ipairs { "steps", "limits", "hooks" } do for k, v in pairs(old[f]) do c[f][k] = v end end
+  local names = {}
+  for name in pairs(cfg.steps or {}) do names[#names + 1] = name end
+  table.sort(names) -- added steps anchored on each other land the same way every time
+  local order = {}
+  for i, s in ipairs(c.order) do order[i] = s end
+  local pending = {}
+  for _, name in ipairs(names) do
+    local mod, impl, lerr = cfg.steps[name], nil, nil
+    if type(mod) == "string" and not mod:match("%.lua$") then
       local ok, m = pcall(require, mod)
       if not ok then return nil, ("step %s: cannot load module %s: %s"):format(name, mod, tostring(m):match("^[^\n]*")) end
       impl = m
+      if type(impl) ~= "table" or type(impl.run) ~= "function" then
+        return nil, "step " .. name .. ": the module must return a table with run(state)"
+      end
     else
-      impl = mod
-    end
-    if type(impl) ~= "table" or type(impl.run) ~= "function" then
-      return nil, "step " .. name .. ": the module must return a table with run(state)"
+      impl, lerr = extension.from("arg_step", mod, name)
+      if not impl then return nil, lerr end
+      if impl.__extension then
+        local ext = impl
+        impl = { ext = ext, run = extension.bind(ext, "run") }
+      end
     end
     c.steps[name] = impl
+    if not step_index(order, name) then pending[#pending + 1] = { name, impl } end
   end
+  -- added steps: placed after/before the step they name (possibly another added one)
+  while #pending > 0 do
+    local progress = false
+    for i = #pending, 1, -1 do
+      local name, impl = pending[i][1], pending[i][2]
+      local spec = impl.ext or impl
+      local anchor = spec.after or spec.before
+      if not anchor then
+        local known = {}
+        for _, s in ipairs(M.STEPS) do known[#known + 1] = s[1] end
+        return nil, ("unknown ARG step %s: a new step names where it goes (after = \"<step>\" or before = \"<step>\"; steps: %s)")
+          :format(name, table.concat(known, ", "))
+      end
+      local at = step_index(order, anchor)
+      if at then
+        table.insert(order, spec.after and at + 1 or at, { name })
+        table.remove(pending, i)
+        progress = true
+      end
+    end
+    if not progress then
+      return nil, ("ARG step %s: it goes %s %q, which is not a step"):format(pending[1][1],
+        (pending[1][2].ext or pending[1][2]).after and "after" or "before", tostring((pending[1][2].ext or pending[1][2]).after
+        or (pending[1][2].ext or pending[1][2]).before))
+    end
+  end
+  c.order = order
   for k, v in pairs(cfg.limits or {}) do c.limits[k] = v end
-  for k, v in pairs(cfg.hooks or {}) do c.hooks[k] = v end
-  nx._arg_cfg = c
+  if cfg.hooks ~= nil then
+    local hooks, herr = extension.hooks(cfg.hooks, "ARG hooks")
+    if not hooks then return nil, herr end
+    for k, v in pairs(hooks) do c.hooks[k] = v end
+  end
+  st.cfg = c
   local ok, err = require("kip.arg.handlers").register(nx, cfg.handlers)
   if not ok then return nil, err end
   ok, err = require("kip.arg.connectors").register(nx, cfg.connectors)
@@ -119,7 +165,7 @@ function M.configure(nx, cfg)
   return true
 end
 
-local function cfg(nx) return nx._arg_cfg or { steps = {}, limits = M.LIMITS, hooks = {} } end
+local function cfg(nx) return state.of(nx, "arg").cfg or { steps = {}, order = M.STEPS, limits = M.LIMITS, hooks = {} } end
 
 -- the outcome from the state the steps left (fixture README §4, the
 -- protocol's correspondence: BLOCK -> REFUSE, ALLOW_WITH_REFOCUS -> REFOCUS,
@@ -200,7 +246,7 @@ function M.run(nx, request, opts)
   st.entities = tenancy.entities(not opts.model and nx or nil, m, m.profile, caller, st.analysis)
   st.timings.snapshot = (clock() - t0) * 1000
   local deadline = (c.limits.deadline_ms or M.LIMITS.deadline_ms) / 1000
-  for _, s in ipairs(M.STEPS) do
+  for _, s in ipairs(c.order) do
     local name = s[1]
     local started = clock()
     if name == "memory" then

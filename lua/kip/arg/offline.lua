@@ -21,6 +21,7 @@ local score = require "kip.arg.offline.score"
 local validate = require "kip.arg.offline.validate"
 local publish = require "kip.arg.offline.publish"
 local ids = require "kip.ids"
+local state = require "kip.state"
 
 local M = {}
 
@@ -56,7 +57,7 @@ function M.run(nx, opts)
   opts = opts or {}
   local ctx = publish.ctx(nx, opts.ctx)
   local function progress(stage, detail) if opts.progress then opts.progress(stage, detail) end end
-  nx._arg_snapshots = nil
+  state.of(nx, "arg").snapshots = nil
   local m, err = snapshot.get(nx)
   if not m then return nil, err end
   local since = opts.since
@@ -66,7 +67,7 @@ function M.run(nx, opts)
   if not ds then return nil, cerr end
   ds.grey_units = grey_units(nx, ctx)
   progress("B candidates", #ds.episodes .. " episodes (" .. ds.strong .. " with feedback)")
-  local cfg = nx._arg_cfg or {}
+  local cfg = state.of(nx, "arg").cfg or {}
   local cands, proposed = generate.run(ds, m, cfg.hooks)
   progress("C scoring", #cands .. " candidates (of " .. proposed .. " proposed)")
   -- node vectors for staged models come from the base model (same nodes)
@@ -168,7 +169,7 @@ function M.publish(nx, opts)
   opts = opts or {}
   local list, err = M.candidates(nx, { status = "approved" }, opts)
   if not list then return nil, err end
-  nx._arg_snapshots = nil
+  state.of(nx, "arg").snapshots = nil
   local m, serr = snapshot.get(nx)
   if not m then return nil, serr end
   local fresh, stale = {}, {}

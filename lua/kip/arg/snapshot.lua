@@ -16,6 +16,7 @@
 local core = require "kip.core"
 local lex = require "kip.arg.lexicon"
 local profile = require "kip.arg.profile"
+local state = require "kip.state"
 
 local M = {}
 
@@ -361,8 +362,8 @@ function M.get(nx, opts)
   if opts.model then return opts.model end -- a staged model (offline replay of a candidate)
   local current, recorded = M.version(nx)
   local key = tostring(current) .. ":" .. tostring(recorded)
-  nx._arg_snapshots = nx._arg_snapshots or {}
-  local m = nx._arg_snapshots[key]
+  state.of(nx, "arg").snapshots = state.of(nx, "arg").snapshots or {}
+  local m = state.of(nx, "arg").snapshots[key]
   if not m then
     local results, err = M.read(nx)
     if not results then return nil, err end
@@ -386,7 +387,7 @@ function M.get(nx, opts)
           .. "the guards' log (kip guards --log) shows maintenance writes." }
     end
     m = M.model(results.version, c)
-    nx._arg_snapshots = { [tostring(results.version) .. ":" .. tostring(results.recorded_hash)] = m } -- one version held
+    state.of(nx, "arg").snapshots = { [tostring(results.version) .. ":" .. tostring(results.recorded_hash)] = m } -- one version held
   end
   if opts.version and opts.version ~= m.version and not (opts.content_hash and opts.content_hash == m.content_hash) then
     return nil, { code = "ARG_BIND_VERSION", message = ("ontology version %s is not the current one (%s)"):format(

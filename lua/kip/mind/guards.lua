@@ -14,6 +14,7 @@
 --- with or without policies; only an operator's logged maintenance call
 --- passes.
 local shared = require "kip.guards"
+local state = require "kip.state"
 
 local M = {}
 
@@ -42,16 +43,16 @@ local function all() return shared.with_schema(M.DECLARED, M.TYPES, M.PREDICATES
 function M.declare(nx)
   local ok, err = shared.declare(nx, M.OWNER, all())
   if not ok then return nil, err end
-  nx._mind_guarded = true
+  state.of(nx, "mind").guarded = true
   return true
 end
 
 --- declared in this nexus? (a nexus whose mind schema predates guards gets
 --- them on its first operation); true or nil, message
 function M.ensure(nx)
-  if nx._mind_guarded or nx:readonly() then return true end
+  if state.of(nx, "mind").guarded or nx:readonly() then return true end
   if shared.count(nx, M.OWNER) < #all() then return M.declare(nx) end
-  nx._mind_guarded = true
+  state.of(nx, "mind").guarded = true
   return true
 end
 

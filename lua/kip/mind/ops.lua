@@ -34,6 +34,7 @@ M.ROLE_LINKS = { supporting = "supports", verification = "verifies", teaching = 
 local function err(code, message, hint) return nil, { code = code, message = message, hint = hint or "" } end
 
 local stamp = require("kip.ids").stamp
+local state = require "kip.state"
 
 local function slug(s) return (s:lower():gsub("[^%w]+", "-"):gsub("^%-+", ""):gsub("%-+$", "")):sub(1, 60) end
 
@@ -768,10 +769,10 @@ end
 
 --- does this nexus have the mind model's indexes (the MindShelf type)?
 function M.indexed(nx, ctx)
-  if nx._mind_indexed then return true end
+  if state.of(nx, "mind").indexed then return true end
   local r = read(nx, ctx or {}, 'FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: "MindShelf"} }')
   local n = type(r) == "table" and r[1] or r or 0
-  nx._mind_indexed = n > 0 or nil
+  state.of(nx, "mind").indexed = n > 0 or nil
   return n > 0
 end
 

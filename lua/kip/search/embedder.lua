@@ -38,12 +38,27 @@ function M.local_path(core)
   if installed and exists(installed) then return installed end
 end
 
+-- An embedder file (or a table with embed) is an extension of kind
+-- "embedder" (kip.extension): loaded sandboxed; its embed(texts) runs under
+-- the embedder budget. A file may also return a service's settings ({url=,
+-- model=, …}) for the OpenAI-compatible client.
+local extension = require "kip.extension"
+extension.kind("embedder", {
+  check = function(spec)
+    if type(spec) ~= "table" then return nil, "an embedder file must return an embedder table" end
+    if spec.embed ~= nil and type(spec.embed) ~= "function" then return nil, "embed must be a function" end
+    return spec
+  end,
+})
+
 local function from_file(path)
-  local chunk, err = loadfile(path)
-  if not chunk then return nil, err end
-  local ok, spec = pcall(chunk)
-  if not ok then return nil, ("%s: %s"):format(path, tostring(spec)) end
-  if type(spec) ~= "table" then return nil, path .. " must return an embedder table" end
+  local ext, err = extension.load("embedder", path)
+  if not ext then return nil, err end
+  local spec = {}
+  for k, v in pairs(ext) do
+    if k ~= "embed" and k ~= "__extension" and k ~= "kind" and k ~= "path" and k ~= "source" and k ~= "checked" then spec[k] = v end
+  end
+  if ext.embed then spec.embed = extension.bind(ext, "embed") end
   return spec
 end
 

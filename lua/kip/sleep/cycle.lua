@@ -53,7 +53,7 @@ function M.new(nx, opts)
   for k, v in pairs(M.DEFAULTS) do params[k] = v end
   for k, v in pairs(opts.params or {}) do params[k] = v end
   local c = setmetatable({
-    nx = nx, now = iso(now_s), now_s = now_s, dry_run = opts.dry_run, hooks = opts.hooks or {},
+    nx = nx, now = iso(now_s), now_s = now_s, dry_run = opts.dry_run, hooks = M.hooks(opts.hooks),
     params = params, log = opts.log or function() end,
     writes = 0, planned = {}, flags = {}, decisions = {}, errors = {}, caller = opts.caller,
   }, Cycle)
@@ -91,6 +91,14 @@ M.DEFAULTS = {
   phase_writes = 20000,  -- budget per phase (write commands)
   report_flags = 500,    -- flagged items kept in the SleepCycle record (all are counted)
 }
+
+--- the judgment hooks of opts (a table of functions or a file returning
+--- one): extensions of kind "hook", each call under the hook budget
+function M.hooks(spec)
+  local hooks, err = require("kip.extension").hooks(spec, "sleep hooks")
+  if not hooks then error("sleep: " .. err, 0) end
+  return hooks
+end
 
 --- raised inside a phase when its budget is spent (sleep.run reports it)
 M.BUDGET = setmetatable({}, { __tostring = function() return "budget reached" end })

@@ -30,6 +30,7 @@
 --- stamp and observed_at = now, which exempts it from decay for the window.
 --- A link is reinforced at most once per `MIN_INTERVAL_HOURS`, so an agent
 --- that reads the same facts all day does not pump them to 1.
+local state = require "kip.state"
 local M = {}
 
 M.BOOST = 0.2
@@ -126,15 +127,15 @@ end
 -- the epochs of a nexus for reinforcement, re-read at most once a minute
 local function epochs_of(nx, ctx)
   local now = os.time()
-  if not nx._decay_epochs or now - nx._decay_epochs_at > 60 then
-    nx._decay_epochs = M.epochs(function(q)
+  if not state.of(nx, "sleep").decay_epochs or now - state.of(nx, "sleep").decay_epochs_at > 60 then
+    state.of(nx, "sleep").decay_epochs = M.epochs(function(q)
       local r = nx:execute(q, nil, { ctx = ctx })
       if r.error then error(r.error.message, 0) end
       return r.result
     end)
-    nx._decay_epochs_at = now
+    state.of(nx, "sleep").decay_epochs_at = now
   end
-  return nx._decay_epochs
+  return state.of(nx, "sleep").decay_epochs
 end
 
 local READ = 'FIND(?l, ?o.attributes.evidence_count) WHERE { ?l (id: :id) ?l (?s, ?p, ?o) }'

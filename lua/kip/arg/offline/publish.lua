@@ -17,6 +17,7 @@ local core = require "kip.core"
 local snapshot = require "kip.arg.snapshot"
 local apply = require "kip.arg.offline.apply"
 local guards = require "kip.arg.guards"
+local state = require "kip.state"
 
 local M = {}
 
@@ -186,7 +187,7 @@ function M.commit(nx, ctx, content, meta)
       hint = code == "ARG_PUBLISH_CONFLICT" and "Another publish won; run the offline loop again on the new version."
         or "Nothing was published (one transaction)." }
   end
-  nx._arg_snapshots = nil
+  state.of(nx, "arg").snapshots = nil
   return { version = version, previous = d.version, content_hash = hash, elements = #changes.elements, links = #changes.links,
     warnings = warnings }
 end
@@ -195,7 +196,7 @@ end
 function M.publish(nx, approved, opts)
   opts = opts or {}
   local ctx = M.ctx(nx, opts.ctx)
-  nx._arg_snapshots = nil
+  state.of(nx, "arg").snapshots = nil
   local m, err = snapshot.get(nx)
   if not m then return nil, err end
   if #approved == 0 then
@@ -221,7 +222,7 @@ function M.rollback(nx, n, opts)
   local ctx = M.ctx(nx, opts.ctx)
   local rec, err = M.version_record(nx, n, ctx)
   if not rec then return nil, err end
-  nx._arg_snapshots = nil
+  state.of(nx, "arg").snapshots = nil
   local m, serr = snapshot.get(nx)
   if not m then return nil, serr end
   if m.content_hash == rec.content_hash then

@@ -11,6 +11,7 @@
 --- PolicyDecision; its constraints become the gates every later step applies
 --- (visible_label, visible_node, visible_source).
 local policy = require "kip.policy"
+local state = require "kip.state"
 
 local M = {}
 
@@ -26,13 +27,13 @@ function M.policies(nx)
     end
   end
   if not have_arg then
-    if not nx._arg_policy then
-      local path = require("kip.loader").find(require("kip.nexus").policy_dirs(), "arg")
+    if not state.of(nx, "arg").policy then
+      local path = require("kip.extension").find(require("kip.nexus").policy_dirs(), "arg")
       local p, err = path and policy.load_file(path)
       if not p then error("the ARG policy cannot be loaded: " .. tostring(err or "policies/arg.lua not found")) end
-      nx._arg_policy = p
+      state.of(nx, "arg").policy = p
     end
-    list[#list + 1] = nx._arg_policy
+    list[#list + 1] = state.of(nx, "arg").policy
   end
   return list
 end
@@ -51,19 +52,11 @@ function M.run(st)
   local m = st.snapshot
   local req = M.request(st)
   st.policy_request = req
-  local ctx = policy.copy(st.ctx or {})
-  local decisions = {}
-  for _, p in ipairs(M.policies(st.nx)) do
-    local ok, dec = policy.call(p, "pre_check", nil, policy.copy(req), ctx)
-    if not ok then
-      st.errors[#st.errors + 1] = { code = "ARG_POLICY_FAILED", step = "policy", message = dec,
-        hint = "A governance policy failed on this request (fail closed); check it with `kip policy check FILE`." }
-      dec = { state = "BLOCK", reasons = { dec } }
-    end
-    local checked, err = policy.check_decision(p, dec)
-    decisions[#decisions + 1] = checked or { state = "BLOCK", reasons = { err } }
+  local d, decisions, failures = policy.decide(M.policies(st.nx), req, policy.copy(st.ctx or {}), { isolate = true })
+  for _, f in ipairs(failures) do
+    st.errors[#st.errors + 1] = { code = "ARG_POLICY_FAILED", step = "policy", message = f,
+      hint = "A governance policy failed on this request (fail closed); check it with `kip policy check FILE`." }
   end
-  local d = policy.compose(decisions)
   -- a refocus survives other policies' scopes (RESTRICT ranks above it in
   -- the composition, but narrowing the scope does not make the request in domain)
   if d.state ~= "BLOCK" then
