@@ -94,7 +94,10 @@ check demo_export_engineers 'name: "Eli Novak"' "$out"; check demo_export_servic
 # variable the sources read; every option the sources parse appears in a help
 # text; every MCP tool is in kip mcp --help and the README
 help=$("${KIP[@]}" --help)
-for c in $(grep -o '^function commands\.[a-z_]*' "$SRC/lua/kip/cli.lua" | sed 's/.*\.//'); do
+# every command a CLI module registers (the core's and each subsystem's)
+cmds=$(grep -oh '^commands\.[a-z_]*' "$SRC"/lua/kip/cli/*.lua "$SRC"/lua/kip/*/cli.lua | sed 's/.*\.//' | sort -u)
+check cli_modules_found 1 "$([ "$(echo "$cmds" | wc -w)" -ge 19 ] && echo 1)"
+for c in $cmds; do
   check "help_lists_$c" "  $c" "$help"
 done
 for v in $(grep -rho 'getenv("[A-Z_]*")' "$SRC/lua" | sed 's/getenv("\(.*\)")/\1/' | sort -u) \
@@ -103,10 +106,10 @@ for v in $(grep -rho 'getenv("[A-Z_]*")' "$SRC/lua" | sed 's/getenv("\(.*\)")/\1
   check "help_names_env_$v" "$v" "$help"
 done
 allhelp=$help
-for c in $(grep -o '^function commands\.[a-z_]*' "$SRC/lua/kip/cli.lua" | sed 's/.*\.//'); do
+for c in $cmds; do
   allhelp+=$("${KIP[@]}" "$c" --help 2>&1)
 done
-for o in $(grep -oh '"--[a-z][a-z-]*"' "$SRC/lua/kip/cli.lua" "$SRC/lua/kip/arg/cli.lua" | tr -d '"' | sort -u); do
+for o in $(grep -oh '"--[a-z][a-z-]*"' "$SRC"/lua/kip/cli.lua "$SRC"/lua/kip/cli/*.lua "$SRC"/lua/kip/*/cli.lua | tr -d '"' | sort -u); do
   check "help_has_option_$o" "$o" "$allhelp"
 done
 mcphelp=$("${KIP[@]}" mcp --help); readme=$(cat "$SRC/README.md")

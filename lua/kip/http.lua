@@ -118,21 +118,23 @@ end
 function M.execute() return handle(false) end
 function M.execute_readonly() return handle(true) end
 
---- POST /kip/arg {prompt, context}: the ARG online loop (docs/arg.md); the
---- caller identity comes from the same headers as /kip/execute
-function M.arg()
-  local hint = 'Send {"prompt": "...", "context": {"channel": "...", ...}}; the caller is the X-KIP-Roles/Tenant/User identity.'
-  local body, req = posted_body(hint)
+--- POST to a subsystem's route (kip.subsystems: e.g. /kip/arg for the ARG
+--- loop, docs/arg.md): the JSON body and the caller identity (the same
+--- headers as /kip/execute) go to the route's handler.
+---   location = /kip/arg { content_by_lua_block { require("kip.http").route("arg") } }
+function M.route(name)
+  local handler = require("kip.subsystems").http_routes()[name]
+  if not handler then return kip_error(404, "KIP_1001", "InvalidSyntax", "no route " .. tostring(name)) end
+  local body, req = posted_body('Send a JSON object; the caller is the X-KIP-Roles/Tenant/User identity.')
   if not body then return end
-  if type(req) ~= "table" then return kip_error(400, "ARG_REQUEST_INVALID", "InvalidRequest", "the body must be an object", hint) end
-  local r, err = nx:arg({ prompt = req.prompt, context = req.context }, { ctx = caller() })
-  if not r then
-    local status = (err.code == "ARG_REQUEST_INVALID" and 400) or (err.code == "ARG_BIND_NO_ONTOLOGY" and 404)
-      or ((err.code == "ARG_IDENTITY_UNKNOWN" or err.code == "ARG_IDENTITY_AMBIGUOUS") and 403) or 500
-    return reply(status, core.json_encode { error = err })
-  end
-  return reply(200, kip.cap_response(core.json_encode { result = r }, M.max_response))
+  local status, resp = handler(nx, caller(), req)
+  return reply(status, kip.cap_response(core.json_encode(resp), M.max_response))
 end
+
+-- require("kip.http").arg() and the like: the subsystems' routes by name
+setmetatable(M, { __index = function(_, name)
+  if require("kip.subsystems").http_routes()[name] then return function() return M.route(name) end end
+end })
 
 function M.health()
   if ngx.req.get_method() ~= "GET" and ngx.req.get_method() ~= "HEAD" then

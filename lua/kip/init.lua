@@ -1,5 +1,5 @@
 -- kip — the Lua host module of kipnexus: the nexus (kip.nexus) with the
--- subsystems' methods on it.
+-- methods the subsystems register (kip.subsystems: nx:arg, nx:arg_feedback, …).
 --
 --   local kip = require "kip"
 --   local nx = assert(kip.open{ path = "memory.db" })
@@ -11,11 +11,8 @@
 local M = require "kip.nexus"
 local Nexus = M.Nexus
 
---- The ARG online loop (docs/arg.md): nx:arg{prompt=, context={role=, …}} →
---- ArgResult (outcome, route, bundle, episode_id), or nil, error.
-function Nexus:arg(request, opts) return require("kip.arg").run(self, request, opts) end
-
---- A verification signal for an ARG episode: {verified = true|false, note = …}.
-function Nexus:arg_feedback(episode_id, feedback, opts) return require("kip.arg").feedback(self, episode_id, feedback, opts) end
+for name, fn in pairs(require("kip.subsystems").methods()) do
+  if Nexus[name] == nil then Nexus[name] = fn end
+end
 
 return M

@@ -77,15 +77,17 @@ function M.server(nx, opts)
       { readOnlyHint = false, destructiveHint = true, idempotentHint = false, openWorldHint = false }))
   end
   s.syntax = read_file(home .. "/lua/kip/mcp/KIPSyntax.md") or "KIP syntax card not installed."
-  -- the mind model's and the ARG loop's tools, when the nexus has their
-  -- schema (docs/mind.md, docs/arg.md)
-  s.providers = {}
-  for _, p in ipairs { { "mind_", "kip.mind.mcp", function() return require("kip.mind").ready(nx) end },
-    { "arg_", "kip.arg.mcp", function() return require("kip.arg.mcp").ready(nx) end } } do
-    if p[3]() then
-      for _, t in ipairs(require(p[2]).list(opts.readonly)) do s.tools[#s.tools + 1] = t end
-      s.providers[p[1]] = require(p[2])
+  -- the subsystems' tools (offered when the nexus has their schema) and
+  -- the operator's (kip.subsystems): each tool name -> its provider
+  s.providers, s.after = {}, {}
+  for _, p in ipairs(require("kip.subsystems").mcp_providers()) do
+    if p.list and (not p.ready or p.ready(nx)) then
+      for _, t in ipairs(p.list(opts.readonly)) do
+        s.tools[#s.tools + 1] = t
+        s.providers[t.name] = p
+      end
     end
+    if p.after then s.after[#s.after + 1] = p.after end
   end
   return setmetatable(s, { __index = M })
 end
@@ -123,8 +125,8 @@ function M:call_tool(id, params)
   local readonly
   if name == "execute_kip_readonly" then readonly = true
   elseif name == "execute_kip" and not self.readonly then readonly = false
-  elseif self.providers[name:match("^%a+_") or ""] and type(args) == "table" and getmetatable(args) ~= core.array_mt then
-    local text, is_error = self.providers[name:match("^%a+_")].call(self.nx, name, args, self.ctx, self.readonly)
+  elseif self.providers[name] and type(args) == "table" and getmetatable(args) ~= core.array_mt then
+    local text, is_error = self.providers[name].call(self.nx, name, args, self.ctx, self.readonly)
     if text then return result(id, { content = { { type = "text", text = text } }, isError = is_error }) end
     local names = {}
     for i, t in ipairs(self.tools) do names[i] = t.name end
@@ -144,9 +146,12 @@ function M:call_tool(id, params)
     self.cancelled = nil
     return nil
   end
-  -- the links returned to the agent were used: they regain strength
-  -- (kip.sleep.strength; at most once a day each, never on a read-only server)
-  if self.reinforce and text:sub(1, 10) == '{"result":' then require("kip.sleep.strength").used(self.nx, text) end
+  -- what the subsystems do with a result the agent received (the sleep
+  -- cycle's reinforcement of the links it returned: at most once a day
+  -- each, never on a read-only server or with --no-reinforce)
+  if self.reinforce and text:sub(1, 10) == '{"result":' then
+    for _, after in ipairs(self.after) do after(self.nx, text) end
+  end
   text = require("kip.text").cap_response(text, self.max_response)
   -- the KIP response once, as text (the tools publish no outputSchema, so no
   -- structuredContent copy); isError when it is a KIP error

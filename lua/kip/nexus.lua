@@ -46,11 +46,13 @@ local Nexus = {}
 Nexus.__index = Nexus
 
 --- Directories searched for policy files: dirs given, then $KIP_POLICY_PATH
---- (colon-separated), then the built-in <home>/policies.
+--- (colon-separated), then the policies/ folder of each operator extension
+--- folder (kip.subsystems), then the built-in <home>/policies.
 function M.policy_dirs(dirs)
   local out = {}
   for _, d in ipairs(dirs or {}) do out[#out + 1] = d end
   for d in (os.getenv("KIP_POLICY_PATH") or ""):gmatch("[^:]+") do out[#out + 1] = d end
+  for _, d in ipairs(require("kip.subsystems").policy_dirs()) do out[#out + 1] = d end
   out[#out + 1] = M.home() .. "/policies"
   return out
 end
@@ -65,11 +67,13 @@ end
 --- the CLI defaults to {"default"}), policy_dirs (searched first), on_policy_error
 --- (function(message) for load errors; default: stderr), embedder (for
 --- SEARCH semantic/hybrid: default the local word vectors when installed;
---- false for none; see kip.search.embedder and docs/search.md).
+--- false for none; see kip.search.embedder and docs/search.md), extensions
+--- (operator extension folders, docs/extending.md; also $KIP_EXTENSIONS).
 --- Returns the Nexus, or nil, message, code.
 function M.open(opts)
   if type(opts) == "string" then opts = { path = opts } end
   assert(type(opts) == "table" and type(opts.path) == "string", "kip.open{path=...} needs a path")
+  require("kip.subsystems").add_dirs(opts.extensions)
   local o = {
     capsule_dir = opts.capsule_dir or default_capsule_dir(),
     readonly = opts.readonly_file or false,
@@ -91,17 +95,16 @@ function M.open(opts)
     nx.embed_retry_at = os.time() + embedder.RETRY_SECONDS
   end
   if opts.policies and #opts.policies > 0 then
-    -- the mind model's gates and the ARG policy are part of every governed
-    -- nexus (the gates' thresholds, docs/mind.md; the ARG loop's rules and
-    -- governed reads of the ontology, docs/arg.md); what both subsystems own
-    -- is guarded by the core, with or without policies
+    -- the subsystems' policies are part of every governed nexus (the mind
+    -- model's gates, docs/mind.md; the ARG loop's rules, docs/arg.md); what
+    -- the subsystems own is guarded by the core, with or without policies
     nx.policies = M.policy_set(opts.policies, opts)
   end
   return nx
 end
 
 --- The policy set of a governed nexus: `names` and the subsystems' own
---- (mind_gates, arg; unless opts.mind_policies == false); opts.policy_dirs,
+--- (kip.subsystems; unless opts.mind_policies == false); opts.policy_dirs,
 --- opts.on_policy_error as for kip.open.
 function M.policy_set(names, opts)
   opts = opts or {}
@@ -110,7 +113,7 @@ function M.policy_set(names, opts)
     list[#list + 1] = n
     have[n] = true
   end
-  for _, n in ipairs { "mind_gates", "arg" } do
+  for _, n in ipairs(require("kip.subsystems").policies()) do
     if not have[n] and opts.mind_policies ~= false then list[#list + 1] = n end
   end
   return policy.set { names = list, dirs = M.policy_dirs(opts.policy_dirs), log = opts.on_policy_error }

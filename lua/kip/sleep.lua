@@ -172,8 +172,14 @@ function M.run(nx, opts)
   -- last cycle found and write nothing, so only the decay epoch is
   -- recorded (the default phases, no hooks: a hook may judge anew);
   -- decided before this cycle's own record is written
-  local names = opts.phases or (opts.add_phases and M.with_added(opts.add_phases)) or M.PHASES
-  if not opts.phases and not opts.add_phases and not next(c.hooks) and not c.dry_run then
+  -- phases added by the host, else those of the operator's extension folders (sleep_phases/)
+  local added = opts.add_phases
+  if added == nil and not opts.phases then
+    added = require("kip.subsystems").extensions("sleep_phase")
+    if #added == 0 then added = nil end
+  end
+  local names = opts.phases or (added and M.with_added(added)) or M.PHASES
+  if not opts.phases and not added and not next(c.hooks) and not c.dry_run then
     c.unchanged = unchanged_since(c)
     if c.unchanged then names = { "decay", "finalize" } end
   end

@@ -1,8 +1,8 @@
 --- kip.arg.cli — `kip arg …`: the operator surface of the ARG loops
 --- (docs/arg.md): init, ask, eval, replay, log, feedback, and the offline
 --- loop's offline run, candidates, review, publish, versions, rollback,
---- metrics. Called by
---- lua/kip/cli.lua with its argument list and helpers.
+--- metrics. Registered by kip.arg.subsystem; the evaluation itself is
+--- kip.arg.evaluate.
 local core = require "kip.core"
 
 local M = {}
@@ -84,175 +84,51 @@ examples:
   kip --db arg.db arg log --outcome REFUSE --limit 5
 ]]
 
-local function report(stderr, err)
+local function report(cli, err)
   if type(err) == "table" then
-    stderr("%s %s%s", err.code or "error", err.message or "", err.step and (" (step " .. err.step .. ")") or "")
-    if err.hint and err.hint ~= "" then stderr("  hint: %s", err.hint) end
+    cli:stderr("%s %s%s", err.code or "error", err.message or "", err.step and (" (step " .. err.step .. ")") or "")
+    if err.hint and err.hint ~= "" then cli:stderr("  hint: %s", err.hint) end
   else
-    stderr("kip arg: %s", tostring(err))
+    cli:stderr("kip arg: %s", tostring(err))
   end
 end
 
-local function read_lines(path, die)
-  local f, err = io.open(path, "rb")
-  if not f then die("cannot read %s: %s", path, tostring(err)) end
-  local out, n = {}, 0
-  for line in f:lines() do
-    n = n + 1
-    if line:find("%S") then
-      local ok, v = pcall(core.json_decode, line)
-      if not ok or type(v) ~= "table" then die("%s:%d: not a JSON object", path, n) end
-      if type(v.prompt) ~= "string" then die("%s:%d: the line has no prompt string", path, n) end
-      v.line = n
-      out[#out + 1] = v
-    end
-  end
-  f:close()
-  return out
-end
+local SUBCOMMANDS = { init = true, profile = true, ask = true, eval = true, replay = true, log = true, feedback = true,
+  offline = true, candidates = true, review = true, publish = true, versions = true, rollback = true, metrics = true }
 
---- one line of the fixture's result format (../shared/arg/README.md §5)
-function M.result_line(id, r)
-  local bundle = {}
-  for i, u in ipairs(r.bundle or {}) do bundle[i] = { node = u.node, label = u.label } end
-  local action = core.null
-  local a = r.action or (r.bind and r.bind.action and r.bind.action.name and r.bind.action)
-  if a and a.name then action = { name = a.name, executed = a.executed == true } end
-  return { id = id, outcome = r.outcome, primary_label = r.weaver.primary_label or core.null, action = action, bundle = bundle }
-end
-
--- visibility by role, as the fixture README §2 defines it: from the
--- ontology's profile (the scorer checks results against the rule, not
--- against the policy that made them)
-local function visibility(snapshot)
-  local vis = {}
-  for role, r in pairs(snapshot.profile.roles) do
-    for _, a in ipairs(r.audiences) do vis[a] = vis[a] or {}; vis[a][role] = true end
-  end
-  return vis
-end
-
---- the scores of results against prompts carrying `expect` (the fixture
---- README §6; ../shared/arg/check.py --score is the reference scorer)
-function M.score(prompts, results, snapshot)
-  local s = { n = 0, outcome = 0, label_n = 0, label = 0, bundle_n = 0, bundle = 0, action_n = 0, action = 0, safety = 0 }
-  local vis = visibility(snapshot)
-  for _, p in ipairs(prompts) do
-    local e, r = p.expect, results[p.id]
-    if type(e) == "table" and r then
-      s.n = s.n + 1
-      if r.outcome == e.outcome then s.outcome = s.outcome + 1 end
-      if e.outcome == "ANSWER" or e.outcome == "ACTION" then
-        s.label_n = s.label_n + 1
-        if r.primary_label == e.primary_label then s.label = s.label + 1 end
-      end
-      local must = e.must_include_nodes or {}
-      if #must > 0 then
-        local got = {}
-        for _, u in ipairs(r.bundle) do got[u.node] = true end
-        local hit, seen = 0, {}
-        for _, n in ipairs(must) do if not seen[n] then seen[n] = true; if got[n] then hit = hit + 1 end end end
-        local distinct = 0
-        for _ in pairs(seen) do distinct = distinct + 1 end
-        s.bundle_n, s.bundle = s.bundle_n + 1, s.bundle + hit / distinct
-      end
-      local act = r.action ~= core.null and r.action or nil
-      if e.outcome == "ACTION" then
-        s.action_n = s.action_n + 1
-        if r.outcome == "ACTION" and act and act.name == e.action and act.executed then s.action = s.action + 1 end
-      end
-      -- safety (README §6): unauthorized action, invisible unit, excluded
-      -- label, refuse violated, invented action — each at most once per prompt
-      local role = (p.context or {}).role
-      local flags = {}
-      if act and act.executed and snapshot.actions[act.name] then
-        local ok = false
-        for _, x in ipairs(snapshot.actions[act.name].required_roles) do if x == role then ok = true end end
-        if not ok then flags.unauthorized_action = true end
-      end
-      if act and not snapshot.actions[act.name] then flags.invented_action = true end
-      local excluded = {}
-      for _, l in ipairs(e.must_exclude_labels or {}) do excluded[l] = true end
-      for _, u in ipairs(r.bundle) do
-        local n, src = snapshot.nodes[u.node], snapshot.sources[u.node]
-        local labels = n and n.labels or src and src.labels or {}
-        if n and not (vis[n.audience] or {})[role] then flags.invisible_unit = true end
-        for _, l in ipairs(labels) do
-          if not (vis[snapshot.labels[l].audience] or {})[role] then flags.invisible_unit = true end
-          if excluded[l] then flags.excluded_label = true end
-        end
-        if excluded[u.label] then flags.excluded_label = true end
-      end
-      if e.outcome == "REFUSE" and (r.outcome == "ANSWER" or r.outcome == "ACTION" or (act and act.executed)) then
-        flags.refuse_violated = true
-      end
-      for _ in pairs(flags) do s.safety = s.safety + 1 end
-    end
-  end
-  local function ratio(a, b) return b > 0 and math.floor(a / b * 1000 + 0.5) / 1000 or nil end
-  return { prompts = s.n, outcome_accuracy = ratio(s.outcome, s.n), primary_label_accuracy = ratio(s.label, s.label_n),
-    label_n = s.label_n, bundle_recall = ratio(s.bundle, s.bundle_n), bundle_n = s.bundle_n,
-    action_accuracy = ratio(s.action, s.action_n), action_n = s.action_n, safety_violations = s.safety }
-end
-
-local function median(list)
-  if #list == 0 then return 0 end
-  local t = {}
-  for i, v in ipairs(list) do t[i] = v end
-  table.sort(t)
-  return t[math.floor((#t + 1) / 2)]
-end
-
-function M.run(rest, h)
+local function run(cli, args)
   local arg = require "kip.arg"
-  local stderr, die = h.stderr, h.die
-  local sub = rest[1]
+  local evaluate = require "kip.arg.evaluate"
+  local sub = args[1]
   if not sub then io.write(M.HELP) return 2 end
-  local o, positional, context = {}, {}, {}
-  local j = 2
-  local VALUE = { ["--ontology"] = "ontology", ["--out"] = "out", ["--outcome"] = "outcome", ["--label"] = "label",
-    ["--since"] = "since", ["--limit"] = "limit", ["--note"] = "note", ["--context"] = "context_json",
-    ["--handlers"] = "handlers", ["--reason"] = "reason", ["--status"] = "status" }
-  local CONTEXT = {}
-  local FLAG = { ["--json"] = "json", ["--no-record"] = "no_record", ["--record"] = "record", ["--all"] = "all",
-    ["--verified"] = "verified", ["--failed"] = "failed", ["--dry-run"] = "dry_run", ["--feedback"] = "feedback",
-    ["--ids"] = "ids" }
-  while rest[j] do
-    local a = rest[j]
-    if a == "--channel" then
-      context.channel = rest[j + 1] or die("--channel needs a value")
-      j = j + 2
-    else
-      local g = h.governance_option(j)
-      if g > 0 then j = j + g
-      elseif VALUE[a] then o[VALUE[a]] = rest[j + 1] or die("%s needs a value", a) j = j + 2
-      elseif CONTEXT[a] then context[CONTEXT[a]] = rest[j + 1] or die("%s needs a value", a) j = j + 2
-      elseif FLAG[a] then o[FLAG[a]] = true j = j + 1
-      elseif a:sub(1, 2) == "--" then die("arg %s: unknown option %s (kip arg --help)", sub, a)
-      else positional[#positional + 1] = a j = j + 1 end
-    end
+  if not SUBCOMMANDS[sub] then cli:die("arg: unknown subcommand %s (kip arg --help)", sub) end
+  local context = {}
+  local defs = { { "--channel", value = "a value", into = context }, { "--limit", value = "a whole number", check = "int" },
+    { "--context", key = "context_json", value = "a JSON object" } }
+  for _, v in ipairs { "--ontology", "--out", "--outcome", "--label", "--since", "--note", "--handlers", "--reason", "--status" } do
+    defs[#defs + 1] = { v, value = "a value" }
   end
-  if o.limit then o.limit = math.tointeger(tonumber(o.limit)) or die("--limit needs a whole number") end
-  local known = { init = true, profile = true, ask = true, eval = true, replay = true, log = true, feedback = true,
-    offline = true, candidates = true, review = true, publish = true, versions = true, rollback = true, metrics = true }
-  if not known[sub] then die("arg: unknown subcommand %s (kip arg --help)", sub) end
-  local nx = h.open_nexus(true)
+  for _, f in ipairs { "--json", "--no-record", "--record", "--all", "--verified", "--failed", "--dry-run", "--feedback", "--ids" } do
+    defs[#defs + 1] = { f }
+  end
+  local o, positional = cli:parse(args, defs, { governance = true, from = 2, command = "arg " .. sub })
+  local nx = cli:open_nexus(true)
   if o.handlers then
     local sandbox = require "kip.sandbox"
     local cfg, err = sandbox.load_file(o.handlers, sandbox.env("arg handlers"))
-    if type(cfg) ~= "table" then die("--handlers %s: %s", o.handlers, tostring(err or "the file must return a table")) end
+    if type(cfg) ~= "table" then cli:die("--handlers %s: %s", o.handlers, tostring(err or "the file must return a table")) end
     local ok, cerr = arg.configure(nx, cfg)
-    if not ok then die("--handlers %s: %s", o.handlers, tostring(cerr)) end
+    if not ok then cli:die("--handlers %s: %s", o.handlers, tostring(cerr)) end
   end
   local status = 0
-  local function fail(err) report(stderr, err) status = 1 end
+  local function fail(err) report(cli, err) status = 1 end
 
   if sub == "init" then
     local r, err = arg.init(nx, { ontology = o.ontology })
     if r then
       print(core.json_encode({ applied = "capsules/arg", ontology = o.ontology, version = r.version,
         content_hash = r.content_hash, unchanged = r.unchanged }, true))
-      for _, w in ipairs(r.warnings or {}) do stderr("warning: %s", w) end
+      for _, w in ipairs(r.warnings or {}) do cli:stderr("warning: %s", w) end
     else fail(err) end
 
   elseif sub == "profile" then
@@ -273,11 +149,11 @@ function M.run(rest, h)
 
   elseif sub == "ask" then
     local prompt = table.concat(positional, " ")
-    if prompt == "" then die("arg ask needs the request text") end
+    if prompt == "" then cli:die("arg ask needs the request text") end
     local ctx = {}
     if o.context_json then
       local ok, v = pcall(core.json_decode, o.context_json)
-      if not ok or type(v) ~= "table" then die("--context must be a JSON object") end
+      if not ok or type(v) ~= "table" then cli:die("--context must be a JSON object") end
       ctx = v
     end
     for k, v in pairs(context) do ctx[k] = v end
@@ -299,56 +175,30 @@ function M.run(rest, h)
     end
 
   elseif sub == "eval" then
-    local path = positional[1] or die("arg eval needs the prompt file")
-    if o.feedback and not o.record then die("arg eval --feedback needs --record (feedback is about recorded episodes)") end
-    local prompts = read_lines(path, die)
-    local feedback = { verified = 0, corrected = 0 }
+    local path = positional[1] or cli:die("arg eval needs the prompt file")
+    if o.feedback and not o.record then cli:die("arg eval --feedback needs --record (feedback is about recorded episodes)") end
+    local prompts, perr = evaluate.read(path)
+    if not prompts then cli:die("%s", perr) end
     local out
-    if o.out then out = io.open(o.out, "wb") or die("cannot write %s", o.out) end
-    local results, times, outcomes = {}, {}, {}
-    local show = h.isatty(2) and not o.json
+    if o.out then out = io.open(o.out, "wb") or cli:die("cannot write %s", o.out) end
+    local show = cli:isatty(2) and not o.json
     local snap0, serr = require("kip.arg.snapshot").get(nx)
-    if not snap0 then report(stderr, serr) nx:close() return 1 end
+    if not snap0 then report(cli, serr) nx:close() return 1 end
     local tkey, ukey = snap0.profile.tenant.context_key, snap0.profile.tenant.user_context_key
     if not o.json then
-      stderr("identity: each request's context.role, context.%s and context.%s are taken as its authenticated caller",
+      cli:stderr("identity: each request's context.role, context.%s and context.%s are taken as its authenticated caller",
         tkey, ukey)
     end
-    for i, p in ipairs(prompts) do
-      local id = p.id or ("line" .. p.line)
-      local t0 = os.clock()
-      local c = type(p.context) == "table" and p.context or {}
-      local caller = { actor = "kip arg eval", roles = { c.role }, tenant = c[tkey], user = c[ukey], channel = c.channel }
-      local r, err = arg.run(nx, { prompt = p.prompt, context = p.context }, { record = o.record or false,
-        execute_without_handler = true, ctx = caller })
-      times[#times + 1] = (os.clock() - t0) * 1000
-      if not r then
-        report(stderr, err)
-        status = 1
-      else
-        local line = M.result_line(id, r)
-        results[id] = line
-        -- the feedback a reviewer who knows the line's expected label gives
-        -- an answered or acted-on request: a verification, or a correction
-        local x = type(p.expect) == "table" and p.expect or {}
-        if o.feedback and r.episode_id and type(x.primary_label) == "string"
-          and (x.outcome == "ANSWER" or x.outcome == "ACTION") then
-          local right = line.primary_label == x.primary_label
-          local ok, ferr = arg.feedback(nx, r.episode_id, { verified = right, label = not right and x.primary_label or nil,
-            note = "kip arg eval --feedback: expected label " .. x.primary_label })
-          if not ok then report(stderr, ferr) status = 1
-          elseif right then feedback.verified = feedback.verified + 1 else feedback.corrected = feedback.corrected + 1 end
-        end
-        outcomes[r.outcome] = (outcomes[r.outcome] or 0) + 1
-        if out then out:write(core.json_encode(line), "\n") end
-      end
-      if show and (i % 10 == 0 or i == #prompts) then io.stderr:write(("\r%d/%d requests"):format(i, #prompts)) end
-    end
+    local run = evaluate.run(nx, prompts, { record = o.record, feedback = o.feedback,
+      on_error = function(e) report(cli, e) status = 1 end,
+      on_result = function(line) if out then out:write(core.json_encode(line), "\n") end end,
+      on_progress = function(i, n) if show and (i % 10 == 0 or i == n) then io.stderr:write(("\r%d/%d requests"):format(i, n)) end end })
+    local results, times, outcomes, feedback = run.results, run.times, run.outcomes, run.feedback
     if show then io.stderr:write("\n") end
     if out then out:close() end
     local snap = require("kip.arg.snapshot").get(nx)
-    local s = M.score(prompts, results, snap)
-    s.median_ms, s.outcomes = median(times), outcomes
+    local s = evaluate.score(prompts, results, snap)
+    s.median_ms, s.outcomes = evaluate.median(times), outcomes
     if o.feedback then s.feedback = feedback end
     if o.json then print(core.json_encode(s, true))
     else
@@ -379,7 +229,7 @@ function M.run(rest, h)
       if not rows then fail(err) rows = {} end
       for _, e in ipairs(rows) do if (e.attributes or {}).kind ~= "feedback" then list[#list + 1] = e.name end end
     else
-      list[1] = positional[1] or die("arg replay needs an episode id (or --all)")
+      list[1] = positional[1] or cli:die("arg replay needs an episode id (or --all)")
     end
     local same, differ, skipped, other_version = 0, 0, 0, 0
     for _, id in ipairs(list) do
@@ -391,10 +241,10 @@ function M.run(rest, h)
       elseif r.reproduced then same = same + 1
       else
         differ = differ + 1
-        stderr("%s: %d decision(s) differ", id, #r.differences)
+        cli:stderr("%s: %d decision(s) differ", id, #r.differences)
         for k = 1, math.min(#r.differences, 5) do
           local d = r.differences[k]
-          stderr("  %s: recorded %s, replayed %s", d.path, core.json_encode(d.recorded), core.json_encode(d.replayed))
+          cli:stderr("  %s: recorded %s, replayed %s", d.path, core.json_encode(d.recorded), core.json_encode(d.replayed))
         end
       end
       if not o.all and r then
@@ -422,8 +272,8 @@ function M.run(rest, h)
     end
 
   elseif sub == "feedback" then
-    local id = positional[1] or die("arg feedback needs an episode id")
-    if o.verified == o.failed then die("arg feedback needs --verified or --failed") end
+    local id = positional[1] or cli:die("arg feedback needs an episode id")
+    if o.verified == o.failed then cli:die("arg feedback needs --verified or --failed") end
     local r, err = arg.feedback(nx, id, { verified = o.verified == true, note = o.note, label = o.label })
     if r then print(core.json_encode(r, true)) else fail(err) end
 
@@ -431,9 +281,9 @@ function M.run(rest, h)
     local offline = require "kip.arg.offline"
     local r, err
     if sub == "offline" then
-      if positional[1] ~= "run" then die("arg offline: the subcommand is `run` (kip arg offline run [--dry-run])") end
+      if positional[1] ~= "run" then cli:die("arg offline: the subcommand is `run` (kip arg offline run [--dry-run])") end
       r, err = offline.run(nx, { dry_run = o.dry_run, since = o.since, progress = not o.json and function(stage, detail)
-        stderr("%s: %s", stage, detail) end or nil })
+        cli:stderr("%s: %s", stage, detail) end or nil })
       if r and not o.json then
         local counts = {}
         for k, v in pairs(r.counts) do counts[#counts + 1] = k .. " " .. v end
@@ -460,7 +310,7 @@ function M.run(rest, h)
       end
     elseif sub == "review" then
       local id, decision = positional[1], positional[2]
-      if not id or not decision then die("arg review needs CANDIDATE approve|reject --reason TEXT") end
+      if not id or not decision then cli:die("arg review needs CANDIDATE approve|reject --reason TEXT") end
       r, err = offline.review(nx, id, decision, o.reason)
     elseif sub == "publish" and o.ontology then
       r, err = require("kip.arg.offline.publish").file(nx, o.ontology, { dry_run = o.dry_run })
@@ -476,7 +326,7 @@ function M.run(rest, h)
         r = nil
       end
     elseif sub == "rollback" then
-      local n = math.tointeger(tonumber(positional[1] or "")) or die("arg rollback needs a version number")
+      local n = math.tointeger(tonumber(positional[1] or "")) or cli:die("arg rollback needs a version number")
       r, err = offline.rollback(nx, n, { dry_run = o.dry_run })
     elseif sub == "metrics" then
       r, err = offline.metrics(nx)
@@ -506,4 +356,12 @@ function M.run(rest, h)
   return status
 end
 
-return M
+local commands = {}
+
+commands.arg = {
+  usage = "arg init|profile|ask|eval|replay|log|feedback|offline|candidates|review|publish|versions|rollback|metrics",
+  summary = "the ARG loops: routed, governed requests with explicit\noutcomes, episodes and replay; versioned ontology changes (docs/arg.md)",
+  help = M.HELP, run = run,
+}
+
+return commands

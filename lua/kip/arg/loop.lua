@@ -165,7 +165,34 @@ function M.configure(nx, cfg)
   return true
 end
 
-local function cfg(nx) return state.of(nx, "arg").cfg or { steps = {}, order = M.STEPS, limits = M.LIMITS, hooks = {} } end
+-- the loop's configuration of nx: configure's, with the operator's
+-- extension folders applied once (kip.subsystems: arg_steps/, handlers/,
+-- connectors/; each file reloads itself when it changes). Returns nil, an
+-- error when the folders hold a step that cannot be placed (every request
+-- then fails closed, naming it).
+local function cfg(nx)
+  local st = state.of(nx, "arg")
+  if st.operator == nil then
+    st.operator = true
+    require "kip.arg.handlers"
+    require "kip.arg.connectors"
+    local subsystems = require "kip.subsystems"
+    local found, any = { steps = {}, handlers = {}, connectors = {} }, false
+    for field, kind in pairs { steps = "arg_step", handlers = "handler", connectors = "connector" } do
+      for _, ext in ipairs(subsystems.extensions(kind)) do
+        found[field][ext.name] = ext
+        any = true
+      end
+    end
+    if any then
+      local ok, err = M.configure(nx, found)
+      if not ok then st.operator = { code = "ARG_STEP_FAILED", step = "entry", message = "extension folder: " .. err,
+        hint = "Fix or remove the file in the extension folder (docs/extending.md)." } end
+    end
+  end
+  if type(st.operator) == "table" then return nil, st.operator end
+  return st.cfg or { steps = {}, order = M.STEPS, limits = M.LIMITS, hooks = {} }
+end
 
 -- the outcome from the state the steps left (fixture README §4, the
 -- protocol's correspondence: BLOCK -> REFUSE, ALLOW_WITH_REFOCUS -> REFOCUS,
@@ -222,7 +249,8 @@ function M.run(nx, request, opts)
     return request_error("context must be an object",
       "context = { channel, product, environment, timestamp, history, request_id }")
   end
-  local c = cfg(nx)
+  local c, cerr = cfg(nx)
+  if not c then return nil, cerr end
   local t0 = clock()
   local m, err = snapshot.get(nx, { version = opts.version, content_hash = opts.content_hash, model = opts.model })
   if not m then err.step = err.step or "snapshot"; return nil, err end
