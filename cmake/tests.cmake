@@ -54,6 +54,9 @@ if(PYTHON3_FOR_E2E)
            ${CMAKE_BINARY_DIR}/CMakeFiles/kipcore_obj.dir/core/src)
   # no require cycle among the Lua host's modules (a facade is required, never requires back)
   add_test(NAME lua_requires COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/check_lua_requires.py ${CMAKE_SOURCE_DIR}/lua)
+  # an operator's extension folder (docs/extending.md): a command, an MCP tool, an ARG
+  # step, a sleep phase and a policy added without editing kipnexus; sandboxed, hot-reloaded
+  add_test(NAME e2e_extending COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_extending.py ${CMAKE_BINARY_DIR})
   # the mind model through the CLI and MCP
   add_test(NAME e2e_mind COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_mind.sh ${CMAKE_BINARY_DIR})
   # Tests of the shared fixtures (../shared beside the checkout, or $KIP_SHARED):
