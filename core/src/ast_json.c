@@ -4,7 +4,7 @@
 ** kip_parsed_json: a command parsed and rendered by a caller-chosen writer
 ** (the AST here, the policy view in request_describe.c), or its error.
 */
-#include "kipint.h"
+#include "ast.h"
 
 #include <string.h>
 

@@ -4,6 +4,7 @@
 */
 #ifndef KIP_COMPILE_H
 #define KIP_COMPILE_H
+#include "ast.h"
 #include "store.h"
 
 enum { VK_ELEM = 1, VK_PRED };
@@ -42,8 +43,11 @@ typedef struct frame {
   int left_join;       /* FROM holds a LEFT JOIN */
 } frame;
 
+typedef struct kip_dialect kip_dialect;
+
 typedef struct kql {
   kip_nexus *nx;
+  const kip_dialect *dialect; /* the SQL the store speaks (kql_dialect) */
   kip_arena *a;
   kip_error *err;
   int alias;
@@ -105,12 +109,23 @@ typedef struct kql_page {
 int kql_target_page_sql(kql *C, const ast_group *where, const char *target, kip_pos tpos, kql_page *page,
                         kip_buf *sql);
 
+/* compile_find.c: the SQL of a FIND and how each projection's columns are
+** rendered (exec_find.c renders them; kip explain shows the SQL). A
+** projection starts at result column col and spans ncols columns. */
+enum { R_ELEM = 1, R_ID, R_TEXT, R_JSON, R_META, R_KV };
+typedef struct proj {
+  int render; /* R_* */
+  int col, ncols;
+  int agg; /* E_AGG */
+} proj;
+int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int *aggregated_out);
+
 /* The SQL dialect the compiler emits for (DESIGN.md §3 "dialect"): what a
 ** backend spells its own way, and the functions it provides to compiled
 ** queries (kip_attr, kip_cmp, kip_in, kip_visible … keep their names across
 ** backends; how a backend defines them is its own business). A second
 ** backend (PostgreSQL) is a new store behind store.h plus a new dialect. */
-typedef struct kip_dialect {
+struct kip_dialect {
   const char *name;
   /* the placeholder of bound value number n (1-based): "?n" in SQLite */
   char *(*param)(kql *C, size_t n);
@@ -121,7 +136,9 @@ typedef struct kip_dialect {
   /* register what compiled queries call on the connection (hop traversal,
   ** kip_visible); 0 on success */
   int (*register_functions)(kip_nexus *nx);
-} kip_dialect;
+};
+/* the dialect of the SQL nexus nx's store speaks */
+const kip_dialect *kql_dialect(kip_nexus *nx);
 
 /* dialect_sqlite.c */
 extern const kip_dialect kip_dialect_sqlite;

@@ -22,9 +22,17 @@
 void kql_init(kql *C, kip_nexus *nx, kip_arena *a, kip_error *err) {
   memset(C, 0, sizeof *C);
   C->nx = nx;
+  C->dialect = kql_dialect(nx);
   C->a = a;
   C->err = err;
   C->binds = json_array();
+}
+
+const kip_dialect *kql_dialect(kip_nexus *nx) {
+  switch (nx->sql_dialect) {
+    case KIP_SQL_SQLITE: return &kip_dialect_sqlite;
+  }
+  return &kip_dialect_sqlite;
 }
 
 void kql_free(kql *C) {
@@ -83,7 +91,7 @@ static char *fresh(kql *C, const char *prefix) { return kql_strf(C, "%s%d", pref
 
 static char *bind(kql *C, const json_t *v) {
   json_array_append(C->binds, (json_t *)v);
-  return C->nx->dialect->param(C, json_array_size(C->binds));
+  return C->dialect->param(C, json_array_size(C->binds));
 }
 
 void kql_bind_all(kql *C, kip_stmt *st) {
@@ -463,7 +471,7 @@ static char *compile_hops(kql *C, frame *F, const ast_prop *pr) {
   json_t *pv = json_string(pd->names[0]);
   char *pb = bind(C, pv);
   json_decref(pv);
-  add_from(F, C->nx->dialect->hop_table(C, start, pb, pd->min, pd->max, !forward, h));
+  add_from(F, C->dialect->hop_table(C, start, pb, pd->min, pd->max, !forward, h));
   if (endpoint_join(C, F, to, kql_strf(C, "%s.node", h))) return NULL;
   return h;
 }

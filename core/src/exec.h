@@ -26,7 +26,7 @@ void kip_warn(kip_ctx *c, const char *fmt, ...) KIP_PRINTF(2, 3);
 KIP_STATEMENTS(KIP_STMT_EXEC)
 #undef KIP_STMT_EXEC
 /* the concepts a bulk load's commands found or created (exec_upsert.c) */
-void kip_concept_memo_free(kip_nexus *nx);
+void kip_exec_state_free(kip_nexus *nx);
 
 /* exec_targets.c: the distinct ids ?target binds in a WHERE pattern, in id order
 ** (limit < 0: all), capped by the request's materialization budget. */
@@ -39,9 +39,6 @@ int kip_select_targets(kip_ctx *c, const ast_group *where, const char *target, k
 ** a proposition, object is a proposition) */
 void kip_write_element(kip_buf *b, kip_stmt *st, int c);
 /* the same with the transient metadata._score of SEARCH results */
-/* exec_find.c: the SQL of a FIND and its projections (kip explain shows it) */
-typedef struct proj proj;
-int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int *aggregated_out);
 
 /* exec_render.c: pieces of an element's JSON from a row (column i) */
 void kip_write_id(kip_buf *b, int64_t id, int is_prop);

@@ -142,13 +142,15 @@ typedef struct concept_table {
 ** looked up once per load instead of once per batch. It stays true while
 ** only bulk commands follow on this connection and nobody else writes:
 ** UPSERT never deletes or renames a concept, and what could — any other
-** command, a rollback — marks it stale (kip_store_end_bulk,
+** command, a rollback — bumps the store's invalidations (kip_store_end_bulk,
 ** kip_tx_rollback); another connection's commit changes PRAGMA
 ** data_version, read inside the command's write transaction. Used only
-** without a governance scope (the entries were not checked against one). */
-struct kip_concept_memo {
+** without a governance scope (the entries were not checked against one).
+** It is the exec layer's state of a nexus (kip_nexus.exec). */
+struct kip_exec_state {
   concept_table t;
   int64_t data_version;
+  uint64_t invalidations; /* the store's when the memo was made */
 };
 
 static void concept_table_free(concept_table *t) {
@@ -156,11 +158,11 @@ static void concept_table_free(concept_table *t) {
   kip_arena_free(&t->keys);
 }
 
-void kip_concept_memo_free(kip_nexus *nx) {
-  if (!nx->concept_memo) return;
-  concept_table_free(&nx->concept_memo->t);
-  free(nx->concept_memo);
-  nx->concept_memo = NULL;
+void kip_exec_state_free(kip_nexus *nx) {
+  if (!nx->exec) return;
+  concept_table_free(&nx->exec->t);
+  free(nx->exec);
+  nx->exec = NULL;
 }
 
 /* the memo for this command, or NULL when it is not a bulk command */
@@ -168,12 +170,13 @@ static concept_table *concept_memo(kip_nexus *nx) {
   if (!nx->req->bulk || nx->req->scope) return NULL;
   int64_t version = kip_store_count(nx, "PRAGMA data_version");
   if (version < 0) return NULL;
-  if (nx->concept_memo && (nx->concept_memo_stale || nx->concept_memo->data_version != version))
-    kip_concept_memo_free(nx);
-  nx->concept_memo_stale = 0;
-  if (!nx->concept_memo && (nx->concept_memo = calloc(1, sizeof *nx->concept_memo)))
-    nx->concept_memo->data_version = version;
-  return nx->concept_memo ? &nx->concept_memo->t : NULL;
+  if (nx->exec && (nx->exec->invalidations != nx->invalidations || nx->exec->data_version != version))
+    kip_exec_state_free(nx);
+  if (!nx->exec && (nx->exec = calloc(1, sizeof *nx->exec))) {
+    nx->exec->data_version = version;
+    nx->exec->invalidations = nx->invalidations;
+  }
+  return nx->exec ? &nx->exec->t : NULL;
 }
 
 typedef struct upsert_state {

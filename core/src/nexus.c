@@ -6,13 +6,12 @@
 #include <string.h>
 
 #include "compile.h"
-#include "exec.h"
+#include "api.h"
 
 /* the SQL functions the compiled queries call: hop traversal (hops.c) and
 ** the governance scope check (scope.c) */
 static int register_query_functions(kip_nexus *nx) {
-  nx->dialect = &kip_dialect_sqlite;
-  return nx->dialect->register_functions(nx);
+  return kql_dialect(nx)->register_functions(nx);
 }
 
 int kip_open(const char *path, const kip_open_options *opt, kip_nexus **out, kip_error *err) {
@@ -44,8 +43,8 @@ void kip_close(kip_nexus *nx) {
     kip_tx_rollback(nx);
   }
   kip_vector_close(nx);
-  kip_concept_memo_free(nx);
-  kip_arena_free(&nx->load_arena);
+  kip_exec_state_free(nx);
+  kip_api_state_free(nx);
   kip_store_close(nx);
   free(nx);
 }

@@ -7,6 +7,7 @@
 ** KIP_1002 (identifier), KIP_3001 (missing parameter), with line and column.
 ** Never recurses deeper than KIP_MAX_NESTING.
 */
+#include "ast.h"
 #include "lexer.h"
 
 #include <math.h>

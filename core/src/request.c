@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "api.h"
 
 static void write_error_response(kip_buf *b, const kip_error *e) {
   kip_buf_adds(b, "{\"error\":");
@@ -44,35 +44,6 @@ static ast_command *parse_command(kip_arena *a, const char *text, size_t len, co
   return kip_parse(a, text, len, params, err);
 }
 
-/* A bulk load's command: UPSERTs only, sent with
-** kip_call_options.defer_index (kip import, kip restore), outside any
-** transaction. It runs without the element table's secondary indexes when
-** it loads a (nearly) empty nexus, and they stay away while bulk commands
-** follow, whatever their size (kip_store_defer_indexes). A large one also
-** runs without SQLite's foreign key checks: every endpoint an UPSERT links
-** is an element it found or created in the same transaction
-** (resolve_endpoint), so the checks cannot fail there; SQLite would re-read
-** both endpoints of every new proposition (about a fifth of a bulk load's
-** write time). Anything else — a DELETE, a MERGE, a single write — keeps
-** them. The pragma expires every prepared statement (each is compiled again
-** at its next use), so it is switched only for commands large enough to
-** gain from it. */
-#define BULK_CHECKS_OFF_BYTES (64 * 1024)
-
-/* the elements a bulk command writes at most (its blocks and the
-** propositions they set), or 0 when it is not one */
-static int64_t bulk_upsert(kip_nexus *nx, const ast_command *cmd) {
-  if (!nx->req->defer_index || nx->tx_depth != 0) return 0;
-  int64_t writes = 0;
-  for (int i = 0; i < cmd->n; i++) {
-    if (cmd->stmts[i]->kind != S_UPSERT) return 0;
-    const ast_upsert *u = &cmd->stmts[i]->u.upsert;
-    writes += u->n;
-    for (int b = 0; b < u->n; b++) writes += u->blocks[b]->nprops;
-  }
-  return writes;
-}
-
 /* Execute a parsed command (cmd NULL: report parse_err) under options opt;
 ** write its response object to out. Returns 1 when it was a KML command
 ** that failed during execution (the batch must stop). */
@@ -101,8 +72,8 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
             kip_stmt_kind_name(cmd->stmts[0]->kind));
     cmd = NULL;
   }
-  int64_t bulk = cmd && cmd->is_kml ? bulk_upsert(nx, cmd) : 0;
-  if (cmd && !bulk && kip_store_end_bulk(nx, &err)) cmd = NULL; /* after a bulk load's commands */
+  int64_t bulk = cmd && cmd->is_kml ? kip_bulk_writes(nx, cmd) : 0;
+  if (cmd && !bulk && kip_bulk_end(nx, &err)) cmd = NULL; /* after a bulk load's commands */
   if (cmd && kip_scope_begin(nx, opt, a, &scope, &err)) cmd = NULL;
   if (cmd) {
     kip_buf res;
@@ -121,24 +92,17 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
     int rc;
     if (cmd->is_kml) {
       kip_stamp_now(nx);
-      int checks_off = bulk && cmd->len >= BULK_CHECKS_OFF_BYTES && !kip_store_foreign_keys(nx, 0);
+      int checks_off = bulk ? kip_bulk_before(nx, cmd, bulk) : 0;
       rc = kip_tx_begin(nx, &err);
       if (!rc) {
-        if (bulk) rc = kip_store_defer_indexes(nx, bulk, &err);
-        if (bulk && !rc && nx->indexes_deferred) { /* a load into a (nearly) empty nexus: its index beside it */
-          kip_index_builder_check(nx);
-          kip_index_builder_start(nx);
-        }
-        nx->req->bulk = bulk > 0;
+        if (bulk) rc = kip_bulk_begin(nx, bulk, &err);
         if (!rc) rc = dispatch(&c, cmd);
         nx->req->bulk = 0;
         if (!rc && !nx->req->defer_index) rc = kip_search_sync(nx, &err); /* also inside a dry_run's outer transaction */
         if (rc) kip_tx_rollback(nx);
         else rc = kip_tx_commit(nx, &err);
       }
-      if (checks_off && kip_store_foreign_keys(nx, 1) && !rc)
-        rc = kip_err(&err, KIP_E_INTERNAL, "Close and reopen the nexus before writing again.",
-                     "the command was applied, but foreign key checks could not be switched back on");
+      rc = kip_bulk_after(nx, checks_off, rc, &err);
       stop = rc != 0;
     } else {
       /* a query reads one snapshot, its schema checks included: one read
@@ -178,15 +142,6 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
   return stop;
 }
 
-static void release_arena(kip_nexus *nx, kip_arena *a) {
-  if (a != &nx->load_arena) {
-    kip_arena_free(a);
-    return;
-  }
-  kip_arena_reset(a);
-  nx->load_arena_busy = 0;
-}
-
 /* Run command number `index` of the request: the host's before-hook (a
 ** governance pre-check) may narrow its options or refuse it, the after-hook
 ** (post-check) may replace its response. A refusal is reported inline and,
@@ -202,23 +157,14 @@ static int run_command(kip_nexus *nx, int index, const char *text, size_t len, c
     write_error_response(out, &err);
     return 1;
   }
-  /* a bulk load's commands (kip import's batches of megabytes) reuse the
-  ** memory of the one before: it stays with the nexus until the load ends
-  ** (kip_store_end_bulk) instead of going back to the system and being
-  ** faulted in again for every batch */
-  kip_arena own, *a = &own;
-  kip_arena_init(&own);
-  if (opt && opt->defer_index && !nx->load_arena_busy) {
-    a = &nx->load_arena;
-    nx->load_arena_busy = 1;
-  }
+  kip_arena own, *a = kip_bulk_arena(nx, opt, &own);
   kip_error perr;
   kip_err_clear(&perr);
   ast_command *cmd = parse_command(a, text, len, params, opt, &perr);
   int stop = 0;
   if (!h) {
     stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, opt, out);
-    release_arena(nx, a);
+    kip_bulk_release_arena(nx, a);
     return stop;
   }
   kip_call_options opts = *opt;
@@ -236,7 +182,7 @@ static int run_command(kip_nexus *nx, int index, const char *text, size_t len, c
     write_error_response(&resp, &err);
     stop = 2; /* refused by the host's hook: the batch goes on (an atomic one stops) */
   } else stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, &opts, &resp);
-  release_arena(nx, a);
+  kip_bulk_release_arena(nx, a);
   char *replaced = h->after ? h->after(h->ud, index, resp.p ? resp.p : "null") : NULL;
   if (replaced) kip_buf_adds(out, replaced);
   else kip_buf_add(out, resp.p, resp.len);

@@ -22,7 +22,7 @@
 */
 #include <string.h>
 
-#include "kipint.h"
+#include "ast.h"
 
 typedef struct desc {
   json_t *types, *preds;  /* arrays of distinct names */

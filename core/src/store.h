@@ -96,6 +96,9 @@ typedef struct kip_request {
   char guard_hint[384];          /* that guard's hint */
 } kip_request;
 
+/* the SQL dialects a store can speak (kip_nexus.sql_dialect) */
+enum { KIP_SQL_SQLITE };
+
 struct kip_nexus {
   struct sqlite3 *db;
   kip_stmt *stmts[ST_COUNT];     /* persistent prepared statements */
@@ -122,15 +125,17 @@ struct kip_nexus {
   int64_t fresh_lo, fresh_n;     /* the transaction's newest run of new ids not yet in search_dirty */
   int indexes_deferred;          /* a bulk load dropped the secondary indexes (store_schema.c) */
   int foreign_keys_off;          /* a bulk command switched the checks off (kip_store_foreign_keys) */
-  struct kip_concept_memo *concept_memo; /* concepts bulk commands found or created (exec_upsert.c) */
-  int concept_memo_stale;        /* a rollback or another command came since: drop it before use */
-  kip_arena load_arena;          /* a bulk load's commands are parsed into it (request.c), reset between them */
-  int load_arena_busy;           /* a command parsed into it is running */
+  uint64_t invalidations;        /* bumped by a rollback and at a bulk load's end: the caches of rows the
+                                 ** layers above keep (exec_upsert.c's concept memo) drop themselves */
   struct kip_index_builder *index_builder; /* a bulk load's SEARCH index being built beside it (store_search_build.c) */
   int64_t indexed_beside;        /* elements the last adopted build indexed (store_search_build.c) */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int has_embedder;
-  const struct kip_dialect *dialect; /* the SQL the compiler emits for this store (compile.h) */
+  int sql_dialect;               /* the SQL this store speaks: KIP_SQL_SQLITE (the compiler's table for it: compile.h) */
+  /* what the layers above keep per nexus, in their own structs: owned and
+  ** freed by them (kip_close); the store never looks inside */
+  struct kip_exec_state *exec;   /* exec_upsert.c: the concepts bulk commands found or created */
+  struct kip_api_state *api;     /* request_bulk.c: the arena a bulk load's commands are parsed into */
   struct kip_guards *guards;     /* the declared guards (store_guard.c) */
   kip_request *req;              /* the running request's state: a call's own, or idle */
   kip_request idle;              /* the state between requests (open, index sync, embedding) */

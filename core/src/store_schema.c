@@ -16,9 +16,6 @@
 ** them (UPSERT finds concepts and propositions through the unique ones), so
 ** a bulk load into a (nearly) empty nexus builds them once at its end
 ** (kip_store_defer_indexes) */
-#define ELEMENT_NAME_INDEX "element_name ON element(name) WHERE name IS NOT NULL;\n"
-#define ELEMENT_OPS_INDEX "element_ops ON element(object, predicate, subject) WHERE object IS NOT NULL;\n"
-#define ELEMENT_PRED_INDEX "element_pred ON element(predicate, subject, object) WHERE predicate IS NOT NULL;\n"
 
 #define SCHEMA_V1 \
     "CREATE TABLE element(\n" \
@@ -188,50 +185,6 @@ int kip_store_migrate(kip_nexus *nx, int *created, kip_error *err) {
     }
   }
   return kip_tx_commit(nx, err);
-}
-
-/* ------------------------------------------- deferred secondary indexes */
-/* A bulk load inserts its elements in the order of the capsule, so every
-** insert lands at a random place of each secondary index (by name, by
-** object, by predicate); building an index once from the finished table
-** sorts it instead — the way pg_restore and MySQL's DISABLE KEYS load. So
-** the first bulk command (request.c) that writes at least as many
-** elements as the nexus holds drops them in its transaction, and
-** they stay away while only bulk commands follow on this connection. Any
-** other command, kip_sync_index (the end of kip import / restore), closing
-** and opening the nexus build them again. Meanwhile everything works — the
-** unique indexes every UPSERT looks up by stay — but queries that would use
-** them scan: other connections see that only during such a load. */
-#define DROP_SECONDARY_INDEXES "DROP INDEX IF EXISTS element_name; DROP INDEX IF EXISTS element_ops; DROP INDEX IF EXISTS element_pred"
-#define BUILD_SECONDARY_INDEXES \
-  "CREATE INDEX IF NOT EXISTS " ELEMENT_NAME_INDEX "CREATE INDEX IF NOT EXISTS " ELEMENT_OPS_INDEX \
-  "CREATE INDEX IF NOT EXISTS " ELEMENT_PRED_INDEX
-
-int kip_store_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err) {
-  if (!nx->indexes_deferred) {
-    char sql[96];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT 1 FROM element LIMIT %lld)", (long long)writes);
-    int64_t held = kip_store_count(nx, sql);
-    if (held < 0) return kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting elements");
-    if (held >= writes) return 0;
-  }
-  if (kip_store_exec(nx, DROP_SECONDARY_INDEXES, err, "deferring the element indexes")) return err->code;
-  nx->indexes_deferred = 1;
-  return 0;
-}
-
-int kip_store_build_indexes(kip_nexus *nx, kip_error *err) {
-  if (!nx->indexes_deferred || nx->readonly_file) return 0;
-  if (nx->tx_depth > 0) /* inside a caller's transaction: built with it, rolled back with it */
-    return kip_store_exec(nx, BUILD_SECONDARY_INDEXES, err, "building the element indexes");
-  /* a transaction of its own, not kip_tx_*: its commit must not index
-  ** the SEARCH dirty set (kip_sync_index does that in batches) */
-  if (kip_store_exec(nx, "BEGIN IMMEDIATE;" BUILD_SECONDARY_INDEXES "COMMIT", err, "building the element indexes")) {
-    if (!sqlite3_get_autocommit(nx->db)) sqlite3_exec(nx->db, "ROLLBACK", NULL, NULL, NULL);
-    return err->code;
-  }
-  nx->indexes_deferred = 0;
-  return 0;
 }
 
 int kip_store_check_indexes(kip_nexus *nx, kip_error *err) {

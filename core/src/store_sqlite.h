@@ -20,4 +20,17 @@ static inline int kip_prepare_sq(kip_nexus *nx, const char *sql, int len, sqlite
 }
 static inline void kip_finish_sq(kip_nexus *nx, sqlite3_stmt *st) { kip_finish(nx, KS(st)); }
 
+/* the secondary indexes of `element`: created with the schema
+** (store_schema.c), dropped and built again around a bulk load (store_bulk.c) */
+#define ELEMENT_NAME_INDEX "element_name ON element(name) WHERE name IS NOT NULL;\n"
+#define ELEMENT_OPS_INDEX "element_ops ON element(object, predicate, subject) WHERE object IS NOT NULL;\n"
+#define ELEMENT_PRED_INDEX "element_pred ON element(predicate, subject, object) WHERE predicate IS NOT NULL;\n"
+
+/* store_elements.c: step a write statement (its failure mapped to a KIP error) */
+int kip_store_step_write(kip_nexus *nx, sqlite3_stmt *st, kip_error *err, const char *what);
+/* store_elements.c: the error of a write a guard refused (KIP_4004, naming the guard) */
+int kip_store_guard_error(kip_nexus *nx, kip_error *err, const char *what);
+/* store_elements.c: forget the memo of defined types and predicates */
+void kip_store_defined_forget(kip_nexus *nx);
+
 #endif

