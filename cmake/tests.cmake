@@ -5,6 +5,17 @@ target_include_directories(test_core PRIVATE core/include core/src)
 target_compile_options(test_core PRIVATE ${KIP_WARNINGS})
 target_link_libraries(test_core PRIVATE kipcore)
 add_test(NAME unit_core COMMAND test_core)
+# a statement kind added from outside the tree: the core built again with
+# docs/examples/statement (PING), driven through the public API
+add_library(kipcore_stmt_ext_obj OBJECT ${KIP_CORE_SOURCES} ${CMAKE_BINARY_DIR}/capsules_embedded.c)
+target_include_directories(kipcore_stmt_ext_obj PUBLIC core/include PRIVATE core/src)
+target_link_libraries(kipcore_stmt_ext_obj PUBLIC PkgConfig::SQLITE PkgConfig::JANSSON PkgConfig::PCRE2 PkgConfig::CURL Threads::Threads)
+kip_statement_extension(kipcore_stmt_ext_obj ${CMAKE_SOURCE_DIR}/docs/examples/statement)
+add_executable(test_statement_ext core/tests/test_statement_ext.c $<TARGET_OBJECTS:kipcore_stmt_ext_obj>)
+target_include_directories(test_statement_ext PRIVATE core/include)
+target_compile_options(test_statement_ext PRIVATE ${KIP_WARNINGS})
+target_link_libraries(test_statement_ext PRIVATE PkgConfig::SQLITE PkgConfig::JANSSON PkgConfig::PCRE2 PkgConfig::CURL Threads::Threads m)
+add_test(NAME statement_extension COMMAND test_statement_ext)
 
 find_program(BUSTED busted)
 if(KIP_SANITIZE)

@@ -153,6 +153,11 @@ char *kip_call_command(kip_nexus *nx, const char *command, size_t len, const cha
 ** {"error":{...}} object. params may be NULL or a JSON object text. */
 char *kip_parse_json(const char *command, size_t len, const char *params_json);
 
+/* The statement kinds this core knows (the core's and any added at build
+** time), i from 0: the keyword, or NULL past the last; *writes (when not
+** NULL) is 1 for a KML kind. */
+const char *kip_statement_kind(int i, int *writes);
+
 /* Describe a command for governance policies (no execution): kind, reads
 ** (types, predicates), writes (concepts, propositions, keys) with parameters
 ** bound, as {"result": {...}} or {"error": {...}} (docs/policies.md). */

@@ -206,6 +206,7 @@ typedef struct ast_stmt {
     ast_describe describe;
     ast_search search;
     ast_export exp;
+    void *ext; /* a kind added from outside the tree (statement_ext.h): its own node */
   } u;
 } ast_stmt;
 

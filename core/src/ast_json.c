@@ -4,7 +4,7 @@
 ** kip_parsed_json: a command parsed and rendered by a caller-chosen writer
 ** (the AST here, the policy view in request_describe.c), or its error.
 */
-#include "ast.h"
+#include "statement_ext.h"
 
 #include <string.h>
 
@@ -288,8 +288,11 @@ static void write_export(kip_buf *b, const ast_stmt *s) {
 
 static void (*const writers[S_KINDS])(kip_buf *b, const ast_stmt *s) = {
 #define KIP_STMT_WRITE(K, kw, fn, m) [S_##K] = write_##fn,
-    KIP_STATEMENTS(KIP_STMT_WRITE)
+    KIP_CORE_STATEMENTS(KIP_STMT_WRITE)
 #undef KIP_STMT_WRITE
+#define KIP_STMT_WRITE_EXT(K, kw, fn, m) [S_##K] = kip_write_##fn,
+    KIP_EXTENSION_STATEMENTS(KIP_STMT_WRITE_EXT)
+#undef KIP_STMT_WRITE_EXT
 };
 
 static void w_stmt(kip_buf *b, const ast_stmt *s) {

@@ -7,7 +7,7 @@
 ** KIP_1002 (identifier), KIP_3001 (missing parameter), with line and column.
 ** Never recurses deeper than KIP_MAX_NESTING.
 */
-#include "ast.h"
+#include "statement_ext.h"
 #include "lexer.h"
 
 #include <math.h>
@@ -1297,6 +1297,14 @@ static void parse_export(parser *P, ast_stmt *s) {
   parse_limit_cursor(P, &x->limit, &x->cursor, 1);
 }
 
+/* ------------------------------------- helpers of kinds added from outside */
+/* statement_ext.h: what a statement kind added from outside the tree parses with */
+int kip_parse_accept(parser *P, const char *keyword) { return !P->failed && accept_kw(P, keyword); }
+json_t *kip_parse_value(parser *P) { return P->failed ? NULL : parse_value(P); }
+int kip_parse_end(parser *P) { return peek(P)->kind == T_EOF; }
+void kip_parse_error(parser *P, const char *hint, const char *what) { expected(P, what, hint); }
+void *kip_parse_alloc(parser *P, size_t n) { return kip_alloc(P->a, n); }
+
 /* ----------------------------------------------------------- statements */
 /* each statement kind's keyword, parser and whether it writes (statements.h) */
 static const struct {
@@ -1305,9 +1313,19 @@ static const struct {
   int mutates;
 } statements[S_KINDS] = {
 #define KIP_STMT_PARSE(K, kw, fn, m) [S_##K] = {kw, parse_##fn, m},
-    KIP_STATEMENTS(KIP_STMT_PARSE)
+    KIP_CORE_STATEMENTS(KIP_STMT_PARSE)
 #undef KIP_STMT_PARSE
+#define KIP_STMT_PARSE_EXT(K, kw, fn, m) [S_##K] = {kw, kip_parse_##fn, m},
+    KIP_EXTENSION_STATEMENTS(KIP_STMT_PARSE_EXT)
+#undef KIP_STMT_PARSE_EXT
 };
+
+const char *kip_statement_kind(int i, int *writes) {
+  int k = S_NONE + 1 + i;
+  if (i < 0 || k >= S_KINDS) return NULL;
+  if (writes) *writes = statements[k].mutates;
+  return statements[k].keyword;
+}
 
 const char *kip_stmt_kind_name(int kind) { return kind > S_NONE && kind < S_KINDS ? statements[kind].keyword : "?"; }
 

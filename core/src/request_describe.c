@@ -22,9 +22,9 @@
 */
 #include <string.h>
 
-#include "ast.h"
+#include "statement_ext.h"
 
-typedef struct desc {
+typedef struct kip_description {
   json_t *types, *preds;  /* arrays of distinct names */
   json_t *concepts, *props;
 } desc;
@@ -35,6 +35,14 @@ static void add_name(json_t *arr, const json_t *name) {
   json_t *v;
   json_array_foreach(arr, i, v) if (json_equal(v, name)) return;
   json_array_append(arr, (json_t *)name);
+}
+
+void kip_describe_reads(desc *d, const char *type, const char *predicate) {
+  json_t *t = type ? json_string(type) : NULL, *p = predicate ? json_string(predicate) : NULL;
+  if (t) add_name(d->types, t);
+  if (p) add_name(d->preds, p);
+  json_decref(t);
+  json_decref(p);
 }
 
 static void add_cname(json_t *arr, const char *name) {
@@ -212,8 +220,11 @@ static void describe_export(desc *d, json_t *writes, const ast_stmt *s) {
 
 static void (*const describers[S_KINDS])(desc *d, json_t *writes, const ast_stmt *s) = {
 #define KIP_STMT_DESCRIBE(K, kw, fn, m) [S_##K] = describe_##fn,
-    KIP_STATEMENTS(KIP_STMT_DESCRIBE)
+    KIP_CORE_STATEMENTS(KIP_STMT_DESCRIBE)
 #undef KIP_STMT_DESCRIBE
+#define KIP_STMT_DESCRIBE_EXT(K, kw, fn, m) [S_##K] = kip_describe_##fn,
+    KIP_EXTENSION_STATEMENTS(KIP_STMT_DESCRIBE_EXT)
+#undef KIP_STMT_DESCRIBE_EXT
 };
 
 static json_t *describe(const ast_command *cmd, json_t *params) {

@@ -12,11 +12,17 @@
 **
 ** X(KIND, keyword, fn, mutates): KIND names S_<KIND>; keyword opens the
 ** statement; mutates: 1 for KML (a write), 0 for a read.
+**
+** A statement kind can also be added from outside the tree, at build time:
+** cmake -DKIP_STATEMENT_DIR=DIR, where DIR/statements.h defines
+** KIP_EXTENSION_STATEMENTS(X) the same way and DIR's .c files define
+** kip_parse_<fn>, kip_write_<fn>, kip_describe_<fn> and kip_exec_<fn>
+** (statement_ext.h; docs/extending.md "Statement kinds").
 */
 #ifndef KIP_STATEMENTS_H
 #define KIP_STATEMENTS_H
 
-#define KIP_STATEMENTS(X)                \
+#define KIP_CORE_STATEMENTS(X)           \
   X(FIND, "FIND", find, 0)               \
   X(UPSERT, "UPSERT", upsert, 1)         \
   X(UPDATE, "UPDATE", update, 1)         \
@@ -25,6 +31,16 @@
   X(DESCRIBE, "DESCRIBE", describe, 0)   \
   X(SEARCH, "SEARCH", search, 0)         \
   X(EXPORT, "EXPORT", export, 0)
+
+#ifdef KIP_STATEMENT_EXTENSION
+#include KIP_STATEMENT_EXTENSION
+#endif
+#ifndef KIP_EXTENSION_STATEMENTS
+#define KIP_EXTENSION_STATEMENTS(X)
+#endif
+
+/* every kind: the core's, then the ones added from outside */
+#define KIP_STATEMENTS(X) KIP_CORE_STATEMENTS(X) KIP_EXTENSION_STATEMENTS(X)
 
 #define KIP_STMT_ENUM(K, kw, fn, mutates) S_##K,
 /* S_FIND = 1 …; S_KINDS is one past the last */

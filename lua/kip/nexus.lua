@@ -187,6 +187,15 @@ function Nexus:execute(command, params, opts)
 end
 
 --- Parse a command; returns the AST table or nil, error table.
+--- Run one command; its result, or nil and the error {code, message, hint}
+--- (options as for execute). The one way subsystems read and write: a KIP
+--- error is a value to handle, never an exception.
+function Nexus:query(command, params, opts)
+  local r = self:execute(command, params, opts)
+  if r.error then return nil, { code = r.error.code, message = r.error.message, hint = r.error.hint } end
+  return r.result
+end
+
 function Nexus:parse(command, params)
   return M.parse(command, params)
 end

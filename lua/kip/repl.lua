@@ -12,14 +12,19 @@ local capsule = require "kip.capsule"
 
 local M = {}
 
-local KEYWORDS = {
-  "FIND", "WHERE", "FILTER", "OPTIONAL", "NOT", "UNION", "ORDER BY", "ASC", "DESC", "LIMIT", "CURSOR",
-  "COUNT", "DISTINCT", "SUM", "AVG", "MIN", "MAX", "UPSERT", "CONCEPT", "PROPOSITION", "SET ATTRIBUTES",
-  "SET PROPOSITIONS", "WITH METADATA", "EXPECT VERSION", "UPDATE", "MERGE", "INTO", "DELETE", "ATTRIBUTES",
-  "METADATA", "PROPOSITIONS", "DETACH", "FROM", "DESCRIBE", "PRIMER", "DOMAINS", "CONCEPT TYPES",
-  "PROPOSITION TYPES", "SEARCH", "WITH TYPE", "MODE", "THRESHOLD", "EXPORT", "IN", "IS_NULL", "IS_NOT_NULL",
+-- what Tab completes: the statement keywords of this core (core.statements:
+-- the one table of statement kinds, with any kind added at build time) and
+-- the words of their clauses
+local KEYWORDS = {}
+for _, s in ipairs(core.statements()) do KEYWORDS[#KEYWORDS + 1] = s.keyword end
+for _, w in ipairs {
+  "WHERE", "FILTER", "OPTIONAL", "NOT", "UNION", "ORDER BY", "ASC", "DESC", "LIMIT", "CURSOR",
+  "COUNT", "DISTINCT", "SUM", "AVG", "MIN", "MAX", "CONCEPT", "PROPOSITION", "SET ATTRIBUTES",
+  "SET PROPOSITIONS", "WITH METADATA", "EXPECT VERSION", "INTO", "ATTRIBUTES",
+  "METADATA", "PROPOSITIONS", "DETACH", "FROM", "PRIMER", "DOMAINS", "CONCEPT TYPES",
+  "PROPOSITION TYPES", "WITH TYPE", "MODE", "THRESHOLD", "IN", "IS_NULL", "IS_NOT_NULL",
   "CONTAINS", "STARTS_WITH", "ENDS_WITH", "REGEX", "ADD", "MUL", "CLAMP", "COALESCE",
-}
+} do KEYWORDS[#KEYWORDS + 1] = w end
 
 M.HELP = [[
 A one-line command runs when you press Enter. A command over several lines

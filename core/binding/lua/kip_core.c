@@ -430,6 +430,23 @@ static int push_static(lua_State *L, char *(*fn)(const char *, size_t, const cha
 static int l_parse(lua_State *L) { return push_static(L, kip_parse_json); }
 static int l_describe(lua_State *L) { return push_static(L, kip_describe_json); }
 
+/* core.statements() -> {{keyword = "FIND", writes = false}, ...}: the
+** statement kinds of this core (the REPL completes and highlights them) */
+static int l_statements(lua_State *L) {
+  lua_newtable(L);
+  int writes;
+  const char *kw;
+  for (int i = 0; (kw = kip_statement_kind(i, &writes)) != NULL; i++) {
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, kw);
+    lua_setfield(L, -2, "keyword");
+    lua_pushboolean(L, writes);
+    lua_setfield(L, -2, "writes");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 static int l_explain(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   size_t len;
@@ -713,7 +730,7 @@ static int l_fold_key(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"open", l_open}, {"fold_key", l_fold_key},           {"parse", l_parse}, {"describe", l_describe},
+static const luaL_Reg funcs[] = {{"open", l_open}, {"fold_key", l_fold_key},           {"parse", l_parse}, {"describe", l_describe}, {"statements", l_statements},
                                  {"explain", l_explain},     {"json_decode", l_json_decode},
                                  {"json_encode", l_json_encode}, {"json_decode_request", l_json_decode_request},
                                  {NULL, NULL}};

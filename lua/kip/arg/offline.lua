@@ -26,11 +26,7 @@ local state = require "kip.state"
 local M = {}
 
 -- a command as the publisher (capability arg.publish: staging, runs, reviews)
-local function run_cmd(nx, ctx, text, params)
-  local r = publish.execute(nx, ctx, text, params)
-  if r.error then return nil, r.error end
-  return r.result
-end
+local function run_cmd(nx, ctx, text, params) return nx:query(text, params, publish.as(nx, ctx)) end
 
 -- the time the last run collected up to (its ArgOfflineRun record)
 local function last_until(nx, ctx)

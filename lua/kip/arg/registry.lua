@@ -96,11 +96,7 @@ end
 
 -- a command as the online loop (capability arg.record, the operator's view
 -- of its own private records)
-local function run(nx, ctx, cmd, params)
-  local resp = nx:execute(cmd, params, guards.as(nx, guards.RECORD, ctx))
-  if resp.error then return nil, resp.error end
-  return resp.result
-end
+local function run(nx, ctx, cmd, params) return nx:query(cmd, params, guards.as(nx, guards.RECORD, ctx)) end
 
 -- two-phase match inside the key; returns the match log and the unit write
 local function match(st, ctx, unit)

@@ -22,11 +22,7 @@ M.SUGGEST_MIN_EVIDENCE = 5
 M.SUGGEST_MAX = 3
 M.MAX_HITS = 200 -- the SEARCH hits a query's context ranks at most
 
-local function read(nx, ctx, cmd, params)
-  local r = nx:execute(cmd, params, { ctx = ctx })
-  if r.error then return nil, { code = r.error.code, message = r.error.message, hint = r.error.hint } end
-  return r.result
-end
+local function read(nx, ctx, cmd, params) return nx:query(cmd, params, { ctx = ctx }) end
 
 local SHELF = 'FIND(?k) WHERE { (?k, "shelved_in", {type: "MindShelf", name: :s}) } LIMIT :n'
 

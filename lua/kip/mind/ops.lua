@@ -134,7 +134,8 @@ end
 local function run(nx, ctx, command, params, index)
   local ok, gerr = guards.ensure(nx)
   if not ok then return err("KIP_4003", "cannot declare the mind model's guards: " .. tostring(gerr)) end
-  local r = index and atomic(nx, ctx, command, params, index) or nx:execute(command, params, guards.as(nx, ctx))
+  if not index then return nx:query(command, params, guards.as(nx, ctx)) end
+  local r = atomic(nx, ctx, command, params, index)
   if r.error then return nil, { code = r.error.code, message = r.error.message, hint = r.error.hint } end
   return r.result
 end
@@ -147,11 +148,7 @@ local function index_change(k, changes)
   return index_commands(k.name, a, new)
 end
 
-local function read(nx, ctx, command, params)
-  local r = nx:execute(command, params, { ctx = ctx })
-  if r.error then return nil, { code = r.error.code, message = r.error.message, hint = r.error.hint } end
-  return r.result
-end
+local function read(nx, ctx, command, params) return nx:query(command, params, { ctx = ctx }) end
 
 --- the Knowledge item called name, or nil
 function M.knowledge(nx, name, ctx)

@@ -30,9 +30,8 @@ local function q(s) return core.json_encode(s) end
 M.ctx = guards.operator_ctx
 
 --- run a command as the publisher (capability arg.publish)
-function M.execute(nx, ctx, text, params)
-  return nx:execute(text, params, guards.as(nx, guards.PUBLISH, ctx, { max_command_bytes = M.MAX_BYTES }))
-end
+function M.as(nx, ctx) return guards.as(nx, guards.PUBLISH, ctx, { max_command_bytes = M.MAX_BYTES }) end
+function M.execute(nx, ctx, text, params) return nx:execute(text, params, M.as(nx, ctx)) end
 
 local function domain(nx, ctx)
   local r = M.execute(nx, ctx, 'FIND(?d) WHERE { ?d {type: "Domain", name: "ArgOntology"} }')
