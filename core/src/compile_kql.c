@@ -4,7 +4,7 @@
 **   concept / proposition clause -> a table alias with equality predicates;
 **   shared variables -> join conditions; predicate variables -> the
 **   predicate column; hop ranges -> the kip_hops table-valued function (a
-**   bounded BFS in C, hops.c); OPTIONAL -> LEFT JOIN of a subquery; NOT ->
+**   bounded BFS in C, dialect_sqlite_hops.c); OPTIONAL -> LEFT JOIN of a subquery; NOT ->
 **   NOT EXISTS (correlated, private inner variables); UNION -> a compound
 **   SELECT padded with NULL; FILTER -> WHERE using the SQL functions of
 **   store_sqlfunc.c. FILTERs apply at the end of their segment (the items between

@@ -1,5 +1,5 @@
 /*
-** hops.c — the kip_hops eponymous table-valued function: a bounded BFS over
+** dialect_sqlite_hops.c — the kip_hops eponymous table-valued function: a bounded BFS over
 ** the endpoint indexes that implements KQL hop ranges "p"{m,n} (RC11
 ** §3.4.2). kip_hops(start, predicate, min, max, backward) yields each node
 ** reachable from start by a walk of k links, min <= k <= max, once. max < 0

@@ -8,8 +8,8 @@
 #include "compile.h"
 #include "api.h"
 
-/* the SQL functions the compiled queries call: hop traversal (hops.c) and
-** the governance scope check (scope.c) */
+/* the SQL functions the compiled queries call: hop traversal
+** (dialect_sqlite_hops.c) and the governance scope check (scope.c) */
 static int register_query_functions(kip_nexus *nx) {
   return kql_dialect(nx)->register_functions(nx);
 }

@@ -99,11 +99,22 @@ function M.load(kind, path, name)
 end
 
 --- An extension of `kind` from what a host program or a configuration
---- gives: a path ending in .lua (loaded sandboxed), or a value (a table or
---- function, checked by the kind). Returns the extension or nil, message.
+--- gives: a path ending in .lua (loaded sandboxed), the name of a Lua
+--- module (trusted code the operator installed on the Lua path: what a hook
+--- that calls a model or a service needs), or a value (a table or function,
+--- checked by the kind). Every call runs under the kind's budget. Returns
+--- the extension or nil, message.
 function M.from(kind, spec, name)
   if type(spec) == "string" and spec:match("%.lua$") then return M.load(kind, spec, name) end
   local k = kind_of(kind)
+  if type(spec) == "string" then
+    if not spec:match("^[%w_][%w_.]*$") then
+      return nil, ("%s %s: expected a file ending in .lua or a Lua module name"):format(k.label, spec)
+    end
+    local ok, mod = pcall(require, spec)
+    if not ok then return nil, ("%s: cannot load module %s: %s"):format(k.label, spec, tostring(mod):match("^[^\n]*")) end
+    return finish(k, kind, name or spec, mod, nil, nil)
+  end
   if type(spec) == "table" and spec.__extension and spec.kind == kind then return spec end
   return finish(k, kind, name, spec, nil, nil)
 end

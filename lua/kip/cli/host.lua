@@ -44,8 +44,8 @@ function M.new()
     { "--embedder-key-env", value = "a value", key = "key_env", into = g.embedder },
     { "--embedder-dim", value = "a value", key = "dim", into = g.embedder },
     { "--cache-mb", value = "a number of MiB from 1 to 65536", key = "cache_mb", into = g, check = function(v)
-      local n = math.tointeger(tonumber(v))
-      if not n or n < 1 or n > 65536 then return nil, "a number of MiB from 1 to 65536" end
+      local n = tonumber(v)
+      if not n or n ~= math.floor(n) or n < 1 or n > 65536 then return nil, "a number of MiB from 1 to 65536" end
       return n
     end },
     { "--extensions", value = "a directory", apply = function(dir)

@@ -43,10 +43,10 @@ end
 M.index = index
 
 local CHECKS = {
-  int = function(v)
-    local n = math.tointeger(tonumber(v))
-    if not n then return nil, "a whole number" end
-    return n
+  int = function(v) -- (LuaJIT has no math.tointeger)
+    local n = tonumber(v)
+    if not n or n ~= math.floor(n) or n ~= n or math.abs(n) == math.huge then return nil, "a whole number" end
+    return math.floor(n)
   end,
   number = function(v)
     local n = tonumber(v)

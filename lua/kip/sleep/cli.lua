@@ -37,8 +37,10 @@ with its own clock when run again.
                  memory changed since the last cycle the store counts the four
                  trigger metrics; --measure reads the graph for all of them
   --hooks FILE   a Lua file returning judgment hooks {classify=, consolidate=,
-                 duplicates=, contradiction=, domain=, task=} (docs/sleep.md);
-                 it runs sandboxed, like every operator extension
+                 duplicates=, contradiction=, domain=, task=} (docs/sleep.md),
+                 run sandboxed like every operator file; or the name of a Lua
+                 module on the Lua path (trusted code: a hook that calls a
+                 model or a service)
   --log FILE     write every decision (phase, reason, KIP command, parameters)
                  and every flagged item as JSON lines, to audit or replay the cycle
 
@@ -53,7 +55,7 @@ The terminal report groups the flagged items by kind (at most 60 lines);
   run = function(cli, args)
     local o, extra = cli:parse(args, { { "--now", value = "an ISO-8601 time" }, { "--dry-run" },
       { "--phase", key = "phases", value = "a phase name", multi = true }, { "--if-needed" }, { "--check" }, { "--measure" },
-      { "--hooks", value = "a Lua file" }, { "--log", value = "a file" }, { "--json" }, { "--quiet", "-q" } },
+      { "--hooks", value = "a Lua file or module name" }, { "--log", value = "a file" }, { "--json" }, { "--quiet", "-q" } },
       { governance = true })
     if #extra > 0 then cli:die("sleep: unexpected argument %s (kip sleep --help)", extra[1]) end
     local opts = { now = o.now, dry_run = o.dry_run, phases = o.phases, measure = o.measure }
