@@ -136,8 +136,8 @@ typedef struct concept_table {
 /* a table that stops growing here: a few tens of MB, however large the load */
 #define CONCEPT_TABLE_MAX (1 << 18)
 
-/* The concepts a bulk load's commands (kip import's batches, request.c
-** bulk_upsert) found or created, kept from one command to the next: a
+/* The concepts a bulk load's commands (kip import's batches,
+** request_bulk.c) found or created, kept from one command to the next: a
 ** load names the same endpoints in batch after batch, and each is then
 ** looked up once per load instead of once per batch. It stays true while
 ** only bulk commands follow on this connection and nobody else writes:
@@ -194,7 +194,7 @@ typedef struct upsert_state {
 ** names the same endpoints again and again. Nothing in an UPSERT deletes
 ** or renames a concept, and a command is one transaction, so an entry stays
 ** true until the command ends (a bulk load's, longer: struct
-** kip_concept_memo). Only concepts the caller may see are entered. */
+** kip_exec_state). Only concepts the caller may see are entered. */
 static hentry *known_concept(upsert_state *U, const char *type, const char *name) {
   U->key.len = 0;
   kip_buf_adds(&U->key, type);

@@ -86,7 +86,7 @@ typedef struct kip_request {
   int64_t next_interrupt_check;  /* monotonic µs of the next interrupted() poll */
   int cancelled;                 /* the host cancelled the request */
   int defer_index;               /* the request defers the SEARCH index (bulk load) */
-  int bulk;                      /* the running command is a bulk load's (request.c bulk_upsert) */
+  int bulk;                      /* the running command is a bulk load's (request_bulk.c kip_bulk_begin) */
   const char *const *write_protected; /* write guards (kip_call_options) */
   const char *const *append_only;
   const char *const *capabilities; /* what the host granted the call (store_guard.c) */

@@ -52,8 +52,6 @@ function M.kind(name, def)
   return def
 end
 
-function M.kinds() return KINDS end
-
 local function kind_of(kind)
   local k = KINDS[kind]
   if not k then error("unknown extension kind " .. tostring(kind), 3) end

@@ -122,32 +122,33 @@ function M.configure(nx, cfg)
       end
     end
     c.steps[name] = impl
-    if not step_index(order, name) then pending[#pending + 1] = { name, impl } end
-  end
-  -- added steps: placed after/before the step they name (possibly another added one)
-  while #pending > 0 do
-    local progress = false
-    for i = #pending, 1, -1 do
-      local name, impl = pending[i][1], pending[i][2]
+    if not step_index(order, name) then
       local spec = impl.ext or impl
-      local anchor = spec.after or spec.before
-      if not anchor then
+      if not (spec.after or spec.before) then
         local known = {}
         for _, s in ipairs(M.STEPS) do known[#known + 1] = s[1] end
         return nil, ("unknown ARG step %s: a new step names where it goes (after = \"<step>\" or before = \"<step>\"; steps: %s)")
           :format(name, table.concat(known, ", "))
       end
-      local at = step_index(order, anchor)
+      pending[#pending + 1] = { name = name, after = spec.after, before = spec.before }
+    end
+  end
+  -- added steps: placed after/before the step they name (possibly another added one)
+  while #pending > 0 do
+    local progress = false
+    for i = #pending, 1, -1 do
+      local p = pending[i]
+      local at = step_index(order, p.after or p.before)
       if at then
-        table.insert(order, spec.after and at + 1 or at, { name })
+        table.insert(order, p.after and at + 1 or at, { p.name })
         table.remove(pending, i)
         progress = true
       end
     end
     if not progress then
-      return nil, ("ARG step %s: it goes %s %q, which is not a step"):format(pending[1][1],
-        (pending[1][2].ext or pending[1][2]).after and "after" or "before", tostring((pending[1][2].ext or pending[1][2]).after
-        or (pending[1][2].ext or pending[1][2]).before))
+      local p = pending[1]
+      return nil, ("ARG step %s: it goes %s %q, which is not a step"):format(p.name, p.after and "after" or "before",
+        tostring(p.after or p.before))
     end
   end
   c.order = order
