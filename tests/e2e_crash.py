@@ -7,7 +7,11 @@ index must agree with the graph (every element's vector is the embedding of
 its current text, or the element is queued; no vector outlives its
 element). Run with the local embedder (vectors written in the writer's
 transaction) and with a Lua hook embedder (vectors queued, embedded after
-commit).
+commit). Then `kip import` killed mid-way (its SEARCH index being built
+beside it on a second thread): a re-import leaves every element with its
+vector and no scratch file; a nexus merely opened again catches its vectors
+up (at open, or a batch after each request) and loses the scratch file; a
+live import's scratch file survives another process's open.
 
 Usage: e2e_crash.py BUILD_DIR [KILLS]
 """
@@ -120,6 +124,91 @@ for spec in ("local", os.path.join(tmp, "toy.lua")):
     r = subprocess.run([KIP, "run", os.path.join(tmp, "verify.lua"), db, spec], capture_output=True, text=True)
     checked = int(r.stdout.split("checked=")[1].split()[0]) if "checked=" in r.stdout else 0
     check(f"{label}: the writers wrote something", checked > 50, r.stdout)
+
+# --- a bulk load killed mid-way
+STATUS = """
+local kip = require "kip"
+local nx = assert(kip.open { path = arg[1], embedder = "local" })
+for i = 1, tonumber(arg[2] or 0) do nx:execute('FIND(COUNT(?n)) WHERE { ?n {type: "Note"} }') end
+local st = nx:vector_status()
+print(("vectors=%d pending=%d"):format(st.vectors, st.pending))
+nx:close()
+"""
+with open(os.path.join(tmp, "status.lua"), "w") as f:
+    f.write(STATUS)
+capsule = os.path.join(tmp, "load.kip")
+words = "alpha beta gamma delta rain money goal cloud invoice weather river stone".split()
+with open(capsule, "w") as f:
+    f.write('UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "Note"} } } WITH METADATA { source: "t", author: "t" }\n')
+    n = 0
+    for b in range(800):
+        parts = []
+        for i in range(50):
+            n += 1
+            parts.append('CONCEPT ?c%d { {type: "Note", name: "n%d"} SET ATTRIBUTES { body: "%s" } }'
+                         % (i, n, " ".join(rng.choice(words) for _ in range(10))))
+        f.write("UPSERT { " + " ".join(parts) + ' } WITH METADATA { source: "t", author: "t" }\n')
+
+
+def status(db, requests=0):
+    r = subprocess.run([KIP, "run", os.path.join(tmp, "status.lua"), db, str(requests)], capture_output=True, text=True,
+                       timeout=300)
+    out = r.stdout
+    return (int(out.split("vectors=")[1].split()[0]), int(out.split("pending=")[1].split()[0])) if "pending=" in out else (-1, -1)
+
+
+def killed_import(db, after):
+    for suffix in ("", "-wal", "-shm", "-kipindex"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    p = subprocess.Popen([KIP, "--db", db, "import", "-q", capsule], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(after)
+    killed = p.poll() is None
+    p.kill()
+    p.wait()
+    return killed
+
+
+for k in range(max(2, KILLS // 3)):
+    db = os.path.join(tmp, f"load{k}.db")
+    if not killed_import(db, rng.uniform(0.4, 1.6)):
+        check(f"import: kill {k}: the import was still running", False)
+        continue
+    if k % 2 == 0:  # imported again to the end
+        r = subprocess.run([KIP, "--db", db, "import", "-q", capsule], capture_output=True, text=True, timeout=600)
+        check(f"import: kill {k}: the re-import completes", r.returncode == 0, r.stderr[-400:])
+        vectors, pending = status(db)
+        check(f"import: kill {k}: every element has its vector after the re-import", pending == 0 and vectors >= 40000,
+              (vectors, pending))
+    else:  # only opened again: caught up at open, or a batch after each request
+        vectors, pending = status(db, 100)
+        check(f"import: kill {k}: vectors caught up without an operator", pending == 0, (vectors, pending))
+    check(f"import: kill {k}: no scratch file left", not os.path.exists(db + "-kipindex"), os.listdir(tmp))
+    ic = subprocess.run(["sqlite3", db, "PRAGMA integrity_check; INSERT INTO search_word(search_word) VALUES('integrity-check');"],
+                        capture_output=True, text=True)
+    check(f"import: kill {k}: integrity", ic.stdout.strip() == "ok" and ic.returncode == 0, ic.stdout + ic.stderr)
+
+# a live load's scratch file is not another process's to remove
+db = os.path.join(tmp, "live.db")
+for suffix in ("", "-wal", "-shm", "-kipindex"):
+    if os.path.exists(db + suffix):
+        os.remove(db + suffix)
+p = subprocess.Popen([KIP, "--db", db, "import", "-q", capsule], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+seen = False
+for _ in range(200):
+    if os.path.exists(db + "-kipindex"):
+        seen = True
+        break
+    time.sleep(0.01)
+if seen:
+    subprocess.run([KIP, "--db", db, "exec", "--no-policies", "FIND(COUNT(?n)) WHERE { ?n {type: \"$ConceptType\"} }"],
+                   capture_output=True, timeout=60)
+    check("import: a live builder's scratch file survives another open", os.path.exists(db + "-kipindex") or p.poll() is not None)
+r = p.wait(timeout=600)
+check("import: the live import completes", r == 0)
+vectors, pending = status(db)
+check("import: the live import left every vector and no scratch file", pending == 0 and not os.path.exists(db + "-kipindex"),
+      (vectors, pending))
 
 subprocess.run(["rm", "-rf", tmp])
 for f in failures:

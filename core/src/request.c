@@ -239,6 +239,7 @@ static kip_request *request_begin(kip_nexus *nx, kip_request *rq, const kip_call
 }
 
 static char *request_end(kip_nexus *nx, kip_request *outer, kip_buf *out) {
+  kip_vector_catch_up_some(nx); /* a backlog of vectors, a batch at a time */
   nx->req = outer; /* the request's hooks and limits end with it */
   char *s = kip_buf_detach(out);
   return s ? s : strdup("{\"error\":{\"code\":\"KIP_4002\",\"name\":\"ResourceExhausted\",\"message\":\"out of memory\",\"hint\":\"\"}}");

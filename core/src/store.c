@@ -211,8 +211,10 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
                err, "installing the write guards") ||
        kip_guards_open(nx, err)))
     return err->code;
-  /* the secondary indexes a bulk load that did not end left away */
+  /* the secondary indexes a bulk load that did not end left away, and its
+  ** index builder's scratch file */
   if ((rc = kip_store_check_indexes(nx, err))) return rc;
+  if (!nx->readonly_file) kip_index_builder_cleanup(sqlite3_db_filename(nx->db, "main"));
   /* index what a migration or another tool wrote */
   if (!nx->readonly_file) {
     sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);

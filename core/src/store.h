@@ -130,6 +130,7 @@ struct kip_nexus {
   struct kip_index_builder *index_builder; /* a bulk load's SEARCH index being built beside it (store_search_build.c) */
   int64_t indexed_beside;        /* elements the last adopted build indexed (store_search_build.c) */
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
+  int vectors_behind;            /* queued elements the in-transaction embedder catches up after requests */
   int has_embedder;
   int sql_dialect;               /* the SQL this store speaks: KIP_SQL_SQLITE (the compiler's table for it: compile.h) */
   /* what the layers above keep per nexus, in their own structs: owned and
@@ -201,6 +202,13 @@ int kip_store_migrate(kip_nexus *nx, int *created, kip_error *err);
 /* store_vectors.c: the vector index, kept in step at every commit (the
 ** elements listed in table `from`), and the embedder call */
 int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err);
+/* store_vectors.c: embed the queued elements with the attached in-transaction
+** embedder (when it makes the recorded model's vectors and at most `limit`
+** wait; limit <= 0: any number); how many stay queued, or -1 (err) */
+int64_t kip_vector_catch_up(kip_nexus *nx, int64_t limit, kip_error *err);
+/* store_vectors.c: after a request, a batch of a backlog kip_vector_catch_up
+** left (vectors_behind); nothing inside a transaction or a bulk load */
+void kip_vector_catch_up_some(kip_nexus *nx);
 int kip_vector_embed(kip_nexus *nx, int n, const char *const *texts, float *out, kip_error *err);
 void kip_vector_close(kip_nexus *nx);
 /* kip_vector_status_get without counting the vectors (vectors = -1): what
@@ -363,6 +371,9 @@ void kip_index_builder_invalidate(kip_nexus *nx);
 void kip_index_builder_close_queue(kip_nexus *nx);
 int kip_index_builder_finish(kip_nexus *nx, kip_error *err);
 void kip_index_builder_abandon(kip_nexus *nx);
+/* remove the scratch file a killed load's builder left beside the nexus
+** file at nexus_path (one a live builder holds is left alone) */
+void kip_index_builder_cleanup(const char *nexus_path);
 /* store_search_rank.c: the FTS5 ranking function kip_rank() of keyword SEARCH */
 int kip_register_rank_function(struct sqlite3 *db);
 void kip_free_sql_state(kip_nexus *nx);

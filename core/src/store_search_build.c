@@ -23,11 +23,16 @@
 ** index meanwhile) leaves the load to the ordinary pass. An element the
 ** load changed after the builder read it (its version differs) stays
 ** dirty and is indexed again by that pass. Not started for in-memory
-** nexuses nor outside WAL mode. Part of the store layer (store_search_sync.c
-** keeps the index in step otherwise).
+** nexuses nor outside WAL mode. The builder holds an advisory lock (flock)
+** on its scratch file while it lives: the next open removes a scratch file
+** nobody holds (a killed load's), never a live builder's, and a second
+** builder does not start beside a live one. Part of the store layer
+** (store_search_sync.c keeps the index in step otherwise).
 */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,6 +64,7 @@ struct kip_index_builder {
   int64_t data_version;  /* the nexus's PRAGMA data_version when the build started */
   char main_path[4096];
   char side_path[4112];
+  int lock_fd;           /* the scratch file, locked while the builder lives */
 };
 
 static int push_run(int64_t **v, size_t *n, size_t *cap, int64_t lo, int64_t hi) {
@@ -108,6 +114,37 @@ static void remove_side_file(const char *path) {
   unlink(other);
 }
 
+/* the scratch file at path, created empty and locked for this builder;
+** -1 when a live builder holds it */
+static int claim_side_file(const char *path) {
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  if (flock(fd, LOCK_EX | LOCK_NB) || ftruncate(fd, 0)) {
+    close(fd);
+    return -1;
+  }
+  char journal[4128];
+  snprintf(journal, sizeof journal, "%s-journal", path);
+  unlink(journal);
+  return fd;
+}
+
+/* the scratch file is gone, then its lock (in that order: a process that
+** finds the file unlocked may remove it) */
+static void release_side_file(const char *path, int lock_fd) {
+  remove_side_file(path);
+  if (lock_fd >= 0) close(lock_fd);
+}
+
+void kip_index_builder_cleanup(const char *nexus_path) {
+  char side[4112];
+  if (!nexus_path || !nexus_path[0] || snprintf(side, sizeof side, "%s-kipindex", nexus_path) >= (int)sizeof side) return;
+  int fd = open(side, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return; /* none */
+  if (!flock(fd, LOCK_EX | LOCK_NB)) remove_side_file(side); /* nobody's: a killed load's */
+  close(fd);
+}
+
 /* ------------------------------------------------------------- the thread */
 /* the statements indexing the runs of new ids listed in temp.runs (lo,
 ** hi) from the nexus (schema m): one statement per index for all of them,
@@ -120,8 +157,7 @@ static void remove_side_file(const char *path) {
 
 /* open the scratch file: the nexus's index definitions, a copy of its index */
 static int open_side(struct kip_index_builder *b, sqlite3 **out) {
-  sqlite3 *db;
-  remove_side_file(b->side_path);
+  sqlite3 *db; /* the file is ours, empty (claim_side_file) */
   int rc = sqlite3_open_v2(b->side_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   if (rc == SQLITE_OK) rc = exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536");
   if (rc == SQLITE_OK) rc = kip_register_search_text(db);
@@ -222,11 +258,17 @@ void kip_index_builder_start(kip_nexus *nx) {
   snprintf(b->main_path, sizeof b->main_path, "%s", path);
   snprintf(b->side_path, sizeof b->side_path, "%s-kipindex", path);
   b->data_version = kip_store_count(nx, "PRAGMA data_version");
+  b->lock_fd = b->data_version < 0 ? -1 : claim_side_file(b->side_path);
+  if (b->lock_fd < 0) { /* another live load's builder: the ordinary pass */
+    free(b);
+    return;
+  }
   pthread_mutex_init(&b->lock, NULL);
   pthread_cond_init(&b->wake, NULL);
-  if (b->data_version < 0 || pthread_create(&b->thread, NULL, builder_main, b)) {
+  if (pthread_create(&b->thread, NULL, builder_main, b)) {
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->wake);
+    release_side_file(b->side_path, b->lock_fd);
     free(b);
     return;
   }
@@ -280,12 +322,13 @@ void kip_index_builder_close_queue(kip_nexus *nx) {
 }
 
 /* wait for the thread and forget the builder; 1 when its index is usable */
-static int join(kip_nexus *nx, char *side_path, size_t n) {
+static int join(kip_nexus *nx, char *side_path, size_t n, int *lock_fd) {
   struct kip_index_builder *b = nx->index_builder;
   kip_index_builder_close_queue(nx);
   pthread_join(b->thread, NULL);
   int usable = !b->failed && !b->invalid;
   snprintf(side_path, n, "%s", b->side_path);
+  *lock_fd = b->lock_fd;
   pthread_mutex_destroy(&b->lock);
   pthread_cond_destroy(&b->wake);
   free(b->queue);
@@ -298,9 +341,10 @@ static int join(kip_nexus *nx, char *side_path, size_t n) {
 void kip_index_builder_abandon(kip_nexus *nx) {
   if (!nx->index_builder) return;
   char side[4112];
+  int lock_fd;
   kip_index_builder_invalidate(nx);
-  join(nx, side, sizeof side);
-  remove_side_file(side);
+  join(nx, side, sizeof side, &lock_fd);
+  release_side_file(side, lock_fd);
 }
 
 /* the built index replaces the nexus's, by a connection of its own (see
@@ -353,9 +397,10 @@ int kip_index_builder_finish(kip_nexus *nx, kip_error *err) {
   int64_t data_version = b->data_version;
   snprintf(main_path, sizeof main_path, "%s", b->main_path);
   if (nx->tx_depth > 0) kip_index_builder_invalidate(nx); /* inside a caller's transaction: the ordinary pass */
-  int usable = join(nx, side_path, sizeof side_path);
+  int lock_fd;
+  int usable = join(nx, side_path, sizeof side_path, &lock_fd);
   int rc = 0;
   if (usable && adopt_index(nx, main_path, side_path, data_version) == SQLITE_OK) rc = settle_covered(nx, side_path, err);
-  remove_side_file(side_path);
+  release_side_file(side_path, lock_fd);
   return rc;
 }

@@ -82,9 +82,7 @@ static int merge_index_after_bulk(kip_nexus *nx, int64_t indexed, kip_error *err
   return kip_merge_index(nx, err);
 }
 
-int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud, kip_error *err) {
-  kip_err_clear(err);
-  if (nx->readonly_file) return 0;
+static int sync_keywords(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud, kip_error *err) {
   nx->indexed_beside = 0;
   if (kip_store_end_bulk(nx, err)) return err->code; /* the end of a bulk load */
   /* what an index builder indexed beside the load counts as done (store_search_build.c) */
@@ -125,6 +123,17 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
     if (progress) progress(beside + (done < total ? done : total), beside + total, ud);
   }
   return merge_index_after_bulk(nx, done, err);
+}
+
+/* the end of a load (kip import, kip restore), kip reindex, the sleep
+** cycle: the keyword index brought up to date, then the vectors the queue
+** holds for an in-transaction embedder (a killed load's elements were
+** queued when the next open indexed them before its embedder came) */
+int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud, kip_error *err) {
+  kip_err_clear(err);
+  if (nx->readonly_file) return 0;
+  if (sync_keywords(nx, batch, progress, ud, err)) return err->code;
+  return kip_vector_catch_up(nx, 0, err) < 0 ? err->code : 0;
 }
 
 int64_t kip_unindexed(kip_nexus *nx) {

@@ -23,6 +23,7 @@
 
 #define EMBED_BATCH 64
 #define ADOPT_AT_ONCE_MAX 20000
+#define VECTORS_PER_REQUEST 512 /* a backlog too large to embed at open: embedded this many after each request */
 
 /* the text an element is embedded from: name, heading, body (store.h) */
 #define VECTOR_ROW_SQL(from)                                                                                \
@@ -238,8 +239,9 @@ int kip_reset_vectors(kip_nexus *nx, kip_error *err) {
   return rc;
 }
 
-int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud,
-                      kip_error *err) {
+/* embed the queue, at most max_total elements (0: all), in transactions of batch */
+static int embed_queue(kip_nexus *nx, int64_t batch, int64_t max_total, void (*progress)(int64_t, int64_t, void *),
+                       void *ud, kip_error *err) {
   kip_err_clear(err);
   if (!nx->has_embedder)
     return kip_err(err, KIP_E_INTERNAL, "Configure an embedder first (docs/search.md).", "the nexus has no embedder");
@@ -292,10 +294,46 @@ int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, in
     rows_free(rows, n);
     done += n;
     if (!rc && progress) progress(done < total ? done : total, total, ud);
+    if (max_total > 0 && done >= max_total) break;
   }
   kip_buf_free(&sql);
   free(rows);
   return rc;
+}
+
+/* Elements queued while no in-transaction embedder was attached (a nexus
+** opened without one, a killed load indexed at the next open before its
+** embedder came): embedded now by the attached one when it makes the
+** recorded model's vectors. Returns how many are left queued (0: none), or
+** -1 with err filled. limit: embed only when at most that many wait. */
+int64_t kip_vector_catch_up(kip_nexus *nx, int64_t limit, kip_error *err) {
+  if (!nx->has_embedder || !nx->embedder.in_transaction || nx->readonly_file || nx->tx_depth) return 0;
+  char model[128];
+  int dim, rc = recorded_model(nx, model, sizeof model, &dim);
+  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model"), -1;
+  if (!model[0] || !embedder_matches(nx, model, dim)) return 0; /* off, or another model's: an explicit switch */
+  int64_t waiting = kip_store_count(nx, "SELECT count(*) FROM search_vector_pending");
+  if (waiting <= 0) return 0;
+  if (limit > 0 && waiting > limit) { /* too many to wait for now: a batch after each request */
+    nx->vectors_behind = 1;
+    return waiting;
+  }
+  if (kip_embed_pending(nx, 0, NULL, NULL, err)) return -1;
+  nx->vectors_behind = 0;
+  return 0;
+}
+
+int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud,
+                      kip_error *err) {
+  return embed_queue(nx, batch, 0, progress, ud, err);
+}
+
+void kip_vector_catch_up_some(kip_nexus *nx) {
+  if (!nx->vectors_behind || nx->tx_depth || nx->req->defer_index) return;
+  kip_error err;
+  if (embed_queue(nx, VECTORS_PER_REQUEST, VECTORS_PER_REQUEST, NULL, NULL, &err) ||
+      kip_store_count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_vector_pending LIMIT 1)") <= 0)
+    nx->vectors_behind = 0; /* done, or failing: kip reindex --vectors says why */
 }
 
 int kip_set_embedder(kip_nexus *nx, const kip_embedder *e, kip_error *err) {
@@ -314,7 +352,8 @@ int kip_set_embedder(kip_nexus *nx, const kip_embedder *e, kip_error *err) {
   char model[128];
   int dim, rc = recorded_model(nx, model, sizeof model, &dim);
   if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
-  if (model[0]) return 0; /* a mismatch is reported by SEARCH until reindexed */
+  if (model[0]) /* a mismatch is reported by SEARCH until reindexed; a backlog is caught up */
+    return kip_vector_catch_up(nx, ADOPT_AT_ONCE_MAX, err) < 0 ? err->code : 0;
   if (kip_reset_vectors(nx, err)) return err->code;
   if (e->in_transaction && kip_store_count(nx, "SELECT count(*) FROM search_vector_pending") <= ADOPT_AT_ONCE_MAX)
     return kip_embed_pending(nx, 0, NULL, NULL, err);
