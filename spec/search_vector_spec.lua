@@ -100,6 +100,61 @@ describe("SEARCH with the local embedder", function()
     assert.equal(expect, #cut)
   end)
 
+  it("keeps hybrid's primary list whole: never recalls less than it at any LIMIT, the other list fills", function()
+    nx():execute(TOPICS)
+    local more = {}
+    for i, d in ipairs { "monthly invoice run and payment reminders", "goal line technology in the league",
+      "rain gauges and weather stations", "money transfers between accounts", "snow days and school closures",
+      "the cup final and its goals", "late fees on unpaid bills", "cloudy with a chance of rain" } do
+      more[#more + 1] = ('CONCEPT ?x%d { {type: "Topic", name: "T%d"} SET ATTRIBUTES { description: "%s" } }'):format(i, i, d)
+    end
+    assert.is_nil(nx():execute("UPSERT { " .. table.concat(more, " ") .. " }").error)
+    local function ids(m, q, k)
+      local out = {}
+      for i, e in ipairs(nx():execute(('SEARCH CONCEPT :q WITH TYPE "Topic" MODE "%s" LIMIT %d'):format(m, k), { q = q }).result) do
+        out[i] = e.id
+      end
+      return out
+    end
+    for _, primary in ipairs { "keyword", "semantic" } do
+      assert.equal(primary, nx().handle:search_primary(primary))
+      for _, q in ipairs { "rain", "unpaid invoices", "who scored the goals", "money", "sunshine forecasts" } do
+        for _, k in ipairs { 1, 3, 5, 10 } do
+          local p, h = ids(primary, q, k), ids("hybrid", q, k)
+          for i = 1, #p do assert.equal(p[i], h[i], ("%s first, %q, LIMIT %d, hit %d"):format(primary, q, k, i)) end
+          assert.is_true(#h >= #p)
+        end
+      end
+    end
+    local ok, err = nx().handle:search_primary("fused")
+    assert.is_nil(ok)
+    assert.matches("keyword or semantic", err)
+  end)
+
+  it("measures every mode on an operator's queries (kip search eval)", function()
+    nx():execute(TOPICS)
+    local eval = require "kip.search.eval"
+    local f = os.tmpname()
+    local h = assert(io.open(f, "w"))
+    h:write('{"query": "will it rain", "expect": ["Weather"], "type": "Topic"}\n')
+    h:write('{"query": "a striker scored twice", "expect": ["Football"]}\n')
+    h:close()
+    local queries = assert(eval.read(f))
+    local r = assert(eval.run(nx(), queries, { ks = { 1, 3 } }))
+    assert.equal(2, r.queries)
+    for _, m in ipairs(eval.MODES) do
+      for _, k in ipairs { 1, 3 } do assert.is_true(r.modes[m][k] >= 0 and r.modes[m][k] <= 1) end
+    end
+    -- the nexus's primary is keyword (the default): hybrid finds at least what keyword finds
+    for _, k in ipairs { 1, 3 } do assert.is_true(r.modes.hybrid[k] >= r.modes.keyword[k] - 1e-9) end
+    assert.truthy(({ keyword = true, semantic = true, hybrid = true })[r.best])
+    h = assert(io.open(f, "w")); h:write('{"query": "x"}\n'); h:close()
+    local none, err = eval.read(f)
+    assert.is_nil(none)
+    assert.matches(":1: no \"expect\" list", err)
+    os.remove(f)
+  end)
+
   it("ranks the instances a question is about above schema definitions", function()
     nx():execute(TOPICS)
     nx():execute([[UPSERT { CONCEPT ?p { {type: "$PropositionType", name: "forecasts"} SET ATTRIBUTES { description: "a topic forecasts weather" } }

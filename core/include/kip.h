@@ -241,6 +241,13 @@ int kip_embed_texts(kip_nexus *nx, int n, const char *const *texts, float **out,
 
 /* Drop every vector and queue every element for the embedder's model (the
 ** explicit model change; records the embedder's model and dimension). */
+/* Which ranking a hybrid SEARCH keeps whole, in its order, before it adds
+** the other's hits: "keyword" (the default) or "semantic" (docs/search.md
+** "Hybrid"; `kip search eval --apply` records what measured better on the
+** operator's own queries). */
+const char *kip_search_primary_name(kip_nexus *nx);
+int kip_search_set_primary(kip_nexus *nx, const char *mode, kip_error *err);
+
 int kip_reset_vectors(kip_nexus *nx, kip_error *err);
 
 typedef struct kip_vector_status {

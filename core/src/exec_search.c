@@ -4,9 +4,11 @@
 ** MODE "keyword" (default) ranks by BM25 over the word index plus substring
 ** matches (search_keyword.c); MODE "semantic" ranks by the cosine between
 ** the query's vector and the elements' vectors (search_vector.c), scored by
-** its excess over chance; MODE "hybrid" orders by reciprocal rank fusion of
-** the two lists, Σ 1/(60 + rank), and scores an element by its best
-** evidence, max(keyword, semantic). Every mode's _score is on one scale
+** its excess over chance; MODE "hybrid" keeps the primary list's order (the
+** keyword list unless the nexus measured the semantic one better: kip search
+** eval --apply) and adds the other list's elements after it, so it is
+** never worse than its primary input at any LIMIT; it scores an element by
+** its best evidence, max(keyword, semantic). Every mode's _score is on one scale
 ** (0 = no evidence, 1 = an exact match) and THRESHOLD applies to it: in
 ** hybrid, t keeps what either mode keeps at t. Schema definitions follow
 ** the instances unless the request targets the schema. Kind, WITH TYPE and the
@@ -27,38 +29,40 @@
 #include "search.h"
 
 #define SEARCH_DEFAULT_LIMIT 10
-#define RRF_K 60.0
 
 /* ---------------------------------------------------------------- modes */
 typedef enum { MODE_KEYWORD, MODE_SEMANTIC, MODE_HYBRID } search_mode;
 
-/* hybrid: the two best-first lists fused. The order is reciprocal rank
-** fusion, Σ 1/(60 + rank) over the lists an element is in (kept in raw);
-** the score is the element's best evidence, max(keyword score, semantic
-** score), so THRESHOLD t keeps exactly what keyword or semantic would keep
-** at t (docs/search.md "Scores") */
+/* hybrid: the two best-first lists fused. The primary list's elements come
+** first, in its order, then the other list's elements it lacks, in theirs:
+** the first k hits always hold the primary's first k, so hybrid never
+** recalls less than its primary input at any LIMIT, and the other list
+** fills what the primary cannot find (rank fusion let a weak list push
+** relevant hits out of the top k: docs/search.md "Hybrid"). The score is
+** the element's best evidence, max(keyword score, semantic score), so
+** THRESHOLD t keeps exactly what keyword or semantic would keep at t
+** (docs/search.md "Scores"); the order stays the fusion's. */
 static int by_fused_rank(const void *a, const void *b) {
   const search_hit *x = a, *y = b;
-  if (x->fused != y->fused) return x->fused < y->fused ? 1 : -1;
-  if (x->raw != y->raw) return x->raw < y->raw ? 1 : -1;
+  if (x->fused != y->fused) return x->fused < y->fused ? -1 : 1;
   return (x->id > y->id) - (x->id < y->id);
 }
 
-static void fuse(const search_hits *a, const search_hits *b, double threshold, int has_threshold, search_hits *out) {
+static void fuse(const search_hits *primary, const search_hits *other, double threshold, int has_threshold,
+                 search_hits *out) {
   for (int l = 0; l < 2; l++) {
-    const search_hits *list = l ? b : a;
+    const search_hits *list = l ? other : primary;
     for (size_t i = 0; i < list->n; i++) {
       search_hits_push(out, list->v[i].id, list->v[i].score, list->v[i].raw);
-      out->v[out->n - 1].fused = 1.0 / (RRF_K + (double)i + 1);
+      out->v[out->n - 1].fused = (double)l * 1e12 + (double)i; /* the position: primary first */
     }
   }
   if (!out->n) return;
   search_hits_sort_by_id(out);
   size_t w = 0;
   for (size_t i = 0; i < out->n; i++) {
-    if (w && out->v[w - 1].id == out->v[i].id) {
-      out->v[w - 1].fused += out->v[i].fused;
-      out->v[w - 1].raw += out->v[i].raw;
+    if (w && out->v[w - 1].id == out->v[i].id) { /* in both: its primary position, its best evidence */
+      if (out->v[i].fused < out->v[w - 1].fused) out->v[w - 1].fused = out->v[i].fused;
       if (out->v[i].score > out->v[w - 1].score) out->v[w - 1].score = out->v[i].score;
     } else {
       out->v[w++] = out->v[i];
@@ -93,7 +97,10 @@ static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *t
   rc = search_keyword(c, &loose, sc, text, cap, &kw);
   if (!rc) rc = kip_vector_nearest(c, &loose, sc, qv, dim, cap, &vec);
   free(qv);
-  if (!rc) fuse(&kw, &vec, q->threshold, q->has_threshold, out);
+  if (!rc) {
+    if (kip_search_primary(c->nx) == KIP_PRIMARY_SEMANTIC) fuse(&vec, &kw, q->threshold, q->has_threshold, out);
+    else fuse(&kw, &vec, q->threshold, q->has_threshold, out);
+  }
   free(kw.v);
   free(vec.v);
   return rc;

@@ -209,6 +209,10 @@ int64_t kip_vector_catch_up(kip_nexus *nx, int64_t limit, kip_error *err);
 /* store_vectors.c: after a request, a batch of a backlog kip_vector_catch_up
 ** left (vectors_behind); nothing inside a transaction or a bulk load */
 void kip_vector_catch_up_some(kip_nexus *nx);
+/* store_vectors.c: which list a hybrid SEARCH keeps whole (kip_info
+** search_hybrid_primary; keyword unless the operator measured otherwise) */
+enum { KIP_PRIMARY_KEYWORD, KIP_PRIMARY_SEMANTIC };
+int kip_search_primary(kip_nexus *nx);
 int kip_vector_embed(kip_nexus *nx, int n, const char *const *texts, float *out, kip_error *err);
 void kip_vector_close(kip_nexus *nx);
 /* kip_vector_status_get without counting the vectors (vectors = -1): what

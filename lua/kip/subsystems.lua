@@ -28,7 +28,7 @@ local operator = require "kip.operator" -- the kinds "command" and "mcp_tool"
 local M = {}
 
 --- the subsystems shipped with kipnexus, in the order their commands are listed
-M.BUILTIN = { "kip.mind.subsystem", "kip.arg.subsystem", "kip.sleep.subsystem" }
+M.BUILTIN = { "kip.mind.subsystem", "kip.arg.subsystem", "kip.sleep.subsystem", "kip.search.subsystem" }
 
 --- the kinds an operator's folder holds, by subfolder
 M.FOLDERS = { commands = "command", mcp = "mcp_tool", arg_steps = "arg_step", sleep_phases = "sleep_phase",

@@ -1,7 +1,8 @@
 -- kip.text — JSON text for people and for capped channels, without a
 -- decode/encode round trip: re-indenting that keeps the engine's key order
 -- and number spelling, the raw "result" of a response, and the response cap
--- of the servers (MCP, HTTP). Used by the CLI, the REPL and the servers.
+-- of the servers (MCP, HTTP), and JSON-lines files (evaluation sets). Used
+-- by the CLI, the REPL and the servers.
 local core = require "kip.core"
 
 local M = {}
@@ -89,6 +90,30 @@ function M.cap_response(text, max)
   return core.json_encode { error = { code = "KIP_4002", name = "ResourceExhausted",
     message = ("the response is %d bytes; one call may return at most %d"):format(#text, max),
     hint = "Ask for less: add LIMIT n and page with CURSOR (next_cursor), project fields (?x.name) instead of whole elements, or split the batch." } }
+end
+
+--- The objects of a JSON-lines file (blank lines skipped), each with its
+--- line number in .line; check(object) -> nil | "what is wrong" refuses a
+--- line. Returns the list, or nil and a message naming the file and line.
+function M.read_jsonl(path, check)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, ("cannot read %s: %s"):format(path, tostring(err)) end
+  local out, n = {}, 0
+  for line in f:lines() do
+    n = n + 1
+    if line:find("%S") then
+      local ok, v = pcall(core.json_decode, line)
+      local bad = (not ok or type(v) ~= "table") and "not a JSON object" or (check and check(v))
+      if bad then
+        f:close()
+        return nil, ("%s:%d: %s"):format(path, n, bad)
+      end
+      v.line = n
+      out[#out + 1] = v
+    end
+  end
+  f:close()
+  return out
 end
 
 return M

@@ -9,6 +9,7 @@
 **   nexus:embed_pending([batch [, progress(done, total)]]) -> true | nil, message
 **   nexus:reset_vectors() -> true | nil, message
 **   nexus:vector_status() -> {model=, dim=, vectors=, pending=, embedder_matches=}
+**   nexus:search_primary([mode]) -> "keyword" | "semantic": hybrid SEARCH's primary list
 **   nexus:embed(texts) -> {vec, ...} | nil, message        (the nexus's embedder)
 **   nexus:verify_vectors() -> {checked=, problems=, first=} | nil, message
 **
@@ -154,6 +155,18 @@ static int l_reset_vectors(lua_State *L) {
   return 1;
 }
 
+/* nexus:search_primary([mode]) -> "keyword" | "semantic" (the hybrid's
+** primary list; with mode: records it) | nil, message */
+static int l_search_primary(lua_State *L) {
+  lnexus *n = kip_check_nexus(L, 1);
+  if (!lua_isnoneornil(L, 2)) {
+    kip_error err;
+    if (kip_search_set_primary(n->nx, luaL_checkstring(L, 2), &err)) return fail(L, &err);
+  }
+  lua_pushstring(L, kip_search_primary_name(n->nx));
+  return 1;
+}
+
 static int l_vector_status(lua_State *L) {
   lnexus *n = kip_check_nexus(L, 1);
   kip_vector_status s;
@@ -223,6 +236,6 @@ static int l_embed(lua_State *L) {
 }
 
 const luaL_Reg kip_embedder_methods[] = {{"set_embedder", l_set_embedder}, {"embed_pending", l_embed_pending},
-                                         {"reset_vectors", l_reset_vectors}, {"vector_status", l_vector_status},
+                                         {"reset_vectors", l_reset_vectors}, {"vector_status", l_vector_status}, {"search_primary", l_search_primary},
                                          {"embed", l_embed},                 {"verify_vectors", l_verify_vectors},
                                          {NULL, NULL}};

@@ -12,21 +12,9 @@ local M = {}
 --- the requests of a prompt file (one JSON object per line: id, prompt,
 --- context, expect); nil, message naming the file and line on a bad line
 function M.read(path)
-  local f, err = io.open(path, "rb")
-  if not f then return nil, ("cannot read %s: %s"):format(path, tostring(err)) end
-  local out, n = {}, 0
-  for line in f:lines() do
-    n = n + 1
-    if line:find("%S") then
-      local ok, v = pcall(core.json_decode, line)
-      if not ok or type(v) ~= "table" then f:close() return nil, ("%s:%d: not a JSON object"):format(path, n) end
-      if type(v.prompt) ~= "string" then f:close() return nil, ("%s:%d: the line has no prompt string"):format(path, n) end
-      v.line = n
-      out[#out + 1] = v
-    end
-  end
-  f:close()
-  return out
+  return require("kip.text").read_jsonl(path, function(v)
+    if type(v.prompt) ~= "string" then return "the line has no prompt string" end
+  end)
 end
 
 --- one line of the fixture's result format (../shared/arg/README.md §5)

@@ -1,0 +1,7 @@
+--- kip.search.subsystem — what SEARCH (RC11 §5.2; docs/search.md) adds to
+--- the front ends, registered in kip.subsystems: `kip search eval`.
+local M = { name = "search" }
+
+M.commands = require "kip.search.cli"
+
+return M
