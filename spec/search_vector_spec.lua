@@ -129,6 +129,24 @@ describe("SEARCH with the local embedder", function()
     local ok, err = nx().handle:search_primary("fused")
     assert.is_nil(ok)
     assert.matches("keyword or semantic", err)
+    -- the mode of a SEARCH that names none: keyword until recorded
+    nx().handle:search_primary("keyword")
+    assert.equal("keyword", nx().handle:search_default_mode())
+    assert.same(ids("keyword", "unpaid invoices", 5), (function()
+      local out = {}
+      for i, e in ipairs(nx():execute('SEARCH CONCEPT "unpaid invoices" WITH TYPE "Topic" LIMIT 5').result) do out[i] = e.id end
+      return out
+    end)())
+    assert.equal("semantic", nx().handle:search_default_mode("semantic"))
+    local r = nx():execute('SEARCH CONCEPT "unpaid invoices" WITH TYPE "Topic" LIMIT 5')
+    assert.same(ids("semantic", "unpaid invoices", 5), (function()
+      local out = {}
+      for i, e in ipairs(r.result) do out[i] = e.id end
+      return out
+    end)())
+    ok, err = nx().handle:search_default_mode("fast")
+    assert.is_nil(ok)
+    assert.matches("keyword, semantic or hybrid", err)
   end)
 
   it("measures every mode on an operator's queries (kip search eval)", function()

@@ -247,6 +247,11 @@ int kip_embed_texts(kip_nexus *nx, int n, const char *const *texts, float **out,
 ** operator's own queries). */
 const char *kip_search_primary_name(kip_nexus *nx);
 int kip_search_set_primary(kip_nexus *nx, const char *mode, kip_error *err);
+/* The mode of a SEARCH that names none: "keyword" unless the operator
+** recorded the mode that measured best on this nexus (`kip search eval
+** --apply`; RC11 §5.2 lets the engine choose). */
+const char *kip_search_default_mode(kip_nexus *nx);
+int kip_search_set_default_mode(kip_nexus *nx, const char *mode, kip_error *err);
 
 int kip_reset_vectors(kip_nexus *nx, kip_error *err);
 

@@ -164,7 +164,7 @@ static int render(kip_ctx *c, const search_hits *h, size_t n) {
 int kip_exec_search(kip_ctx *c, const ast_command *cmd) {
   const ast_stmt *s = cmd->stmts[0];
   const ast_search *q = &s->u.search;
-  const char *m = q->mode ? json_string_value(q->mode) : "keyword";
+  const char *m = q->mode ? json_string_value(q->mode) : kip_search_default_mode(c->nx);
   search_mode mode = !strcmp(m, "semantic") ? MODE_SEMANTIC : !strcmp(m, "hybrid") ? MODE_HYBRID : MODE_KEYWORD;
   if (kip_unindexed(c->nx))
     kip_warn(c, "elements written by a bulk load are not indexed yet; SEARCH may miss them until the load finishes "

@@ -336,14 +336,40 @@ void kip_vector_catch_up_some(kip_nexus *nx) {
     nx->vectors_behind = 0; /* done, or failing: kip reindex --vectors says why */
 }
 
-/* ------------------------------------------------ the hybrid's primary list */
-int kip_search_primary(kip_nexus *nx) {
+/* ------------------------------------- what the operator measured (kip search eval) */
+/* kip_info's value of key, copied into out ("" when absent) */
+static void info_value(kip_nexus *nx, const char *key, char *out, size_t n) {
+  out[0] = 0;
   sqlite3_stmt *st;
-  if (kip_prepare_sq(nx, "SELECT value FROM kip_info WHERE key = 'search_hybrid_primary'", -1, &st) != SQLITE_OK)
-    return KIP_PRIMARY_KEYWORD;
-  int semantic = sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 0), "semantic");
+  if (kip_prepare_sq(nx, "SELECT value FROM kip_info WHERE key = ?1", -1, &st) != SQLITE_OK) return;
+  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
   kip_finish_sq(nx, st);
-  return semantic ? KIP_PRIMARY_SEMANTIC : KIP_PRIMARY_KEYWORD;
+}
+
+static int set_info(kip_nexus *nx, const char *key, const char *value, kip_error *err) {
+  if (nx->readonly_file) return kip_err(err, KIP_E_DENIED, "Open the nexus read-write.", "the nexus is read-only");
+  if (kip_tx_begin(nx, err)) return err->code;
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(nx->db, "INSERT OR REPLACE INTO kip_info(key, value) VALUES(?1, ?2)", -1, &st, NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(nx->db);
+    sqlite3_finalize(st);
+  }
+  if (rc != SQLITE_OK) {
+    kip_tx_rollback(nx);
+    return kip_store_error(nx, rc, err, "recording what SEARCH measured");
+  }
+  return kip_tx_commit_upkeep(nx, err);
+}
+
+int kip_search_primary(kip_nexus *nx) {
+  char v[16];
+  info_value(nx, "search_hybrid_primary", v, sizeof v);
+  return strcmp(v, "semantic") ? KIP_PRIMARY_KEYWORD : KIP_PRIMARY_SEMANTIC;
 }
 
 const char *kip_search_primary_name(kip_nexus *nx) {
@@ -355,21 +381,21 @@ int kip_search_set_primary(kip_nexus *nx, const char *mode, kip_error *err) {
   if (!mode || (strcmp(mode, "keyword") && strcmp(mode, "semantic")))
     return kip_err(err, KIP_E_VALUE_TYPE, "Give \"keyword\" or \"semantic\" (kip search eval says which measured better).",
                    "the primary list of hybrid SEARCH is keyword or semantic, not \"%s\"", mode ? mode : "(none)");
-  if (nx->readonly_file) return kip_err(err, KIP_E_DENIED, "Open the nexus read-write.", "the nexus is read-only");
-  if (kip_tx_begin(nx, err)) return err->code;
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(nx->db, "INSERT OR REPLACE INTO kip_info(key, value) VALUES('search_hybrid_primary', ?1)", -1,
-                              &st, NULL);
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, mode, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(nx->db);
-    sqlite3_finalize(st);
-  }
-  if (rc != SQLITE_OK) {
-    kip_tx_rollback(nx);
-    return kip_store_error(nx, rc, err, "recording the primary list of hybrid SEARCH");
-  }
-  return kip_tx_commit_upkeep(nx, err);
+  return set_info(nx, "search_hybrid_primary", mode, err);
+}
+
+const char *kip_search_default_mode(kip_nexus *nx) {
+  char v[16];
+  info_value(nx, "search_default_mode", v, sizeof v);
+  return !strcmp(v, "semantic") ? "semantic" : !strcmp(v, "hybrid") ? "hybrid" : "keyword";
+}
+
+int kip_search_set_default_mode(kip_nexus *nx, const char *mode, kip_error *err) {
+  kip_err_clear(err);
+  if (!mode || (strcmp(mode, "keyword") && strcmp(mode, "semantic") && strcmp(mode, "hybrid")))
+    return kip_err(err, KIP_E_VALUE_TYPE, "Give \"keyword\", \"semantic\" or \"hybrid\" (kip search eval says which measured best).",
+                   "a SEARCH mode is keyword, semantic or hybrid, not \"%s\"", mode ? mode : "(none)");
+  return set_info(nx, "search_default_mode", mode, err);
 }
 
 int kip_set_embedder(kip_nexus *nx, const kip_embedder *e, kip_error *err) {

@@ -167,6 +167,18 @@ static int l_search_primary(lua_State *L) {
   return 1;
 }
 
+/* nexus:search_default_mode([mode]) -> the mode of a SEARCH that names none
+** (with mode: records it) | nil, message */
+static int l_search_default_mode(lua_State *L) {
+  lnexus *n = kip_check_nexus(L, 1);
+  if (!lua_isnoneornil(L, 2)) {
+    kip_error err;
+    if (kip_search_set_default_mode(n->nx, luaL_checkstring(L, 2), &err)) return fail(L, &err);
+  }
+  lua_pushstring(L, kip_search_default_mode(n->nx));
+  return 1;
+}
+
 static int l_vector_status(lua_State *L) {
   lnexus *n = kip_check_nexus(L, 1);
   kip_vector_status s;
@@ -237,5 +249,6 @@ static int l_embed(lua_State *L) {
 
 const luaL_Reg kip_embedder_methods[] = {{"set_embedder", l_set_embedder}, {"embed_pending", l_embed_pending},
                                          {"reset_vectors", l_reset_vectors}, {"vector_status", l_vector_status}, {"search_primary", l_search_primary},
+                                         {"search_default_mode", l_search_default_mode},
                                          {"embed", l_embed},                 {"verify_vectors", l_verify_vectors},
                                          {NULL, NULL}};

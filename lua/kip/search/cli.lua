@@ -20,8 +20,9 @@ run read-only, as the caller the governance options name.
 
 Hybrid keeps one list whole, in its order (its primary: keyword unless
 recorded otherwise), and adds the other's hits after it, so it never finds
-less than its primary. --apply records the better of keyword and semantic
-as the primary (the nexus keeps it); --show prints each query's recall.
+less than its primary. --apply records in the nexus what measured best:
+the mode of a SEARCH that names none (keyword until then) and the better of
+keyword and semantic as hybrid's primary. --show prints each query's recall.
 ]],
   run = function(cli, args)
     local o, pos = cli:parse(args, { { "--k", value = "a list of numbers such as 5,10" }, { "--apply" }, { "--json" },
@@ -44,13 +45,14 @@ as the primary (the nexus keeps it); --show prints each query's recall.
       cli:print_error(rerr)
       return 1
     end
-    local before = nx.handle:search_primary()
+    local before, default_before = nx.handle:search_primary(), nx.handle:search_default_mode()
     if o.apply then
       local ok, aerr = nx.handle:search_primary(r.primary)
+      if ok then ok, aerr = nx.handle:search_default_mode(r.best) end
       if not ok then nx:close() cli:die("search eval --apply: %s", aerr) end
     end
     nx:close()
-    r.primary_before, r.applied = before, o.apply or false
+    r.primary_before, r.default_mode_before, r.applied = before, default_before, o.apply or false
     if o.json then
       r.per_query = o.show and r.per_query or nil
       print(core.json_encode(r, true))
@@ -72,11 +74,13 @@ as the primary (the nexus keeps it); --show prints each query's recall.
       end
     end
     for _, w in ipairs(r.warnings) do cli:stderr("warning: %s", w) end
-    print(("use: MODE \"%s\"%s"):format(r.best, r.best == "keyword" and " (the default)" or ""))
+    print(("use: MODE \"%s\"%s"):format(r.best, r.best == default_before and " (the default here)" or ""))
     if o.apply then
-      print(("hybrid's primary list: %s%s"):format(r.primary, r.primary == before and " (unchanged)" or (" (was " .. before .. ")")))
-    elseif r.primary ~= before then
-      print(("hybrid would keep the %s list whole: kip search eval FILE --apply records it"):format(r.primary))
+      print(("recorded: a SEARCH without MODE uses %s%s; hybrid keeps the %s list whole%s"):format(r.best,
+        r.best == default_before and "" or (" (was " .. default_before .. ")"), r.primary,
+        r.primary == before and "" or (" (was " .. before .. ")")))
+    elseif r.primary ~= before or r.best ~= default_before then
+      print("kip search eval FILE --apply records it: the default mode, and the list hybrid keeps whole")
     end
     return 0
   end,
