@@ -155,28 +155,25 @@ static int l_reset_vectors(lua_State *L) {
   return 1;
 }
 
-/* nexus:search_primary([mode]) -> "keyword" | "semantic" (the hybrid's
-** primary list; with mode: records it) | nil, message */
-static int l_search_primary(lua_State *L) {
+/* a setting of what SEARCH measured: read it, or (with a value) record it
+** first; -> the value | nil, message */
+static int measured_setting(lua_State *L, const char *(*get)(kip_nexus *),
+                            int (*set)(kip_nexus *, const char *, kip_error *)) {
   lnexus *n = kip_check_nexus(L, 1);
   if (!lua_isnoneornil(L, 2)) {
     kip_error err;
-    if (kip_search_set_primary(n->nx, luaL_checkstring(L, 2), &err)) return fail(L, &err);
+    if (set(n->nx, luaL_checkstring(L, 2), &err)) return fail(L, &err);
   }
-  lua_pushstring(L, kip_search_primary_name(n->nx));
+  lua_pushstring(L, get(n->nx));
   return 1;
 }
 
-/* nexus:search_default_mode([mode]) -> the mode of a SEARCH that names none
-** (with mode: records it) | nil, message */
+/* nexus:search_primary([mode]) -> "keyword" | "semantic": hybrid's primary list */
+static int l_search_primary(lua_State *L) { return measured_setting(L, kip_search_primary_name, kip_search_set_primary); }
+
+/* nexus:search_default_mode([mode]) -> the mode of a SEARCH that names none */
 static int l_search_default_mode(lua_State *L) {
-  lnexus *n = kip_check_nexus(L, 1);
-  if (!lua_isnoneornil(L, 2)) {
-    kip_error err;
-    if (kip_search_set_default_mode(n->nx, luaL_checkstring(L, 2), &err)) return fail(L, &err);
-  }
-  lua_pushstring(L, kip_search_default_mode(n->nx));
-  return 1;
+  return measured_setting(L, kip_search_default_mode, kip_search_set_default_mode);
 }
 
 static int l_vector_status(lua_State *L) {
