@@ -90,6 +90,16 @@ out=$("${KIP[@]}" --db "$T/demo.db" sleep 2>&1)
 check demo_no_unsorted 'unsorted=0' "$out"; check demo_no_orphans 'orphans=0 pending' "$out"
 out=$("${KIP[@]}" --db "$T/demo.db" export --domain Engineering 2>&1)
 check demo_export_engineers 'name: "Eli Novak"' "$out"; check demo_export_services 'name: "Gateway"' "$out"
+# one option parser: text with spaces is the request, not an option; -- ends the options; an unknown one is named
+"${KIP[@]}" --db "$T/argq.db" arg init --ontology "$SRC/tests/arg/clinic/ontology.kip" >/dev/null 2>&1
+out=$("${KIP[@]}" --db "$T/argq.db" arg ask --role pet_owner --tenant rivera --user ana@rivera.example "--force it through" 2>&1)
+check options_text_is_positional 'episode' "$out"
+out=$("${KIP[@]}" --db "$T/argq.db" arg ask --role pet_owner --tenant rivera --user ana@rivera.example -- --force 2>&1)
+check options_double_dash 'episode' "$out"
+out=$("${KIP[@]}" --db "$T/argq.db" arg ask --role pet_owner --force 2>&1); rc=$?
+check options_unknown_named 'unknown option --force' "$out"; check options_unknown_rc 2 "$rc"
+out=$("${KIP[@]}" --db="$T/argq.db" exec --json 'DESCRIBE PRIMER' 2>&1)
+check options_equals_form '"result"' "$out"
 # help is complete: kip --help names every subcommand and every environment
 # variable the sources read; every option the sources parse appears in a help
 # text; every MCP tool is in kip mcp --help and the README
