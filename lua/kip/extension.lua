@@ -117,12 +117,23 @@ function M.from(kind, spec, name)
   return finish(k, kind, name, spec, nil, nil)
 end
 
+--- Extensions of `kind` from a map name -> spec (M.from), into table
+--- `into` by name; nil, message on the first that fails.
+function M.register(into, kind, map)
+  for name, spec in pairs(map or {}) do
+    local ext, err = M.from(kind, spec, name)
+    if not ext then return nil, err end
+    into[name] = ext
+  end
+  return true
+end
+
 --- Reload a file's extension in place when its text changed (at most once
 --- per M.INTERVAL seconds, or now with force). A reload that fails keeps the
 --- previous version: the error is returned (and kept in ext.error). Returns
 --- true when it changed.
 function M.refresh(ext, force, log)
-  if not ext.path then return false end
+  if not ext.path or ext.in_set then return false end -- a set's members: the set reloads them (Set:reload)
   local now = os.time()
   if not force and ext.checked and now - ext.checked < M.INTERVAL then return false end
   ext.checked = now
@@ -205,9 +216,14 @@ Set.__index = Set
 --- version active and the error is reported.
 function M.set(opts)
   local k = kind_of(opts.kind)
+  local load = opts.load or function(path) return M.load(opts.kind, path) end
   local s = setmetatable({
     names = opts.names or {}, dirs = opts.dirs or {}, interval = opts.interval or M.INTERVAL,
-    load = opts.load or function(path) return M.load(opts.kind, path) end,
+    load = function(path)
+      local obj, err = load(path)
+      if obj then obj.in_set = true end -- reloaded here, reported through the set's log
+      return obj, err
+    end,
     what = k.label, objects = {}, errors = {}, checked = -math.huge, clock = opts.clock or os.time,
     log = opts.log or function(msg) io.stderr:write("kip: ", msg, "\n") end,
   }, Set)

@@ -20,10 +20,11 @@
 ---     commands = { sleep = {usage=, summary=, help=, run = function(cli, args) -> status} },
 ---     mcp = { ready = function(nx), list = function(readonly), call = function(nx, name, args, ctx, readonly),
 ---             after = function(nx, response_text) },
+---     (commands and mcp may be module names, loaded when a front end asks:
+---     `require "kip"` loads no CLI and no MCP code)
 ---     http = { route = function(nx, caller, body) -> status, response table },
 ---     policies = { "name" }, methods = { name = function(nx, ...) } }
 local extension = require "kip.extension"
-local operator = require "kip.operator" -- the kinds "command" and "mcp_tool"
 
 local M = {}
 
@@ -42,6 +43,12 @@ function M.list()
     for _, mod in ipairs(M.BUILTIN) do descriptors[#descriptors + 1] = require(mod) end
   end
   return descriptors
+end
+
+-- a descriptor's part: given, or the module it names
+local function part(v)
+  if type(v) == "string" then return require(v) end
+  return v
 end
 
 -- ------------------------------------------------------------ operator folders
@@ -114,9 +121,10 @@ end
 -- ------------------------------------------------------------ what the front ends ask
 --- every CLI command: name -> {usage, summary, help, run, subsystem}
 function M.commands()
+  local operator = require "kip.operator" -- the kind "command"
   local out = {}
   for _, s in ipairs(M.list()) do
-    for name, c in pairs(s.commands or {}) do
+    for name, c in pairs(part(s.commands) or {}) do
       c.name, c.subsystem = name, s.name
       out[name] = c
     end
@@ -133,9 +141,10 @@ end
 
 --- the MCP tool providers: built-in subsystems' and one for the operator's tools
 function M.mcp_providers()
+  local operator = require "kip.operator" -- the kind "mcp_tool"
   local out = {}
   for _, s in ipairs(M.list()) do
-    if s.mcp then out[#out + 1] = s.mcp end
+    if s.mcp then out[#out + 1] = part(s.mcp) end
   end
   local tools = M.extensions("mcp_tool")
   if #tools > 0 then out[#out + 1] = operator.mcp_provider(tools) end
@@ -151,22 +160,24 @@ function M.policies()
   return out
 end
 
---- methods the subsystems add to every Nexus: name -> function(nx, ...)
-function M.methods()
-  local out = {}
-  for _, s in ipairs(M.list()) do
-    for name, fn in pairs(s.methods or {}) do out[name] = fn end
+-- the descriptors' maps under `field` merged (name -> value), made once:
+-- the descriptors do not change while the process runs
+local merged = {}
+local function merge(field)
+  if not merged[field] then
+    local out = {}
+    for _, s in ipairs(M.list()) do
+      for name, v in pairs(s[field] or {}) do out[name] = v end
+    end
+    merged[field] = out
   end
-  return out
+  return merged[field]
 end
 
+--- methods the subsystems add to every Nexus: name -> function(nx, ...)
+function M.methods() return merge("methods") end
+
 --- the HTTP route handlers: name -> function(nx, caller, body)
-function M.http_routes()
-  local out = {}
-  for _, s in ipairs(M.list()) do
-    for name, fn in pairs(s.http or {}) do out[name] = fn end
-  end
-  return out
-end
+function M.http_routes() return merge("http") end
 
 return M

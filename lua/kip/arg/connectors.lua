@@ -31,12 +31,7 @@ extension.kind("connector", {
 function M.register(nx, map)
   local st = state.of(nx, "arg")
   st.connectors = st.connectors or {}
-  for name, v in pairs(map or {}) do
-    local c, err = extension.from("connector", v, name)
-    if not c then return nil, err end
-    st.connectors[name] = c
-  end
-  return true
+  return extension.register(st.connectors, "connector", map)
 end
 
 --- fetch from source src; returns {status = OK|NOT_CONFIGURED|TIMEOUT|FAILED, content, error, at}

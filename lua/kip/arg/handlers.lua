@@ -39,12 +39,7 @@ extension.kind("handler", {
 function M.register(nx, map)
   local st = state.of(nx, "arg")
   st.handlers = st.handlers or {}
-  for name, v in pairs(map or {}) do
-    local h, err = extension.from("handler", v, name)
-    if not h then return nil, err end
-    st.handlers[name] = h
-  end
-  return true
+  return extension.register(st.handlers, "handler", map)
 end
 
 function M.find(nx, name) local h = state.of(nx, "arg").handlers return h and h[name] or nil end

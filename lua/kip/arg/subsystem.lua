@@ -5,13 +5,8 @@
 --- nx:arg / nx:arg_feedback.
 local M = { name = "arg" }
 
-M.commands = require "kip.arg.cli"
-
-M.mcp = {
-  ready = function(nx) return require("kip.arg.mcp").ready(nx) end,
-  list = function(readonly) return require("kip.arg.mcp").list(readonly) end,
-  call = function(nx, name, args, ctx, readonly) return require("kip.arg.mcp").call(nx, name, args, ctx, readonly) end,
-}
+M.commands = "kip.arg.cli"
+M.mcp = "kip.arg.mcp"
 
 M.policies = { "arg" }
 

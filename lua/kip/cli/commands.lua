@@ -42,8 +42,7 @@ JSON when it is valid JSON (numbers, true, [..]) and is a string otherwise.
       { "-p", key = "params", value = "name=value", multi = true } }, { governance = true })
     text = text[#text]
     if not text then cli:die("exec needs a command (see kip exec --help)") end
-    local params = {}
-    for _, p in ipairs(o.params or {}) do cli:param(p, params) end
+    local params = cli:params(o.params)
     local nx = cli:open_nexus(true)
     local req = { command = text }
     if next(params) then req.parameters = params end
@@ -265,8 +264,7 @@ commands.explain = {
     local o, text = cli:parse(args, { { "-p", key = "params", value = "name=value", multi = true } })
     text = text[#text]
     if not text then cli:die("explain needs a KQL command") end
-    local params = {}
-    for _, p in ipairs(o.params or {}) do cli:param(p, params) end
+    local params = cli:params(o.params)
     local nx = cli:open_nexus()
     local r, err = nx:explain(text, next(params) and params or nil)
     nx:close()

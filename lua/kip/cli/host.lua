@@ -163,13 +163,17 @@ function Host:read_all(path)
   return s
 end
 
---- -p name=value: the value is JSON when it parses, else a string
-function Host:param(spec, params)
-  local k, v = spec:match("^([%a_][%w_]*)=(.*)$")
-  if not k then self:die("bad parameter '%s' (expected name=value)", spec) end
-  local decoded = core.json_decode(v)
-  if decoded == nil then decoded = v end
-  params[k] = decoded
+--- the parameters of -p name=value options (a list): each value is JSON
+--- when it parses, else a string
+function Host:params(specs)
+  local params = {}
+  for _, spec in ipairs(specs or {}) do
+    local k, v = spec:match("^([%a_][%w_]*)=(.*)$")
+    if not k then self:die("bad parameter '%s' (expected name=value)", spec) end
+    local decoded = core.json_decode(v)
+    if decoded == nil then decoded = v end
+    params[k] = decoded
+  end
   return params
 end
 

@@ -35,6 +35,9 @@ M.TOOLS = {
       { "statement", "tier", "domain", "evidence" }) },
 }
 
+--- offered when the nexus has the mind model's schema
+function M.ready(nx) return require("kip.mind").ready(nx) end
+
 --- the tool list (read-only ones only when readonly)
 function M.list(readonly)
   local out = {}

@@ -4,13 +4,8 @@
 --- policy (policies/mind_gates.lua) in every governed nexus.
 local M = { name = "mind" }
 
-M.commands = require "kip.mind.cli"
-
-M.mcp = {
-  ready = function(nx) return require("kip.mind").ready(nx) end,
-  list = function(readonly) return require("kip.mind.mcp").list(readonly) end,
-  call = function(nx, name, args, ctx, readonly) return require("kip.mind.mcp").call(nx, name, args, ctx, readonly) end,
-}
+M.commands = "kip.mind.cli"
+M.mcp = "kip.mind.mcp"
 
 M.policies = { "mind_gates" }
 

@@ -2,6 +2,6 @@
 --- the front ends, registered in kip.subsystems: `kip search eval`.
 local M = { name = "search" }
 
-M.commands = require "kip.search.cli"
+M.commands = "kip.search.cli"
 
 return M

@@ -5,7 +5,7 @@
 --- strength").
 local M = { name = "sleep" }
 
-M.commands = require "kip.sleep.cli"
+M.commands = "kip.sleep.cli"
 
 M.mcp = {
   -- links returned to the agent were used: each regains memory strength
