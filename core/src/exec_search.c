@@ -76,6 +76,31 @@ static void fuse(const search_hits *primary, const search_hits *other, double th
   if (out->n) qsort(out->v, out->n, sizeof *out->v, by_fused_rank);
 }
 
+/* hybrid with the keyword list primary: keyword hits that contain the same
+** query terms and the same cues (people, dates: search_episodic.c) hold the
+** same evidence — they differ only by how often the terms repeat and how
+** long the text is — so within each run of
+** consecutive such hits the meaning decides the order (the cosine with
+** the query; an element without a vector keeps its place after those
+** with one). The run boundaries stay where keyword put them: a hit never
+** passes one with more of the query, so what keyword ranks by evidence
+** hybrid ranks the same (docs/search.md "Hybrid"). */
+static int order_runs_by_meaning(kip_ctx *c, const float *qv, int dim, search_hits *kw) {
+  if (kw->n < 2) return 0;
+  double *cos = malloc(sizeof *cos * kw->n);
+  if (!cos) abort();
+  int rc = kip_vector_cosines(c, qv, dim, kw, cos);
+  for (size_t i = 0; !rc && i < kw->n; i++) kw->v[i].fused = -cos[i];
+  free(cos);
+  for (size_t i = 0; !rc && i < kw->n;) {
+    size_t j = i + 1;
+    while (j < kw->n && kw->v[j].terms && kw->v[j].terms == kw->v[i].terms && kw->v[j].cue == kw->v[i].cue) j++;
+    if (j - i > 1) qsort(kw->v + i, j - i, sizeof *kw->v, by_fused_rank);
+    i = j;
+  }
+  return rc;
+}
+
 /* the ranked hits of the request's mode; falls back to keyword with a
 ** warning when vectors cannot answer */
 static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *text, search_mode mode, int64_t cap,
@@ -96,10 +121,12 @@ static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *t
   loose.has_threshold = 0;
   rc = search_keyword(c, &loose, sc, text, cap, &kw);
   if (!rc) rc = kip_vector_nearest(c, &loose, sc, qv, dim, cap, &vec);
+  int keyword_primary = kip_search_primary(c->nx) != KIP_PRIMARY_SEMANTIC;
+  if (!rc && keyword_primary) rc = order_runs_by_meaning(c, qv, dim, &kw);
   free(qv);
   if (!rc) {
-    if (kip_search_primary(c->nx) == KIP_PRIMARY_SEMANTIC) fuse(&vec, &kw, q->threshold, q->has_threshold, out);
-    else fuse(&kw, &vec, q->threshold, q->has_threshold, out);
+    if (keyword_primary) fuse(&kw, &vec, q->threshold, q->has_threshold, out);
+    else fuse(&vec, &kw, q->threshold, q->has_threshold, out);
   }
   free(kw.v);
   free(vec.v);

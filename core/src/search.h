@@ -16,7 +16,9 @@ typedef struct search_hit {
   int64_t id;
   double score; /* on the scale every mode shares, [0,1] */
   double raw;   /* orders hits of equal score: the mode's own measure (BM25F, cosine) */
-  double fused; /* hybrid: the reciprocal rank fusion that orders the hits */
+  double fused; /* hybrid: the position in the fused order */
+  int64_t terms; /* keyword: the query terms it contains, a bit mask (kip_matched); 0 otherwise */
+  double cue;    /* keyword: the boost of the question's people and dates (search_episodic.c) */
 } search_hit;
 
 typedef struct search_hits {
@@ -48,6 +50,26 @@ void search_bind_filter(search_scope *sc, const ast_search *q, kip_stmt *st);
 /* ASCII case-insensitive equality of two texts (0 when either is NULL) */
 int search_same_text(const char *a, const char *b);
 
+/* search_episodic.c: the cues of a question besides its words — the
+** Persons it names, the dates it names (year 0: any year; month 0: the
+** whole year) — and the boost they give an element, as SQL over `e` */
+typedef struct search_date {
+  int year, month;
+} search_date;
+
+typedef struct search_cues {
+  kip_buf boost;  /* SQL over `e`, in [0, 1]; empty: no cue */
+  char *people[8];
+  int npeople;
+  search_date dates[4];
+  int ndates;
+} search_cues;
+
+int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const char *text, search_cues *cu);
+void search_cues_free(search_cues *cu);
+/* KIP_SEARCH_WITHOUT names `what` (a comma-separated list): a mechanism off, for measuring */
+int search_cue_off(const char *what);
+
 /* keyword candidates, best first, at most cap (search_keyword.c) */
 int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char *text, int64_t cap, search_hits *h);
 
@@ -55,6 +77,8 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
 ** *out = NULL after a warning when vectors cannot answer (no embedder, it
 ** failed, no vectors yet); nonzero only for an error (model mismatch) */
 int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim);
+/* the cosine of each hit's vector with the query's (0 without a vector) in cos[i] */
+int kip_vector_cosines(kip_ctx *c, const float *qv, int dim, const search_hits *h, double *cos);
 /* the cap nearest eligible elements by cosine, best first, scored by the
 ** cosine's excess over the query's chance level (0 at or below it) */
 int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,

@@ -18,6 +18,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "search.h"
 
@@ -74,16 +75,35 @@ static char *dup_lower(const char *s, size_t n) {
   return r;
 }
 
-/* words of s[0..n) joined by single spaces, or NULL when there are none */
+/* a right single quotation mark (U+2019), written for an apostrophe */
+static int curly_apostrophe(const char *s, size_t i, size_t n) {
+  return i + 2 < n && (unsigned char)s[i] == 0xE2 && (unsigned char)s[i + 1] == 0x80 && (unsigned char)s[i + 2] == 0x99;
+}
+
+/* an English clitic after an apostrophe: Maya's, don't, I'd, I'm, we'll, they're, I've */
+static int clitic(const char *w, size_t n) {
+  static const char *const C[] = {"s", "t", "d", "m", "ll", "re", "ve"};
+  for (size_t i = 0; i < sizeof C / sizeof *C; i++)
+    if (strlen(C[i]) == n && !strncasecmp(w, C[i], n)) return 1;
+  return 0;
+}
+
+/* words of s[0..n) joined by single spaces, or NULL when there are none;
+** an apostrophe's clitic is not a word ("Maya's" is "maya": a lone "s"
+** would match every "it's") */
 static char *words_of(const char *s, size_t n) {
   kip_buf b;
   kip_buf_init(&b);
   size_t i = 0;
   while (i < n) {
-    while (i < n && !word_byte((unsigned char)s[i])) i++;
+    int after_apostrophe = 0;
+    while (i < n && (!word_byte((unsigned char)s[i]) || curly_apostrophe(s, i, n))) {
+      after_apostrophe = s[i] == '\'' || curly_apostrophe(s, i, n);
+      i += curly_apostrophe(s, i, n) ? 3 : 1;
+    }
     size_t j = i;
-    while (j < n && word_byte((unsigned char)s[j])) j++;
-    if (j > i) {
+    while (j < n && word_byte((unsigned char)s[j]) && !curly_apostrophe(s, j, n)) j++;
+    if (j > i && !(after_apostrophe && i >= 2 && word_byte((unsigned char)s[i - (s[i - 1] == '\'' ? 2 : 4)]) && clitic(s + i, j - i))) {
       if (b.len) kip_buf_addc(&b, ' ');
       for (size_t k = i; k < j; k++) kip_buf_addc(&b, (char)tolower((unsigned char)s[k]));
     }
@@ -273,31 +293,45 @@ static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   kip_bind_int64(st, 9003, cap);
   while ((rc = kip_step(st)) == KIP_ROW) {
     double exact = exact_score(st, qq), score;
-    if (how == ROW_RANKED) score = kip_col_double(st, 3);
+    double cue = 0;
+    if (how == ROW_RANKED) {
+      score = kip_col_double(st, 3);
+      cue = kip_col_double(st, 5);
+      score += (1 - score) * cue;
+    }
     else score = substring_row(st, qq);
     if (exact > score) score = exact;
     if (score <= 0 || (q->has_threshold && score < q->threshold)) continue;
     search_hits_push(h, kip_col_int64(st, 0), score > 1 ? 1 : score, score);
+    if (how == ROW_RANKED) {
+      h->v[h->n - 1].terms = kip_col_int64(st, 4);
+      h->v[h->n - 1].cue = cue;
+    }
   }
   kip_finish(c->nx, st);
   return rc == KIP_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
 }
 
 int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char *text, int64_t cap, search_hits *h) {
+  search_cues cu;
+  int rc = search_cues_init(c, sc, q, text, &cu);
   query qq;
   query_init(&qq, text);
   kip_buf word;
   kip_buf_init(&word);
   word_query(&qq, &word);
-  int rc = 0;
-  if (word.len) {
+  if (!rc && word.len) {
     kip_buf_addc(&word, 0);
-    rc = collect(c, q, sc,
-                 sc->cond ? "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", 1) AS r"
-                          : "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", 0) AS r",
-                 "search_word f JOIN element e ON e.id = f.rowid", "search_word MATCH ?9001", " ORDER BY r DESC LIMIT ?9003",
-                 word.p, &qq, cap, ROW_RANKED, h);
+    kip_buf rank;
+    kip_buf_init(&rank);
+    kip_buf_printf(&rank, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", %d) AS r, kip_matched(search_word), %s AS b",
+                   sc->cond ? 1 : 0, cu.boost.len ? cu.boost.p : "0.0");
+    kip_buf_addc(&rank, 0);
+    rc = collect(c, q, sc, rank.p, "search_word f JOIN element e ON e.id = f.rowid", "search_word MATCH ?9001",
+                 " ORDER BY r + (1 - r) * b DESC LIMIT ?9003", word.p, &qq, cap, ROW_RANKED, h);
+    kip_buf_free(&rank);
   }
+  search_cues_free(&cu);
   kip_buf_free(&word);
   size_t chars = utf8_chars(qq.lower);
   if (!rc && chars >= 3) {

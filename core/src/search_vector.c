@@ -109,7 +109,7 @@ static void sift_down(topk *t, size_t i) {
 static void offer(topk *t, int64_t id, double score) {
   if (t->n < t->cap) {
     size_t i = t->n++;
-    t->v[i] = (search_hit){id, score, score, 0};
+    t->v[i] = (search_hit){id, score, score, 0, 0, 0};
     while (i && t->v[(i - 1) / 2].score > t->v[i].score) {
       search_hit x = t->v[i];
       t->v[i] = t->v[(i - 1) / 2];
@@ -117,7 +117,7 @@ static void offer(topk *t, int64_t id, double score) {
       i = (i - 1) / 2;
     }
   } else if (score > t->v[0].score) {
-    t->v[0] = (search_hit){id, score, score, 0};
+    t->v[0] = (search_hit){id, score, score, 0, 0, 0};
     sift_down(t, 0);
   }
 }
@@ -190,14 +190,8 @@ static int chance_level(kip_ctx *c, const ast_search *q, search_scope *sc, const
   return 0;
 }
 
-int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,
-                       search_hits *h) {
-  kip_stmt *st;
-  int rc = vectors_stmt(c, q, sc, q->type != NULL, 0, &st);
-  if (rc) return rc;
-  topk t = {malloc(sizeof(search_hit) * (size_t)(cap > 0 ? cap : 1)), 0, (size_t)(cap > 0 ? cap : 1)};
-  if (!t.v) abort();
-  /* the query quantised like the stored vectors: integer dot products */
+/* the query quantised like the stored vectors (integer dot products), and its norm */
+static int8_t *quantise(const float *qv, int dim, double *qnorm) {
   int8_t *qi = malloc(sizeof *qi * (size_t)dim);
   if (!qi) abort();
   int64_t qnorm2 = 0;
@@ -205,7 +199,37 @@ int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const 
     qi[i] = (int8_t)lrintf(qv[i] * 127.0f); /* |qv[i]| <= 1: unit length */
     qnorm2 += (int64_t)qi[i] * qi[i];
   }
-  double qnorm = sqrt((double)qnorm2);
+  *qnorm = sqrt((double)qnorm2);
+  return qi;
+}
+
+int kip_vector_cosines(kip_ctx *c, const float *qv, int dim, const search_hits *h, double *cos) {
+  kip_stmt *st;
+  int rc = kip_prepare(c->nx, "SELECT vec FROM search_vector WHERE id = ?1", -1, &st);
+  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching vectors");
+  double qnorm;
+  int8_t *qi = quantise(qv, dim, &qnorm);
+  for (size_t i = 0; i < h->n; i++) {
+    cos[i] = 0;
+    kip_bind_int64(st, 1, h->v[i].id);
+    if (kip_step(st) == KIP_ROW && kip_col_bytes(st, 0) == dim && kip_col_blob(st, 0))
+      cos[i] = cosine_of(qi, qnorm, kip_col_blob(st, 0), dim);
+    kip_reset(st);
+  }
+  kip_finish(c->nx, st);
+  free(qi);
+  return 0;
+}
+
+int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,
+                       search_hits *h) {
+  kip_stmt *st;
+  int rc = vectors_stmt(c, q, sc, q->type != NULL, 0, &st);
+  if (rc) return rc;
+  topk t = {malloc(sizeof(search_hit) * (size_t)(cap > 0 ? cap : 1)), 0, (size_t)(cap > 0 ? cap : 1)};
+  if (!t.v) abort();
+  double qnorm;
+  int8_t *qi = quantise(qv, dim, &qnorm);
   cos_stats cs = {0, 0, 0};
   while ((rc = kip_step(st)) == KIP_ROW) {
     const signed char *v = kip_col_blob(st, 1);

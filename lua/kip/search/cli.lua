@@ -13,9 +13,10 @@ usage: kip [--db PATH] [--embedder SPEC] search eval FILE.jsonl [--k 5,10] [--ap
 
 Runs every query of FILE (one JSON object per line: {"query": "...",
 "expect": ["element name", ...], "type": "WITH TYPE (optional)",
-"propositions": false}) in every SEARCH mode and prints recall@k — the
-share of each query's expected elements among its first k hits — for
-keyword, semantic and hybrid, and the mode to use on this nexus. Queries
+"propositions": false, "category": "optional label"}) in every SEARCH
+mode and prints recall@k — the share of each query's expected elements
+among its first k hits — for keyword, semantic and hybrid, also per
+category when queries have one, and the mode to use on this nexus. Queries
 run read-only, as the caller the governance options name.
 
 Hybrid keeps one list whole, in its order (its primary: keyword unless
@@ -53,18 +54,44 @@ keyword and semantic as hybrid's primary. --show prints each query's recall.
     end
     nx:close()
     r.primary_before, r.default_mode_before, r.applied = before, default_before, o.apply or false
-    if o.json then
-      r.per_query = o.show and r.per_query or nil
+    if o.json then -- recall maps keyed "5", "10" (a JSON object's keys are strings)
+      local function keyed(t)
+        local out = {}
+        for m, per_k in pairs(t) do
+          if type(per_k) == "table" then
+            out[m] = {}
+            for k, v in pairs(per_k) do out[m][tostring(k)] = v end
+          else
+            out[m] = per_k
+          end
+        end
+        return out
+      end
+      r.modes = keyed(r.modes)
+      for _, c in ipairs(r.categories) do c.modes = keyed(c.modes) end
+      if o.show then
+        for i, q in ipairs(r.per_query) do r.per_query[i] = keyed(q) end
+      else
+        r.per_query = nil
+      end
       print(core.json_encode(r, true))
       return 0
     end
     local head = {}
     for _, k in ipairs(ks) do head[#head + 1] = "recall@" .. k end
     print(("%-26s %s"):format(r.queries .. " queries", table.concat(head, "  ")))
-    for _, m in ipairs(eval.MODES) do
-      local cells = {}
-      for _, k in ipairs(ks) do cells[#cells + 1] = ("%-9.3f"):format(r.modes[m][k]) end
-      print(("  %-24s %s"):format(m .. (m == "hybrid" and (" (" .. before .. " first)") or ""), table.concat(cells, "")))
+    local function rows(modes, indent)
+      for _, m in ipairs(eval.MODES) do
+        local cells = {}
+        for _, k in ipairs(ks) do cells[#cells + 1] = ("%-9.3f"):format(modes[m][k]) end
+        print(("%s%-" .. (26 - #indent) .. "s %s"):format(indent, m .. (m == "hybrid" and (" (" .. before .. " first)") or ""),
+          table.concat(cells, "")))
+      end
+    end
+    rows(r.modes, "  ")
+    for _, c in ipairs(r.categories) do
+      print(("  %s, %d queries"):format(c.name, c.queries))
+      rows(c.modes, "    ")
     end
     if o.show then
       for _, q in ipairs(r.per_query) do

@@ -9,7 +9,9 @@
 ---   {"query": "which services are written in rust", "expect": ["Auth", "Ledger"],
 ---    "type": "Service", "propositions": false}
 --- expect: element names (a concept's name; a proposition's predicate);
---- type (optional): WITH TYPE; propositions: SEARCH PROPOSITION.
+--- type (optional): WITH TYPE; propositions: SEARCH PROPOSITION;
+--- category (optional): a label the figures are also given per (e.g. the
+--- kind of question: single-hop, temporal, …).
 
 local M = {}
 
@@ -20,7 +22,8 @@ function M.read(path)
   local out, err = require("kip.text").read_jsonl(path, function(q)
     return type(q.query) ~= "string" and "no \"query\" string"
       or (type(q.expect) ~= "table" or #q.expect == 0) and "no \"expect\" list of element names"
-      or (q.type ~= nil and type(q.type) ~= "string") and "\"type\" must be a string" or nil
+      or (q.type ~= nil and type(q.type) ~= "string") and "\"type\" must be a string"
+      or (q.category ~= nil and type(q.category) ~= "string") and "\"category\" must be a string" or nil
   end)
   if out and #out == 0 then return nil, path .. ": no queries" end
   return out, err
@@ -39,21 +42,37 @@ end
 
 --- recall@k of every mode over queries. opts: ks (default {5, 10}), ctx
 --- (the caller). Returns {queries, ks, modes = {mode = {[k] = recall}},
---- per_query = {{query, line, [mode] = {[k] = recall}}}, warnings, best,
---- primary}: best is the mode of the highest mean recall over ks (ties:
---- keyword, then hybrid), primary the better of keyword and semantic.
+--- categories = {{name, queries, modes = {mode = {[k] = recall}}}} (in the
+--- order first seen; empty when no query has one), per_query = {{query,
+--- line, category, [mode] = {[k] = recall}}}, warnings, best, primary}: best
+--- is the mode of the highest mean recall over ks (ties: keyword, then
+--- hybrid), primary the better of keyword and semantic.
 function M.run(nx, queries, opts)
   opts = opts or {}
   local ks = opts.ks or { 5, 10 }
   local kmax = math.max(table.unpack(ks))
-  local out = { queries = #queries, ks = ks, modes = {}, per_query = {}, warnings = {} }
-  local seen_warning = {}
-  for _, m in ipairs(M.MODES) do
-    out.modes[m] = {}
-    for _, k in ipairs(ks) do out.modes[m][k] = 0 end
+  local out = { queries = #queries, ks = ks, modes = {}, categories = {}, per_query = {}, warnings = {} }
+  local seen_warning, category = {}, {}
+  local function zeros()
+    local t = {}
+    for _, m in ipairs(M.MODES) do
+      t[m] = {}
+      for _, k in ipairs(ks) do t[m][k] = 0 end
+    end
+    return t
+  end
+  out.modes = zeros()
+  for _, q in ipairs(queries) do
+    if q.category and not category[q.category] then
+      category[q.category] = { name = q.category, queries = 0, modes = zeros() }
+      out.categories[#out.categories + 1] = category[q.category]
+    end
+    local cat = category[q.category]
+    if cat then cat.queries = cat.queries + 1 end
   end
   for _, q in ipairs(queries) do
-    local row = { query = q.query, line = q.line }
+    local cat = category[q.category]
+    local row = { query = q.query, line = q.line, category = q.category }
     for _, m in ipairs(M.MODES) do
       local names, warn = search(nx, q, m, kmax, opts.ctx)
       if not names then return nil, warn end
@@ -69,6 +88,7 @@ function M.run(nx, queries, opts)
         local r = hit / #q.expect
         row[m][k] = r
         out.modes[m][k] = out.modes[m][k] + r / #queries
+        if cat then cat.modes[m][k] = cat.modes[m][k] + r / cat.queries end
       end
     end
     out.per_query[#out.per_query + 1] = row

@@ -1,0 +1,243 @@
+/*
+** search_episodic.c — what a question about episodes says besides its words
+** (RC11 §5.2.1 "keyword"; the Event type of RC11 appendix A3.1; seed 001:
+** episodic memory). Agents ask a memory of conversations and events in
+** questions — "what did Maya say about the move?", "where did he travel in
+** May?" — whose names and dates are cues, not just words:
+**
+**  - people: a word of the question that is (part of) the name of a
+**    `Person` of the nexus (looked up in the word index's name column,
+**    within the request's scope) names someone; an element whose people —
+**    the Event's `participants`, the Persons it `involves` — include them
+**    holds evidence about them, wherever the name appears in its text;
+**  - dates: a month ("in January", "May 2025" — "May" only capitalised
+**    after a preposition or beside a number, it is also a verb), a year,
+**    an ISO date ("2025-03", "2025-03-14"); an element whose `start_time`
+**    falls in it is about that time. The date's words stay in the word
+**    query (a text may name its month; dropping them measured no gain).
+**
+** Both are boosts, never filters: with p the share of the question's
+** people among the element's people and d = 1 when its date matches, the
+** boost is b = 1 − (1 − PEOPLE_BOOST·p)(1 − DATE_BOOST·d) and the keyword
+** score s becomes s + (1 − s)·b (below 1: the words still order the hits
+** that hold the same cues) —
+** an element that holds the cues climbs over one that only shares words,
+** but one that shares none of the question's words is not found (the
+** candidates are the word index's). KIP_SEARCH_WITHOUT=people,dates turns
+** them off, for measuring (scripts/bench/search). docs/search.md
+** "Conversational memory".
+*/
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "search.h"
+
+#define PEOPLE_BOOST 0.4
+#define DATE_BOOST 0.4
+#define MAX_PEOPLE 8
+#define MAX_DATES 4
+
+static const char *const MONTHS[] = {"january", "february", "march",     "april",   "may",      "june",
+                                     "july",    "august",   "september", "october", "november", "december"};
+/* words after which a capitalised "May" is the month */
+static const char *const BEFORE_MONTH[] = {"in",   "of",    "since", "during", "until", "till", "before",
+                                           "after", "early", "late",  "mid",    "last",  "this", "next", "by"};
+
+int search_cue_off(const char *what) {
+  const char *off = getenv("KIP_SEARCH_WITHOUT");
+  if (!off) return 0;
+  size_t n = strlen(what);
+  for (const char *p = strstr(off, what); p; p = strstr(p + 1, what))
+    if ((p == off || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
+  return 0;
+}
+
+typedef struct word {
+  const char *p;
+  size_t n;
+} word;
+
+static int word_is(word w, const char *s) { return strlen(s) == w.n && !strncasecmp(w.p, s, w.n); }
+
+static int month_of(word w) {
+  for (int m = 0; m < 12; m++)
+    if (word_is(w, MONTHS[m]) || (w.n == 3 && m != 4 && !strncasecmp(w.p, MONTHS[m], 3) && isupper((unsigned char)w.p[0])))
+      return m + 1;
+  return 0;
+}
+
+static int number_of(word w, int digits) {
+  if ((int)w.n != digits && !(digits == 2 && w.n >= 1 && w.n <= 4)) return -1;
+  int v = 0, nd = 0;
+  for (size_t i = 0; i < w.n; i++) {
+    if (isdigit((unsigned char)w.p[i])) v = v * 10 + (w.p[i] - '0'), nd++;
+    else if (digits == 2 && nd && i >= w.n - 2) break; /* 12th, 1st */
+    else return -1;
+  }
+  return nd ? v : -1;
+}
+
+static int is_year(word w) {
+  int y = number_of(w, 4);
+  return y >= 1900 && y <= 2199 ? y : 0;
+}
+
+static int is_day(word w) {
+  int d = number_of(w, 2);
+  return d >= 1 && d <= 31;
+}
+
+static int before_month(word w) {
+  for (size_t k = 0; k < sizeof BEFORE_MONTH / sizeof *BEFORE_MONTH; k++)
+    if (word_is(w, BEFORE_MONTH[k])) return 1;
+  return 0;
+}
+
+static void add_date(search_cues *cu, int year, int month) {
+  for (int i = 0; i < cu->ndates; i++)
+    if (cu->dates[i].year == year && cu->dates[i].month == month) return;
+  if (cu->ndates < MAX_DATES) cu->dates[cu->ndates++] = (search_date){year, month};
+}
+
+/* the dates a question names */
+static void find_dates(search_cues *cu, const char *base) {
+  word w[128];
+  int n = 0;
+  for (const char *p = base; *p && n < 128;) {
+    while (*p && !isalnum((unsigned char)*p) && (unsigned char)*p < 0x80) p++;
+    const char *s = p;
+    while (*p && (isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || (*p == '-' && isdigit((unsigned char)p[1]))))
+      p++;
+    if (p > s) w[n++] = (word){s, (size_t)(p - s)};
+  }
+  for (int i = 0; i < n; i++) {
+    int y, mo, d;
+    if (w[i].n == 7 || w[i].n == 10) { /* 2025-03, 2025-03-14 */
+      char buf[11];
+      memcpy(buf, w[i].p, w[i].n);
+      buf[w[i].n] = 0;
+      if ((w[i].n == 7 && sscanf(buf, "%4d-%2d", &y, &mo) == 2) || (w[i].n == 10 && sscanf(buf, "%4d-%2d-%2d", &y, &mo, &d) == 3)) {
+        if (y >= 1900 && y <= 2199 && mo >= 1 && mo <= 12) {
+          add_date(cu, y, mo);
+        }
+        continue;
+      }
+    }
+    int m = month_of(w[i]);
+    /* "May": the month only capitalised, after a preposition or beside a number */
+    if (m == 5 && !(w[i].p[0] == 'M' && ((i > 0 && (is_day(w[i - 1]) || before_month(w[i - 1]))) ||
+                                         (i + 1 < n && (is_day(w[i + 1]) || is_year(w[i + 1]))))))
+      m = 0;
+    if (m) {
+      int year = 0;
+      if (i + 1 < n && is_day(w[i + 1]) && !is_year(w[i + 1])) i++;
+      if (i + 1 < n && is_year(w[i + 1])) year = is_year(w[++i]);
+      add_date(cu, year, m);
+    } else if ((y = is_year(w[i]))) {
+      add_date(cu, y, 0);
+    }
+  }
+}
+
+static void quote_sql(kip_buf *b, const char *s) {
+  kip_buf_addc(b, '\'');
+  for (; *s; s++) {
+    if (*s == '\'') kip_buf_addc(b, '\'');
+    kip_buf_addc(b, *s);
+  }
+  kip_buf_addc(b, '\'');
+}
+
+/* the Persons of the nexus (within the scope) that words of the text name */
+static int find_people(kip_ctx *c, search_scope *sc, search_cues *cu, const char *text) {
+  kip_buf sql;
+  kip_buf_init(&sql);
+  kip_buf_adds(&sql, "SELECT e.name FROM search_word f JOIN element e ON e.id = f.rowid "
+                     "WHERE search_word MATCH ?9001 AND e.type = 'Person'");
+  if (sc->cond) kip_buf_printf(&sql, " AND %s", sc->cond);
+  kip_buf_adds(&sql, " LIMIT 4");
+  kip_stmt *st;
+  int rc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
+  kip_buf_free(&sql);
+  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  kip_buf m;
+  kip_buf_init(&m);
+  rc = KIP_DONE;
+  for (const char *p = text; *p && cu->npeople < MAX_PEOPLE;) {
+    while (*p && !isalnum((unsigned char)*p) && (unsigned char)*p < 0x80) p++;
+    const char *s = p;
+    while (*p && (isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80)) p++;
+    /* a name is a capitalised word of two letters or more (or a non-ASCII one) */
+    if (p - s < 2 || (!isupper((unsigned char)*s) && (unsigned char)*s < 0x80)) continue;
+    m.len = 0;
+    kip_buf_printf(&m, "name : \"%.*s\"", (int)(p - s), s);
+    kip_buf_addc(&m, 0);
+    if (sc->cond) kql_bind_all(&sc->C, st);
+    kip_bind_text(st, 9001, m.p, -1, 0);
+    while ((rc = kip_step(st)) == KIP_ROW && cu->npeople < MAX_PEOPLE) {
+      const char *name = kip_col_text(st, 0);
+      int seen = 0;
+      for (int i = 0; i < cu->npeople; i++) seen |= !strcmp(cu->people[i], name);
+      if (!seen) {
+        cu->people[cu->npeople] = strdup(name);
+        if (!cu->people[cu->npeople]) abort();
+        cu->npeople++;
+      }
+    }
+    kip_reset(st);
+    if (rc != KIP_ROW && rc != KIP_DONE) break;
+    rc = KIP_DONE;
+  }
+  kip_buf_free(&m);
+  kip_finish(c->nx, st);
+  return rc == KIP_DONE || rc == KIP_ROW ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
+}
+
+int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const char *text, search_cues *cu) {
+  memset(cu, 0, sizeof *cu);
+  kip_buf_init(&cu->boost);
+  if (q->propositions) return 0;
+  if (!search_cue_off("dates")) find_dates(cu, text);
+  if (!search_cue_off("people")) {
+    int rc = find_people(c, sc, cu, text);
+    if (rc) return rc;
+  }
+  if (!cu->npeople && !cu->ndates) return 0;
+  kip_buf *b = &cu->boost;
+  kip_buf_adds(b, "1.0 - (1.0");
+  if (cu->npeople) {
+    kip_buf_printf(b, " - %g * (0", PEOPLE_BOOST / cu->npeople);
+    for (int i = 0; i < cu->npeople; i++) {
+      kip_buf_adds(b, " + (EXISTS (SELECT 1 FROM json_each(e.attributes, '$.participants') j WHERE j.value = ");
+      quote_sql(b, cu->people[i]);
+      kip_buf_adds(b, ") OR EXISTS (SELECT 1 FROM element l JOIN element pp ON pp.id = l.object WHERE l.subject = e.id "
+                      "AND l.predicate = 'involves' AND pp.type = 'Person' AND pp.name = ");
+      quote_sql(b, cu->people[i]);
+      kip_buf_adds(b, "))");
+    }
+    kip_buf_adds(b, ")");
+  }
+  kip_buf_adds(b, ") * (1.0");
+  if (cu->ndates) {
+    kip_buf_printf(b, " - %g * (", DATE_BOOST);
+    for (int i = 0; i < cu->ndates; i++) {
+      const search_date *d = &cu->dates[i];
+      if (i) kip_buf_adds(b, " OR ");
+      if (d->year && d->month) kip_buf_printf(b, "substr(json_extract(e.attributes, '$.start_time'), 1, 7) = '%04d-%02d'", d->year, d->month);
+      else if (d->year) kip_buf_printf(b, "substr(json_extract(e.attributes, '$.start_time'), 1, 4) = '%04d'", d->year);
+      else kip_buf_printf(b, "substr(json_extract(e.attributes, '$.start_time'), 6, 2) = '%02d'", d->month);
+    }
+    kip_buf_adds(b, ")");
+  }
+  kip_buf_adds(b, ")");
+  kip_buf_addc(b, 0);
+  b->len--;
+  return 0;
+}
+
+void search_cues_free(search_cues *cu) {
+  for (int i = 0; i < cu->npeople; i++) free(cu->people[i]);
+  kip_buf_free(&cu->boost);
+}

@@ -1,0 +1,103 @@
+-- busted specs for SEARCH over conversational memory (core/src/search_episodic.c,
+-- docs/search.md "Conversational memory"): the people and dates a question
+-- names are boosts, never filters; an apostrophe's clitic is not a word.
+local kip = require "kip"
+
+local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
+
+local function names(r)
+  assert.is_nil(r.error, r.error and r.error.message)
+  local out = {}
+  for i, e in ipairs(r.result) do out[i] = e.name end
+  return out
+end
+
+local function event(name, who, with, at, text)
+  return ('CONCEPT ?%s { {type: "Event", name: "%s"} SET ATTRIBUTES { event_class: "Conversation", start_time: "%s", '
+    .. 'participants: ["%s", "%s"], content_summary: "%s: %s" } SET PROPOSITIONS { ("involves", {type: "Person", name: "%s"}) } }')
+    :format(name:gsub("%W", "_"), name, at, who, with, who, text, who)
+end
+
+describe("SEARCH over conversations", function()
+  local path, nx
+  before_each(function()
+    path = H.tmpdb()
+    nx = assert(kip.open { path = path, embedder = false })
+    local r = nx:execute(table.concat({
+      "UPSERT {",
+      'CONCEPT ?p1 { {type: "Person", name: "Maya"} }',
+      'CONCEPT ?p2 { {type: "Person", name: "Tomas"} }',
+      'CONCEPT ?p3 { {type: "Person", name: "Priya"} }',
+      event("t1", "Tomas", "Priya", "2025-03-02T10:00:00Z", "I got back from a long trip to Norway, the fjords, the trip of a lifetime"),
+      event("t2", "Maya", "Priya", "2025-01-10T10:00:00Z", "We flew to Iceland for a trip last week"),
+      event("t3", "Maya", "Tomas", "2025-03-20T10:00:00Z", "Back from a trip to Crete, the water was so clear"),
+      event("t4", "Tomas", "Priya", "2025-05-01T10:00:00Z", "It's raining again, it's so grey"),
+      event("t5", "Priya", "Tomas", "2025-05-03T10:00:00Z", "You may want to bring an umbrella"),
+      "}",
+    }, "\n"))
+    assert.is_nil(r.error, r.error and r.error.message)
+  end)
+  after_each(function()
+    nx:close()
+    H.cleanup(path)
+  end)
+
+  local function top(q, limit)
+    return names(nx:execute(('SEARCH CONCEPT :q WITH TYPE "Event" LIMIT %d'):format(limit or 5), { q = q }))
+  end
+
+  it("ranks the named person's episodes above others' that share more words", function()
+    -- "trip" twice and "lifetime" make t1 the best word match; the question is about Maya
+    local got = top("the trip of Maya", 5)
+    assert.truthy(got[1] == "t2" or got[1] == "t3", table.concat(got, ","))
+    assert.equal("t1", got[3]) -- a boost, not a filter: Tomas's trip is still found
+  end)
+
+  it("ranks episodes of the month a question names first", function()
+    local march = top("which trip in March", 2)
+    table.sort(march)
+    assert.same({ "t1", "t3" }, march)
+    assert.same({ "t2" }, { table.unpack(top("a trip in January 2025", 1)) })
+    assert.same({ "t2" }, { table.unpack(top("trip 2025-01", 1)) })
+    -- a date nobody's episode has changes nothing but adds no noise either
+    assert.equal(3, #top("trip in August", 5))
+  end)
+
+  it("takes May for the month only where it is one", function()
+    -- "may" the verb: the words decide (t5 says "may")
+    assert.equal("t5", top("may bring umbrella", 1)[1])
+    -- "in May": the May episodes first, t4 before t5 on the word "raining"
+    local got = top("raining in May", 2)
+    assert.same({ "t4", "t5" }, got)
+  end)
+
+  it("does not take an apostrophe's clitic for a word", function()
+    -- "Maya's" is "maya": a lone "s" would match every "it's"
+    local got = top("Maya's", 5)
+    for _, n in ipairs(got) do assert.truthy(n == "t2" or n == "t3", table.concat(got, ",")) end
+    got = top("Maya’s trip", 5)
+    assert.truthy(got[1] == "t2" or got[1] == "t3")
+  end)
+
+  it("answers a question without any capitalised word or date", function()
+    assert.equal("t4", top("raining grey", 1)[1])
+  end)
+
+  it("gives figures per category in kip search eval", function()
+    local eval = require "kip.search.eval"
+    local f = os.tmpname()
+    local h = assert(io.open(f, "w"))
+    h:write('{"query": "Where did Maya travel in January?", "expect": ["t2"], "type": "Event", "category": "temporal"}\n')
+    h:write('{"query": "the raining day", "expect": ["t4"], "type": "Event", "category": "single-hop"}\n')
+    h:write('{"query": "Crete water", "expect": ["t3"], "type": "Event", "category": "single-hop"}\n')
+    h:close()
+    local r = assert(eval.run(nx, assert(eval.read(f)), { ks = { 1, 5 } }))
+    os.remove(f)
+    assert.equal(2, #r.categories)
+    assert.equal("temporal", r.categories[1].name)
+    assert.equal(1, r.categories[1].queries)
+    assert.equal(2, r.categories[2].queries)
+    assert.equal(1, r.categories[1].modes.keyword[1])
+    assert.equal(1, r.categories[2].modes.keyword[5])
+  end)
+end)
