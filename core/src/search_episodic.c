@@ -68,25 +68,25 @@ static int month_of(word w) {
   return 0;
 }
 
-static int number_of(word w, int digits) {
-  if ((int)w.n != digits && !(digits == 2 && w.n >= 1 && w.n <= 4)) return -1;
-  int v = 0, nd = 0;
-  for (size_t i = 0; i < w.n; i++) {
-    if (isdigit((unsigned char)w.p[i])) v = v * 10 + (w.p[i] - '0'), nd++;
-    else if (digits == 2 && nd && i >= w.n - 2) break; /* 12th, 1st */
-    else return -1;
-  }
-  return nd ? v : -1;
+/* the number the word starts with, and how many digits it has (0: none) */
+static int leading_number(word w, size_t *digits) {
+  int v = 0;
+  for (*digits = 0; *digits < w.n && isdigit((unsigned char)w.p[*digits]); (*digits)++) v = v * 10 + (w.p[*digits] - '0');
+  return v;
 }
 
+/* 1900–2199 written with four digits: the year, else 0 */
 static int is_year(word w) {
-  int y = number_of(w, 4);
-  return y >= 1900 && y <= 2199 ? y : 0;
+  size_t digits;
+  int y = leading_number(w, &digits);
+  return digits == 4 && w.n == 4 && y >= 1900 && y <= 2199 ? y : 0;
 }
 
+/* 1–31, optionally with a suffix of up to two letters (12th, 1st) */
 static int is_day(word w) {
-  int d = number_of(w, 2);
-  return d >= 1 && d <= 31;
+  size_t digits;
+  int d = leading_number(w, &digits);
+  return digits >= 1 && digits <= 2 && w.n - digits <= 2 && d >= 1 && d <= 31;
 }
 
 static int before_month(word w) {
@@ -139,15 +139,6 @@ static void find_dates(search_cues *cu, const char *base) {
       add_date(cu, y, 0);
     }
   }
-}
-
-static void quote_sql(kip_buf *b, const char *s) {
-  kip_buf_addc(b, '\'');
-  for (; *s; s++) {
-    if (*s == '\'') kip_buf_addc(b, '\'');
-    kip_buf_addc(b, *s);
-  }
-  kip_buf_addc(b, '\'');
 }
 
 /* the Persons of the nexus (within the scope) that words of the text name */
@@ -211,10 +202,10 @@ int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const ch
     kip_buf_printf(b, " - %g * (0", PEOPLE_BOOST / cu->npeople);
     for (int i = 0; i < cu->npeople; i++) {
       kip_buf_adds(b, " + (EXISTS (SELECT 1 FROM json_each(e.attributes, '$.participants') j WHERE j.value = ");
-      quote_sql(b, cu->people[i]);
+      kip_buf_adds(b, kql_quote(&sc->C, cu->people[i]));
       kip_buf_adds(b, ") OR EXISTS (SELECT 1 FROM element l JOIN element pp ON pp.id = l.object WHERE l.subject = e.id "
                       "AND l.predicate = 'involves' AND pp.type = 'Person' AND pp.name = ");
-      quote_sql(b, cu->people[i]);
+      kip_buf_adds(b, kql_quote(&sc->C, cu->people[i]));
       kip_buf_adds(b, "))");
     }
     kip_buf_adds(b, ")");
