@@ -68,10 +68,13 @@ static int month_of(word w) {
   return 0;
 }
 
-/* the number the word starts with, and how many digits it has (0: none) */
+/* the number the word starts with, and how many digits it has (0: none);
+   the value of only the first four digits is kept — no date needs more,
+   and a longer run must not overflow */
 static int leading_number(word w, size_t *digits) {
   int v = 0;
-  for (*digits = 0; *digits < w.n && isdigit((unsigned char)w.p[*digits]); (*digits)++) v = v * 10 + (w.p[*digits] - '0');
+  for (*digits = 0; *digits < w.n && isdigit((unsigned char)w.p[*digits]); (*digits)++)
+    if (*digits < 4) v = v * 10 + (w.p[*digits] - '0');
   return v;
 }
 

@@ -717,6 +717,8 @@ static void test_migration_v7(void) {
         "the old trigrams left the index, the name's stayed");
   EXPECT_SEARCH(nx, "wmonik", "Quillonian");
   EXPECT_SEARCH(nx, "rnowsk", "Zarnowski");
+  /* a question's digit runs of any length are read as dates without overflow */
+  EXPECT_SEARCH(nx, "Quillonian in 99999999999999999999 May 9999999999-99999", "Quillonian");
   free(call(nx, "{\"command\":\"DELETE CONCEPT ?p DETACH WHERE { ?p {type: \\\"Person\\\", name: \\\"Zarnowski\\\"} }\"}", 0));
   EXPECT_SEARCH(nx, "rnowsk", "\"result\":[]");
   CHECK(kip_store_count(nx, "SELECT count(*) FROM search_trigram WHERE search_trigram MATCH '\"rnowsk\"'") == 0,
