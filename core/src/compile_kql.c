@@ -259,7 +259,7 @@ static cvar *local_lookup(frame *F, const char *name) {
   return NULL;
 }
 
-static int owns(frame *F, cvar *v) { return v >= F->vars && v < F->vars + F->nvars; }
+static int owns(frame *F, cvar *v) { return F->nvars > 0 && v >= F->vars && v < F->vars + F->nvars; }
 
 static cvar *bind_var(frame *F, const char *name, int kind, char *expr, char *row, int nullable) {
   if (F->nvars == F->capvars) {

@@ -203,6 +203,11 @@ static void test_nexus(void) {
   EXPECT_EXACT(nx, "{\"command\":\"FIND(?p) WHERE { ?p {type: \\\"Person\\\", name: \\\"C\\\"} }\"}", 0,
                "{\"result\":[],\"warnings\":[\"anchor {type: \\\"Person\\\", name: \\\"C\\\"} does not exist\"]}");
   EXPECT(nx, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"C\\\"} } }\"}", 1, "KIP_4004");
+  /* a NOT inside a NOT whose frame binds nothing (fuzz_exec: UBSan on a
+     zero offset from the empty frame's null variable list) */
+  EXPECT(nx, "{\"command\":\"FIND(?e.name) WHERE { ?e {type: \\\"Person\\\"} NOT { ?k {type: \\\"Person\\\", "
+             "name: \\\"A\\\"} ?e {type: \\\"Person\\\"} NOT { ?k {type: \\\"Person\\\", name: \\\"A\\\"} } } }\"}",
+         1, "\"result\"");
   kip_close(nx);
   /* reopen: hashes recorded, nothing re-applied, data kept */
   rc = kip_open(path, NULL, &nx, &e);
