@@ -218,6 +218,16 @@ int kip_embedder_open_local(const char *path, kip_embedder *out, kip_error *err)
 int kip_embedder_open_http(const char *url, const char *model, const char *key_env, int dim, int timeout_ms,
                            kip_embedder *out, kip_error *err);
 
+/* POST a JSON body to an http(s) URL — what the remote embedder and the ARG
+** route hook's chat-completions client send (http_post.c). bearer: the API
+** key sent as "Authorization: Bearer" (NULL: none; never kept); timeout_ms
+** 0 = 30 s. Returns 0 with the reply (*reply malloc'd and NUL-terminated —
+** free it with free(); *reply_len its length) and the HTTP *status (any
+** status: the caller judges it), or nonzero with msg filled (no reply: an
+** unreachable host, a timeout, a URL that is not http(s)). */
+int kip_http_post_json(const char *url, const char *body, const char *bearer, int timeout_ms, char **reply,
+                       size_t *reply_len, long *status, char *msg, size_t msglen);
+
 /* Give the nexus an embedder (NULL removes it); the nexus owns it from now
 ** on (release is called when it is replaced or the nexus closes). A nexus
 ** without vectors yet adopts the embedder's model: every element is queued

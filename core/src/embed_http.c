@@ -6,9 +6,9 @@
 ** variable named by the operator, never stored. A remote embedder is never
 ** called inside a write transaction (in_transaction = 0): changed elements
 ** are queued and embedded after commit (store_vectors.c), so a slow or
-** unreachable service never holds the write lock or fails a write.
+** unreachable service never holds the write lock or fails a write. The
+** request itself is http_post.c's.
 */
-#include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,13 +20,6 @@ typedef struct http_embedder {
   int dim;
 } http_embedder;
 
-static size_t on_body(char *p, size_t size, size_t n, void *ud) {
-  kip_buf *b = ud;
-  if (b->len + size * n > 64u << 20) return 0; /* a reply over 64 MiB is not an embedding */
-  kip_buf_add(b, p, size * n);
-  return size * n;
-}
-
 /* POST texts; the vectors into out (dim each, or *dim learned when 0) */
 static int request(http_embedder *h, int n, const char *const *texts, float *out, int *dim, char *msg, size_t msglen) {
   json_t *req = json_object(), *input = json_array();
@@ -35,41 +28,20 @@ static int request(http_embedder *h, int n, const char *const *texts, float *out
   json_object_set_new(req, "input", input);
   char *body = json_dumps(req, JSON_COMPACT);
   json_decref(req);
-  CURL *c = curl_easy_init();
-  if (!c || !body) {
-    free(body);
-    if (c) curl_easy_cleanup(c);
-    snprintf(msg, msglen, "cannot start an HTTP request");
+  if (!body) {
+    snprintf(msg, msglen, "cannot encode the request");
     return 1;
   }
-  struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-  char auth[1024];
-  if (h->key && *h->key) {
-    snprintf(auth, sizeof auth, "Authorization: Bearer %s", h->key);
-    hdr = curl_slist_append(hdr, auth);
-  }
-  kip_buf reply;
-  kip_buf_init(&reply);
-  curl_easy_setopt(c, CURLOPT_URL, h->url);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, h->timeout_ms);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->timeout_ms < 5000 ? h->timeout_ms : 5000L);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  CURLcode cc = curl_easy_perform(c);
+  char *reply = NULL;
+  size_t reply_len = 0;
   long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-  curl_slist_free_all(hdr);
-  curl_easy_cleanup(c);
+  int failed = kip_http_post_json(h->url, body, h->key, (int)h->timeout_ms, &reply, &reply_len, &status, msg, msglen);
   free(body);
+  if (failed) return 1;
   int rc = 1;
   json_t *r = NULL;
-  if (cc != CURLE_OK) snprintf(msg, msglen, "%s: %s", h->url, curl_easy_strerror(cc));
-  else if (status != 200) snprintf(msg, msglen, "%s answered HTTP %ld", h->url, status);
-  else if (!(r = json_loadb(reply.p ? reply.p : "", reply.len, 0, NULL)) || !json_is_array(json_object_get(r, "data")))
+  if (status != 200) snprintf(msg, msglen, "%s answered HTTP %ld", h->url, status);
+  else if (!(r = json_loadb(reply, reply_len, 0, NULL)) || !json_is_array(json_object_get(r, "data")))
     snprintf(msg, msglen, "%s answered something that is not an embeddings reply", h->url);
   else {
     json_t *data = json_object_get(r, "data");
@@ -93,7 +65,7 @@ static int request(http_embedder *h, int n, const char *const *texts, float *out
     }
   }
   json_decref(r);
-  kip_buf_free(&reply);
+  free(reply);
   return rc;
 }
 
@@ -117,8 +89,6 @@ int kip_embedder_open_http(const char *url, const char *model, const char *key_e
     return kip_err(err, KIP_E_VALUE_TYPE, "Give the full URL of the endpoint, e.g. http://127.0.0.1:11434/v1/embeddings.",
                    "the embedder URL \"%s\" is not an http(s) URL", url ? url : "");
   if (!model || !*model) return kip_err(err, KIP_E_VALUE_TYPE, "Name the model the endpoint should use.", "no embedder model given");
-  static int curl_ready;
-  if (!curl_ready && curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK) curl_ready = 1;
   http_embedder *h = calloc(1, sizeof *h);
   if (!h) abort();
   h->url = strdup(url);

@@ -30,6 +30,7 @@
 **   core.null            sentinel for JSON null inside arrays/objects
 **   core.sandbox_begin / sandbox_end / pattern   sandbox limits (kip_sandbox.c)
 **   core.fold_key(text) -> duplicate key (NFKD, no marks, casefold, punctuation as spaces)
+**   core.http_post_json(url, body [, {bearer=, timeout_ms=}]) -> status, reply | nil, message
 **   core.default_embeddings   the build's word vectors file (the local embedder)
 **   nexus:set_embedder / embed_pending / reset_vectors / vector_status / embed   (kip_embedder.c)
 */
@@ -730,7 +731,33 @@ static int l_fold_key(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"open", l_open}, {"fold_key", l_fold_key},           {"parse", l_parse}, {"describe", l_describe}, {"statements", l_statements},
+/* core.http_post_json(url, body [, {bearer=, timeout_ms=}]) -> status, reply
+** | nil, message (kip_http_post_json: any HTTP status is returned; nil only
+** when no reply came) */
+static int l_http_post_json(lua_State *L) {
+  const char *url = luaL_checkstring(L, 1), *body = luaL_checkstring(L, 2), *bearer = NULL;
+  int timeout_ms = 0;
+  if (lua_istable(L, 3)) {
+    lua_getfield(L, 3, "bearer");
+    bearer = lua_tostring(L, -1);
+    lua_getfield(L, 3, "timeout_ms");
+    timeout_ms = (int)lua_tointeger(L, -1);
+  }
+  char *reply = NULL, msg[512] = "";
+  size_t len = 0;
+  long status = 0;
+  if (kip_http_post_json(url, body, bearer, timeout_ms, &reply, &len, &status, msg, sizeof msg)) {
+    lua_pushnil(L);
+    lua_pushstring(L, msg);
+    return 2;
+  }
+  lua_pushinteger(L, (lua_Integer)status);
+  lua_pushlstring(L, reply, len);
+  free(reply);
+  return 2;
+}
+
+static const luaL_Reg funcs[] = {{"open", l_open}, {"fold_key", l_fold_key}, {"http_post_json", l_http_post_json},           {"parse", l_parse}, {"describe", l_describe}, {"statements", l_statements},
                                  {"explain", l_explain},     {"json_decode", l_json_decode},
                                  {"json_encode", l_json_encode}, {"json_decode_request", l_json_decode_request},
                                  {NULL, NULL}};

@@ -91,7 +91,8 @@ end
 --- have adds a step at its after/before position), handlers (handler name
 --- -> file or function), connectors (connector name -> file or function),
 --- limits (overrides of M.LIMITS), hooks (route, resolve, compare: a table
---- of functions or a file returning one; docs/extending.md)
+--- of functions or a file returning one; docs/extending.md; route may also
+--- be the settings of a chat-completions endpoint, kip.arg.route_llm)
 function M.configure(nx, cfg)
   local st = state.of(nx, "arg")
   -- a configuration that fails changes nothing: the new one is built beside the old
@@ -154,9 +155,19 @@ function M.configure(nx, cfg)
   c.order = order
   for k, v in pairs(cfg.limits or {}) do c.limits[k] = v end
   if cfg.hooks ~= nil then
-    local hooks, herr = extension.hooks(cfg.hooks, "ARG hooks")
+    local spec, route = cfg.hooks, nil
+    -- route = {url=, model=, ...}: a chat-completions endpoint as the route hook
+    if type(spec) == "table" and not spec.__extension and type(spec.route) == "table" then
+      local rerr
+      route, rerr = require("kip.arg.route_llm").new(spec.route)
+      if not route then return nil, "ARG hooks: route: " .. rerr end
+      spec = {}
+      for k, v in pairs(cfg.hooks) do if k ~= "route" then spec[k] = v end end
+    end
+    local hooks, herr = extension.hooks(spec, "ARG hooks")
     if not hooks then return nil, herr end
     for k, v in pairs(hooks) do c.hooks[k] = v end
+    if route then c.hooks.route = route end
   end
   st.cfg = c
   local ok, err = require("kip.arg.handlers").register(nx, cfg.handlers)
@@ -185,7 +196,18 @@ local function cfg(nx)
         any = true
       end
     end
-    if any then
+    -- a chat-completions route hook named by the environment (KIP_ARG_ROUTE_URL),
+    -- unless the host configured a route hook itself
+    local route = require("kip.arg.route_llm").env_settings()
+    if route and not (st.cfg and st.cfg.hooks.route) then
+      local ok, err = M.configure(nx, { hooks = { route = route } })
+      if not ok then
+        st.operator = { code = "ARG_HOOK_FAILED", step = "entry", message = "KIP_ARG_ROUTE_URL: " .. err,
+          hint = "Fix KIP_ARG_ROUTE_URL, KIP_ARG_ROUTE_MODEL, KIP_ARG_ROUTE_KEY_ENV or KIP_ARG_ROUTE_TIMEOUT_MS "
+            .. "(docs/arg.md), or unset them." }
+      end
+    end
+    if any and type(st.operator) ~= "table" then
       local ok, err = M.configure(nx, found)
       if not ok then st.operator = { code = "ARG_STEP_FAILED", step = "entry", message = "extension folder: " .. err,
         hint = "Fix or remove the file in the extension folder (docs/extending.md)." } end
