@@ -43,19 +43,103 @@ local function any(text, patterns)
   return nil
 end
 
--- prompt injection: instructions to drop the rules, fake system or policy
--- text, requests for the hidden configuration, role-play that sheds them
-local INJECTION = {
-  "ignore %a* ?%a* ?previous instructions", "ignore %a* ?%a* ?prior instructions", "ignore %a* ?above",
-  "disregard %a* ?%a* ?instructions", "forget %a* ?%a* ?instructions", "disregard %a* ?%a* ?rules",
-  "ignore %a* ?%a* ?rules", "ignore %a* ?%a* ?polic", "override %a* ?%a* ?polic", "override %a* ?%a* ?rules",
-  "system prompt", "hidden configuration", "hidden instructions", "your instructions", "developer mode",
-  "^%s*system%s*[:%-]", "\n%s*system%s*[:%-]", "system notice", "system message", "%[system%]", "<system>",
-  "end of user message", "end of conversation", "new policy%s*:", "policy update%s*:", "admin override",
-  "has been elevated", "have been elevated", "been granted %a+ access", "been promoted to",
-  "pretend %a* ?%a* ?you are", "pretend to be", "you are now", "from now on,? you", "act as %a* ?%a* ?with no",
-  "roleplay", "role%-play", "let's play a game", "jailbreak", "do anything now", "without %a* ?restrictions",
+-- Prompt injection and authority claims, by family (docs/arg.md
+-- "Governance"). Each family is a verb and what it acts on, within a few
+-- words of each other, or a fixed form; the text is folded first
+-- (kip.fold_text: markup, invisible characters, lookalike letters, leet,
+-- letters spelled one at a time), so an obfuscated variant reads like the
+-- plain one. A refusal names the family.
+local WINDOW = 6 -- words after a family's verb in which its object is looked for
+
+-- what is the assistant's own only after one of these words ("your
+-- settings", not "the reminder settings"; "all the rules", not "the
+-- auto-archive rules")
+local ASSISTANTS = { "your", "yours", "the assistant's", "the bot's", "the ai's", "internal", "hidden", "system",
+  "own", "all", "previous", "prior", "above", "earlier", "these", "those", "any" }
+
+local FAMILIES = {
+  { name = "instruction override",
+    verbs = { "ignore", "disregard", "forget", "override", "overrule", "set aside", "abandon", "discard",
+      "stop following", "no longer follow", "don'?t follow", "do not follow", "stop obeying", "don'?t obey" },
+    objects = { "instructions?", "guidelines", "guardrails", "directives", "programming", "safeguards", "system prompt",
+      "prompt" },
+    own_objects = { "rules", "constraints", "polic[yi]e?s?", "restrictions", "limits" },
+    forms = { "ignore %a* ?above", "ignore everything", "new instructions%s*:", "updated instructions%s*:" } },
+  { name = "persona",
+    verbs = { "pretend", "imagine you", "imagine that you", "you are now", "you're now", "from now on,? you",
+      "roleplay", "role%-play", "play the role", "play the part", "take on the role", "act as if", "behave as if",
+      "respond as", "answer as", "reply as", "speak as", "you will act as", "you must act as", "please act as",
+      "now act as", "you will be", "you are no longer" },
+    objects = { "admin%a*", "console", "system", "root", "staff", "developer", "superuser", "moderator", "unrestricted",
+      "unfiltered", "uncensored", "jailbroken", "dan", "no rules", "no restrictions", "no limits", "restrictions",
+      "another ai", "a different ai", "an ai", "assistant", "support", "human", "person" },
+    forms = { "let's play a game", "jailbreak", "do anything now", "developer mode", "god mode", "pretend to be",
+      "pretend %a* ?%a* ?you are", "pretend you're" } },
+  { name = "fake system text",
+    forms = { "^%s*system%s*[:%-]", "\n%s*system%s*[:%-]", "^%s*assistant%s*:", "\n%s*assistant%s*:", "%[system%]",
+      "<system>", "</system>", "<%|im_start%|>", "<%|system%|>", "###%s*system", "system notice", "system message",
+      "system override", "system update%s*:", "end of user message", "end of conversation", "begin system",
+      "new policy%s*:", "policy update%s*:", "admin override", "security override", "debug mode" } },
+  { name = "configuration disclosure",
+    verbs = { "show", "print", "reveal", "tell", "give", "share", "display", "output", "repeat", "list", "dump", "paste",
+      "leak", "expose", "read out", "spell out", "write out", "what are", "what'?s", "what is", "describe", "send" },
+    objects = { "system prompt", "initial prompt", "hidden prompt", "policy files?", "environment variables",
+      "secrets? files?", "config files?", "configuration files?", "token budgets?", "context window",
+      "rules you follow", "policies you follow", "instructions you follow" },
+    -- "your" also addresses the business ("your refund policy", "your API limits"):
+    -- only what is the assistant's alone
+    own_objects = { "prompts?", "configuration", "config", "budgets?", "instructions?", "guardrails" },
+    forms = { "system prompt", "hidden configuration", "hidden instructions", "your instructions" } },
+  { name = "authority claim",
+    forms = { "has been elevated", "have been elevated", "been granted %a+ access", "been promoted to",
+      "i have %a* ?authori[sz]ation to", "authori[sz]ed by %a* ?%a* ?admin", "on behalf of %a* ?admin",
+      "with admin privileges", "as the system administrator", "i am the developer", "i'?m the developer" } },
 }
+
+local function find_word(t, p, from) return t:find("%f[%w]" .. p .. "%f[%W]", from) end
+
+-- verb and object of a family within WINDOW words; the phrase found
+local function verb_object(t, fam)
+  for _, v in ipairs(fam.verbs or {}) do
+    local from = 1
+    while true do
+      local a, b = find_word(t, v, from)
+      if not a then break end
+      local after, words, window = t:sub(b + 1), 0, ""
+      for w in after:gmatch("%S+") do
+        words = words + 1
+        window = window .. " " .. w
+        if words >= WINDOW then break end
+      end
+      for _, o in ipairs(fam.objects or {}) do
+        local x, y = find_word(window, o)
+        if x then return t:sub(a, b) .. " … " .. window:sub(x, y) end
+      end
+      for _, o in ipairs(fam.own_objects or {}) do
+        for _, d in ipairs(ASSISTANTS) do
+          local x, y = find_word(window, d .. " " .. o)
+          if not x then x, y = find_word(window, d .. " %a+ " .. o) end
+          if x then return t:sub(a, b) .. " … " .. window:sub(x, y) end
+        end
+      end
+      from = b + 1
+    end
+  end
+  return nil
+end
+
+--- the injection family text t (folded) belongs to, and what was found
+local function injection(t)
+  for _, fam in ipairs(FAMILIES) do
+    for _, f in ipairs(fam.forms or {}) do
+      local hit = t:match(f)
+      if hit then return fam.name, hit end
+    end
+    local hit = verb_object(t, fam)
+    if hit then return fam.name, hit end
+  end
+  return nil
+end
 
 -- markup that hides text from a human reader but not from a model
 local HIDDEN = {
@@ -190,13 +274,14 @@ local function out_of_authority(req)
 end
 
 local function guard(req)
-  local t = (" " .. (req.prompt or "") .. " "):lower()
+  -- as a reader sees it: markup, invisible characters, lookalikes and leet undone
+  local t = " " .. kip.fold_text(req.prompt or "") .. " "
   for _, cl in ipairs(req.claims or {}) do
     return ("the request claims %s %s; the caller is authenticated as %s"):format(cl.key, tostring(cl.claimed),
       tostring(cl.authenticated))
   end
-  local hit = any(t, INJECTION)
-  if hit then return "prompt injection: the request tries to change the assistant's instructions (" .. hit .. ")" end
+  local family, hit = injection(t)
+  if family then return ("prompt injection (%s): %s"):format(family, hit) end
   hit = hidden_directive(req.prompt or "")
   if hit then return "prompt injection: " .. hit end
   hit = role_claim(t, req)

@@ -39,7 +39,8 @@ end
 extension.kind("policy", {
   globals = function()
     local secrets = require "kip.secrets"
-    return { kip = { policy = M.new, null = core.null, secret_in = secrets.find, secret_scan = secrets.scan } }
+    return { kip = { policy = M.new, null = core.null, secret_in = secrets.find, secret_scan = secrets.scan,
+      fold_text = require("kip.textfold").fold } }
   end,
   check = function(p)
     if type(p) ~= "table" or not p.__kip_policy then return nil, "a policy file must return kip.policy{...}" end
