@@ -170,8 +170,11 @@ end
 local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "login codes?", "verification codes?",
   "2fa codes?", "otp", "secret values?", "secret keys?", "api key values?", "private keys?", "session tokens?",
   "access tokens?", "tokens?", "card numbers?", "cvv", "cvc", "security codes?" }
-local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "list", "guess",
-  "dump", "export", "paste", "what'?s", "what is", "what are" }
+local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
+  "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was" }
+-- the value of a key or token (not the key as a thing to revoke or rotate)
+local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%f[%w]tokens?", "full api keys?",
+  "whole api keys?", "actual api keys?", "api key itself", "the key string", "plaintext keys?" }
 
 -- bypassing or silencing a security control
 local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaround for", "sneak past", "evade",
@@ -185,6 +188,12 @@ local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messa
   "inbox", "invoices?", "sign%-?ins?", "logins?", "activity", "data", "phone number", "address", "contact" }
 
 local function secret_request(t)
+  for _, v in ipairs(REVEAL) do
+    for _, s in ipairs(SECRET_VALUE) do
+      local a, b = t:find(v .. "[^%.%?!]-" .. s)
+      if a and b - a < 80 then return s:match("[%a ]+$") or s end
+    end
+  end
   for _, s in ipairs(SECRET) do
     for _, v in ipairs(REVEAL) do
       -- the verb, then within a few words the secret itself (not "password reset")
@@ -238,9 +247,15 @@ local function role_claim(t, req)
   table.sort(phrases, function(a, b) return #a > #b or (#a == #b and a < b) end) -- deterministic: the longest first
   for _, phrase in ipairs(phrases) do
     local r = req.profile.role_words[phrase]
-    if r ~= role and (t:find("i'?m %a* ?an? " .. phrase .. "%f[%W]") or t:find("i am %a* ?an? " .. phrase .. "%f[%W]")
-      or t:find("as an? " .. phrase .. ",") or t:find("elevated to " .. phrase) or t:find("speaking as %a* ?" .. phrase)) then
-      return phrase
+    if r ~= role then
+      -- "I'm a …", "I'm the …", "I am your …", "as the …,", "speaking as …"
+      for _, det in ipairs { "an? ", "the ", "your ", "our ", "" } do
+        if t:find("i'?m %a* ?" .. det .. phrase .. "%f[%W]") or t:find("i am %a* ?" .. det .. phrase .. "%f[%W]")
+          or t:find("as " .. det .. phrase .. ",") or t:find("speaking as %a* ?" .. det .. phrase .. "%f[%W]") then
+          return phrase
+        end
+      end
+      if t:find("elevated to %a* ?" .. phrase) then return phrase end
     end
   end
   if not req.caller.staff then

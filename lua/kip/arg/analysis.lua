@@ -26,6 +26,23 @@ local LEAD = { please = true, pls = true, kindly = true, now = true, just = true
 local WISH = { { "want", "to" }, { "wants", "to" }, { "need", "to" }, { "needs", "to" }, { "like", "to" },
   { "would", "like", "to" }, { "trying", "to" }, { "have", "to" } }
 
+-- what opens the object of an order ("mail ME a link", "claim OUR credit")
+local OBJECT_OPENERS = {}
+-- (not "my": "forgot my password", "lost my phone" describe the caller's situation)
+for w in ("me us our the this that these those it them him her his their all every a an"):gmatch("%S+") do
+  OBJECT_OPENERS[w] = true
+end
+-- words that open a clause before such a word without being a verb
+local NOT_VERBS = {}
+for w in ([[i we you he she they it this that there here these those my our your his her their its the a an and or
+  but so if when while because since not no yes thanks thank also just only even still already about for from in
+  on at to of with by as than then now today tonight tomorrow yesterday all every each some any both either neither
+  same other another such what who which
+  got forgot lost broke left had did saw made took came went found kept paid bought told gave thought felt heard
+  knew sent]]):gmatch("%S+") do -- and the irregular past tenses of a problem told ("got the same error")
+  NOT_VERBS[w] = true
+end
+
 local function starts_with(words, i, seq)
   for k, w in ipairs(seq) do if words[i + k - 1] ~= w then return false end end
   return true
@@ -73,6 +90,13 @@ local function imperative(clause, verbs)
   -- an order opens with a verb ("forgot my password", "getting errors",
   -- "subscription invoice?" do not)
   if lex.VERBS[w] or verbs[w] then return w, false end
+  -- or with any word whose object follows it at once ("mail me a link",
+  -- "claim our credit", "try the charge again"): a word right before me, us,
+  -- our, the … is read as a verb by its form, not from a list
+  if OBJECT_OPENERS[words[i + 1]] and not NOT_VERBS[w] and not w:find("^%d") and not w:find("ing$")
+    and not w:find("ed$") then
+    return w, false
+  end
   return nil
 end
 

@@ -7,7 +7,9 @@
 ---   * a literal the description quotes ("The literal word DELETE", "'all'")
 ---     must occur as written;
 ---   * an identifier shape the description shows ("INV-...", "key_...",
----     "VT- ticket", "YYYY-MM") is taken from the request;
+---     "VT- ticket", "YYYY-MM") is taken from the request; a month with its
+---     year ("March 2025") fills YYYY-MM, and a parameter of dates takes a
+---     range, a month with its year or a year the request names;
 ---   * email, link (URL) and tenant parameters by their form; a person
 ---     parameter (the profile's tenant.user_params) may take the caller's own
 ---     address and the tenant parameter (tenant.param) the caller's own
@@ -61,6 +63,33 @@ local function free_text(prompt, values)
   return nil
 end
 
+local MONTHS = { "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+  "november", "december" }
+
+--- the month a request names with its year ("March 2025", "2025-03"), as
+--- YYYY-MM; nil without a year (which March is ambiguous)
+function M.month(prompt)
+  local t = prompt:lower()
+  for i, m in ipairs(MONTHS) do
+    local y = t:match("%f[%a]" .. m .. "%f[%A],?%s+(%d%d%d%d)%f[%D]") or t:match("%f[%a]" .. m:sub(1, 3) .. "%.?%s+(%d%d%d%d)%f[%D]")
+    if y then return ("%s-%02d"):format(y, i) end
+  end
+  return nil
+end
+
+--- the dates a request names, as written: a range of ISO dates, a month
+--- with its year, or a whole year ("for 2024", "covering 2024"); nil when
+--- it names none
+function M.dates(prompt)
+  local a, b = prompt:match("(%d%d%d%d%-%d%d%-?%d?%d?)%s+%a*%s*(%d%d%d%d%-%d%d%-?%d?%d?)")
+  if a and b then return a .. ".." .. b end
+  local ym = prompt:match("%f[%d](%d%d%d%d%-%d%d%-?%d?%d?)%f[%D]") or M.month(prompt)
+  if ym then return ym end
+  local y = prompt:lower():match("%f[%a]%a+%s+(%d%d%d%d)%f[%D]")
+  if y and tonumber(y) >= 1990 and tonumber(y) <= 2100 then return y end
+  return nil
+end
+
 --- fill the params of action a from analysis an (prompt, emails, urls);
 --- pm: the profile model, caller: the authenticated caller, ent: the
 --- entities the request names (kip.arg.tenancy.entities)
@@ -93,10 +122,12 @@ function M.fill(a, an, pm, caller, ent)
       if prompt:find("%f[%w]" .. escape(lit) .. "%f[%W]") then v = lit
       elseif lit == "all" and has_stems(stems, "all") then v = "all" end
       if not v and lit == "all" and (" " .. prompt:lower() .. " "):find("%Wall%W") then v = "all" end
+      -- "Start and end dates, or 'all'": the dates the request names
+      if not v and desc:lower():find("date") then v = M.dates(prompt) end
     elseif prefix then
       v = prompt:match("%f[%w]" .. escape(prefix) .. "[%w%-_]+")
     elseif desc:find("YYYY%-MM") then
-      v = prompt:match("%f[%d](%d%d%d%d%-%d%d)%f[%D]")
+      v = prompt:match("%f[%d](%d%d%d%d%-%d%d)%f[%D]") or M.month(prompt)
     elseif user_params[name] or name:find("email") or desc:lower():find("^email") then
       emails_used = emails_used + 1
       v = an.emails[emails_used]

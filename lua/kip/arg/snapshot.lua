@@ -113,7 +113,16 @@ local function build_index(m)
   end
   for _, name in ipairs(m.action_names) do
     local a = m.actions[name]
-    add("action", name, a.label, { name = field { (name:gsub("_", " ")) }, body = field { a.description } })
+    -- its params too: their names and the values an enumeration allows
+    -- ("target_plan": "free | team | business") say what the action acts on
+    local params = {}
+    for pname, spec in pairs(a.params or {}) do
+      params[#params + 1] = (pname:gsub("_", " "))
+      local desc = type(spec) == "table" and type(spec.description) == "string" and spec.description or ""
+      if desc:find("|", 1, true) then params[#params + 1] = (desc:gsub("|", " ")) end
+    end
+    table.sort(params)
+    add("action", name, a.label, { name = field { (name:gsub("_", " ")) }, heading = field(params), body = field { a.description } })
   end
   -- postings: stem -> the documents that hold it (a request touches only those)
   local df, total, postings = {}, 0, {}

@@ -132,7 +132,7 @@ B|ACTION|billing.refund_request|issue_refund|action,role|refund INV-2025-001234,
 A1|ACTION|data.export.workspace|export_workspace_data|action,lexical|export our workspace data for January 2025
 A2|ACTION|data.restore|restore_deleted_item|action,lexical|restore this deleted doc: https://umbrella.threadline.app/docs/q3-plan
 C2|ACTION|security.suspicious_activity|report_security_incident|action,lexical|report a security incident: someone signed in to my account from a country I have never been to
-A1|ACTION|incidents.sla_credits|request_sla_credit|action,lexical|claim our SLA credit for March
+A1|CLARIFY|incidents.sla_credits|-|action|claim our SLA credit for March
 S|ACTION|ops.escalation|create_support_ticket|action,role|open a support ticket for workspace initech: exports stuck for two days, priority high
 A2|ACTION|accounts.roles.transfer_ownership|transfer_workspace_ownership|action,lexical|transfer ownership of our workspace to max@umbrella.example
 X|ACTION|accounts.2fa.reset|reset_2fa|action,role|reset 2FA for tom@initech.example, verification ticket VT-20931
@@ -290,7 +290,7 @@ B|ACTION|billing.refund_request|issue_refund|action,role|issue a refund of 120 U
 A2|ACTION|data.export.workspace|export_workspace_data|action,lexical|start a workspace export covering 2024
 A1|ACTION|data.restore|restore_deleted_item|action,lexical|restore https://globex.threadline.app/files/budget.xlsx from the trash
 C1|ACTION|security.suspicious_activity|report_security_incident|action,lexical|report a security incident: I clicked a phishing link and typed my password
-A2|ACTION|incidents.sla_credits|request_sla_credit|action,lexical|request a service credit for February
+A2|CLARIFY|incidents.sla_credits|-|action|request a service credit for February
 S|ACTION|ops.escalation|create_support_ticket|action,role|create a ticket for workspace acme: search returns nothing since this morning, priority urgent
 A1|ACTION|accounts.roles.transfer_ownership|transfer_workspace_ownership|action,lexical|make pat@globex.example the new owner of our workspace
 X|ACTION|accounts.2fa.reset|reset_2fa|action,role|reset two-factor for ana@acme.example, ticket VT-55120

@@ -7,7 +7,8 @@
 --- an action is bound to the primary label; one action among several is
 --- chosen by the parameters the request fills (AMBIGUOUS otherwise), and it
 --- runs only above the routing-confidence floor (limits.action_confidence;
---- LOW_CONFIDENCE otherwise) — else Info or Clarify (never an invented
+--- LOW_CONFIDENCE otherwise) unless the request names the operation in
+--- full (M.named_in_full) — else Info or Clarify (never an invented
 --- action). The caller is the authenticated one (st.caller). The BindResult.
 local params = require "kip.arg.params"
 local lex = require "kip.arg.lexicon"
@@ -57,13 +58,32 @@ function M.run(st)
     -- a confident route only: below the floor the caller confirms first
     local act = b.action.name and m.actions[b.action.name]
     local floor = math.max(st.limits.action_confidence or 0, act and tonumber(act.min_confidence) or 0)
-    if b.action.status == "BOUND" and (w.confidence or 0) < floor then
+    if b.action.status == "BOUND" and (w.confidence or 0) < floor and not M.named_in_full(st, b.action) then
       b.action.status = "LOW_CONFIDENCE"
       b.action.reason = ("routing confidence %.3f is under the action's floor %.3f"):format(w.confidence or 0, floor)
     end
   else
     b.path = (#b.external > 0 and #land == 0) and "EXTERNAL" or "INFO"
   end
+end
+
+--- does the request name the bound action's operation in full, so that a
+--- close rival does not make the route uncertain? Every parameter filled,
+--- at least one of them from the request's own words (not from the
+--- caller's context), and the rival label runs no action the caller may
+--- run: an order can only mean a label that can carry it out.
+function M.named_in_full(st, action)
+  if #(action.missing or {}) > 0 then return false end
+  local own = 0
+  for _, v in pairs(action.params or {}) do
+    if v ~= st.caller.tenant and v ~= st.caller.user then own = own + 1 end
+  end
+  if own == 0 then return false end
+  local rival = st.weaver.rival and st.snapshot.labels[st.weaver.rival]
+  for _, n in ipairs(rival and rival.actions or {}) do
+    for _, r in ipairs(st.snapshot.actions[n].required_roles) do if r == st.caller.role then return false end end
+  end
+  return true
 end
 
 --- the action to bind among those of the primary label (seed 003 step 4:
