@@ -233,7 +233,9 @@ function M.decide(st)
   if b.path == "ACTION" then
     local a = b.action or {}
     if a.status == "NO_ACTION" or a.status == "UNAUTHORIZED" then return "ABSTAIN", "bind" end
-    if a.status == "INCOMPLETE" or a.status == "AMBIGUOUS" or a.status == "LOW_CONFIDENCE" then return "CLARIFY", "bind" end
+    if a.status == "INCOMPLETE" or a.status == "AMBIGUOUS" or a.status == "LOW_CONFIDENCE" or a.status == "MISMATCH" then
+      return "CLARIFY", "bind"
+    end
     -- ACTION only when the handler ran and succeeded (before the action
     -- step, the decision proposes it)
     local x = st.action

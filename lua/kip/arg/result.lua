@@ -113,6 +113,9 @@ function M.message(r, st)
     if a and a.status == "AMBIGUOUS" then
       return ("Which of these do you want: %s?"):format(table.concat(a.candidates or {}, ", "))
     end
+    if a and a.status == "MISMATCH" then
+      return ("You asked for something %s does not do (%s); which operation do you want?"):format(tostring(a.name), a.reason)
+    end
     if a and a.status == "LOW_CONFIDENCE" then
       return ("Do you want me to run %s? Please confirm what you need."):format(tostring(a.name))
     end

@@ -58,13 +58,41 @@ function M.run(st)
     -- a confident route only: below the floor the caller confirms first
     local act = b.action.name and m.actions[b.action.name]
     local floor = math.max(st.limits.action_confidence or 0, act and tonumber(act.min_confidence) or 0)
-    if b.action.status == "BOUND" and (w.confidence or 0) < floor and not M.named_in_full(st, b.action) then
+    local other = act and M.other_operation(st, act)
+    if other and (b.action.status == "BOUND" or b.action.status == "INCOMPLETE") then
+      -- "refund INV-…" routed to the invoices label must not resend the invoice
+      b.action.status = "MISMATCH"
+      b.action.reason = ("the request asks to %s, which is %s's operation, not %s's"):format(other.verb, other.action, act.name)
+    elseif b.action.status == "BOUND" and (w.confidence or 0) < floor and not M.named_in_full(st, b.action) then
       b.action.status = "LOW_CONFIDENCE"
       b.action.reason = ("routing confidence %.3f is under the action's floor %.3f"):format(w.confidence or 0, floor)
     end
   else
     b.path = (#b.external > 0 and #land == 0) and "EXTERNAL" or "INFO"
   end
+end
+
+--- the operation an order's verb names when it is another action's and not
+--- act's own: {verb, action}, or nil. A verb is act's own when it occurs in
+--- a word of act's name or description ("send" in "resend", "retry" in
+--- "Retries the charge"); it is another action's when it is a word of that
+--- action's name ("refund" of issue_refund).
+function M.other_operation(st, act)
+  local m = st.snapshot
+  local own = " " .. table.concat(lex.stems(((act.name .. " " .. (act.description or "")):gsub("_", " "))), " ") .. " "
+  for _, c in ipairs(st.analysis.clauses or {}) do
+    local v = c.act and c.verb and lex.stem(c.verb)
+    if v and #v > 2 and not own:find(v, 1, true) then
+      for _, name in ipairs(m.action_names) do
+        if name ~= act.name then
+          for _, x in ipairs(lex.stems((name:gsub("_", " ")))) do
+            if x == v then return { verb = c.verb, action = name } end
+          end
+        end
+      end
+    end
+  end
+  return nil
 end
 
 --- does the request name the bound action's operation in full, so that a
