@@ -124,6 +124,19 @@ local function build_index(m)
     table.sort(params)
     add("action", name, a.label, { name = field { (name:gsub("_", " ")) }, heading = field(params), body = field { a.description } })
   end
+  -- each label's vocabulary: the stems of its own text, its nodes' and its
+  -- actions' (what the weaver's coverage measures a request against)
+  m.label_vocab = {}
+  for _, d in ipairs(docs) do
+    local labels = d.kind == "node" and m.nodes[d.name].labels or { d.label }
+    for _, l in ipairs(labels) do
+      if l then
+        local v = m.label_vocab[l] or {}
+        m.label_vocab[l] = v
+        for st_ in pairs(d.tf) do v[st_] = true end
+      end
+    end
+  end
   -- postings: stem -> the documents that hold it (a request touches only those)
   local df, total, postings = {}, 0, {}
   for i, d in ipairs(docs) do

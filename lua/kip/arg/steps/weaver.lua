@@ -11,6 +11,7 @@
 --- POLICY_RESTRICTED: knowledge hidden from the caller, asked in good faith, is an
 --- abstention, not a refusal.
 local candidates = require "kip.arg.steps.candidates"
+local lex = require "kip.arg.lexicon"
 
 local M = {}
 
@@ -204,6 +205,66 @@ function M.ask_hook(st, visible)
   return accepted and by[answer] or nil
 end
 
+-- out of domain (calibrated on tests/arg/sets/dev.jsonl, docs/arg.md):
+-- coverage under OOD_COVERAGE with a best score under OOD_SCORE units; or
+-- a foreign product named as the object, with coverage under FOREIGN_COVERAGE
+M.OOD_COVERAGE, M.OOD_SCORE, M.FOREIGN_COVERAGE = 0.35, 1.3, 0.75
+M.OOD_CANDIDATES = 5 -- coverage is the best of the first candidates' (the route may still be wrong)
+
+--- the share of the request's content words that label l's vocabulary (its
+--- text, its nodes', its actions') holds; nil when the request has none
+function M.coverage(m, a, l)
+  local v, n, hit = m.label_vocab[l] or {}, 0, 0
+  for _, t in ipairs(a.content) do
+    n = n + 1
+    if v[t.stem] then hit = hit + 1 end
+  end
+  return n > 0 and hit / n or nil
+end
+
+-- day and month names: capitalised, never a product
+local CALENDAR = {}
+for w in ([[monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+  august september october november december]]):gmatch("%S+") do CALENDAR[w] = true end
+-- before a place: "in Outlook", "from my iPhone", "on Android" — the product is where the thing asked about lives
+local WHERE = { ["in"] = true, ["on"] = true, ["from"] = true, ["into"] = true, ["inside"] = true }
+
+--- a product the ontology does not know, named as the thing the request is
+--- about: a proper name (capitalised inside a sentence, or camel case) unknown to the ontology's vocabulary, not a person the request
+--- names nor a day or month, that qualifies the next word ("my Gmail
+--- password", "a Zoom call") or follows in/on/from ("contacts
+--- from my iPhone"); "integrate with Jira" relates it to this product
+--- instead. Returns the name or nil.
+function M.foreign_object(m, prompt, entities)
+  local persons = {} -- people and tenants the request names are not products
+  for _, n in ipairs((entities or {}).names or {}) do persons[n:lower()] = true end
+  for _, t in ipairs((entities or {}).tenants or {}) do
+    if type(t.value) == "string" then persons[t.value:lower()] = true end
+    for x in tostring(t.phrase or ""):gmatch("%w+") do persons[x:lower()] = true end
+  end
+  for _, t in ipairs(m.product_words or {}) do persons[t:lower()] = true end -- nor the product itself
+  local words, starts = {}, {}
+  local at_start = true
+  for w, after in prompt:gmatch("([%w']+)([^%w']*)") do
+    w = w:gsub("^'+", ""):gsub("'+$", "") -- a quotation's marks are not the word's
+    words[#words + 1], starts[#words + 1] = w, at_start
+    at_start = after:find("[%.%?!:;\"'\n]") ~= nil -- a sentence (or a quotation) starts after it
+  end
+  for i, w in ipairs(words) do
+    local low = w:lower()
+    -- (not an acronym: SCIM, SAML, CSV name techniques more often than products)
+    local proper = (not starts[i] and w:find("^%u%l")) or w:find("^%l+%u")
+    if proper and not m.vocab[low] and not m.stem_known[lex.stem(low)] and not persons[low] and not CALENDAR[low]
+      and not lex.STOP[low] and not low:find("%d") then
+      local nxt, prev, prev2 = words[i + 1], words[i - 1], words[i - 2]
+      local modifies = nxt and not lex.STOP[nxt:lower()] and nxt:find("^%l")
+      local located = (prev and WHERE[prev:lower()]) or (prev and prev2 and WHERE[prev2:lower()] and lex.STOP[prev:lower()])
+      if modifies or located then return w end
+    end
+  end
+  return nil
+end
+
 function M.run(st)
   local m, a = st.snapshot, st.analysis
   local w = { flags = {}, intents = {}, L_final = {}, L_final_ids = {} }
@@ -230,6 +291,24 @@ function M.run(st)
 
   -- nothing routable matches: out of domain or too vague (cold start)
   local unit = m.max_idf
+  -- another domain's request: its words are not what the best label is
+  -- about (coverage), and it is weak evidence, or it acts on another
+  -- product named as the thing asked about (docs/arg.md "Out of domain")
+  local cov
+  for i = 1, math.min(#all, M.OOD_CANDIDATES) do
+    local c = M.coverage(m, a, all[i].label)
+    if c and (not cov or c > cov) then cov = c end
+  end
+  if top_draft and (not top_any or top_draft.score > top_any.score) then cov = nil end -- a topic not yet published
+  w.coverage = cov and math.floor(cov * 1000 + 0.5) / 1000 or nil
+  if cov and not a.act and cov < M.OOD_COVERAGE and top_any.score < M.OOD_SCORE * unit then
+    return recommend(w, "OUT_OF_DOMAIN_COVERAGE", "OUT_OF_DOMAIN")
+  end
+  local foreign = cov and cov < M.FOREIGN_COVERAGE and M.foreign_object(m, st.request.prompt, st.entities)
+  if foreign then
+    w.foreign = foreign
+    return recommend(w, "OUT_OF_DOMAIN_PRODUCT", "OUT_OF_DOMAIN")
+  end
   if (not top_any or top_any.score < M.MIN_SCORE * unit) and not (top_draft and top_draft.score >= M.MIN_SCORE * unit) then
     return recommend(w, "COLD_START", (#a.content > 0 and #a.known == 0) and "OUT_OF_DOMAIN" or "CLARIFY_RECOMMENDED")
   end
