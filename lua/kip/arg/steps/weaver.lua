@@ -222,22 +222,39 @@ function M.coverage(m, a, l)
   return n > 0 and hit / n or nil
 end
 
+--- does the request ask how to do a task, or order one ("how do I reset my
+--- Gmail password", "schedule a Zoom call")? A question about what this
+--- product has or supports ("is there a Linux app?", "do you integrate
+--- with Jira?") is in domain, whatever it names.
+function M.task_form(prompt, a)
+  local t = " " .. prompt:lower():gsub("^%W+", "") .. " "
+  for _, f in ipairs { "^ how do i ", "^ how do we ", "^ how can i ", "^ how can we ", "^ how to ", "^ how would i ",
+    "^ how should i ", "^ what'?s the best way to ", "^ help me " } do
+    if t:find(f) then return true end
+  end
+  return a.act == true
+end
+
 -- day and month names: capitalised, never a product
 local CALENDAR = {}
 for w in ([[monday tuesday wednesday thursday friday saturday sunday january february march april may june july
   august september october november december]]):gmatch("%S+") do CALENDAR[w] = true end
 -- before a place: "in Outlook", "from my iPhone", "on Android" — the product is where the thing asked about lives
 local WHERE = { ["in"] = true, ["on"] = true, ["from"] = true, ["into"] = true, ["inside"] = true }
+local OWNED = { my = true, our = true, your = true, the = true }
 
 --- a product the ontology does not know, named as the thing the request is
---- about: a proper name (capitalised inside a sentence, or camel case) unknown to the ontology's vocabulary, not a person the request
---- names nor a day or month, that qualifies the next word ("my Gmail
---- password", "a Zoom call") or follows in/on/from ("contacts
---- from my iPhone"); "integrate with Jira" relates it to this product
+--- about: a proper name (capitalised inside a sentence, or camel case)
+--- unknown to the ontology's vocabulary, not a possessive (a person's:
+--- "Sam's"), a tenant the request names, a day or month, that qualifies the next word ("my Gmail
+--- password", "a Zoom call") or follows in/on/from and a possessive
+--- ("contacts from my iPhone"); "integrate with Jira" relates it to this product
 --- instead. Returns the name or nil.
 function M.foreign_object(m, prompt, entities)
-  local persons = {} -- people and tenants the request names are not products
-  for _, n in ipairs((entities or {}).names or {}) do persons[n:lower()] = true end
+  -- (every unknown capitalised word is also a candidate person's name,
+  -- entities.names: the position tells them apart — a person owns things,
+  -- "Sam's invoices", and is not where a thing lives nor its kind)
+  local persons = {} -- tenants the request names are not products
   for _, t in ipairs((entities or {}).tenants or {}) do
     if type(t.value) == "string" then persons[t.value:lower()] = true end
     for x in tostring(t.phrase or ""):gmatch("%w+") do persons[x:lower()] = true end
@@ -255,10 +272,11 @@ function M.foreign_object(m, prompt, entities)
     -- (not an acronym: SCIM, SAML, CSV name techniques more often than products)
     local proper = (not starts[i] and w:find("^%u%l")) or w:find("^%l+%u")
     if proper and not m.vocab[low] and not m.stem_known[lex.stem(low)] and not persons[low] and not CALENDAR[low]
-      and not lex.STOP[low] and not low:find("%d") then
+      and not lex.STOP[low] and not low:find("%d") and not low:find("'") then
       local nxt, prev, prev2 = words[i + 1], words[i - 1], words[i - 2]
       local modifies = nxt and not lex.STOP[nxt:lower()] and nxt:find("^%l")
-      local located = (prev and WHERE[prev:lower()]) or (prev and prev2 and WHERE[prev2:lower()] and lex.STOP[prev:lower()])
+      -- ("from my iPhone", "in our Outlook"; not "in Europe": a place is not a product)
+      local located = prev and prev2 and WHERE[prev2:lower()] and OWNED[prev:lower()]
       if modifies or located then return w end
     end
   end
@@ -304,7 +322,8 @@ function M.run(st)
   if cov and not a.act and cov < M.OOD_COVERAGE and top_any.score < M.OOD_SCORE * unit then
     return recommend(w, "OUT_OF_DOMAIN_COVERAGE", "OUT_OF_DOMAIN")
   end
-  local foreign = cov and cov < M.FOREIGN_COVERAGE and M.foreign_object(m, st.request.prompt, st.entities)
+  local foreign = cov and cov < M.FOREIGN_COVERAGE and M.task_form(st.request.prompt, a)
+    and M.foreign_object(m, st.request.prompt, st.entities)
   if foreign then
     w.foreign = foreign
     return recommend(w, "OUT_OF_DOMAIN_PRODUCT", "OUT_OF_DOMAIN")
