@@ -35,6 +35,30 @@ for w in ([[help get got getting make made do done go going work working works w
 end
 M.GENERIC = GENERIC
 
+-- day and month names: capitalised, never a product nor a specific thing asked about
+local CALENDAR = {}
+for w in ([[monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+  august september october november december]]):gmatch("%S+") do CALENDAR[w] = true end
+M.CALENDAR = CALENDAR
+
+--- the words of text with what surrounds them: {w (quotation marks
+--- stripped), first (it opens a sentence or a quotation), sigil (the
+--- character before it: "#" of a channel, "@" of a handle)}
+function M.tokens(text)
+  local out = {}
+  for pos, w in text:gmatch("()([%w']+)") do
+    local lead = w:match("^'+")
+    local before = text:sub(1, pos - 1)
+    w = w:gsub("^'+", ""):gsub("'+$", "")
+    if w ~= "" then
+      local first = before:match("^%s*$") ~= nil or before:match("[%.%?!:;\"\n]%s*$") ~= nil or lead ~= nil
+        or before:match("[“‘(]%s*$") ~= nil
+      out[#out + 1] = { w = w, first = first, sigil = before:sub(-1) }
+    end
+  end
+  return out
+end
+
 -- verbs that open an instruction ("cancel our plan", "make her the owner"):
 -- common English operation verbs; the ontology adds the verbs of its action
 -- names (snapshot.action_verbs). A clause that opens with any other word is

@@ -14,6 +14,11 @@
 --- coverage). Low coverage means the bundle probably does not say what was
 --- asked: INFO_LOW_CONFIDENCE and the flag LOW_COVERAGE (the offline loop's
 --- weak signal). It reads nothing beyond the bundle.
+---
+--- Answerability: before an ANSWER, the specific things asked about that the
+--- ontology has no word for (M.key_terms: "integrate with Jira", "discounts
+--- for startups") must occur in a bundle unit's text; otherwise the request
+--- abstains (no_knowledge) instead of answering from the nearest node.
 local connectors = require "kip.arg.connectors"
 local lex = require "kip.arg.lexicon"
 
@@ -42,6 +47,68 @@ local function coverage(st)
     if text[t.stem] then hit = hit + w end
   end
   return total > 0 and hit / total or 1
+end
+
+-- words that put a qualifier after them: "discounts FOR startups", "integrate
+-- WITH Jira", "available IN Japanese"
+local QUALIFIES = {}
+for x in ("for with in on to into from about via using"):gmatch("%S+") do QUALIFIES[x] = true end
+-- ... but not a word that opens a clause of its own ("logging in since this morning")
+local OPENS_CLAUSE = {}
+for x in ("since until while during before after because although unless whether than then once"):gmatch("%S+") do
+  OPENS_CLAUSE[x] = true
+end
+
+--- the specific things the request asks about that the ontology has no word
+--- for: proper names inside a sentence ("Jira", "Linux") and the word a
+--- preposition qualifies the ask with ("for startups"; not a gerund, "after
+--- mistyping"); their stems
+function M.key_terms(st)
+  local m, out, seen = st.snapshot, {}, {}
+  local prompt = require("kip.arg.analysis").routing_text(st.request.prompt)
+  local words = lex.tokens(prompt)
+  for i, x in ipairs(words) do
+    local low = x.w:lower():gsub("'.*$", "")
+    local s = lex.stem(low)
+    local unknown = #low > 2 and not low:find("%d") and not m.vocab[low] and not m.stem_known[s] and not lex.STOP[low]
+      and not lex.GENERIC[low] and not lex.CALENDAR[low] and not OPENS_CLAUSE[low] and x.sigil ~= "#" and x.sigil ~= "@"
+    if unknown and not seen[s] then
+      local proper = not x.first and x.w:find("^%u%l")
+      local prev = words[i - 1] and words[i - 1].w:lower()
+      local qualified = prev and QUALIFIES[prev] and not low:find("ing$")
+      if proper or qualified then
+        seen[s] = true
+        out[#out + 1] = { word = low, stem = s }
+      end
+    end
+  end
+  return out
+end
+
+--- answerability (seed 003 step 9, the Info Active Check): the key terms of
+--- the ask that no bundle unit's text (nor the primary label's keywords and
+--- aliases) holds; an ANSWER needs none missing, else ABSTAIN (no_knowledge)
+function M.answerable(st)
+  local m = st.snapshot
+  local keys = M.key_terms(st)
+  if #keys == 0 then return { covered = true, key_terms = {} } end
+  local text = {}
+  for _, u in ipairs(st.internal or {}) do
+    local n = m.nodes[u.node]
+    if n then for _, x in ipairs(lex.stems(n.title .. " " .. n.chunk)) do text[x] = true end end
+  end
+  for _, u in ipairs(st.external or {}) do
+    if type(u.content) == "string" then for _, x in ipairs(lex.stems(u.content)) do text[x] = true end end
+  end
+  local l = m.labels[st.weaver.primary]
+  for _, k in ipairs(l and l.keywords or {}) do for _, x in ipairs(lex.stems(k)) do text[x] = true end end
+  for _, k in ipairs(l and l.aliases or {}) do for _, x in ipairs(lex.stems(k)) do text[x] = true end end
+  local missing, all = {}, {}
+  for _, k in ipairs(keys) do
+    all[#all + 1] = k.word
+    if not text[k.stem] then missing[#missing + 1] = k.word end
+  end
+  return { covered = #missing == 0, key_terms = all, missing = missing }
 end
 
 function M.run(st)
@@ -87,6 +154,15 @@ function M.run(st)
   st.info = { c_info = math.floor(c * 1000 + 0.5) / 1000, active_check = check and #bundle > 0, verification = nil,
     evidence = { confidence = w.confidence, relevant_units = relevant, units = #bundle, coverage = cov } }
   st.info.info_outcome_status = c >= 0.5 and "INFO_UNCERTAIN_SUCCESS" or "INFO_LOW_CONFIDENCE"
+  -- an answer only when the bundle speaks of what was asked
+  if b.path ~= "ACTION" and #bundle > 0 then
+    st.coverage = M.answerable(st)
+    if not st.coverage.covered then
+      st.info.info_outcome_status = "INFO_LOW_CONFIDENCE"
+      st.flags = st.flags or {}
+      st.flags[#st.flags + 1] = "NO_KNOWLEDGE"
+    end
+  end
 end
 
 return M

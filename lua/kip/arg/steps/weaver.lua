@@ -235,10 +235,6 @@ function M.task_form(prompt, a)
   return a.act == true
 end
 
--- day and month names: capitalised, never a product
-local CALENDAR = {}
-for w in ([[monday tuesday wednesday thursday friday saturday sunday january february march april may june july
-  august september october november december]]):gmatch("%S+") do CALENDAR[w] = true end
 -- before a place: "in Outlook", "from my iPhone", "on Android" — the product is where the thing asked about lives
 local WHERE = { ["in"] = true, ["on"] = true, ["from"] = true, ["into"] = true, ["inside"] = true }
 local OWNED = { my = true, our = true, your = true, the = true }
@@ -260,18 +256,13 @@ function M.foreign_object(m, prompt, entities)
     for x in tostring(t.phrase or ""):gmatch("%w+") do persons[x:lower()] = true end
   end
   for _, t in ipairs(m.product_words or {}) do persons[t:lower()] = true end -- nor the product itself
-  local words, starts = {}, {}
-  local at_start = true
-  for w, after in prompt:gmatch("([%w']+)([^%w']*)") do
-    w = w:gsub("^'+", ""):gsub("'+$", "") -- a quotation's marks are not the word's
-    words[#words + 1], starts[#words + 1] = w, at_start
-    at_start = after:find("[%.%?!:;\"'\n]") ~= nil -- a sentence (or a quotation) starts after it
-  end
+  local tokens, words = lex.tokens(prompt), {}
+  for i, x in ipairs(tokens) do words[i] = x.w end
   for i, w in ipairs(words) do
     local low = w:lower()
     -- (not an acronym: SCIM, SAML, CSV name techniques more often than products)
-    local proper = (not starts[i] and w:find("^%u%l")) or w:find("^%l+%u")
-    if proper and not m.vocab[low] and not m.stem_known[lex.stem(low)] and not persons[low] and not CALENDAR[low]
+    local proper = (not tokens[i].first and w:find("^%u%l")) or w:find("^%l+%u")
+    if proper and not m.vocab[low] and not m.stem_known[lex.stem(low)] and not persons[low] and not lex.CALENDAR[low]
       and not lex.STOP[low] and not low:find("%d") and not low:find("'") then
       local nxt, prev, prev2 = words[i + 1], words[i - 1], words[i - 2]
       local modifies = nxt and not lex.STOP[nxt:lower()] and nxt:find("^%l")
