@@ -208,13 +208,20 @@ local function secret_request(t)
   return nil
 end
 
-local function others_things(t)
+-- a member's account is what a caller with authority over the tenant's
+-- members acts on through the member actions ("unlock my colleague's
+-- account"); their data stays theirs
+local MEMBERS_ACCOUNT = { account = true }
+
+local function others_things(t, authority)
   for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
     if t:find(word) then
       for _, th in ipairs(THEIR_THINGS) do
+        if authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
         if t:find(word .. "'?s?%s+[%w%s'%-]-%f[%w]" .. th .. "%f[%W]") then return th end
         if t:find(th .. "%f[%W][^%.%?!]-of %a* ?" .. word) then return th end
         if t:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") and t:find("which " .. th) then return th end
+        ::next_thing::
       end
     end
   end
@@ -306,7 +313,7 @@ local function guard(req)
   hit = any(t, BYPASS)
   if hit then return "the request asks to bypass or silence a security control (" .. hit .. ")" end
   if req.caller.authority ~= "staff" then
-    hit = others_things(t)
+    hit = others_things(t, req.caller.authority)
     if hit then return "the request asks for another person's " .. hit .. " without authority over it" end
     hit = out_of_authority(req)
     if hit then return hit end

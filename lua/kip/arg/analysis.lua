@@ -54,13 +54,17 @@ function M.clauses(text, verbs)
   local out = {}
   local s = " " .. text .. " "
   if verbs then
+    -- "X and cancel Y", "we need a new plan, change it": an order of its own
     s = s:gsub("%s+and%s+(%a+)", function(v)
       if verbs[v:lower()] then return "\n" .. v end
+    end)
+    s = s:gsub(",%s+(%a+)", function(v)
+      if verbs[v:lower()] or lex.VERBS[v:lower()] then return "\n" .. v end
     end)
   end
   s = s:gsub("%?", "?\n"):gsub("[%.!;:]%s", "\n"):gsub("%s+%-+%s+", "\n")
   s = s:gsub(",?%s+and%s+also,?%s+", "\n"):gsub(",?%s+and%s+then,?%s+", "\n"):gsub(",?%s+[Aa]lso,?%s+", "\n")
-  s = s:gsub(",%s+but%s+", "\n"):gsub(",%s+and%s+", "\n")
+  s = s:gsub(",?%s+but%s+also%s+", "\n"):gsub(",%s+but%s+", "\n"):gsub(",%s+and%s+", "\n")
   for part in s:gmatch("[^\n]+") do
     local p = part:gsub("^%s+", ""):gsub("%s+$", "")
     if p:find("%w") then out[#out + 1] = p end
@@ -96,6 +100,22 @@ local function imperative(clause, verbs)
   if OBJECT_OPENERS[words[i + 1]] and not NOT_VERBS[w] and not w:find("^%d") and not w:find("ing$")
     and not w:find("ed$") then
     return w, false
+  end
+  return nil
+end
+
+-- what offers an alternative or takes back what was said
+local HEDGES = { "%f[%w]or maybe%f[%W]", "%f[%w]or just%f[%W]", "%f[%w]or should%f[%W]", "%f[%w]or would%f[%W]",
+  "%f[%w]or rather%f[%W]", "%f[%w]or perhaps%f[%W]", "%f[%w]actually,? no%f[%W]", "%f[%w]no wait%f[%W]",
+  "%f[%w]on second thought", "%f[%w]not sure if%f[%W]", "%f[%w]not sure whether%f[%W]", "%f[%w]i can'?t decide",
+  "%f[%w]either%f[%W].-%f[%w]or%f[%W]", "%f[%w]scratch that%f[%W]" }
+
+--- the words that make an order hesitate between alternatives, or nil
+function M.hedge(prompt)
+  local t = " " .. prompt:lower():gsub("[’‘]", "'") .. " "
+  for _, h in ipairs(HEDGES) do
+    local a, b = t:find(h)
+    if a then return t:sub(a, b) end
   end
   return nil
 end
@@ -157,6 +177,11 @@ function M.analyse(prompt, context, m)
   end
   a.act = false
   for _, c in ipairs(a.clauses) do if c.act then a.act = true break end end
+  a.hedge = M.hedge(prompt)
+  -- "cancel us, or maybe just downgrade?": the question mark is the hesitation's, the order stands
+  if a.hedge then
+    for _, c in ipairs(a.clauses) do if c.verb then c.act, a.act = true, true end end
+  end
   local words = lex.words(text)
   a.first_person = false
   for _, w in ipairs(words) do

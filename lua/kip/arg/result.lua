@@ -52,7 +52,7 @@ function M.build(st)
       L_final = w.L_final, L_final_ids = w.L_final_ids, primary_label = w.primary,
       label_signature = w.label_signature, label_path = w.label_path, retrieval_type = w.retrieval_type,
       confidence = w.confidence and math.floor(w.confidence * 1000 + 0.5) / 1000 or 0,
-      rival = w.rival, coverage = w.coverage, foreign = w.foreign, intents = w.intents, validator = w.validator, flags = w.flags,
+      rival = w.rival, coverage = w.coverage, foreign = w.foreign, hedge = w.hedge, intents = w.intents, validator = w.validator, flags = w.flags,
       redirected_from = w.redirected_from, hidden_label = w.hidden_label, draft_label = w.draft_label,
       hook = w.hook,
     },
@@ -112,6 +112,9 @@ function M.message(r, st)
     end
     if a and a.status == "AMBIGUOUS" then
       return ("Which of these do you want: %s?"):format(table.concat(a.candidates or {}, ", "))
+    end
+    if r.weaver.hedge then
+      return ("You gave alternatives (\"%s\"); which one should I do?"):format(r.weaver.hedge:gsub("^%s+", ""):gsub("%s+$", ""))
     end
     if a and a.status == "MISMATCH" then
       return ("You asked for something %s does not do (%s); which operation do you want?"):format(tostring(a.name), a.reason)

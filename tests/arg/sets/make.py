@@ -133,7 +133,8 @@ A1|ACTION|data.export.workspace|export_workspace_data|action,lexical|export our 
 A2|ACTION|data.restore|restore_deleted_item|action,lexical|restore this deleted doc: https://umbrella.threadline.app/docs/q3-plan
 C2|ACTION|security.suspicious_activity|report_security_incident|action,lexical|report a security incident: someone signed in to my account from a country I have never been to
 A1|CLARIFY|incidents.sla_credits|-|action|claim our SLA credit for March
-S|ACTION|ops.escalation|create_support_ticket|action,role|open a support ticket for workspace initech: exports stuck for two days, priority high
+S|CLARIFY|ops.escalation|-|action,role|open a support ticket for workspace initech: exports stuck for two days, priority high
+S|ACTION|ops.escalation|create_support_ticket|action,role|open a ticket for workspace initech, priority p2: exports stuck for two days
 A2|ACTION|accounts.roles.transfer_ownership|transfer_workspace_ownership|action,lexical|transfer ownership of our workspace to max@umbrella.example
 X|ACTION|accounts.2fa.reset|reset_2fa|action,role|reset 2FA for tom@initech.example, verification ticket VT-20931
 A1|ACTION|billing.payments.methods|update_payment_method|action,lexical|update the payment method on our workspace
@@ -291,7 +292,8 @@ A2|ACTION|data.export.workspace|export_workspace_data|action,lexical|start a wor
 A1|ACTION|data.restore|restore_deleted_item|action,lexical|restore https://globex.threadline.app/files/budget.xlsx from the trash
 C1|ACTION|security.suspicious_activity|report_security_incident|action,lexical|report a security incident: I clicked a phishing link and typed my password
 A2|CLARIFY|incidents.sla_credits|-|action|request a service credit for February
-S|ACTION|ops.escalation|create_support_ticket|action,role|create a ticket for workspace acme: search returns nothing since this morning, priority urgent
+S|CLARIFY|ops.escalation|-|action,role|create a ticket for workspace acme: search returns nothing since this morning, priority urgent
+S|ACTION|ops.escalation|create_support_ticket|action,role|create a p1 ticket for workspace acme: nobody can send messages
 A1|ACTION|accounts.roles.transfer_ownership|transfer_workspace_ownership|action,lexical|make pat@globex.example the new owner of our workspace
 X|ACTION|accounts.2fa.reset|reset_2fa|action,role|reset two-factor for ana@acme.example, ticket VT-55120
 A2|ACTION|billing.payments.methods|update_payment_method|action,lexical|update our workspace's payment method

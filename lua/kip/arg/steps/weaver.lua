@@ -446,6 +446,14 @@ function M.run(st)
   local path = {}
   while x and #path < 64 do table.insert(path, 1, x.name); x = x.parent and m.labels[x.parent] end
   w.label_path = (m.labels[primary].cluster or "") .. " > " .. table.concat(path, " > ")
+  -- an order that offers alternatives or takes itself back ("cancel us, or
+  -- maybe just downgrade?", "downgrade us, actually no, cancel"): the route
+  -- stands, but which operation is meant is for the caller to say
+  if a.act and a.hedge then
+    w.hedge = a.hedge
+    add_flag(w, "HEDGED")
+    add_flag(w, "CLARIFY_RECOMMENDED")
+  end
 end
 
 return M
