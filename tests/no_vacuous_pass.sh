@@ -26,6 +26,7 @@ export KIP_SHARED="$TMP/no-shared-here"
 for t in e2e_arg.py e2e_arg_offline.py e2e_arg_adversarial.py; do
   expect "$t without the fixtures: a counted skip" 77 python3 "$HERE/tests/$t" "$BUILD"
 done
+expect "arg_learning/run without the fixtures: a counted skip" 77 "$HERE/scripts/bench/arg_learning/run" "$BUILD/kip"
 expect "e2e_sleep.py without the fixtures: a counted skip" 77 python3 "$HERE/tests/e2e_sleep.py" "$BUILD" fixture
 expect "no_fixture_literals.py without the fixtures: a counted skip" 77 python3 "$HERE/tests/arg/no_fixture_literals.py" "$HERE"
 expect "docs_examples.py without the fixtures: a counted skip" 77 python3 "$HERE/tests/docs_examples.py" "$BUILD" docs/sleep.md
