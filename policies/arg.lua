@@ -99,10 +99,17 @@ local FAMILIES = {
 local function find_word(t, p, from) return t:find("%f[%w]" .. p .. "%f[%W]", from) end
 
 -- verb and object of a family within WINDOW words; the phrase found
-local function verb_object(t, fam)
+-- may pattern p match in a text whose words are `present`? (its leading
+-- word must be one of them: most patterns are skipped without a search)
+local function may_match(p, present)
+  local lead = p:match("^%a+")
+  return not lead or present[lead] ~= nil
+end
+
+local function verb_object(t, fam, present)
   for _, v in ipairs(fam.verbs or {}) do
-    local from = 1
-    while true do
+    local from = may_match(v, present) and 1 or #t + 1
+    while from <= #t do
       local a, b = find_word(t, v, from)
       if not a then break end
       local after, words, window = t:sub(b + 1), 0, ""
@@ -116,10 +123,12 @@ local function verb_object(t, fam)
         if x then return t:sub(a, b) .. " … " .. window:sub(x, y) end
       end
       for _, o in ipairs(fam.own_objects or {}) do
-        for _, d in ipairs(ASSISTANTS) do
-          local x, y = find_word(window, d .. " " .. o)
-          if not x then x, y = find_word(window, d .. " %a+ " .. o) end
-          if x then return t:sub(a, b) .. " … " .. window:sub(x, y) end
+        if find_word(window, o) then -- the object first, then whose it is
+          for _, d in ipairs(ASSISTANTS) do
+            local x, y = find_word(window, d .. " " .. o)
+            if not x then x, y = find_word(window, d .. " %a+ " .. o) end
+            if x then return t:sub(a, b) .. " … " .. window:sub(x, y) end
+          end
         end
       end
       from = b + 1
@@ -130,12 +139,14 @@ end
 
 --- the injection family text t (folded) belongs to, and what was found
 local function injection(t)
+  local present = {}
+  for w in t:gmatch("%a+") do present[w] = true end
   for _, fam in ipairs(FAMILIES) do
     for _, f in ipairs(fam.forms or {}) do
-      local hit = t:match(f)
+      local hit = may_match(f, present) and t:match(f)
       if hit then return fam.name, hit end
     end
-    local hit = verb_object(t, fam)
+    local hit = verb_object(t, fam, present)
     if hit then return fam.name, hit end
   end
   return nil
@@ -188,13 +199,17 @@ local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messa
   "inbox", "invoices?", "sign%-?ins?", "logins?", "activity", "data", "phone number", "address", "contact" }
 
 local function secret_request(t)
-  for _, v in ipairs(REVEAL) do
-    for _, s in ipairs(SECRET_VALUE) do
-      local a, b = t:find(v .. "[^%.%?!]-" .. s)
-      if a and b - a < 80 then return s:match("[%a ]+$") or s end
+  -- the secret first (a few searches), the verb before it only then
+  for _, s in ipairs(SECRET_VALUE) do
+    if t:find(s) then
+      for _, v in ipairs(REVEAL) do
+        local a, b = t:find(v .. "[^%.%?!]-" .. s)
+        if a and b - a < 80 then return s:match("[%a ]+$") or s end
+      end
     end
   end
   for _, s in ipairs(SECRET) do
+    if not t:find("%f[%w]" .. s .. "%f[%W]") then goto next_secret end
     for _, v in ipairs(REVEAL) do
       -- the verb, then within a few words the secret itself (not "password reset")
       local p = v .. "[^%.%?!]-%f[%w]" .. s .. "%f[%W]"
@@ -204,6 +219,7 @@ local function secret_request(t)
         return s
       end
     end
+    ::next_secret::
   end
   return nil
 end
@@ -254,7 +270,7 @@ local function role_claim(t, req)
   table.sort(phrases, function(a, b) return #a > #b or (#a == #b and a < b) end) -- deterministic: the longest first
   for _, phrase in ipairs(phrases) do
     local r = req.profile.role_words[phrase]
-    if r ~= role then
+    if r ~= role and t:find(phrase, 1, true) then -- the phrase at all, before its forms
       -- "I'm a …", "I'm the …", "I am your …", "as the …,", "speaking as …"
       for _, det in ipairs { "an? ", "the ", "your ", "our ", "" } do
         if t:find("i'?m %a* ?" .. det .. phrase .. "%f[%W]") or t:find("i am %a* ?" .. det .. phrase .. "%f[%W]")

@@ -142,6 +142,8 @@ local SEPARATORS = { [" "] = true, ["."] = true, ["-"] = true, ["_"] = true, ["/
 --- s with every run of four or more single letters, each separated from
 --- the next by the same one separator character, written as one word
 function M.join_spelled(s)
+  -- most text has no such run: one search decides
+  if not s:find("%f[%w]%a[ %.%-_/]%a[ %.%-_/]%a[ %.%-_/]%a%f[%W]") then return s end
   local out, i, n = {}, 1, #s
   local function letter(k) return k >= 1 and k <= n and s:sub(k, k):match("%a") ~= nil end
   local function alnum(k) return k >= 1 and k <= n and s:sub(k, k):match("%w") ~= nil end
