@@ -222,6 +222,38 @@ function M.coverage(m, a, l)
   return n > 0 and hit / n or nil
 end
 
+M.ACTION_FIT_CANDIDATES, M.ACTION_FIT_SHARE = 5, 0.5
+
+-- the actions of label l the caller's role may run
+local function runnable(st, l)
+  local out = {}
+  for _, n in ipairs(st.snapshot.labels[l].actions or {}) do
+    local act = st.snapshot.actions[n]
+    for _, r in ipairs(act.required_roles) do if r == st.caller.role then out[#out + 1] = act break end end
+  end
+  return out
+end
+
+--- does label l run an action for the caller?
+function M.runs_for(st, l) return #runnable(st, l) > 0 end
+
+--- the action of label l the request names in full: every parameter filled,
+--- at least one of them from the request's own words (not the caller's
+--- context), and the order's verb not another action's; its name, or nil
+function M.action_fit(st, l)
+  local params, bind = require "kip.arg.params", require "kip.arg.steps.bind"
+  for _, act in ipairs(runnable(st, l)) do
+    local values, missing = params.fill(act, st.analysis, st.snapshot.profile, st.caller, st.entities)
+    -- (not when the order's verb is another action's: "refund INV-…" is no resend)
+    if #missing == 0 and not bind.other_operation(st, act) then
+      for _, v in pairs(values) do
+        if v ~= st.caller.tenant and v ~= st.caller.user then return act.name end
+      end
+    end
+  end
+  return nil
+end
+
 --- does the request ask how to do a task, or order one ("how do I reset my
 --- Gmail password", "schedule a Zoom call")? A question about what this
 --- product has or supports ("is there a Linux app?", "do you integrate
@@ -368,6 +400,20 @@ function M.run(st)
     local c = visible[i]
     if c.score >= M.SPECIFIC_SHARE * top.score and descends(m, c.label, primary) then
       primary, primary_from = c.label, c.from
+    end
+  end
+  -- an order routed to a label that runs nothing for the caller: a close
+  -- candidate whose action the request names in full (every parameter
+  -- filled, one at least from its own words: "reset 2FA for tom@…, ticket
+  -- VT-20931") is what the order means
+  if a.act and #intents <= 1 and not M.runs_for(st, primary) then
+    for i = 1, math.min(#visible, M.ACTION_FIT_CANDIDATES) do
+      local c = visible[i]
+      if c.label ~= primary and c.score >= M.ACTION_FIT_SHARE * top.score and M.action_fit(st, c.label) then
+        primary, primary_from = c.label, c.from
+        add_flag(w, "ACTION_FIT")
+        break
+      end
     end
   end
   local multi = false
