@@ -98,7 +98,6 @@ local FAMILIES = {
 
 local function find_word(t, p, from) return t:find("%f[%w]" .. p .. "%f[%W]", from) end
 
--- verb and object of a family within WINDOW words; the phrase found
 -- may pattern p match in a text whose words are `present`? (its leading
 -- word must be one of them: most patterns are skipped without a search)
 local function may_match(p, present)
@@ -106,6 +105,7 @@ local function may_match(p, present)
   return not lead or present[lead] ~= nil
 end
 
+-- verb and object of a family within WINDOW words; the phrase found
 local function verb_object(t, fam, present)
   for _, v in ipairs(fam.verbs or {}) do
     local from = may_match(v, present) and 1 or #t + 1

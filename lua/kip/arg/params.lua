@@ -90,6 +90,26 @@ function M.dates(prompt)
   return nil
 end
 
+--- the actions bound to label l that role may run (snapshot m)
+function M.runnable(m, l, role)
+  local out = {}
+  for _, n in ipairs(m.labels[l] and m.labels[l].actions or {}) do
+    local act = m.actions[n]
+    for _, r in ipairs(act.required_roles) do if r == role then out[#out + 1] = act break end end
+  end
+  return out
+end
+
+--- how many of the filled values came from the request's own words rather
+--- than from the caller's context (its tenant, its own address)
+function M.from_request(values, caller)
+  local n = 0
+  for _, v in pairs(values or {}) do
+    if v ~= caller.tenant and v ~= caller.user then n = n + 1 end
+  end
+  return n
+end
+
 --- fill the params of action a from analysis an (prompt, emails, urls);
 --- pm: the profile model, caller: the authenticated caller, ent: the
 --- entities the request names (kip.arg.tenancy.entities)

@@ -101,17 +101,9 @@ end
 --- caller's context), and the rival label runs no action the caller may
 --- run: an order can only mean a label that can carry it out.
 function M.named_in_full(st, action)
-  if #(action.missing or {}) > 0 then return false end
-  local own = 0
-  for _, v in pairs(action.params or {}) do
-    if v ~= st.caller.tenant and v ~= st.caller.user then own = own + 1 end
-  end
-  if own == 0 then return false end
-  local rival = st.weaver.rival and st.snapshot.labels[st.weaver.rival]
-  for _, n in ipairs(rival and rival.actions or {}) do
-    for _, r in ipairs(st.snapshot.actions[n].required_roles) do if r == st.caller.role then return false end end
-  end
-  return true
+  if #(action.missing or {}) > 0 or params.from_request(action.params, st.caller) == 0 then return false end
+  local rival = st.weaver.rival
+  return not rival or #params.runnable(st.snapshot, rival, st.caller.role) == 0
 end
 
 --- the action to bind among those of the primary label (seed 003 step 4:

@@ -224,31 +224,16 @@ end
 
 M.ACTION_FIT_CANDIDATES, M.ACTION_FIT_SHARE = 5, 0.5
 
--- the actions of label l the caller's role may run
-local function runnable(st, l)
-  local out = {}
-  for _, n in ipairs(st.snapshot.labels[l].actions or {}) do
-    local act = st.snapshot.actions[n]
-    for _, r in ipairs(act.required_roles) do if r == st.caller.role then out[#out + 1] = act break end end
-  end
-  return out
-end
-
---- does label l run an action for the caller?
-function M.runs_for(st, l) return #runnable(st, l) > 0 end
-
 --- the action of label l the request names in full: every parameter filled,
 --- at least one of them from the request's own words (not the caller's
 --- context), and the order's verb not another action's; its name, or nil
 function M.action_fit(st, l)
   local params, bind = require "kip.arg.params", require "kip.arg.steps.bind"
-  for _, act in ipairs(runnable(st, l)) do
+  for _, act in ipairs(params.runnable(st.snapshot, l, st.caller.role)) do
     local values, missing = params.fill(act, st.analysis, st.snapshot.profile, st.caller, st.entities)
     -- (not when the order's verb is another action's: "refund INV-…" is no resend)
-    if #missing == 0 and not bind.other_operation(st, act) then
-      for _, v in pairs(values) do
-        if v ~= st.caller.tenant and v ~= st.caller.user then return act.name end
-      end
+    if #missing == 0 and params.from_request(values, st.caller) > 0 and not bind.other_operation(st, act) then
+      return act.name
     end
   end
   return nil
@@ -267,17 +252,18 @@ function M.task_form(prompt, a)
   return a.act == true
 end
 
--- before a place: "in Outlook", "from my iPhone", "on Android" — the product is where the thing asked about lives
+-- before a place and its owner: "from my iPhone", "in our Outlook" — the
+-- product is where the thing asked about lives
 local WHERE = { ["in"] = true, ["on"] = true, ["from"] = true, ["into"] = true, ["inside"] = true }
 local OWNED = { my = true, our = true, your = true, the = true }
 
 --- a product the ontology does not know, named as the thing the request is
 --- about: a proper name (capitalised inside a sentence, or camel case)
---- unknown to the ontology's vocabulary, not a possessive (a person's:
---- "Sam's"), a tenant the request names, a day or month, that qualifies the next word ("my Gmail
---- password", "a Zoom call") or follows in/on/from and a possessive
---- ("contacts from my iPhone"); "integrate with Jira" relates it to this product
---- instead. Returns the name or nil.
+--- unknown to the ontology's vocabulary — not a possessive (a person's:
+--- "Sam's"), a tenant the request names, the product, a day or month — that
+--- qualifies the next word ("my Gmail password", "a Zoom call") or follows
+--- in/on/from and a possessive ("contacts from my iPhone"). "Integrate with
+--- Jira" relates it to this product instead. Returns the name or nil.
 function M.foreign_object(m, prompt, entities)
   -- (every unknown capitalised word is also a candidate person's name,
   -- entities.names: the position tells them apart — a person owns things,
@@ -406,7 +392,7 @@ function M.run(st)
   -- candidate whose action the request names in full (every parameter
   -- filled, one at least from its own words: "reset 2FA for tom@…, ticket
   -- VT-20931") is what the order means
-  if a.act and #intents <= 1 and not M.runs_for(st, primary) then
+  if a.act and #intents <= 1 and #require("kip.arg.params").runnable(m, primary, st.caller.role) == 0 then
     for i = 1, math.min(#visible, M.ACTION_FIT_CANDIDATES) do
       local c = visible[i]
       if c.label ~= primary and c.score >= M.ACTION_FIT_SHARE * top.score and M.action_fit(st, c.label) then
