@@ -179,24 +179,38 @@ end
 
 -- credentials and secrets the caller asks to obtain
 local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "login codes?", "verification codes?",
-  "2fa codes?", "otp", "secret values?", "secret keys?", "api key values?", "private keys?", "session tokens?",
-  "access tokens?", "tokens?", "card numbers?", "cvv", "cvc", "security codes?" }
+  "2fa codes?", "backup codes?", "recovery codes?", "otp", "secret values?", "secret keys?", "api key values?",
+  "private keys?", "session tokens?", "access tokens?", "tokens?", "card numbers?", "cvv", "cvc", "security codes?",
+  "webhook secrets?", "signing secrets?", "client secrets?" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was" }
 -- the value of a key or token (not the key as a thing to revoke or rotate)
 local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%f[%w]tokens?", "full api keys?",
-  "whole api keys?", "actual api keys?", "api key itself", "the key string", "plaintext keys?" }
+  "whole api keys?", "actual api keys?", "api key itself", "the key string", "plaintext keys?", "full secret",
+  "secret of [^%.%?!]-%f[%w]webhook" }
 
 -- bypassing or silencing a security control
 local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaround for", "sneak past", "evade",
   "quietly", "secretly", "without %a* ?notif", "without %a+ knowing", "without telling", "log in as %a+",
   "sign in as %a+", "impersonat", "disable %a* ?audit log", "turn off %a* ?audit log", "delete %a* ?audit log",
-  "hide %a* ?from %a* ?audit", "switch off %a* ?audit log" }
+  "hide [^%.%?!]-from [^%.%?!]-audit", "keep [^%.%?!]-out of [^%.%?!]-audit", "switch off %a* ?audit log",
+  -- the notice members get of an export or a deletion is a security control; other notifications are settings
+  "disable [^%.%?!]-notif[^%.%?!]-export", "turn off [^%.%?!]-notif[^%.%?!]-export", "suppress [^%.%?!]-notif",
+  "disable [^%.%?!]-export notif", "turn off [^%.%?!]-export notif", "switch off [^%.%?!]-export notif",
+  "without [^%.%?!]-notif" }
 
 -- another person's things (general English: the people around the caller)
 local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee)"
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email address",
-  "inbox", "invoices?", "sign%-?ins?", "logins?", "activity", "data", "phone number", "address", "contact" }
+  "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone number", "address",
+  "contact" }
+-- what someone does, asked about with which/what ("which channels does my
+-- teammate read?"); not a thing of theirs otherwise ("can my colleague join
+-- the channel?")
+local THEIR_DOINGS = { "channels?", "docs?", "searches", "tasks?" }
+-- the people a reveal verb may name as the owners of data ("read me the DMs
+-- between two of our members")
+local PEOPLE = { "members?", "users?", "people", "employees?", "staff" }
 
 local function secret_request(t)
   -- the secret first (a few searches), the verb before it only then
@@ -239,9 +253,29 @@ local function others_things(t, authority)
         if t:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") and t:find("which " .. th) then return th end
         ::next_thing::
       end
+      for _, th in ipairs(THEIR_DOINGS) do
+        if t:find("%f[%w]wh[ai][ct]h? " .. th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") then return th end
+      end
     end
   end
   if t:find("log in as") or t:find("sign in as") then return "their account" end
+  -- a reveal verb, their data, then its owner ("show me the files my colleague
+  -- uploaded", "give me the home address another member put in…")
+  for _, v in ipairs(REVEAL) do
+    if t:find("%f[%w]" .. v .. "%f[%W]") then
+      for _, th in ipairs(THEIR_THINGS) do
+        if th ~= "account" and t:find("%f[%w]" .. v .. "%f[%W][^%.%?!]-%f[%w]" .. th .. "%f[%W]") then
+          local after = t:match("%f[%w]" .. th .. "%f[%W]([^%.%?!]*)")
+          for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
+            if after and after:find(word) then return th end
+          end
+          for _, p in ipairs(PEOPLE) do
+            if after and after:find("%f[%w]" .. p .. "%f[%W]") and not after:find("%f[%w]my " .. p) then return th end
+          end
+        end
+      end
+    end
+  end
   return nil
 end
 

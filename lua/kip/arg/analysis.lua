@@ -43,6 +43,12 @@ for w in ([[i we you he she they it this that there here these those my our your
   NOT_VERBS[w] = true
 end
 
+-- verbs of seeing and knowing: what follows them is information to give, not an operation to run
+local INQUIRY = {}
+for w in ("see know view look read find understand learn hear watch show tell check review"):gmatch("%S+") do
+  INQUIRY[w] = true
+end
+
 local function starts_with(words, i, seq)
   for k, w in ipairs(seq) do if words[i + k - 1] ~= w then return false end end
   return true
@@ -172,6 +178,8 @@ function M.analyse(prompt, context, m)
     if first and QUESTION[first] then question = true end
     local content = 0
     for _, t in ipairs(lex.terms(c)) do if not t.stop and not t.generic then content = content + 1 end end
+    -- "I want to see …", "let me view …": an order to show is a request for information
+    if verb and INQUIRY[verb] then verb = nil end
     a.clauses[#a.clauses + 1] = { text = c, stems = lex.stems(c), content = content, verb = verb, act = verb ~= nil and (asked or not question),
       question = question }
   end
