@@ -191,6 +191,12 @@ function M.analyse(prompt, context, m)
     for _, c in ipairs(a.clauses) do if c.verb then c.act, a.act = true, true end end
   end
   local words = lex.words(text)
+  -- someone else named by what they are to the caller ("my colleague's
+  -- account", "the new intern"): a person parameter is then not the caller
+  a.other_person = nil
+  for i, w in ipairs(words) do
+    if lex.OTHER_PEOPLE[w] or (w == "someone" and words[i + 1] == "else") then a.other_person = w break end
+  end
   a.first_person = false
   for _, w in ipairs(words) do
     if w == "i" or w == "my" or w == "me" or w == "mine" or w == "im" or w == "ive" or w == "myself" then

@@ -41,6 +41,15 @@ for w in ([[monday tuesday wednesday thursday friday saturday sunday january feb
   august september october november december]]):gmatch("%S+") do CALENDAR[w] = true end
 M.CALENDAR = CALENDAR
 
+-- the people around a caller, named by what they are to them (general
+-- English, no ontology's roles): "my colleague", "our intern"
+local OTHER_PEOPLE = {}
+for w in ([[colleague colleagues coworker coworkers teammate teammates manager boss employee employees intern
+  interns contractor contractors assistant secretary partner husband wife friend neighbour neighbor]]):gmatch("%S+") do
+  OTHER_PEOPLE[w] = true
+end
+M.OTHER_PEOPLE = OTHER_PEOPLE
+
 --- the words of text with what surrounds them: {w (quotation marks
 --- stripped), first (it opens a sentence or a quotation), sigil (the
 --- character before it: "#" of a channel, "@" of a handle)}

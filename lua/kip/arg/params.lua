@@ -14,7 +14,8 @@
 ---     parameter (the profile's tenant.user_params) may take the caller's own
 ---     address and the tenant parameter (tenant.param) the caller's own
 ---     tenant — from the authenticated caller, and never when the request
----     names another person or tenant (kip.arg.tenancy);
+---     names another person or tenant (kip.arg.tenancy), nor refers to
+---     someone by what they are to the caller ("my colleague's account");
 ---   * a number parameter takes an amount written in the request;
 ---   * a free-text parameter (summary, reason without a closed list) takes
 ---     the part of the request that says what happened.
@@ -152,7 +153,9 @@ function M.fill(a, an, pm, caller, ent)
       emails_used = emails_used + 1
       v = an.emails[emails_used]
       local own = desc:find("caller's own") or desc:find("requesting account") or desc:find("must be the caller")
-      if not v and caller.user and (own or an.first_person) and not other_person then v = caller.user end
+      if not v and caller.user and (own or an.first_person) and not other_person and not an.other_person then
+        v = caller.user
+      end
     elseif name:find("url") or desc:lower():find("^link") then
       v = an.urls[1]
     elseif tenancy.param and name == tenancy.param then
