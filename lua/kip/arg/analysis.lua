@@ -126,6 +126,32 @@ function M.hedge(prompt)
   return nil
 end
 
+-- openings of a question about what this product has or supports, and of
+-- a question about how to do a task
+local CAPABILITY = { "do you have ", "do you support ", "do you offer ", "do you integrate ", "is there ", "are there ",
+  "can i use ", "can we use ", "does it support ", "does it work with ", "is it possible to use " }
+local TASK = { "how do i ", "how do we ", "how can i ", "how can we ", "how to ", "how would i ", "how should i ",
+  "what's the best way to ", "whats the best way to ", "help me " }
+
+local function opens_with(prompt, list)
+  local t = prompt:lower():gsub("^%W+", "")
+  for _, f in ipairs(list) do
+    if t:sub(1, #f) == f then return true end
+  end
+  return false
+end
+
+--- the request's form: "capability" — it asks what this product has or
+--- supports ("do you have a browser extension?", "is there a Linux app?"),
+--- in domain whatever it names (yes, no, or the ontology does not say:
+--- ABSTAIN, never a refocus); "task" — it asks how to do something ("how
+--- do I reset my Gmail password?"); nil otherwise
+function M.form(prompt)
+  if opens_with(prompt, CAPABILITY) then return "capability" end
+  if opens_with(prompt, TASK) then return "task" end
+  return nil
+end
+
 --- the text routed on: the request without addresses and links (their
 --- words name people and hosts, not topics)
 function M.routing_text(prompt)
@@ -186,6 +212,8 @@ function M.analyse(prompt, context, m)
   a.act = false
   for _, c in ipairs(a.clauses) do if c.act then a.act = true break end end
   a.hedge = M.hedge(prompt)
+  local form = M.form(prompt)
+  a.capability, a.task = form == "capability", form == "task"
   -- "cancel us, or maybe just downgrade?": the question mark is the hesitation's, the order stands
   if a.hedge then
     for _, c in ipairs(a.clauses) do if c.verb then c.act, a.act = true, true end end

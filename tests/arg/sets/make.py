@@ -230,6 +230,26 @@ C1|ANSWER|accounts.roles@who_is_admin|-|lexical|how do I find out who the admins
 C2|ANSWER|security.audit_logs@whats_logged|-|lexical|are exports recorded in the audit log?
 A2|ANSWER|data.export.workspace@export_logged|-|paraphrase|do members get notified when private content is exported?
 C1|ANSWER|accounts.2fa@admin_enforce|-|lexical|can admins make two-factor mandatory for everyone?
+C2|REFOCUS|-|-|ood|how do I make a pivot table in Excel?
+A1|REFOCUS|-|-|ood|what's a good name for our new product?
+C1|REFOCUS|-|-|ood|summarise the plot of Hamlet for me
+A2|REFOCUS|-|-|ood|convert 50 euros to dollars
+C2|REFOCUS|-|-|ood|how do I mute someone in a WhatsApp group?
+C1|REFOCUS|-|-|ood|what time is it in Tokyo?
+A1|REFOCUS|-|-|ood|draft a polite email declining a meeting
+C2|REFOCUS|-|-|ood|how do I clear the cache in Chrome?
+A2|ACTION|accounts.deactivation|deactivate_member|action,paraphrase|please take ana@umbrella.example off our workspace, she left
+C1|ACTION|security.sessions|revoke_all_sessions|action,lexical|end every session on my account apart from this one
+A1|ACTION|billing.invoices|resend_invoice|action,lexical|email invoice INV-2025-000654 to our billing contacts again
+C2|ACTION|data.export.personal|export_personal_data|action,lexical|I'd like you to export my personal data now
+A2|ANSWER|billing.cancellation@step1_cancel|-|lexical|how do I cancel our subscription?
+C1|ANSWER|accounts.login.password_reset@step1_request_link|-|lexical|how do I get a password reset link?
+A1|ANSWER|data.export.workspace@step1_start|-|lexical|how do I start a workspace export?
+C2|ABSTAIN|-|-|no_knowledge|do you have a browser extension for Firefox?
+A1|ABSTAIN|integrations.apps|-|no_knowledge|can we connect Trello?
+C1|ABSTAIN|billing.plans|-|no_knowledge|is there a discount for veterans?
+A2|CLARIFY|-|-|conflict,ambiguous|upgrade us to Business or maybe Enterprise, not sure which
+C1|CLARIFY|-|-|ambiguous|help
 """
 
 TEST = r"""

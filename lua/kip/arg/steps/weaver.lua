@@ -239,19 +239,6 @@ function M.action_fit(st, l)
   return nil
 end
 
---- does the request ask how to do a task, or order one ("how do I reset my
---- Gmail password", "schedule a Zoom call")? A question about what this
---- product has or supports ("is there a Linux app?", "do you integrate
---- with Jira?") is in domain, whatever it names.
-function M.task_form(prompt, a)
-  local t = " " .. prompt:lower():gsub("^%W+", "") .. " "
-  for _, f in ipairs { "^ how do i ", "^ how do we ", "^ how can i ", "^ how can we ", "^ how to ", "^ how would i ",
-    "^ how should i ", "^ what'?s the best way to ", "^ help me " } do
-    if t:find(f) then return true end
-  end
-  return a.act == true
-end
-
 -- before a place and its owner: "from my iPhone", "in our Outlook" — the
 -- product is where the thing asked about lives
 local WHERE = { ["in"] = true, ["on"] = true, ["from"] = true, ["into"] = true, ["inside"] = true }
@@ -328,10 +315,10 @@ function M.run(st)
   end
   if top_draft and (not top_any or top_draft.score > top_any.score) then cov = nil end -- a topic not yet published
   w.coverage = cov and math.floor(cov * 1000 + 0.5) / 1000 or nil
-  if cov and not a.act and cov < M.OOD_COVERAGE and top_any.score < M.OOD_SCORE * unit then
+  if cov and cov < M.OOD_COVERAGE and top_any.score < M.OOD_SCORE * unit and not a.capability then
     return recommend(w, "OUT_OF_DOMAIN_COVERAGE", "OUT_OF_DOMAIN")
   end
-  local foreign = cov and cov < M.FOREIGN_COVERAGE and M.task_form(st.request.prompt, a)
+  local foreign = cov and cov < M.FOREIGN_COVERAGE and (a.task or a.act)
     and M.foreign_object(m, st.request.prompt, st.entities)
   if foreign then
     w.foreign = foreign
