@@ -35,10 +35,15 @@
 -- about something else (general knowledge, other products, small talk)
 local OFF_DOMAIN_SHARE = 0.6
 
+-- the first of patterns that matches text, trying only those whose leading
+-- letters occur in it (a plain search; most patterns are skipped that way)
 local function any(text, patterns)
   for _, p in ipairs(patterns) do
-    local hit = text:match(p)
-    if hit then return hit end
+    local lead = p:match("^%a+")
+    if not lead or text:find(lead, 1, true) then
+      local hit = text:match(p)
+      if hit then return hit end
+    end
   end
   return nil
 end
@@ -70,7 +75,8 @@ local FAMILIES = {
       "roleplay", "role%-play", "play the role", "play the part", "take on the role", "act as if", "behave as if",
       "respond as", "answer as", "reply as", "speak as", "you will act as", "you must act as", "please act as",
       "now act as", "you will be", "you are no longer" },
-    objects = { "admin%a*", "console", "system", "root", "staff", "developer", "superuser", "moderator", "unrestricted",
+    objects = { "admin%a*", "console", "system", "root", "staff", "team", "department", "officer", "agent", "developer",
+      "superuser", "moderator", "unrestricted",
       "unfiltered", "uncensored", "jailbroken", "dan", "no rules", "no restrictions", "no limits", "restrictions",
       "another ai", "a different ai", "an ai", "assistant", "support", "human", "person" },
     forms = { "let's play a game", "jailbreak", "do anything now", "developer mode", "god mode", "pretend to be",
@@ -89,7 +95,8 @@ local FAMILIES = {
     -- "your" also addresses the business ("your refund policy", "your API limits"):
     -- only what is the assistant's alone
     own_objects = { "prompts?", "configuration", "config", "budgets?", "instructions?", "guardrails" },
-    forms = { "system prompt", "hidden configuration", "hidden instructions", "your instructions" } },
+    forms = { "system prompt", "hidden configuration", "hidden instructions", "your instructions",
+      "instructions were you given", "instructions you were given", "what were you told", "before this conversation" } },
   { name = "authority claim",
     forms = { "has been elevated", "have been elevated", "been granted %a+ access", "been promoted to",
       "i have %a* ?authori[sz]ation to", "authori[sz]ed by %a* ?%a* ?admin", "on behalf of %a* ?admin",
@@ -187,7 +194,7 @@ local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "di
 -- the value of a key or token (not the key as a thing to revoke or rotate)
 local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%f[%w]tokens?", "full api keys?",
   "whole api keys?", "actual api keys?", "api key itself", "the key string", "plaintext keys?", "full secret",
-  "secret of [^%.%?!]-%f[%w]webhook" }
+  "secret of [^%.%?!]-%f[%w]webhook", "api keys? in full", "keys? in full", "full card numbers?" }
 
 -- bypassing or silencing a security control
 local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaround for", "sneak past", "evade",
@@ -197,7 +204,10 @@ local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaroun
   -- the notice members get of an export or a deletion is a security control; other notifications are settings
   "disable [^%.%?!]-notif[^%.%?!]-export", "turn off [^%.%?!]-notif[^%.%?!]-export", "suppress [^%.%?!]-notif",
   "disable [^%.%?!]-export notif", "turn off [^%.%?!]-export notif", "switch off [^%.%?!]-export notif",
-  "without [^%.%?!]-notif" }
+  "without [^%.%?!]-notif",
+  -- a control skipped or stepped around once ("skip 2FA just this once", "sign in from outside the allowlist")
+  "skip [^%.%?!]-2fa", "skip [^%.%?!]-two%-factor", "skip [^%.%?!]-sso", "skip [^%.%?!]-verification",
+  "outside [^%.%?!]-allowlist", "past [^%.%?!]-allowlist", "around [^%.%?!]-allowlist" }
 
 -- another person's things (general English: the people around the caller)
 local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee)"
@@ -208,6 +218,12 @@ local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messa
 -- teammate read?"); not a thing of theirs otherwise ("can my colleague join
 -- the channel?")
 local THEIR_DOINGS = { "channels?", "docs?", "searches", "tasks?" }
+-- what someone did, asked about: "what my teammate searched for"
+local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "typed", "deleted", "posted", "visited" }
+-- a contact detail asked of someone named by their place ("the email
+-- address of the person who owns our workspace")
+local CONTACT = { "email address", "e%-mail address", "phone number", "home address", "contact details?" }
+local PLACED = { "owner", "admin", "administrator", "person", "member", "user", "manager" }
 -- the people a reveal verb may name as the owners of data ("read me the DMs
 -- between two of our members")
 local PEOPLE = { "members?", "users?", "people", "employees?", "staff" }
@@ -256,12 +272,30 @@ local function others_things(t, authority)
       for _, th in ipairs(THEIR_DOINGS) do
         if t:find("%f[%w]wh[ai][ct]h? " .. th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") then return th end
       end
+      for _, d in ipairs(THEIR_DEEDS) do
+        if t:find("%f[%w]" .. word .. "'?s?%s+%a*%s*" .. d .. "%f[%W]") and (t:find("%f[%w]what%f[%W]") or t:find("%f[%w]which%f[%W]")) then
+          return "activity (" .. d .. ")"
+        end
+      end
     end
   end
   if t:find("log in as") or t:find("sign in as") then return "their account" end
+  for _, c in ipairs(CONTACT) do
+    if t:find(c) then -- the contact detail first, then whose
+      for _, p in ipairs(PLACED) do
+        if t:find("%f[%w]" .. c .. " of [^%.%?!]-%f[%w]" .. p .. "%f[%W]") or t:find("%f[%w]" .. p .. "'s " .. c) then
+          return c
+        end
+      end
+    end
+  end
   -- a reveal verb, their data, then its owner ("show me the files my colleague
   -- uploaded", "give me the home address another member put in…")
-  for _, v in ipairs(REVEAL) do
+  -- (only when someone other than the caller is named at all)
+  local owner = false
+  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do if t:find(word) then owner = true break end end
+  for _, p in ipairs(PEOPLE) do if owner or t:find("%f[%w]" .. p .. "%f[%W]") then owner = true break end end
+  for _, v in ipairs(owner and REVEAL or {}) do
     if t:find("%f[%w]" .. v .. "%f[%W]") then
       for _, th in ipairs(THEIR_THINGS) do
         if th ~= "account" and t:find("%f[%w]" .. v .. "%f[%W][^%.%?!]-%f[%w]" .. th .. "%f[%W]") then

@@ -176,15 +176,18 @@ function M.fold(text)
   end
   local s = text
   -- markup: entities first (an encoded tag is still a tag to a reader), then
-  -- comments, tags and Markdown emphasis
-  local decoded = s:gsub("&(#?[%w]+);", function(name) return entity(name) end)
-  if decoded ~= s then mark("markup") s = decoded end
-  local stripped = s:gsub("<!%-%-", " "):gsub("%-%->", " "):gsub("<(/?)(%a%w*)([^<>]*)>", function(_, name, rest)
-    local kind = HTML[name:lower()] -- <system> is words a model reads, <b> is not
-    if kind and (rest == "" or rest:match("^[%s/]")) then return kind == "inline" and "" or " " end
-  end)
-  stripped = stripped:gsub("([%*_~`]+)(%S)", "%2"):gsub("(%S)([%*_~`]+)", "%1")
-  if stripped ~= s then mark("markup") s = stripped end
+  -- comments, tags and Markdown emphasis (skipped when there is none: the
+  -- checks run on every request)
+  if s:find("[&<>%*_~`]") then
+    local decoded = s:gsub("&(#?[%w]+);", function(name) return entity(name) end)
+    if decoded ~= s then mark("markup") s = decoded end
+    local stripped = s:gsub("<!%-%-", " "):gsub("%-%->", " "):gsub("<(/?)(%a%w*)([^<>]*)>", function(_, name, rest)
+      local kind = HTML[name:lower()] -- <system> is words a model reads, <b> is not
+      if kind and (rest == "" or rest:match("^[%s/]")) then return kind == "inline" and "" or " " end
+    end)
+    stripped = stripped:gsub("([%*_~`]+)(%S)", "%2"):gsub("(%S)([%*_~`]+)", "%1")
+    if stripped ~= s then mark("markup") s = stripped end
+  end
   -- code points: invisible ones removed, lookalikes to ASCII
   if s:find("[\128-\255]") then
     local out = {}
@@ -206,7 +209,7 @@ function M.fold(text)
   local joined = M.join_spelled(s)
   if joined ~= s then mark("spacing") s = joined end
   -- leet: a word of letters with digits or symbols inside it
-  local unleet = s:gsub("[%w@%$!|]+", function(w)
+  local unleet = not (s:find("%a[013457@%$!|]") or s:find("[013457@%$|]%a")) and s or s:gsub("[%w@%$!|]+", function(w)
     local _, letters = w:gsub("%a", "")
     -- a word with two letters or more and a digit or symbol beside one; not
     -- a number with a unit or an ordinal (10am, 1st), nor a word with a
