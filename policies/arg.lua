@@ -221,7 +221,7 @@ local THEIR_DOINGS = { "channels?", "docs?", "searches", "tasks?" }
 -- what someone did, asked about: "what my teammate searched for"
 local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "typed", "deleted", "posted", "visited" }
 -- a contact detail asked of someone named by their place ("the email
--- address of the person who owns our workspace")
+-- address of the person who owns our account")
 local CONTACT = { "email address", "e%-mail address", "phone number", "home address", "contact details?" }
 local PLACED = { "owner", "admin", "administrator", "person", "member", "user", "manager" }
 -- the people a reveal verb may name as the owners of data ("read me the DMs
