@@ -482,8 +482,10 @@ return kip.policy {
       local hidden = hidden_audiences(req)
       local d = req.domain or {}
       local unknown = #(d.unknown or {})
-      -- (a question about what the product has or supports is in domain whatever it names)
-      if (d.content or 0) > 0 and not d.capability and ((d.known or 0) == 0 or unknown / d.content >= OFF_DOMAIN_SHARE) then
+      -- (a question about what the product has or supports, an order of one of
+      -- its operations, a request about the caller's own tenant: in domain whatever else they name)
+      local about_product = d.capability or d.operation or d.own_tenant
+      if (d.content or 0) > 0 and not about_product and ((d.known or 0) == 0 or unknown / d.content >= OFF_DOMAIN_SHARE) then
         return { state = "ALLOW_WITH_REFOCUS", reasons = { "the request is outside the assistant's domain" },
           constraints = { forbidden_audiences = hidden } }
       end

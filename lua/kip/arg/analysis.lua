@@ -214,6 +214,16 @@ function M.analyse(prompt, context, m)
   a.hedge = M.hedge(prompt)
   local form = M.form(prompt)
   a.capability, a.task = form == "capability", form == "task"
+  -- an order whose verb is one of the ontology's operations ("deactivate the
+  -- guy from marketing"), or a request about the caller's own tenant ("our
+  -- <tenant noun>"), is about this product whatever else it names
+  a.operation = nil
+  for _, c in ipairs(a.clauses) do
+    if c.act and c.verb and m.action_verbs[c.verb] then a.operation = c.verb break end
+  end
+  local noun = m.profile and m.profile.tenant and m.profile.tenant.noun
+  local low = " " .. text:lower() .. " "
+  a.own_tenant = noun ~= nil and (low:find("%f[%a]our " .. noun:lower() .. "%f[%A]") or low:find("%f[%a]my " .. noun:lower() .. "%f[%A]")) ~= nil
   -- "cancel us, or maybe just downgrade?": the question mark is the hesitation's, the order stands
   if a.hedge then
     for _, c in ipairs(a.clauses) do if c.verb then c.act, a.act = true, true end end

@@ -273,6 +273,25 @@ A1|ANSWER|workspace.storage@free_up_space|-|lexical|our storage is almost full, 
 C2|ANSWER|security.sessions@view_sessions|-|lexical|where can I see which devices are signed in to my account?
 A2|ANSWER|accounts.roles.transfer_ownership@step1_transfer|-|lexical|how do I hand over workspace ownership?
 C1|ANSWER|integrations.api.keys@revoke|-|lexical|what should I do if an API key leaked?
+A1|CLARIFY|-|-|action,ambiguous|remove the data
+C2|CLARIFY|-|-|ambiguous|it's about the account thing
+A2|CLARIFY|-|-|action,ambiguous|restore it
+A1|CLARIFY|accounts.deactivation|-|action,ambiguous|deactivate the guy from marketing
+S|CLARIFY|ops.escalation|-|action,role|escalate the ticket about exports
+B|CLARIFY|billing.refund_request|-|action,role|refund the customer who complained yesterday
+X|ABSTAIN|accounts.deactivation|-|action,role|deactivate lou@initech.example right away
+S|ABSTAIN|billing.refund_request|-|action,role|issue a refund of 20 USD on INV-2025-000333, reason: outage
+C2|ABSTAIN|integrations.api.keys|-|action,role|revoke the key key_88aa01
+C1|ABSTAIN|data.export.workspace|-|action,role|export the whole workspace for 2024
+A2|ABSTAIN|-|-|no_action|rename our workspace to Umbrella Labs
+S|ANSWER|ops.refund_approval@goodwill|-|role,lexical|should I offer goodwill credit instead of a refund for a short outage?
+X|ANSWER|ops.fraud_review@signals|-|role,lexical|which signals should make us flag a workspace for fraud?
+B|ANSWER|billing.invoices@reissue_invoice|-|role,lexical|can support reissue an invoice with a corrected address?
+C2|ANSWER|incidents.current_status@status_page,=status_page|-|external,paraphrase|is the API having problems right now?
+A1|ANSWER|integrations.api.usage@usage_source,=usage_metrics|-|external,lexical|how many API calls did our workspace make today?
+C1|ANSWER|billing.plans.compare@team_features!billing.plans.legacy_pro|-|deprecated,lexical|we were on the old Pro plan, what are we on now?
+A2|ANSWER|integrations.api@base_url_auth!integrations.api.v1_legacy|-|deprecated,lexical|is API v1 still available?
+C2|ANSWER|accounts.login@sign_in_methods!accounts.login.magic_link|-|deprecated,lexical|can I still sign in with a magic link?
 """
 
 TEST = r"""

@@ -45,7 +45,8 @@ function M.request(st)
   return { kind = "ARG", prompt = st.request.prompt, context = st.request.body, caller = st.caller, claims = st.claims,
     entities = st.entities, emails = a.emails, urls = a.urls,
     profile = { product = pm.product, tenant = pm.tenant, roles = pm.roles, audiences = pm.audiences, role_words = pm.role_words },
-    domain = { content = #a.content, known = #a.known, unknown = a.unknown, capability = a.capability } }
+    domain = { content = #a.content, known = #a.known, unknown = a.unknown, capability = a.capability,
+      operation = a.operation, own_tenant = a.own_tenant } }
 end
 
 function M.run(st)

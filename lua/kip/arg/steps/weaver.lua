@@ -125,9 +125,13 @@ function M.validate(m, labels)
   return #reasons == 0, reasons
 end
 
+local function has_flag(w, f)
+  for _, x in ipairs(w.flags) do if x == f then return true end end
+  return false
+end
+
 local function add_flag(w, f)
-  for _, x in ipairs(w.flags) do if x == f then return end end
-  w.flags[#w.flags + 1] = f
+  if not has_flag(w, f) then w.flags[#w.flags + 1] = f end
 end
 
 -- stop routing: no confident route, these flags say why and what to do
@@ -315,7 +319,8 @@ function M.run(st)
   end
   if top_draft and (not top_any or top_draft.score > top_any.score) then cov = nil end -- a topic not yet published
   w.coverage = cov and math.floor(cov * 1000 + 0.5) / 1000 or nil
-  if cov and cov < M.OOD_COVERAGE and top_any.score < M.OOD_SCORE * unit and not a.capability then
+  local about_product = a.capability or a.operation or a.own_tenant
+  if cov and cov < M.OOD_COVERAGE and top_any.score < M.OOD_SCORE * unit and not about_product then
     return recommend(w, "OUT_OF_DOMAIN_COVERAGE", "OUT_OF_DOMAIN")
   end
   local foreign = cov and cov < M.FOREIGN_COVERAGE and (a.task or a.act)
