@@ -91,10 +91,10 @@ function M.dates(prompt)
   return nil
 end
 
---- the actions bound to label l that role may run (snapshot m)
-function M.runnable(m, l, role)
+--- the actions among `names` (a label's actions) that role may run (snapshot m)
+function M.runnable(m, names, role)
   local out = {}
-  for _, n in ipairs(m.labels[l] and m.labels[l].actions or {}) do
+  for _, n in ipairs(names or {}) do
     local act = m.actions[n]
     for _, r in ipairs(act.required_roles) do if r == role then out[#out + 1] = act break end end
   end

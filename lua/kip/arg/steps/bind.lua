@@ -103,7 +103,7 @@ end
 function M.named_in_full(st, action)
   if #(action.missing or {}) > 0 or params.from_request(action.params, st.caller) == 0 then return false end
   local rival = st.weaver.rival
-  return not rival or #params.runnable(st.snapshot, rival, st.caller.role) == 0
+  return not rival or #params.runnable(st.snapshot, st.snapshot.labels[rival].actions, st.caller.role) == 0
 end
 
 --- the action to bind among those of the primary label (seed 003 step 4:
@@ -113,11 +113,7 @@ end
 function M.choose_action(st, names)
   local m, a, role = st.snapshot, st.analysis, st.caller.role
   if #names == 0 then return { status = "NO_ACTION", reason = "no action is bound to " .. st.weaver.primary } end
-  local allowed = {}
-  for _, n in ipairs(names) do
-    local act = m.actions[n]
-    for _, r in ipairs(act.required_roles) do if r == role then allowed[#allowed + 1] = act break end end
-  end
+  local allowed = params.runnable(m, names, role)
   if #allowed == 0 then
     local act = m.actions[names[1]]
     local roles = {}

@@ -30,16 +30,28 @@ M.MIN_COVERAGE = 0.25      -- IDF-weighted share of the request's content words 
 local function has(list, x) for _, v in ipairs(list or {}) do if v == x then return true end end return false end
 
 -- the share of the request's content (by IDF) that the bundle's text holds
-local function coverage(st)
-  local m, a = st.snapshot, st.analysis
-  local text = {}
+-- the stems the bundle speaks with: its internal units' titles and chunks,
+-- the primary label's keywords and aliases, and (with_external) the text
+-- external sources returned
+local function bundle_stems(st, with_external)
+  local m, text = st.snapshot, {}
+  local function add(s) for _, x in ipairs(lex.stems(s)) do text[x] = true end end
   for _, u in ipairs(st.internal or {}) do
     local n = m.nodes[u.node]
-    if n then for _, s in ipairs(lex.stems(n.title .. " " .. n.chunk)) do text[s] = true end end
+    if n then add(n.title .. " " .. n.chunk) end
+  end
+  if with_external then
+    for _, u in ipairs(st.external or {}) do if type(u.content) == "string" then add(u.content) end end
   end
   local l = m.labels[st.weaver.primary]
-  for _, k in ipairs(l and l.keywords or {}) do for _, s in ipairs(lex.stems(k)) do text[s] = true end end
-  for _, k in ipairs(l and l.aliases or {}) do for _, s in ipairs(lex.stems(k)) do text[s] = true end end
+  for _, k in ipairs(l and l.keywords or {}) do add(k) end
+  for _, k in ipairs(l and l.aliases or {}) do add(k) end
+  return text
+end
+
+local function coverage(st)
+  local m, a = st.snapshot, st.analysis
+  local text = bundle_stems(st, false)
   local total, hit = 0, 0
   for _, t in ipairs(a.content) do
     local w = m.idf[t.stem] or m.max_idf
@@ -89,20 +101,9 @@ end
 --- the ask that no bundle unit's text (nor the primary label's keywords and
 --- aliases) holds; an ANSWER needs none missing, else ABSTAIN (no_knowledge)
 function M.answerable(st)
-  local m = st.snapshot
   local keys = M.key_terms(st)
   if #keys == 0 then return { covered = true, key_terms = {} } end
-  local text = {}
-  for _, u in ipairs(st.internal or {}) do
-    local n = m.nodes[u.node]
-    if n then for _, x in ipairs(lex.stems(n.title .. " " .. n.chunk)) do text[x] = true end end
-  end
-  for _, u in ipairs(st.external or {}) do
-    if type(u.content) == "string" then for _, x in ipairs(lex.stems(u.content)) do text[x] = true end end
-  end
-  local l = m.labels[st.weaver.primary]
-  for _, k in ipairs(l and l.keywords or {}) do for _, x in ipairs(lex.stems(k)) do text[x] = true end end
-  for _, k in ipairs(l and l.aliases or {}) do for _, x in ipairs(lex.stems(k)) do text[x] = true end end
+  local text = bundle_stems(st, true)
   local missing, all = {}, {}
   for _, k in ipairs(keys) do
     all[#all + 1] = k.word

@@ -233,7 +233,7 @@ M.ACTION_FIT_CANDIDATES, M.ACTION_FIT_SHARE = 5, 0.5
 --- context), and the order's verb not another action's; its name, or nil
 function M.action_fit(st, l)
   local params, bind = require "kip.arg.params", require "kip.arg.steps.bind"
-  for _, act in ipairs(params.runnable(st.snapshot, l, st.caller.role)) do
+  for _, act in ipairs(params.runnable(st.snapshot, st.snapshot.labels[l].actions, st.caller.role)) do
     local values, missing = params.fill(act, st.analysis, st.snapshot.profile, st.caller, st.entities)
     -- (not when the order's verb is another action's: "refund INV-…" is no resend)
     if #missing == 0 and params.from_request(values, st.caller) > 0 and not bind.other_operation(st, act) then
@@ -384,7 +384,7 @@ function M.run(st)
   -- candidate whose action the request names in full (every parameter
   -- filled, one at least from its own words: "reset 2FA for tom@…, ticket
   -- VT-20931") is what the order means
-  if a.act and #intents <= 1 and #require("kip.arg.params").runnable(m, primary, st.caller.role) == 0 then
+  if a.act and #intents <= 1 and #require("kip.arg.params").runnable(m, m.labels[primary].actions, st.caller.role) == 0 then
     for i = 1, math.min(#visible, M.ACTION_FIT_CANDIDATES) do
       local c = visible[i]
       if c.label ~= primary and c.score >= M.ACTION_FIT_SHARE * top.score and M.action_fit(st, c.label) then
