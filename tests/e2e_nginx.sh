@@ -113,5 +113,16 @@ out=$(post --data '{"command":"FIND(?s.attributes.maintenance_log) WHERE { ?s {t
 dups=$(printf '%s' "$out" | python3 -c 'import json,sys; log=json.loads(sys.stdin.read().rsplit(" HTTP",1)[0])["result"][0]; ts=[e["timestamp"] for e in log]; print(len(ts)-len(set(ts)))')
 check sleep_timer_one_worker_per_tick "0" "$dups"
 
+# the inspector under nginx (docs/ui.md): the pages, and the endpoints as the
+# caller the headers name (the registry is the operator's, not this location's)
+check ui_redirect 'HTTP302' "$(curl -s -o /dev/null -w 'HTTP%{http_code}' "$URL/ui")"
+check ui_page '<title>kipnexus inspector</title>' "$(curl -s "$URL/ui/")"
+check ui_script 'text/javascript' "$(curl -s -o /dev/null -w '%{content_type}' "$URL/ui/app.js")"
+check ui_info '"user":"ana@rivera.example"' "$(curl -s -H 'X-KIP-User: ana@rivera.example' -H 'X-KIP-Roles: pet_owner' "$URL/ui/api/info")"
+check ui_search '"Ada"' "$(curl -s "$URL/ui/api/search?q=Ada")"
+check ui_console '"result":["Human"]' "$(post --data '{"command":"FIND(?p.attributes.person_class) WHERE { ?p {type: \"Person\", name: \"Ada\"} }"}' "$URL/ui/api/kip")"
+check ui_console_readonly 'KIP_4004' "$(post --data '{"command":"UPSERT { CONCEPT ?p { {type: \"Person\", name: \"Eve\"} } }"}' "$URL/ui/api/kip")"
+check ui_registry_operators 'operator' "$(curl -s "$URL/ui/api/arg/episodes")"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -53,7 +53,9 @@ local function kip_error(status, code, name, message, hint)
   return reply(status, core.json_encode { error = { code = code, name = name, message = message, hint = hint or "" } })
 end
 
-local function caller()
+--- the caller identity the trusted front's X-KIP-* headers name (also the
+--- inspector's viewer under nginx: kip.ui.nginx)
+function M.caller()
   local h = ngx.req.get_headers()
   local roles
   if h["x-kip-roles"] then
@@ -112,7 +114,7 @@ end
 local function handle(readonly)
   local body = posted_body("Send {\"command\": \"...\"} as application/json.")
   if not body then return end
-  return reply(200, kip.cap_response(nx:call_json(body, { readonly = readonly, ctx = caller() }), M.max_response))
+  return reply(200, kip.cap_response(nx:call_json(body, { readonly = readonly, ctx = M.caller() }), M.max_response))
 end
 
 function M.execute() return handle(false) end
@@ -127,7 +129,7 @@ function M.route(name)
   if not handler then return kip_error(404, "KIP_1001", "InvalidSyntax", "no route " .. tostring(name)) end
   local body, req = posted_body('Send a JSON object; the caller is the X-KIP-Roles/Tenant/User identity.')
   if not body then return end
-  local status, resp = handler(nx, caller(), req)
+  local status, resp = handler(nx, M.caller(), req)
   return reply(status, kip.cap_response(core.json_encode(resp), M.max_response))
 end
 
@@ -135,6 +137,9 @@ end
 setmetatable(M, { __index = function(_, name)
   if require("kip.subsystems").http_routes()[name] then return function() return M.route(name) end end
 end })
+
+--- this worker's Nexus, or nil and why it could not be opened
+function M.nexus() return nx, open_error end
 
 function M.health()
   if ngx.req.get_method() ~= "GET" and ngx.req.get_method() ~= "HEAD" then

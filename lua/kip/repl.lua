@@ -25,6 +25,7 @@ for _, w in ipairs {
   "PROPOSITION TYPES", "WITH TYPE", "MODE", "THRESHOLD", "IN", "IS_NULL", "IS_NOT_NULL",
   "CONTAINS", "STARTS_WITH", "ENDS_WITH", "REGEX", "ADD", "MUL", "CLAMP", "COALESCE",
 } do KEYWORDS[#KEYWORDS + 1] = w end
+M.KEYWORDS = KEYWORDS
 
 M.HELP = [[
 A one-line command runs when you press Enter. A command over several lines
@@ -170,19 +171,28 @@ function M.new(nx, opts)
   return self
 end
 
--- names of concept types and predicates for completion
-function Repl:schema_names()
-  local names = {}
-  for _, what in ipairs { "CONCEPT TYPES", "PROPOSITION TYPES" } do
-    local cursor
+--- the names of nx's concept types and of its predicates (two lists), as
+--- the caller of opts (execute options: ctx, readonly) may see them
+function M.schema_names(nx, opts)
+  local lists = {}
+  for i, what in ipairs { "CONCEPT TYPES", "PROPOSITION TYPES" } do
+    local names, cursor = {}, nil
     repeat
-      local r = self.nx:execute("DESCRIBE " .. what .. " LIMIT 500 CURSOR :c", { c = cursor or core.null })
+      local r = nx:execute("DESCRIBE " .. what .. " LIMIT 500 CURSOR :c", { c = cursor or core.null }, opts)
       if r.error then break end
       for _, n in ipairs(r.result) do names[#names + 1] = n end
       cursor = r.next_cursor
     until not cursor
+    lists[i] = names
   end
-  return names
+  return lists[1], lists[2]
+end
+
+-- names of concept types and predicates for completion
+function Repl:schema_names()
+  local types, predicates = M.schema_names(self.nx)
+  for _, n in ipairs(predicates) do types[#types + 1] = n end
+  return types
 end
 
 function Repl:completer()

@@ -29,7 +29,8 @@ local extension = require "kip.extension"
 local M = {}
 
 --- the subsystems shipped with kipnexus, in the order their commands are listed
-M.BUILTIN = { "kip.mind.subsystem", "kip.arg.subsystem", "kip.sleep.subsystem", "kip.search.subsystem" }
+M.BUILTIN = { "kip.mind.subsystem", "kip.arg.subsystem", "kip.sleep.subsystem", "kip.search.subsystem",
+  "kip.ui.subsystem" }
 
 --- the kinds an operator's folder holds, by subfolder
 M.FOLDERS = { commands = "command", mcp = "mcp_tool", arg_steps = "arg_step", sleep_phases = "sleep_phase",

@@ -44,6 +44,9 @@
 #ifndef KIP_DEFAULT_EMBEDDINGS
 #define KIP_DEFAULT_EMBEDDINGS ""
 #endif
+#ifndef KIP_UI_VENDOR /* the inspector's npm packages in the build tree (docs/ui.md) */
+#define KIP_UI_VENDOR ""
+#endif
 
 lnexus *kip_check_nexus(lua_State *L, int i) {
   lnexus *n = luaL_checkudata(L, i, NEXUS_MT);
@@ -807,5 +810,7 @@ int luaopen_kip_core(lua_State *L) {
   lua_setfield(L, -2, "version");
   lua_pushstring(L, KIP_DEFAULT_EMBEDDINGS);
   lua_setfield(L, -2, "default_embeddings");
+  lua_pushstring(L, KIP_UI_VENDOR);
+  lua_setfield(L, -2, "ui_vendor");
   return 1;
 }
