@@ -534,6 +534,23 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       assert.same({ 11, 20, "short-term" }, { page[1][1].first, #page[1][1].flagged, page[2][1] })
     end)
 
+    it("records the changes it made: phase, why and the values written, the rest in pages", function()
+      write(nx(), "UPSERT { " .. notes("kept", 30, true) .. ' } WITH METADATA { source: "spec", author: "spec" }')
+      local touch = { name = "touch", run = function(c)
+        for i = 1, 30 do
+          c:write('UPSERT { CONCEPT ?n { {type: "Note", name: :n} SET ATTRIBUTES { checked: true } } } '
+            .. 'WITH METADATA { source: "spec", author: "$system" }', { n = "kept " .. i }, "check kept " .. i)
+        end
+        return { touched = 30 }
+      end }
+      run(nx(), { phases = { touch, "finalize" }, params = { report_flags = 10 } })
+      local rec = nx():execute('FIND(?r.attributes) WHERE { ?r {type: "SleepCycle"} }').result[1]
+      assert.same({ 10, 30, 1 }, { #rec.changes, rec.changes_count, rec.change_pages })
+      assert.same({ "touch", "check kept 1", '{"n":"kept 1"}' }, { rec.changes[1].phase, rec.changes[1].why, rec.changes[1].values })
+      local page = nx():execute('FIND(?p.attributes, ?p.metadata.memory_tier) WHERE { ?p {type: "SleepCycleChanges"} }').result
+      assert.same({ 11, 20, "short-term", "check kept 30" }, { page[1][1].first, #page[1][1].changes, page[2][1], page[1][1].changes[20].why })
+    end)
+
     local SMALL = [[UPSERT { CONCEPT ?d { {type: "Domain", name: "Running"} SET ATTRIBUTES { description: "runs", parent_domain: "Health" } }
   CONCEPT ?n { {type: "Note", name: "5k plan"} SET PROPOSITIONS { ("belongs_to_domain", ?d) } } } WITH METADATA { source: "spec", author: "spec" }]]
     local function merged(n)

@@ -194,7 +194,7 @@ try {
   await page.click('#cycles a.el');
   await page.waitForSelector('#phases table');
   check('sleep_phases', (await page.$$('#phases tbody tr')).length >= 5);
-  check('sleep_changes', (await page.textContent('#changes')).includes('concepts') || (await page.$$('#changes tbody tr')).length > 0);
+  check('sleep_changes', (await page.$$('#changes tbody tr')).length > 0 && (await page.$$('#metrics tbody tr')).length > 0);
   await shot('sleep');
   await go('#/sleep', 'sleep');
   await page.click('#sleep-dry-run');
@@ -209,6 +209,11 @@ try {
   const gate = await page.textContent('#gate');
   check('gate_report', /not met|passes/.test(gate) && gate.includes('verification'), gate.slice(0, 200));
   await shot('mind');
+  await go('#/mind', 'mind');
+  await page.click('#context-go');
+  await page.waitForSelector('#context-result details, #context-result [data-error]');
+  check('mind_context', !(await page.$('#context-result [data-error]')), await page.textContent('#context-result'));
+  await page.waitForSelector('#gate-rates svg');
   await go('#/policies', 'policies');
   check('policies', (await page.textContent('#policies')).includes('default'));
   await shot('policies');

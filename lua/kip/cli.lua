@@ -53,6 +53,7 @@ environment: KIP_DB, KIP_EMBEDDER, KIP_EMBEDDER_MODEL, KIP_EMBEDDER_KEY_ENV,
   KIP_EMBEDDER_DIM, KIP_EMBEDDINGS, KIP_EXTENSIONS (above), KIP_POLICY_PATH (below);
   KIP_ARG_ROUTE_URL, KIP_ARG_ROUTE_MODEL, KIP_ARG_ROUTE_KEY_ENV, KIP_ARG_ROUTE_TIMEOUT_MS
   (an OpenAI-compatible chat-completions endpoint as the ARG route hook, docs/arg.md);
+  KIP_UI_VENDOR (where kip ui finds its drawing library, docs/ui.md);
   XDG_DATA_HOME (the default nexus), XDG_STATE_HOME (the REPL's history)
 
 governance (call, exec, mcp, repl, import and the subsystems' commands): requests pass the

@@ -145,6 +145,9 @@ async function offline(main) {
       { key: 'scores', render: c => c.scores ? `priority ${c.scores.priority ?? '—'}` : '' },
       { key: 'evidence', render: c => (c.evidence || []).length, sort: c => (c.evidence || []).length },
       { key: 'validation', render: c => ((c.validation || {}).reasons || []).join('; ') },
+      { key: 'review', render: c => c.status !== 'published' && c.status !== 'rejected' ? (c.status === 'approved' ? ['reject'] : ['approve', 'reject']).map(d =>
+        h('button.plain', { onclick: () => { const why = prompt(`Why ${d} ${c.name}?`); if (why) act('arg/review', { candidate: c.name, decision: d, reason: why }); } }, d))
+        : (c.review ? `${c.review.decision} by ${c.review.by || '?'}: ${c.review.reason}` : '') },
     ], candidates) : h('p.muted', {}, 'No candidate staged (kip arg offline run stages them).')),
     h('div.card', {}, h('h3', {}, 'Versions'), versions.error ? errorBox(versions.error) : table([
       { key: 'version', render: v => h('a.el', { href: '#/arg/version/' + v.version }, 'v' + v.version) },

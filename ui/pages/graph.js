@@ -62,7 +62,9 @@ async function elementView(main, id) {
   const addTo = (elements, g) => {
     for (const n of g.nodes) if (!seen.has(n.id)) {
       seen.add(n.id);
-      elements.push({ group: 'nodes', data: { id: n.id, label: n.label, type: n.type, depth: n.depth, root: n.depth === 0 && n.id === id ? 1 : 0 } });
+      // a big neighbourhood is drawn as rings: each depth spread over eight of them
+      const level = n.depth === 0 ? 1000 : 1000 - n.depth * 10 - (seen.size % 8);
+      elements.push({ group: 'nodes', data: { id: n.id, label: n.label, type: n.type, depth: n.depth, level, root: n.depth === 0 && n.id === id ? 1 : 0 } });
     }
     for (const l of g.edges) if (!seen.has(l.id)) {
       seen.add(l.id);
@@ -107,7 +109,7 @@ async function elementView(main, id) {
           { selector: 'node:selected', style: { 'background-color': '#b05a00', label: 'data(label)' } },
           { selector: 'edge', style: { width: 1, 'line-color': '#c3c9d5', 'curve-style': big ? 'haystack' : 'bezier', 'target-arrow-shape': big ? 'none' : 'triangle', 'target-arrow-color': '#c3c9d5', label: big ? '' : 'data(label)', 'font-size': 8, color: '#6b7385' } },
         ],
-        layout: big ? { name: 'concentric', concentric: n => 10 - (n.data('depth') || 0), levelWidth: () => 1, animate: false }
+        layout: big ? { name: 'concentric', concentric: n => n.data('level') ?? 0, levelWidth: () => 1, minNodeSpacing: 4, animate: false }
           : { name: 'cose', animate: false, randomize: false, numIter: 400 },
       });
       if (cy.zoom() > 1.3) { cy.zoom(1.3); cy.center(); } // a few nodes: not blown up
@@ -122,7 +124,7 @@ async function elementView(main, id) {
         const added = addTo([], more.result);
         if (added.length) {
           cy.add(added);
-          cy.layout({ name: 'concentric', concentric: n => 10 - (n.data('depth') || 0), levelWidth: () => 1, animate: false }).run();
+          cy.layout({ name: 'concentric', concentric: n => n.data('level') ?? 0, levelWidth: () => 1, minNodeSpacing: 4, animate: false }).run();
         }
         box.dataset.nodes = cy.nodes().length;
       });

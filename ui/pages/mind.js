@@ -22,7 +22,23 @@ export async function render(main, [name]) {
     ], rows) : h('p.muted', {}, 'No knowledge item (kip mind distill makes one).'));
   };
   [tier, status].forEach(x => x.addEventListener('keydown', e => { if (e.key === 'Enter') load(); }));
-  main.append(h('h2', {}, 'Mind model'), h('div.row', {}, tier, status, h('button', { onclick: load }, 'Filter')), h('div.cols', {}, chart, list));
+  const gates = h('div.card', { id: 'gate-rates' });
+  api('mind/gates').then(g => {
+    if (g.error) { gates.replaceChildren(errorBox(g.error)); return; }
+    gates.replaceChildren(h('h3', {}, 'Gates met now (candidates and promoted items, by tier)'),
+      bars((g.result || []).map(t => ({ label: `${t.tier} (${t.ready}/${t.items})`, value: t.items ? Math.round(100 * t.ready / t.items) : 0 }))),
+      h('p.muted', {}, 'percent of items whose next gate is met'));
+  });
+  const task = h('input', { type: 'search', id: 'context-q', placeholder: 'a task, e.g. "review a claim"', size: 40 });
+  const ctxOut = h('div', { id: 'context-result' });
+  const context = async () => {
+    const r = await api('mind/context?' + qs({ q: task.value }));
+    ctxOut.replaceChildren(r.error ? errorBox(r.error) : tree(r.result, 2));
+  };
+  task.addEventListener('keydown', e => { if (e.key === 'Enter') context(); });
+  main.append(h('h2', {}, 'Mind model'), h('div.row', {}, tier, status, h('button', { onclick: load }, 'Filter')),
+    h('div.cols', {}, h('div', {}, chart, gates), list),
+    h('div.card', {}, h('h3', {}, 'The context an agent would get'), h('div.row', {}, task, h('button', { id: 'context-go', onclick: context }, 'Assemble')), ctxOut));
   await load();
 }
 
@@ -34,7 +50,7 @@ async function item(main, name) {
   const roles = Object.entries(evidence || {}).flatMap(([role, list]) => (list || []).map(e => ({ role, name: e.name, source_ref: e.source_ref })));
   main.append(h('h2', {}, 'Knowledge ', h('code', {}, k.name), ' ', h('span.tag', {}, a.tier), h('span.tag', {}, a.status)),
     h('div.card', {}, h('p', {}, a.statement || ''), tree(a, 0)),
-    h('div.cols', {},
+    h('div.cols.even', {},
       h('div.card', { id: 'gate' }, h('h3', {}, 'Gate report'), gate && !gate.error
         ? h('div', {}, h('p', {}, gate.ready ? h('span.tag.ok', {}, 'ready') : h('span.tag.bad', {}, 'not met'),
             ` ${gate.status} → ${gate.target ?? '—'} (tier ${gate.tier})`),

@@ -20,7 +20,14 @@ export async function render(main, [name]) {
   main.append(h('h2', {}, 'Sleep cycles'),
     h('div.row', {}, h('button.plain', { id: 'sleep-dry-run', onclick: dry, disabled: !info.operator || null }, 'What would the next cycle do? (dry run)'),
       info.operator ? null : h('span.muted', {}, 'the dry run is the operator\'s (kip ui --operator)')), out,
-    rows.length ? h('div.cols', {}, h('div.card', {}, h('h3', {}, 'Writes per cycle'), bars(rows.slice(0, 20).reverse().map(c => ({ label: (c.now || '').slice(0, 16), value: c.writes || 0 })))),
+    h('div.card', { id: 'tasks' }, h('h3', {}, 'SleepTasks pending or failed'), (r.tasks || []).length
+      ? table([{ key: 'name', render: t => t.name }, { key: 'status', render: t => h('span.tag.' + (t.attributes.status === 'failed' ? 'bad' : 'warn'), {}, t.attributes.status) },
+        { key: 'action', render: t => t.attributes.requested_action }, { key: 'target', render: t => `${t.attributes.target_type || ''} ${t.attributes.target_name || ''}` },
+        { key: 'reason', render: t => t.attributes.reason || t.attributes.result || '' }], r.tasks)
+      : h('p.muted', {}, 'None: every task an agent handed over was carried out.')),
+    rows.length ? h('div.cols', {}, h('div', {},
+      h('div.card', {}, h('h3', {}, 'Memory size after each cycle (Domain members)'), bars(rows.slice(0, 20).reverse().filter(c => c.size !== undefined).map(c => ({ label: (c.now || '').slice(0, 16), value: c.size })))),
+      h('div.card', {}, h('h3', {}, 'Writes per cycle'), bars(rows.slice(0, 20).reverse().map(c => ({ label: (c.now || '').slice(0, 16), value: c.writes || 0 }))))),
       h('div.card', { id: 'cycles' }, table([
         { key: 'name', render: c => h('a.el', { href: '#/sleep/' + encodeURIComponent(c.name) }, c.now) },
         { key: 'status' }, { key: 'trigger' }, { key: 'writes' }, { key: 'flagged' }, { key: 'errors' },
@@ -35,7 +42,8 @@ async function cycle(main, name) {
   const phases = a.phases || [];
   const before = a.metrics_before || {}, after = a.metrics_after || {};
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  const pages = r.pages && Array.isArray(r.pages[2]) ? r.pages[2].flat() : [];
+  const pages = r.flagged_pages || [];
+  const changes = [...(a.changes || []), ...(r.change_pages || [])];
   main.append(h('h2', {}, 'Sleep cycle ', h('code', {}, a.now), ' ', h('span.tag', {}, a.status)),
     h('p.muted', {}, `trigger ${a.trigger} · ${a.writes} write(s) · ${a.flagged_count ?? 0} flagged · ${a.errors ?? 0} error(s)` +
       (a.work_left ? ' · work left for the next cycle' : '') + (a.unchanged_since ? ` · memory unchanged since ${a.unchanged_since}` : '')),
@@ -44,7 +52,11 @@ async function cycle(main, name) {
         h('p.muted', {}, 'milliseconds of CPU per phase'),
         table([{ key: 'phase' }, { key: 'title' }, { key: 'seconds', render: p => (p.seconds || 0).toFixed(3) }, { key: 'counts', render: p => tree(p.counts || {}, 0) }], phases)),
       h('div', {},
-        h('div.card', { id: 'changes' }, h('h3', {}, 'Metrics before → after'), table([{ key: 'metric' },
+        h('div.card', { id: 'changes' }, h('h3', {}, `Changes made (${a.changes_count ?? changes.length})`), changes.length
+          ? table([{ key: 'phase' }, { key: 'why' }, { key: 'values', label: 'values written', render: x => h('code', {}, x.values || '') }], changes)
+          : h('p.muted', {}, 'This cycle changed nothing.'),
+          (a.change_pages || 0) > 3 ? h('p.muted', {}, `${a.change_pages} pages of changes in the record; the first 3 are shown`) : null),
+        h('div.card', { id: 'metrics' }, h('h3', {}, 'Metrics before → after'), table([{ key: 'metric' },
           { key: 'before', render: x => h('code', {}, JSON.stringify(x.before)) },
           { key: 'after', render: x => h('code' + (JSON.stringify(x.before) !== JSON.stringify(x.after) ? '.diff-add' : ''), {}, JSON.stringify(x.after)) }],
           keys.map(k => ({ metric: k, before: before[k], after: after[k] })))),

@@ -166,6 +166,16 @@ H["GET /api/arg/version"] = function(nx, view, req)
   return json(200, { result = { version = meta, previous = prev and prev.version or nil, diff = diff } })
 end
 
+-- a person's review of a staged candidate (approve | reject, with a reason)
+H["POST /api/arg/review"] = function(nx, view, req)
+  local ok, err = need_operator(view, "A review")
+  if not ok then return kip_error(err) end
+  local b = type(req.json) == "table" and req.json or {}
+  local r, rerr = require("kip.arg.offline").review(nx, b.candidate, b.decision, b.reason, { ctx = view.ctx })
+  if not r then return kip_error(rerr) end
+  return json(200, { result = r })
+end
+
 -- publish and rollback: the operator's, audited in the version record (its
 -- actor is the viewer) and in the inspector's log
 H["POST /api/arg/publish"] = function(nx, view, req)
@@ -190,25 +200,41 @@ end
 -- ---------------------------------------------------------------- sleep
 H["GET /api/sleep/cycles"] = function(nx, view, req)
   local rows, err = nx:query('FIND(?r.name, ?r.attributes.now, ?r.attributes.status, ?r.attributes.trigger, ' ..
-    '?r.attributes.writes, ?r.attributes.flagged_count, ?r.attributes.errors) WHERE { ?r {type: "SleepCycle"} } ' ..
-    'ORDER BY ?r.name DESC LIMIT ' .. int(req.query.limit, 50, 1, 500), nil, read_opts(view))
+    '?r.attributes.writes, ?r.attributes.flagged_count, ?r.attributes.errors, ?r.attributes.metrics_after) ' ..
+    'WHERE { ?r {type: "SleepCycle"} } ORDER BY ?r.name DESC LIMIT ' .. int(req.query.limit, 50, 1, 500), nil, read_opts(view))
   if not rows then return kip_error(err) end
   local out = {}
   for i, name in ipairs(rows[1] or {}) do
+    -- the memory's size after the cycle: its Domains' members
+    local size
+    local m = rows[8][i]
+    if type(m) == "table" and type(m.domain_sizes) == "table" then
+      size = 0
+      for _, n in pairs(m.domain_sizes) do size = size + (tonumber(n) or 0) end
+    end
     out[i] = { name = name, now = rows[2][i], status = rows[3][i], trigger = rows[4][i], writes = rows[5][i],
-      flagged = rows[6][i], errors = rows[7][i] }
+      flagged = rows[6][i], errors = rows[7][i], size = size }
   end
-  return json(200, { result = setmetatable(out, core.array_mt) })
+  -- SleepTasks waiting for a cycle, and those that failed
+  local tasks = nx:query('FIND(?t) WHERE { ?t {type: "SleepTask"} FILTER(?t.attributes.status == "pending" || ' ..
+    '?t.attributes.status == "failed" || ?t.attributes.status == "in_progress") } ORDER BY ?t.name LIMIT 200', nil, read_opts(view))
+  return json(200, { result = setmetatable(out, core.array_mt), tasks = setmetatable(tasks or {}, core.array_mt) })
 end
 
 H["GET /api/sleep/cycle"] = function(nx, view, req)
   local rows, err = nx:query('FIND(?r) WHERE { ?r {type: "SleepCycle", name: :n} }', { n = req.query.name }, read_opts(view))
   if not rows then return kip_error(err) end
   if not rows[1] then return kip_error({ code = "KIP_3002", message = "no sleep cycle " .. tostring(req.query.name) }) end
-  local pages = nx:query('FIND(?p.attributes.page, ?p.attributes.first, ?p.attributes.flagged) WHERE { ' ..
-    '?p {type: "SleepCycleFlags"} FILTER(?p.attributes.cycle == :n) } ORDER BY ?p.attributes.page LIMIT ' ..
-    int(req.query.pages, 3, 0, 100), { n = req.query.name }, read_opts(view))
-  return json(200, { result = rows[1], pages = pages })
+  -- the first pages of what the record could not hold (the types exist once a cycle needed them)
+  local function pages(t, what)
+    local r = nx:query(('FIND(?p.attributes.%s) WHERE { ?p {type: "%s"} FILTER(?p.attributes.cycle == :n) } ' ..
+      'ORDER BY ?p.attributes.page LIMIT %d'):format(what, t, int(req.query.pages, 3, 0, 100)), { n = req.query.name }, read_opts(view))
+    local out = setmetatable({}, core.array_mt)
+    for _, page in ipairs(r or {}) do for _, item in ipairs(page) do out[#out + 1] = item end end
+    return out
+  end
+  return json(200, { result = rows[1], flagged_pages = pages("SleepCycleFlags", "flagged"),
+    change_pages = pages("SleepCycleChanges", "changes") })
 end
 
 H["POST /api/sleep/dry-run"] = function(nx, view)
@@ -250,6 +276,38 @@ H["GET /api/mind/item"] = function(nx, view, req)
   local events = ops.events(nx, { name = name, ctx = view.ctx })
   return json(200, { result = { item = k, evidence = ops.evidence(nx, name, view.ctx), gate = gate or { error = gerr },
     events = events } })
+end
+
+-- the context an agent would get for a task (kip mind context)
+H["GET /api/mind/context"] = function(nx, view, req)
+  local q = req.query
+  local r, err = require("kip.mind.context").assemble(nx, { query = q.q ~= "" and q.q or nil, ctx = view.ctx,
+    limit = int(q.limit, 5, 1, 50), include_evidence = q.evidence == "1" })
+  if not r then return kip_error(err) end
+  return json(200, { result = r })
+end
+
+-- gate pass rates: per tier, how many items' gates are met now (at most
+-- `limit` items, each a gate evaluation)
+H["GET /api/mind/gates"] = function(nx, view, req)
+  local ops = require "kip.mind.ops"
+  local rows, err = nx:query('FIND(?k.name, ?k.attributes.tier) WHERE { ?k {type: "Knowledge"} ' ..
+    'FILTER(?k.attributes.status == "candidate" || ?k.attributes.status == "promoted") } ORDER BY ?k.name LIMIT ' ..
+    int(req.query.limit, 200, 1, 1000), nil, read_opts(view))
+  if not rows then return kip_error(err) end
+  local tiers = {}
+  for i, name in ipairs(rows[1] or {}) do
+    local tier = rows[2][i]
+    local t = tiers[tier] or { tier = tier, items = 0, ready = 0 }
+    tiers[tier] = t
+    t.items = t.items + 1
+    local g = ops.gate(nx, { name = name, ctx = view.ctx })
+    if g and g.ready then t.ready = t.ready + 1 end
+  end
+  local out = {}
+  for _, t in pairs(tiers) do out[#out + 1] = t end
+  table.sort(out, function(a, b) return tostring(a.tier) < tostring(b.tier) end)
+  return json(200, { result = setmetatable(out, core.array_mt) })
 end
 
 -- ------------------------------------------------------------- policies

@@ -22,6 +22,10 @@ the inspector shows what that identity may see, nothing more.
   --port N     the port (127.0.0.1 only; publish the inspector through
                nginx behind your own authentication: docs/ui.md)
   -q           no request log on stderr
+
+The pages are served from disk, the drawing library (Cytoscape.js) from
+the build tree's npm packages (scripts/setup-deps BUILD_DIR), an installed
+share/kipnexus/ui/vendor, or $KIP_UI_VENDOR (a node_modules directory).
 ]],
   run = function(cli, args)
     local o = cli:parse(args, { { "--port", value = "a port from 0 to 65535", check = function(v)

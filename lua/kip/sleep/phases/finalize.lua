@@ -2,7 +2,9 @@
 --- rule 10): the metrics after the cycle, a `SleepCycle` record in the
 --- System Domain (parameters, per-phase results, the flagged items grouped
 --- by kind, the first 500 of them — the rest in SleepCycleFlags pages of
---- 1 000 — metrics before and after, the write count), and $system's
+--- 1 000 — the changes it made (phase, why, the values written: the first
+--- 500, the rest in SleepCycleChanges pages), metrics before and after, the
+--- write count), and $system's
 --- last_sleep_cycle and
 --- maintenance_log (the whole array rewritten under EXPECT VERSION, retried
 --- on a version conflict; the newest 50 entries kept).
@@ -30,10 +32,35 @@ function M.ensure_type(c)
     .. "after. Written by the cycle itself.", "🌙")
 end
 
+-- the pages of a cycle's record: flagged items and changes made
+local PAGES = {
+  flagged = { type = "SleepCycleFlags", what = "flagged", hint = "🗒", description = "One page of the items a $system sleep "
+    .. "cycle flagged beyond those in its SleepCycle record (cycle, page, first, flagged). Short-term: reclaimed by the TTL phase." },
+  changes = { type = "SleepCycleChanges", what = "changes", hint = "🗒", description = "One page of the changes a $system sleep "
+    .. "cycle made beyond those in its SleepCycle record (cycle, page, first, changes: phase, why and the values written). "
+    .. "Short-term: reclaimed by the TTL phase." },
+}
+
 --- and SleepCycleFlags (a page of a cycle's flagged items)
-function M.ensure_pages_type(c)
-  define_type(c, "SleepCycleFlags", "One page of the items a $system sleep cycle flagged beyond those in its SleepCycle "
-    .. "record (cycle, page, first, flagged). Short-term: reclaimed by the TTL phase.", "🗒")
+function M.ensure_pages_type(c, kind)
+  local k = PAGES[kind or "flagged"]
+  define_type(c, k.type, k.description, k.hint)
+end
+
+M.CHANGE_VALUE_BYTES = 400 -- the values of one change kept in the record (longer ones are cut)
+
+-- the changes the cycle's phases made (its own record's writes left out):
+-- {phase, why, values} with the values as JSON text, cut at CHANGE_VALUE_BYTES
+local function changes_of(c)
+  local out = {}
+  for _, d in ipairs(c.decisions or {}) do
+    if d.phase and d.phase ~= "finalize" then -- (the record's own first write has no phase)
+      local values = d.parameters and core.json_encode(d.parameters) or nil
+      if values and #values > M.CHANGE_VALUE_BYTES then values = values:sub(1, M.CHANGE_VALUE_BYTES) .. "…" end
+      out[#out + 1] = { phase = d.phase, why = d.why, values = values }
+    end
+  end
+  return out
 end
 
 --- the cycle's record, marked running until finalization completes it
@@ -51,24 +78,32 @@ end
 
 M.PAGE = 1000 -- flagged items per SleepCycleFlags page
 
--- the flagged items beyond the record's own, in pages of M.PAGE
--- (SleepCycleFlags "<cycle>:flags:<k>", short-term: the TTL phase reclaims
+-- the items of `list` beyond the record's own, in pages of M.PAGE
+-- (SleepCycleFlags "<cycle>:flags:<k>" for kind "flagged", SleepCycleChanges
+-- "<cycle>:changes:<k>" for "changes"; short-term: the TTL phase reclaims
 -- them after archive_ttl_days)
-local function write_pages(c, name, flagged)
-  local n = 0
-  if #flagged > c.params.report_flags then M.ensure_pages_type(c) end
-  for first = c.params.report_flags + 1, #flagged, M.PAGE do
+local function write_pages(c, name, list, kind)
+  local k, n = PAGES[kind], 0
+  if #list > c.params.report_flags then M.ensure_pages_type(c, kind) end
+  for first = c.params.report_flags + 1, #list, M.PAGE do
     n = n + 1
     local page = setmetatable({}, core.array_mt)
-    for i = first, math.min(#flagged, first + M.PAGE - 1) do page[#page + 1] = flagged[i] end
-    c:write([[UPSERT { CONCEPT ?p { {type: "SleepCycleFlags", name: :name}
-  SET ATTRIBUTES { cycle: :cycle, page: :page, first: :first, flagged: :flagged }
+    for i = first, math.min(#list, first + M.PAGE - 1) do page[#page + 1] = list[i] end
+    c:write(([[UPSERT { CONCEPT ?p { {type: "%s", name: :name}
+  SET ATTRIBUTES { cycle: :cycle, page: :page, first: :first, %s: :items }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
-WITH METADATA { source: "SleepCycle", author: "$system", memory_tier: "short-term", expires_at: :expires }]],
-      { name = ("%s:flags:%d"):format(name, n), cycle = name, page = n, first = first, flagged = page,
+WITH METADATA { source: "SleepCycle", author: "$system", memory_tier: "short-term", expires_at: :expires }]]):format(k.type, k.what),
+      { name = ("%s:%s:%d"):format(name, kind == "flagged" and "flags" or kind, n), cycle = name, page = n, first = first, items = page,
         expires = require("kip.sleep.cycle").iso(c.now_s + c.params.archive_ttl_days * 86400) }, "report page")
   end
   return n
+end
+
+-- the first report_flags items of list (an array)
+local function head(c, list)
+  local out = setmetatable({}, core.array_mt)
+  for i = 1, math.min(#list, c.params.report_flags) do out[i] = list[i] end
+  return out
 end
 
 function M.run(c)
@@ -87,11 +122,7 @@ function M.run(c)
   for _, f in ipairs(c.flags) do flagged[#flagged + 1] = { phase = f.phase, name = f.name, reason = f.reason, kind = f.kind } end
   -- the record keeps the first report_flags items and every group; the
   -- rest is in its pages
-  local kept = flagged
-  if #flagged > c.params.report_flags then
-    kept = {}
-    for i = 1, c.params.report_flags do kept[i] = flagged[i] end
-  end
+  local kept = #flagged > c.params.report_flags and head(c, flagged) or flagged
   local report = {
     now = c.now, trigger = c.trigger or "manual", phases = c.results, flagged = flagged,
     flag_groups = c.unchanged and c.unchanged.flag_groups or require("kip.sleep.cycle").group_flags(flagged, 3),
@@ -101,7 +132,9 @@ function M.run(c)
   c.report = report
   if c.dry_run then return { flagged = #flagged } end
   local name = "SleepCycle:" .. c.now
-  local pages = write_pages(c, name, flagged)
+  local changes = changes_of(c)
+  local pages = write_pages(c, name, flagged, "flagged")
+  local change_pages = write_pages(c, name, changes, "changes")
   -- the write generation the nexus will have when this cycle is done: a
   -- check (kip sleep --if-needed) that finds it unchanged reuses these
   -- metrics instead of reading the graph
@@ -111,7 +144,7 @@ function M.run(c)
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
     flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, generation_after: :generation_after, unchanged_since: :unchanged_since, work_left: :work_left,
-    all_phases: :all_phases, sweeps: :sweeps,
+    all_phases: :all_phases, sweeps: :sweeps, changes: :changes, changes_count: :nchanges, change_pages: :change_pages,
     writes: :writes, errors: :errors,
     metrics_before: :before, metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
@@ -120,7 +153,7 @@ WITH METADATA { source: "SleepCycle", author: "$system" }]],
       writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after,
       nflagged = #flagged, groups = report.flag_groups, pages = pages, unchanged_since = c.unchanged_since or core.null,
       work_left = c.work_left == true, all_phases = c.all_phases == true,
-      sweeps = c.sweeps,
+      sweeps = c.sweeps, changes = head(c, changes), nchanges = #changes, change_pages = change_pages,
       -- after this record and the maintenance_log entry: two more write transactions
       generation_after = generation and generation + 2 or core.null }, "report")
   local entry = { timestamp = c.now, trigger = report.trigger, actions_taken = {}, items_processed = c.writes,
