@@ -8,9 +8,9 @@ function H.tmpdb(ext)
   return p .. (ext or ".db")
 end
 
---- Remove a database file and its WAL/SHM companions.
+--- Remove a database file and its companions (WAL, SHM, the policy decision log).
 function H.cleanup(p)
-  for _, s in ipairs { "", "-wal", "-shm" } do os.remove(p .. s) end
+  for _, s in ipairs { "", "-wal", "-shm", "-policy.log", "-policy.log.1" } do os.remove(p .. s) end
 end
 
 --- The source tree (holding capsules/, policies/).

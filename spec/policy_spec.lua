@@ -403,6 +403,33 @@ describe("the default policy", function()
     cleanup(path)
   end)
 
+  it("logs its refusals and warnings beside the nexus, not the routine scope of a read", function()
+    local path = tmpname(".db")
+    local nx = assert(kip.open { path = path, policies = { "default" }, ctx = { user = "ana", roles = { "agent" } } })
+    local log = require "kip.policy_log"
+    nx:execute('FIND(?p) WHERE { ?p {type: "Person"} }') -- RESTRICT (the scope), no reason: not a line
+    assert.equal(0, #log.recent(nx))
+    nx:execute('UPSERT { CONCEPT ?p { {type: "Person", name: "X"} SET ATTRIBUTES { note: :n } } } WITH METADATA { source: "s", author: "a" }',
+      { n = "api key sk-abcdefghijklmnopqrstuvwx" })
+    nx:execute('UPSERT { CONCEPT ?p { {type: "Person", name: "X"} } }') -- a warning: no provenance
+    local recent, counts = log.recent(nx)
+    assert.equal(2, #recent)
+    assert.same({ "pre", "RESTRICT", "UPSERT" }, { recent[1].stage, recent[1].state, recent[1].kind })
+    assert.matches("provenance", recent[1].warnings[1])
+    assert.same({ "BLOCK", { "default" }, "ana" }, { recent[2].state, recent[2].policies, recent[2].caller.user })
+    assert.is_nil(recent[2].reasons[1]:find("sk-abcdefghij", 1, true)) -- no secret reaches the log
+    assert.is_true(counts.RESTRICT >= 1 and counts.BLOCK == 1)
+    -- past its size it starts a new file, the last one kept beside it
+    local old = log.MAX_BYTES
+    log.MAX_BYTES = 10
+    nx:execute('UPSERT { CONCEPT ?p { {type: "Person", name: "Y"} } }')
+    log.MAX_BYTES = old
+    assert.truthy(io.open(path .. "-policy.log.1")) -- rotated
+    assert.equal(3, #log.recent(nx))
+    nx:close()
+    cleanup(path)
+  end)
+
   it("shows private facts only about the counterparty or $self", function()
     local path = tmpname(".db")
     local admin = assert(kip.open { path = path })

@@ -551,6 +551,21 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       assert.same({ 11, 20, "short-term", "check kept 30" }, { page[1][1].first, #page[1][1].changes, page[2][1], page[1][1].changes[20].why })
     end)
 
+    it("keeps what an attribute was beside what it wrote", function()
+      write(nx(), [[UPSERT { CONCEPT ?n { {type: "Note", name: "n1"} SET ATTRIBUTES { status: "open" } } }
+        WITH METADATA { source: "spec", author: "spec" }]])
+      local rules = require "kip.sleep.rules"
+      local close = { name = "close", run = function(c)
+        rules.set_attributes(c, { type = "Note", name = "n1", attributes = { status = "open" } }, { 'status: "closed"', "closed_by: :by" },
+          { by = "spec" }, "close n1")
+        return {}
+      end }
+      run(nx(), { phases = { close, "finalize" } })
+      local rec = nx():execute('FIND(?r.attributes) WHERE { ?r {type: "SleepCycle"} }').result[1]
+      assert.same({ "close n1", '{"closed_by":null,"status":"open"}' }, { rec.changes[1].why, rec.changes[1].before })
+      assert.equal("closed", attr(nx(), "Note", "n1", "status"))
+    end)
+
     local SMALL = [[UPSERT { CONCEPT ?d { {type: "Domain", name: "Running"} SET ATTRIBUTES { description: "runs", parent_domain: "Health" } }
   CONCEPT ?n { {type: "Note", name: "5k plan"} SET PROPOSITIONS { ("belongs_to_domain", ?d) } } } WITH METADATA { source: "spec", author: "spec" }]]
     local function merged(n)

@@ -76,6 +76,14 @@ describe("kip.ui.api", function()
     end
   end)
 
+  it("lists the policies, and the decision log to the operator only", function()
+    local _, r = call(nx(), "GET", "/api/policies")
+    assert.same({ false, false }, { r.result.governed, r.result.decisions_visible })
+    assert.equal(0, #r.result.decisions)
+    _, r = call(nx(), "GET", "/api/policies", nil, nil, { ctx = { operator = true } })
+    assert.is_true(r.result.decisions_visible)
+  end)
+
   it("draws a neighbourhood and summarises what it does not draw", function()
     local hub = nx():execute('FIND(?h) WHERE { ?h {type: "Stop", name: "Hub"} }').result[1]
     local _, r = call(nx(), "GET", "/api/neighbourhood", { id = hub.id, per_node = "5" })

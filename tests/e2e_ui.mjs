@@ -73,6 +73,8 @@ hub.push('} WITH METADATA { source: "e2e_ui", author: "test" }');
 writeFileSync(path.join(tmp, 'hub.kip'), hub.join('\n'));
 K('import', '-q', path.join(tmp, 'hub.kip'));
 K('sleep', '-q', '--now', '2026-11-20T00:00:00Z');
+// a write the default policy refuses (a secret): a line of the decision log
+try { K('exec', 'UPSERT { CONCEPT ?e { {type: "Engineer", name: "Ben Osei"} SET ATTRIBUTES { note: "password: hunter22" } } }'); } catch (e) { /* refused, as expected */ }
 K('mind', 'init');
 const rec = (text, prov = 'runtime', extra = []) => JSON.parse(K('mind', 'record', '--content', text, '--domain', 'global', '--field', 'epistemics', '--provenance', prov, ...extra)).evidence;
 const e1 = rec('claims without evidence failed review, case 1'), e2 = rec('case 2'), e3 = rec('case 3');
@@ -216,6 +218,7 @@ try {
   await page.waitForSelector('#gate-rates svg');
   await go('#/policies', 'policies');
   check('policies', (await page.textContent('#policies')).includes('default'));
+  check('policy_decisions', /BLOCK[\s\S]*secret/.test(await page.textContent('#decisions')), await page.textContent('#decisions'));
   await shot('policies');
   check('no_console_errors', errors.length === 0, errors.join(' | '));
 

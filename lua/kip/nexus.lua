@@ -83,7 +83,8 @@ function M.open(opts)
   }
   local h, err, code = core.open(opts.path, o)
   if not h then return nil, err, code end
-  local nx = setmetatable({ handle = h, path = opts.path, defaults = opts.call or {}, ctx = opts.ctx or {} }, Nexus)
+  local nx = setmetatable({ handle = h, path = opts.path, defaults = opts.call or {}, ctx = opts.ctx or {},
+    policy_log = opts.policy_log }, Nexus) -- false: no decision log beside the file (kip.policy_log)
   local kind, eerr, note = embedder.attach(core, h, opts.embedder)
   if eerr then
     h:close()

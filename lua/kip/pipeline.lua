@@ -14,6 +14,7 @@
 local core = require "kip.core"
 local policy = require "kip.policy"
 local state = require "kip.state"
+local policy_log = require "kip.policy_log"
 
 local M = {}
 
@@ -99,8 +100,16 @@ function M.call_options(nx, set, ctx, opts)
     c.subsystems = policy.copy(subsystems)
     -- the instruction budget grows with the request: a legitimate large write
     -- (a 1 500-block UPSERT) must not trip a policy that looks at every value
-    local dec, _, failures = policy.decide(set:list(), req, c,
+    local list = set:list()
+    local dec, each, failures = policy.decide(list, req, c,
       { budget = policy.DEFAULT_BUDGET + 20 * (#command + #(params_json or "")) })
+    -- the decision log names the policies that did more than allow (only when it keeps a line)
+    local names
+    if failures[1] or policy_log.notable(dec) then
+      names = {}
+      for i, d in ipairs(each) do if d.state ~= "ALLOW" or #(d.reasons or {}) > 0 then names[#names + 1] = list[i].name end end
+    end
+    policy_log.record(nx, "pre", failures[1] and { state = "BLOCK", reasons = { failures[1] } } or dec, req, c, names)
     if failures[1] then return nil, refusal(failures[1], POLICY_FAILED) end
     decided[index] = { decision = dec, req = req, ctx = c }
     if dec.state == "BLOCK" then
@@ -162,16 +171,20 @@ function M.call_options(nx, set, ctx, opts)
     for _, p in ipairs(posts) do
       local ok, r = policy.call(p, "post_check", nil, entry.req, resp, entry.ctx)
       if not ok then
+        policy_log.record(nx, "post", { state = "BLOCK", reasons = { r } }, entry.req, entry.ctx, { p.name })
         return core.json_encode { error = { code = "KIP_4004", name = "PermissionDenied", message = r,
           hint = "The governance policy failed; the response was withheld (fail closed)." } }
       end
       if type(r) == "table" then
         if r.state == "BLOCK" then
           local why = r.reasons and #r.reasons > 0 and table.concat(r.reasons, "; ") or "withheld by the governance policy"
+          policy_log.record(nx, "post", { state = "BLOCK", reasons = { why } }, entry.req, entry.ctx, { p.name })
           resp = { error = { code = "KIP_4004", name = "PermissionDenied", message = why,
             hint = "The response conflicts with the memory's governance policy." } }
           break
         elseif r.result ~= nil or r.error ~= nil then
+          policy_log.record(nx, "post", { state = "REWRITTEN", reasons = r.reasons or { "the response was rewritten" } },
+            entry.req, entry.ctx, { p.name })
           resp = r
         end
       end

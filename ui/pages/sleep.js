@@ -53,7 +53,8 @@ async function cycle(main, name) {
         table([{ key: 'phase' }, { key: 'title' }, { key: 'seconds', render: p => (p.seconds || 0).toFixed(3) }, { key: 'counts', render: p => tree(p.counts || {}, 0) }], phases)),
       h('div', {},
         h('div.card', { id: 'changes' }, h('h3', {}, `Changes made (${a.changes_count ?? changes.length})`), changes.length
-          ? table([{ key: 'phase' }, { key: 'why' }, { key: 'values', label: 'values written', render: x => h('code', {}, x.values || '') }], changes)
+          ? table([{ key: 'phase' }, { key: 'why' }, { key: 'before', label: 'before', render: x => x.before ? h('code.diff-del', {}, x.before) : h('span.muted', {}, '—') },
+            { key: 'values', label: 'values written', render: x => h('code.diff-add', {}, x.values || '') }], changes)
           : h('p.muted', {}, 'This cycle changed nothing.'),
           (a.change_pages || 0) > 3 ? h('p.muted', {}, `${a.change_pages} pages of changes in the record; the first 3 are shown`) : null),
         h('div.card', { id: 'metrics' }, h('h3', {}, 'Metrics before → after'), table([{ key: 'metric' },

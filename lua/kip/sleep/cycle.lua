@@ -202,13 +202,16 @@ local function note_upserted(self, result)
 end
 
 --- Send a write (or record it in a dry run, or add it to the open batch).
---- `touch` names what the write may change or remove (see note_touch).
+--- `touch` names what the write may change or remove (see note_touch), and
+--- touch.before what it was (kept in the cycle's record beside the values
+--- written: finalize).
 --- Returns the response; a KIP error is returned, not raised, so one bad
 --- item never stops a phase.
 function Cycle:write(command, params, why, touch)
   self:check_budget()
   if not self.dry_run then note_touch(self, command, touch) end
-  self.decisions[#self.decisions + 1] = { phase = self.phase, why = why, command = command, parameters = params }
+  self.decisions[#self.decisions + 1] = { phase = self.phase, why = why, command = command, parameters = params,
+    before = touch and touch.before }
   if self.dry_run then
     self.planned[#self.planned + 1] = { phase = self.phase, why = why, command = command, parameters = params }
     return { result = {} }

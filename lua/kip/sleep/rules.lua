@@ -107,8 +107,18 @@ end
 --- UPDATE concept e: sets is a list of "key: expression" (parameters in params)
 function M.set_attributes(c, e, sets, params, why)
   params.t, params.n = e.type, e.name
+  -- what the attributes were (the cycle's record keeps it beside what it wrote)
+  local before = {}
+  for _, set in ipairs(sets) do
+    local k = set:match("^%s*([%w_]+)%s*:")
+    if k then
+      local v = type(e.attributes) == "table" and e.attributes[k]
+      if v == nil then v = require("kip.core").null end
+      before[k] = v
+    end
+  end
   return c:write("UPDATE ?x SET ATTRIBUTES { " .. table.concat(sets, ", ") .. " } WHERE { ?x {type: :t, name: :n} }",
-    params, why, { concepts = { { e.type, e.name, shallow = true } } })
+    params, why, { concepts = { { e.type, e.name, shallow = true } }, before = before })
 end
 
 --- the ids of concept e's belongs_to_domain links to the Domain named
@@ -128,8 +138,10 @@ function M.move_to_domain(c, s, e, domain, source, why)
   if not has[domain] then M.add_link(c, e, "belongs_to_domain", { type = "Domain", name = domain }, source, why) end
   for _, name in ipairs(M.sorted_keys(has)) do
     if name ~= domain then
+      local touch = M.domain_links(s, e, name)
+      touch.before = { domains = setmetatable(M.sorted_keys(has), require("kip.core").array_mt) }
       c:write([[DELETE PROPOSITIONS ?l WHERE { ?l ({type: :t, name: :n}, "belongs_to_domain", {type: "Domain", name: :d}) }]],
-        { t = e.type, n = e.name, d = name }, why, M.domain_links(s, e, name))
+        { t = e.type, n = e.name, d = name }, why, touch)
     end
   end
 end

@@ -311,7 +311,7 @@ H["GET /api/mind/gates"] = function(nx, view, req)
 end
 
 -- ------------------------------------------------------------- policies
-H["GET /api/policies"] = function(nx)
+H["GET /api/policies"] = function(nx, view)
   local out = {}
   local set = nx.policies
   for _, p in ipairs(set and set:list() or {}) do
@@ -320,9 +320,13 @@ H["GET /api/policies"] = function(nx)
   end
   local errors = {}
   for name, e in pairs(set and set.errors or {}) do errors[#errors + 1] = { name = name, error = e } end
+  -- what the policies refused, warned about or changed (kip.policy_log), as
+  -- the operator sees it: the log names callers, so other viewers see counts only
+  local decisions, counts = require("kip.policy_log").recent(nx, view.ctx.operator and 200 or 0)
   return json(200, { result = { governed = set ~= nil, policies = setmetatable(out, core.array_mt),
     reload_errors = setmetatable(errors, core.array_mt), checked_at = set and set.checked ~= -math.huge and set.checked or nil,
-    reload_interval = set and set.interval or nil } })
+    reload_interval = set and set.interval or nil, decisions = decisions, counts = counts,
+    decisions_visible = view.ctx.operator == true } })
 end
 
 --- handle one request. req: {method, path (under the inspector's root),

@@ -52,6 +52,7 @@ function M.serve(opts)
     for k, v in pairs(ngx.req.get_uri_args()) do query[k] = type(v) == "table" and v[1] or v end
     local status, ctype, out = api.handle(nx, { method = method, path = path, query = query, body = body },
       { ctx = ctx, writes = opts.writes == true, max_response = opts.max_response, vendor = assets.vendor_status() })
+    if status >= 500 then ngx.log(ngx.ERR, "kip ui: ", method, " ", path, ": ", out) end
     return reply(status, ctype, out)
   end
   if method ~= "GET" and method ~= "HEAD" then return reply(405, nil, "GET only\n") end

@@ -138,7 +138,7 @@ function M:answer(c, req)
     end
     local status, ctype, body = api.handle(self.nx, { method = req.method, path = path, query = query, body = req.body },
       self.view)
-    self.log("%s %s %d", req.method, path, status)
+    self.log("%s %s %d%s", req.method, path, status, status >= 500 and (" " .. body) or "")
     return send(c, status, ctype, body)
   end
   if req.method ~= "GET" and req.method ~= "HEAD" then return send(c, 405, nil, "GET only\n", { "Allow: GET" }) end

@@ -2,8 +2,9 @@
 --- rule 10): the metrics after the cycle, a `SleepCycle` record in the
 --- System Domain (parameters, per-phase results, the flagged items grouped
 --- by kind, the first 500 of them — the rest in SleepCycleFlags pages of
---- 1 000 — the changes it made (phase, why, the values written: the first
---- 500, the rest in SleepCycleChanges pages), metrics before and after, the
+--- 1 000 — the changes it made (phase, why, the values written and what was
+--- there where the phase knows it: the first 500, the rest in
+--- SleepCycleChanges pages), metrics before and after, the
 --- write count), and $system's
 --- last_sleep_cycle and
 --- maintenance_log (the whole array rewritten under EXPECT VERSION, retried
@@ -49,15 +50,22 @@ end
 
 M.CHANGE_VALUE_BYTES = 400 -- the values of one change kept in the record (longer ones are cut)
 
+-- a value as JSON text, cut at CHANGE_VALUE_BYTES
+local function brief(v)
+  if v == nil then return nil end
+  local text = core.json_encode(v)
+  if #text > M.CHANGE_VALUE_BYTES then text = text:sub(1, M.CHANGE_VALUE_BYTES) .. "…" end
+  return text
+end
+
 -- the changes the cycle's phases made (its own record's writes left out):
--- {phase, why, values} with the values as JSON text, cut at CHANGE_VALUE_BYTES
+-- {phase, why, values, before} — the values written and, where the phase
+-- said (attributes it set, Domains it moved from), what was there — as JSON text
 local function changes_of(c)
   local out = {}
   for _, d in ipairs(c.decisions or {}) do
     if d.phase and d.phase ~= "finalize" then -- (the record's own first write has no phase)
-      local values = d.parameters and core.json_encode(d.parameters) or nil
-      if values and #values > M.CHANGE_VALUE_BYTES then values = values:sub(1, M.CHANGE_VALUE_BYTES) .. "…" end
-      out[#out + 1] = { phase = d.phase, why = d.why, values = values }
+      out[#out + 1] = { phase = d.phase, why = d.why, values = brief(d.parameters), before = brief(d.before) }
     end
   end
   return out
