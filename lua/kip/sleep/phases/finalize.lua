@@ -3,8 +3,8 @@
 --- System Domain (parameters, per-phase results, the flagged items grouped
 --- by kind, the first 500 of them — the rest in SleepCycleFlags pages of
 --- 1 000 — the changes it made (phase, why, the values written and what was
---- there where the phase knows it: the first 500, the rest in
---- SleepCycleChanges pages), metrics before and after, the
+--- there where the phase knows it: the first 500, then SleepCycleChanges
+--- pages up to M.CHANGES_KEPT, the rest counted), metrics before and after, the
 --- write count), and $system's
 --- last_sleep_cycle and
 --- maintenance_log (the whole array rewritten under EXPECT VERSION, retried
@@ -49,6 +49,7 @@ function M.ensure_pages_type(c, kind)
 end
 
 M.CHANGE_VALUE_BYTES = 400 -- the values of one change kept in the record (longer ones are cut)
+M.CHANGES_KEPT = 20500      -- changes kept (the record's and 20 pages); past it they are counted only
 
 -- a value as JSON text, cut at CHANGE_VALUE_BYTES
 local function brief(v)
@@ -62,13 +63,16 @@ end
 -- {phase, why, values, before} — the values written and, where the phase
 -- said (attributes it set, Domains it moved from), what was there — as JSON text
 local function changes_of(c)
-  local out = {}
+  local out, n = {}, 0
   for _, d in ipairs(c.decisions or {}) do
     if d.phase and d.phase ~= "finalize" then -- (the record's own first write has no phase)
-      out[#out + 1] = { phase = d.phase, why = d.why, values = brief(d.parameters), before = brief(d.before) }
+      n = n + 1
+      if n <= M.CHANGES_KEPT then
+        out[n] = { phase = d.phase, why = d.why, values = brief(d.parameters), before = brief(d.before) }
+      end
     end
   end
-  return out
+  return out, n
 end
 
 --- the cycle's record, marked running until finalization completes it
@@ -140,7 +144,7 @@ function M.run(c)
   c.report = report
   if c.dry_run then return { flagged = #flagged } end
   local name = "SleepCycle:" .. c.now
-  local changes = changes_of(c)
+  local changes, nchanges = changes_of(c)
   local pages = write_pages(c, name, flagged, "flagged")
   local change_pages = write_pages(c, name, changes, "changes")
   -- the write generation the nexus will have when this cycle is done: a
@@ -161,7 +165,7 @@ WITH METADATA { source: "SleepCycle", author: "$system" }]],
       writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after,
       nflagged = #flagged, groups = report.flag_groups, pages = pages, unchanged_since = c.unchanged_since or core.null,
       work_left = c.work_left == true, all_phases = c.all_phases == true,
-      sweeps = c.sweeps, changes = head(c, changes), nchanges = #changes, change_pages = change_pages,
+      sweeps = c.sweeps, changes = head(c, changes), nchanges = nchanges, change_pages = change_pages,
       -- after this record and the maintenance_log entry: two more write transactions
       generation_after = generation and generation + 2 or core.null }, "report")
   local entry = { timestamp = c.now, trigger = report.trigger, actions_taken = {}, items_processed = c.writes,
