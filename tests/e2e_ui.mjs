@@ -78,6 +78,7 @@ try { K('exec', 'UPSERT { CONCEPT ?e { {type: "Engineer", name: "Ben Osei"} SET 
 K('mind', 'init');
 const rec = (text, prov = 'runtime', extra = []) => JSON.parse(K('mind', 'record', '--content', text, '--domain', 'global', '--field', 'epistemics', '--provenance', prov, ...extra)).evidence;
 const e1 = rec('claims without evidence failed review, case 1'), e2 = rec('case 2'), e3 = rec('case 3');
+const v1 = rec('re-checked case 1'), v2 = rec('re-checked case 2'), t1 = rec('the lead taught: cite first', 'human', ['--role', 'operator']);
 K('mind', 'distill', '--statement', 'Evidence precedes assertion', '--tier', 'dao_tian', '--domain', 'global', '--field', 'epistemics',
   '--anchor', 'global', '--evidence', e1, '--evidence', e2, '--evidence', e3, '--name', 'kn:evidence-first');
 
@@ -97,13 +98,19 @@ const servers = [];
 let page = null;
 const errors = [];
 try {
-  const op = await startUi(['--operator', '--user', 'ops@example']);
+  const op = await startUi(['--operator', '--user', 'ops@example', '--role', 'reviewer']);
   servers.push(op.p);
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', e => errors.push(String(e)));
   const ready = (name) => page.waitForSelector(`main[data-ready="${name}"]`, { timeout: 15000 });
-  const go = async (hash, name) => { await page.evaluate(h => { location.hash = h; }, hash); await ready(name); };
+  // a page that appends a null shows the word: never
+  const strayNull = () => page.evaluate(() => [...document.querySelector('main').childNodes].some(n => n.nodeType === 3 && n.textContent.trim() === 'null'));
+  const go = async (hash, name) => {
+    await page.evaluate(h => { location.hash = h; }, hash);
+    await ready(name);
+    check('no_stray_null ' + hash, !(await strayNull()));
+  };
   const shot = (name) => page.screenshot({ path: path.join(shotDir, name + '.png') });
 
   await page.goto(op.url);
@@ -211,6 +218,16 @@ try {
   const gate = await page.textContent('#gate');
   check('gate_report', /not met|passes/.test(gate) && gate.includes('verification'), gate.slice(0, 200));
   await shot('mind');
+  // promotion: citing a supporting case again as verification is refused by the gate; distinct evidence passes
+  await page.fill('#promote-verification', `${e1}, ${v2}`);
+  await page.fill('#promote-teaching', t1);
+  await page.click('#promote-go');
+  await page.waitForSelector('#promote-result [data-error]');
+  check('promote_refused', (await page.textContent('#promote-result')).includes('one Evidence fills one role'), await page.textContent('#promote-result'));
+  await page.fill('#promote-verification', `${v1}, ${v2}`);
+  await page.click('#promote-go');
+  await page.waitForSelector('#promote-result .tag');
+  check('promote_passed', (await page.textContent('#promote-result')).includes('canonical'), await page.textContent('#promote-result'));
   await go('#/mind', 'mind');
   await page.click('#context-go');
   await page.waitForSelector('#context-result details, #context-result [data-error]');

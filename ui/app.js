@@ -109,7 +109,9 @@ export function bars(data, { width = 480, barH = 16 } = {}) {
   const max = Math.max(1, ...data.map(d => d.value));
   const NS = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(NS, 'svg');
-  svg.setAttribute('class', 'chart'); svg.setAttribute('width', width); svg.setAttribute('height', data.length * (barH + 4) + 4);
+  const height = data.length * (barH + 4) + 4;
+  svg.setAttribute('class', 'chart'); svg.setAttribute('viewBox', `0 0 ${width} ${height}`); // scales down with its card
+  svg.style.width = '100%'; svg.style.maxWidth = width + 'px';
   data.forEach((d, i) => {
     const y = i * (barH + 4) + 2;
     const t = document.createElementNS(NS, 'text'); t.setAttribute('x', 0); t.setAttribute('y', y + barH - 4); t.textContent = d.label; svg.append(t);

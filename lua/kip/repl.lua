@@ -12,20 +12,9 @@ local capsule = require "kip.capsule"
 
 local M = {}
 
--- what Tab completes: the statement keywords of this core (core.statements:
--- the one table of statement kinds, with any kind added at build time) and
--- the words of their clauses
-local KEYWORDS = {}
-for _, s in ipairs(core.statements()) do KEYWORDS[#KEYWORDS + 1] = s.keyword end
-for _, w in ipairs {
-  "WHERE", "FILTER", "OPTIONAL", "NOT", "UNION", "ORDER BY", "ASC", "DESC", "LIMIT", "CURSOR",
-  "COUNT", "DISTINCT", "SUM", "AVG", "MIN", "MAX", "CONCEPT", "PROPOSITION", "SET ATTRIBUTES",
-  "SET PROPOSITIONS", "WITH METADATA", "EXPECT VERSION", "INTO", "ATTRIBUTES",
-  "METADATA", "PROPOSITIONS", "DETACH", "FROM", "PRIMER", "DOMAINS", "CONCEPT TYPES",
-  "PROPOSITION TYPES", "WITH TYPE", "MODE", "THRESHOLD", "IN", "IS_NULL", "IS_NOT_NULL",
-  "CONTAINS", "STARTS_WITH", "ENDS_WITH", "REGEX", "ADD", "MUL", "CLAMP", "COALESCE",
-} do KEYWORDS[#KEYWORDS + 1] = w end
-M.KEYWORDS = KEYWORDS
+-- what Tab completes: KIP's words (kip.vocabulary) and the schema's names
+local vocabulary = require "kip.vocabulary"
+local KEYWORDS = vocabulary.KEYWORDS
 
 M.HELP = [[
 A one-line command runs when you press Enter. A command over several lines
@@ -171,26 +160,9 @@ function M.new(nx, opts)
   return self
 end
 
---- the names of nx's concept types and of its predicates (two lists), as
---- the caller of opts (execute options: ctx, readonly) may see them
-function M.schema_names(nx, opts)
-  local lists = {}
-  for i, what in ipairs { "CONCEPT TYPES", "PROPOSITION TYPES" } do
-    local names, cursor = {}, nil
-    repeat
-      local r = nx:execute("DESCRIBE " .. what .. " LIMIT 500 CURSOR :c", { c = cursor or core.null }, opts)
-      if r.error then break end
-      for _, n in ipairs(r.result) do names[#names + 1] = n end
-      cursor = r.next_cursor
-    until not cursor
-    lists[i] = names
-  end
-  return lists[1], lists[2]
-end
-
 -- names of concept types and predicates for completion
 function Repl:schema_names()
-  local types, predicates = M.schema_names(self.nx)
+  local types, predicates = vocabulary.schema_names(self.nx)
   for _, n in ipairs(predicates) do types[#types + 1] = n end
   return types
 end

@@ -1,7 +1,7 @@
 // Mind page (docs/ui.md "Mind"; seed 004): knowledge by tier and status, an
 // item's gate report (which evidence fills which role, what is missing), its
 // evidence and its event timeline.
-import { api, qs, h, errorBox, table, tree, bars } from '../app.js';
+import { api, qs, h, errorBox, table, tree, bars, info } from '../app.js';
 
 export async function render(main, [name]) {
   if (name) return item(main, name);
@@ -68,5 +68,22 @@ async function item(main, name) {
         : errorBox(gate && gate.error)),
       h('div', {},
         h('div.card', { id: 'evidence' }, h('h3', {}, 'Evidence by role'), roles.length ? table([{ key: 'role' }, { key: 'name' }, { key: 'source_ref' }], roles) : h('p.muted', {}, 'No evidence linked.')),
+        info.operator ? promoteForm(name) : null,
         h('div.card', { id: 'timeline' }, h('h3', {}, 'Timeline'), table([{ key: 'at' }, { key: 'type' }, { key: 'from' }, { key: 'to' }, { key: 'actor' }, { key: 'reason' }], events || [])))));
+}
+
+// promote through the gate, citing evidence per role (names, comma-separated)
+function promoteForm(name) {
+  const field = (id, label) => h('input', { type: 'text', id, placeholder: label + ': evidence names, comma-separated', size: 48 });
+  const ver = field('promote-verification', 'verification'), teach = field('promote-teaching', 'teaching'), sup = field('promote-supporting', 'supporting');
+  const reason = h('input', { type: 'text', id: 'promote-reason', placeholder: 'reason', size: 48 });
+  const out = h('div', { id: 'promote-result' });
+  const split = v => v.split(',').map(x => x.trim()).filter(Boolean);
+  const go = async () => {
+    const r = await api('mind/promote', { name, verification: split(ver.value), teaching: split(teach.value), supporting: split(sup.value), reason: reason.value || undefined });
+    out.replaceChildren(r.error ? errorBox(r.error) : h('p', {}, h('span.tag.ok', {}, `${r.result.from} → ${r.result.to}`), ' the gate is met; reload to see the new status'));
+  };
+  return h('div.card', { id: 'promote' }, h('h3', {}, 'Promote through the gate'),
+    h('p.muted', {}, 'As the viewer: the mind model needs a human role of its gates (e.g. kip ui --operator --role reviewer).'),
+    ver, teach, sup, reason, h('div.row', { style: 'margin-top:.4em' }, h('button', { id: 'promote-go', onclick: go }, 'Promote')), out);
 }

@@ -8,10 +8,10 @@ export async function render(main) {
   if (r.error) { main.append(errorBox(r.error)); return; }
   const p = r.result;
   main.append(h('h2', {}, 'Policies'),
-    p.governed ? null : h('p.error', {}, 'This inspector runs without policies (--no-policies): the core\'s guards still hold.'),
+    ...(p.governed ? [] : [h('p.error', {}, 'This inspector runs without policies (--no-policies): the core\'s guards still hold.')]),
     h('div.card', { id: 'policies' }, table([{ key: 'name' }, { key: 'version' }, { key: 'priority' },
       { key: 'hooks', render: x => [x.hooks.pre_check ? h('span.tag', {}, 'pre-check') : null, x.hooks.post_check ? h('span.tag', {}, 'post-check') : null] },
-      { key: 'description' }, { key: 'path' }], p.policies || [])),
+      { key: 'description', render: x => x.description || '' }, { key: 'path' }], p.policies || [])),
     h('div.card', { id: 'decisions' }, h('h3', {}, 'Decisions'),
       h('p.muted', {}, `this inspector's own requests since ${p.counts?.since ?? '?'}, by state`),
       bars(Object.entries(p.counts || {}).filter(([k]) => k !== 'since').map(([label, value]) => ({ label, value, color: label === 'BLOCK' ? '#b3261e' : undefined }))),

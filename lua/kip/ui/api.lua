@@ -48,8 +48,9 @@ H["GET /api/info"] = function(nx, view)
 end
 
 H["GET /api/describe"] = function(nx, view)
-  local types, predicates = require("kip.repl").schema_names(nx, read_opts(view))
-  return json(200, { keywords = require("kip.repl").KEYWORDS, concept_types = types, predicates = predicates })
+  local vocabulary = require "kip.vocabulary"
+  local types, predicates = vocabulary.schema_names(nx, read_opts(view))
+  return json(200, { keywords = vocabulary.KEYWORDS, concept_types = types, predicates = predicates })
 end
 
 H["GET /api/search"] = function(nx, view, req)
@@ -278,6 +279,25 @@ H["GET /api/mind/item"] = function(nx, view, req)
     events = events } })
 end
 
+-- promotion through the item's gate, citing evidence per role (kip mind
+-- promote): the operator's inspector, and the mind model's own rule on top
+-- (a human role of the gates' policy, e.g. reviewer: kip ui --operator --role reviewer)
+H["POST /api/mind/promote"] = function(nx, view, req)
+  local ok, err = need_operator(view, "A promotion")
+  if not ok then return kip_error(err) end
+  local b = type(req.json) == "table" and req.json or {}
+  local function list(v)
+    if type(v) == "string" then v = { v } end
+    local out = {}
+    for _, x in ipairs(type(v) == "table" and v or {}) do if type(x) == "string" and x ~= "" then out[#out + 1] = x end end
+    return #out > 0 and out or nil
+  end
+  local r, perr = require("kip.mind.ops").promote(nx, { name = b.name, verification = list(b.verification),
+    teaching = list(b.teaching), supporting = list(b.supporting), reason = b.reason, ctx = view.ctx })
+  if not r then return kip_error(perr) end
+  return json(200, { result = r })
+end
+
 -- the context an agent would get for a task (kip mind context)
 H["GET /api/mind/context"] = function(nx, view, req)
   local q = req.query
@@ -315,7 +335,9 @@ H["GET /api/policies"] = function(nx, view)
   local out = {}
   local set = nx.policies
   for _, p in ipairs(set and set:list() or {}) do
-    out[#out + 1] = { name = p.name, version = p.version, priority = p.priority, description = p.description,
+    -- its version: the one it declares, else a hash of the text loaded (a hot reload changes it)
+    local version = p.version or (type(p.source) == "string" and ("text " .. require("kip.arg.snapshot").hash(p.source))) or nil
+    out[#out + 1] = { name = p.name, version = version, priority = p.priority, description = p.description,
       path = p.path, hooks = { pre_check = p.pre_check ~= nil, post_check = p.post_check ~= nil } }
   end
   local errors = {}

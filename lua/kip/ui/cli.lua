@@ -17,7 +17,9 @@ Every page reads through the same policies as every other interface, as
 the caller the governance options name (--role, --tenant, --user, ...):
 the inspector shows what that identity may see, nothing more.
   --operator   the viewer is the operator: the ARG registry (episodes,
-               replay), a sleep cycle's dry run
+               replay, reviews, publish, rollback), a sleep cycle's dry
+               run, the policy decision log, promotions through a mind
+               gate (with a human role of the gates: --role reviewer)
   --writes     the console may write (KML); read-only by default
   --port N     the port (127.0.0.1 only; publish the inspector through
                nginx behind your own authentication: docs/ui.md)

@@ -49,7 +49,7 @@ function M.ensure_pages_type(c, kind)
 end
 
 M.CHANGE_VALUE_BYTES = 400 -- the values of one change kept in the record (longer ones are cut)
-M.CHANGES_KEPT = 20500      -- changes kept (the record's and 20 pages); past it they are counted only
+M.CHANGES_KEPT = 10500      -- changes kept (the record's and 10 pages); past it they are counted only
 
 -- a value as JSON text, cut at CHANGE_VALUE_BYTES
 local function brief(v)
