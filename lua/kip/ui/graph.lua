@@ -92,6 +92,8 @@ function M.neighbourhood(nx, id, f, opts)
   for depth = 1, hops do
     local next_frontier = {}
     for _, nid in ipairs(frontier) do
+      -- the drawing is full: the rest of the frontier is not read
+      if #nodes >= cap then truncated = true break end
       for _, dir in ipairs { "out", "in" } do
         local r, lerr = links(nx, nid, dir, f, per, opts)
         if not r then return nil, lerr end
