@@ -149,6 +149,8 @@ describe("kip ui's server", function()
     assert.equal(404, (get("/package.json")))
     assert.equal(404, (get("/vendor/evil.js")))
     assert.equal(405, (get("/app.js", nil, "POST")))
+    local _, head = get("/app.js", nil, "HEAD")
+    assert.same({ text:match("Content%-Length: (%d+)"), "" }, { head:match("Content%-Length: (%d+)"), head:match("\r\n\r\n(.*)$") })
     assert.equal(403, (get("/"))) -- the page itself needs the session too
   end)
 

@@ -89,6 +89,8 @@ int kip_json_depth(const json_t *v);                 /* 0 for scalars, 1 + deepe
 ** bits are read as reals, lone surrogate escapes as U+FFFD */
 json_t *kip_json_parse_request(const char *s, size_t n, kip_error *err);
 json_t *kip_json_parse(const char *s, size_t n, kip_error *err);
+/* the same value as jansson for the JSON it reads fast, else NULL (then ask jansson) */
+json_t *kip_json_parse_fast(const char *s, size_t n);
 void kip_json_write_error(kip_buf *b, const kip_error *e);
 /* Shallow-merge src keys into dst (new reference returned). */
 json_t *kip_json_merge(const json_t *dst, const json_t *src);

@@ -1411,7 +1411,85 @@ static void test_format(void) {
   format_both(0, "%s and %d", "abc", 12);
 }
 
+/* the fast JSON reader gives exactly jansson's value (keys in the same
+** order, the same types) or gives up: tricky documents, then random ones
+** made by mutating valid requests */
+static int same_as_jansson(const char *s, size_t n) {
+  json_t *fast = kip_json_parse_fast(s, n);
+  json_t *slow = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+  int ok = 1;
+  if (fast) {
+    char *a = kip_json_dump(fast), *b = slow ? kip_json_dump(slow) : NULL;
+    ok = slow && json_equal(fast, slow) && !strcmp(a, b);
+    /* a real stays a real, an integer an integer */
+    free(a);
+    free(b);
+  }
+  json_decref(fast);
+  json_decref(slow);
+  return ok;
+}
+
+static void test_json_fast(void) {
+  const char *docs[] = {
+    "{\"command\":\"FIND(?c) WHERE { ?c {type: :t} }\",\"parameters\":{\"t\":\"Stop\",\"n\":3}}",
+    "{}", "[]", "[1,-0,0.5,-1.25e3,1E+2,2e-3]", "\"\\u00e9\\ud83d\\ude00\\n\\t\\\"\\\\\\/\"", "\"caf\xc3\xa9 \xe6\x97\xa5\xf0\x9f\x98\x80\"",
+    "{\"a\":1,\"a\":2,\"b\":[true,false,null]}", "  {\"x\" : [ 1 , { \"y\" : \"z\" } ] }  ", "9223372036854775807",
+    "-9223372036854775808", "9223372036854775808", "1e400", "1e-400", "01", "1.", ".5", "-", "+1", "\"\\u0000\"",
+    "{\"\\u0000\":1}", "\"\\ud800\"", "\"\\udc00\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"a\x01\"",
+    "[1,]", "{\"a\":1,}", "{\"a\"}", "{1:2}", "tru", "nul", "[1] x", "", " ", "\"unterminated", "[[[[[[[[]]]]]]]]",
+    "{\"k\":\"\\q\"}", "\"\\u12g4\"", "123456789012345678901234567890", "0.1", "1.7976931348623157e308",
+  };
+  int bad = 0;
+  for (size_t i = 0; i < sizeof docs / sizeof *docs; i++)
+    if (!same_as_jansson(docs[i], strlen(docs[i]))) {
+      bad++;
+      fprintf(stderr, "fast JSON differs from jansson on: %s\n", docs[i]);
+    }
+  CHECK(bad == 0, "the fast reader agrees with jansson on the tricky documents (%d differ)", bad);
+  /* deep nesting past the fast reader's limit: jansson's answer */
+  char deep[1200];
+  memset(deep, '[', 600);
+  memset(deep + 600, ']', 600);
+  CHECK(kip_json_parse_fast(deep, sizeof deep) == NULL, "nesting past FAST_DEPTH is left to jansson");
+  /* random mutations of valid documents */
+  const char *seeds[] = {docs[0], docs[3], docs[4], docs[5], docs[6], docs[7]};
+  const char alphabet[] = "{}[],:\"\\0123456789.eE+-tfnulrsaxyz \t\n\xc3\xa9\xf0\x9f\x98\x80";
+  unsigned seed = 12345;
+  int accepted = 0;
+  bad = 0;
+  for (int i = 0; i < 200000; i++) {
+    const char *src = seeds[i % (sizeof seeds / sizeof *seeds)];
+    char buf[256];
+    size_t n = strlen(src);
+    memcpy(buf, src, n);
+    int edits = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 3;
+    for (int k = 0; k < edits; k++) {
+      seed = seed * 1103515245u + 12345u;
+      size_t at = (seed >> 16) % (n + 1);
+      char c = alphabet[((seed >> 4) & 0xFFF) % (sizeof alphabet - 1)];
+      switch ((seed >> 28) % 3) {
+        case 0: if (at < n) buf[at] = c; break;                                    /* replace */
+        case 1: if (n < sizeof buf - 1) { memmove(buf + at + 1, buf + at, n - at); buf[at] = c; n++; } break; /* insert */
+        default: if (at < n) { memmove(buf + at, buf + at + 1, n - at - 1); n--; } /* delete */
+      }
+    }
+    json_t *f = kip_json_parse_fast(buf, n);
+    if (f) accepted++;
+    json_decref(f);
+    if (!same_as_jansson(buf, n)) {
+      if (bad++ < 5) fprintf(stderr, "fast JSON differs from jansson on: %.*s\n", (int)n, buf);
+    }
+  }
+  CHECK(bad == 0, "200 000 mutated documents: the fast reader agrees with jansson (%d differ, %d read fast)", bad, accepted);
+  CHECK(accepted > 20000, "the mutations include documents the fast reader reads (%d)", accepted);
+  json_t *env = kip_json_parse_fast(docs[0], strlen(docs[0]));
+  CHECK(env != NULL, "a request envelope is read fast");
+  json_decref(env);
+}
+
 int main(void) {
+  test_json_fast();
   test_format();
   test_call_command();
   test_write_generation();

@@ -44,14 +44,15 @@ local REASONS = { [200] = "OK", [302] = "Found", [304] = "Not Modified", [400] =
   [404] = "Not Found", [405] = "Method Not Allowed", [413] = "Payload Too Large", [421] = "Misdirected Request",
   [500] = "Internal Server Error" }
 
-local function send(c, status, ctype, body, extra)
+-- one response; head_only: a HEAD request's (the length of the body it would get, no body)
+local function send(c, status, ctype, body, extra, head_only)
   local head = { ("HTTP/1.1 %d %s"):format(status, REASONS[status] or "Status"),
     "Content-Type: " .. (ctype or "text/plain; charset=utf-8"), "Content-Length: " .. #(body or ""),
     "Cache-Control: no-store", "X-Content-Type-Options: nosniff", "Referrer-Policy: no-referrer",
     "Content-Security-Policy: default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:",
     "Connection: close" }
   for _, h in ipairs(extra or {}) do head[#head + 1] = h end
-  c:send(table.concat(head, "\r\n") .. "\r\n\r\n" .. (body or ""))
+  c:send(table.concat(head, "\r\n") .. "\r\n\r\n" .. (head_only and "" or body or ""))
 end
 
 -- read one request from connection c: {method, target, headers, body} or
@@ -147,7 +148,7 @@ function M:answer(c, req)
       "Open the link kip ui printed: it carries a one-time token."))
   end
   local status, ctype, body = assets.get(path)
-  return send(c, status, ctype, req.method == "HEAD" and "" or body)
+  return send(c, status, ctype, body, nil, req.method == "HEAD")
 end
 
 --- serve until stop() returns true (checked between requests, at least
