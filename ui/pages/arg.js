@@ -3,7 +3,7 @@
 // ontology, the bundle's text, the action and its status, and a replay diff;
 // the offline loop's candidates, versions (with content diffs), publish and
 // rollback. The registry is the operator's: other viewers are told so.
-import { api, qs, h, errorBox, table, tree, bars, info } from '../app.js';
+import { api, qs, h, errorBox, table, tree, bars } from '../app.js';
 
 const OUTCOMES = ['', 'ANSWER', 'ACTION', 'CLARIFY', 'ABSTAIN', 'REFUSE', 'REFOCUS'];
 const tagOf = o => ({ ANSWER: 'ok', ACTION: 'ok', REFUSE: 'bad', ABSTAIN: 'warn', CLARIFY: 'warn', REFOCUS: 'warn' }[o] || '');

@@ -2,7 +2,7 @@
 // grammar's keywords, completing types and predicates from DESCRIBE; results
 // as sortable tables with cursor paging, errors with a caret at their line and
 // column, the SQL plan beside. Read-only unless the operator turned writes on.
-import { api, h, errorBox, cell, table, tree, info } from '../app.js';
+import { api, h, errorBox, table, tree, info } from '../app.js';
 
 let schema = null;
 

@@ -2,7 +2,10 @@
 // (attributes, metadata and provenance) and its neighbourhood drawn with
 // Cytoscape.js — expand a node on click, filter by predicate and type, 1–3 hops;
 // a node with more links than are drawn shows their counts as one summary node.
-import { api, qs, h, errorBox, elLink, cell, table, tree, info } from '../app.js';
+import { api, qs, h, errorBox, elLink, cell, table, tree } from '../app.js';
+
+// a big neighbourhood's layout: rings by depth (each spread over eight), the root in the middle
+const RINGS = { name: 'concentric', concentric: n => n.data('level') ?? 0, levelWidth: () => 1, minNodeSpacing: 4, animate: false };
 
 export async function render(main, [id]) {
   const q = h('input', { type: 'search', id: 'search-q', placeholder: 'SEARCH the memory (words, a name, a question)', size: 48 });
@@ -109,7 +112,7 @@ async function elementView(main, id) {
           { selector: 'node:selected', style: { 'background-color': '#b05a00', label: 'data(label)' } },
           { selector: 'edge', style: { width: 1, 'line-color': '#c3c9d5', 'curve-style': big ? 'haystack' : 'bezier', 'target-arrow-shape': big ? 'none' : 'triangle', 'target-arrow-color': '#c3c9d5', label: big ? '' : 'data(label)', 'font-size': 8, color: '#6b7385' } },
         ],
-        layout: big ? { name: 'concentric', concentric: n => n.data('level') ?? 0, levelWidth: () => 1, minNodeSpacing: 4, animate: false }
+        layout: big ? RINGS
           : { name: 'cose', animate: false, randomize: false, numIter: 400 },
       });
       if (cy.zoom() > 1.3) { cy.zoom(1.3); cy.center(); } // a few nodes: not blown up
@@ -124,7 +127,7 @@ async function elementView(main, id) {
         const added = addTo([], more.result);
         if (added.length) {
           cy.add(added);
-          cy.layout({ name: 'concentric', concentric: n => n.data('level') ?? 0, levelWidth: () => 1, minNodeSpacing: 4, animate: false }).run();
+          cy.layout(RINGS).run();
         }
         box.dataset.nodes = cy.nodes().length;
       });

@@ -5,8 +5,8 @@
 --- identity the host authenticated), so a page shows exactly what that
 --- identity may read with KIP; the console runs read-only unless the host
 --- turned writes on (view.writes). What is the operator's (the ARG
---- registry, sleep-cycle records, publish and rollback) needs view.ctx.operator,
---- which only the host sets.
+--- registry and offline loop, a sleep cycle's dry run, the policy decision
+--- log, promotions) needs view.ctx.operator, which only the host sets.
 local core = require "kip.core"
 local graph = require "kip.ui.graph"
 
@@ -20,10 +20,15 @@ local function kip_error(e, status) return json(status or 200, { error = e }) en
 
 local function read_opts(view) return { readonly = true, ctx = view.ctx } end
 
-local function need_operator(view, what)
-  if view.ctx.operator then return true end
-  return nil, { code = "KIP_3004", message = what .. " is the operator's view",
-    hint = "Start the inspector as the operator (kip ui --operator) or use the operator's location (docs/ui.md)." }
+-- handler h, answered only to the operator (view.ctx.operator, set by the host)
+local function operator_only(what, h)
+  return function(nx, view, req)
+    if not view.ctx.operator then
+      return kip_error({ code = "KIP_3004", message = what .. " is the operator's view",
+        hint = "Start the inspector as the operator (kip ui --operator) or use the operator's location (docs/ui.md)." })
+    end
+    return h(nx, view, req)
+  end
 end
 
 -- a whole number, or nil (math.tointeger is not in LuaJIT, which runs this under nginx)
@@ -105,9 +110,7 @@ end
 -- ------------------------------------------------------------------ ARG
 local function registry() return require("kip.arg.registry") end
 
-H["GET /api/arg/episodes"] = function(nx, view, req)
-  local ok, err = need_operator(view, "The ARG registry")
-  if not ok then return kip_error(err) end
+H["GET /api/arg/episodes"] = operator_only("The ARG registry", function(nx, view, req)
   local q = req.query
   local rows, lerr = registry().list(nx, { outcome = q.outcome ~= "" and q.outcome or nil,
     label = q.label ~= "" and q.label or nil, since = q.since ~= "" and q.since or nil,
@@ -122,40 +125,32 @@ H["GET /api/arg/episodes"] = function(nx, view, req)
       caller = a.caller, flags = type(d.weaver) == "table" and d.weaver.flags or nil }
   end
   return json(200, { result = setmetatable(out, core.array_mt) })
-end
+end)
 
-H["GET /api/arg/episode"] = function(nx, view, req)
-  local ok, err = need_operator(view, "The ARG registry")
-  if not ok then return kip_error(err) end
+H["GET /api/arg/episode"] = operator_only("The ARG registry", function(nx, view, req)
   local e, gerr = registry().get(nx, req.query.id, view.ctx)
   if not e then return kip_error(gerr) end
   return json(200, { result = e })
-end
+end)
 
-H["POST /api/arg/replay"] = function(nx, view, req)
-  local ok, err = need_operator(view, "Replay")
-  if not ok then return kip_error(err) end
+H["POST /api/arg/replay"] = operator_only("Replay", function(nx, view, req)
   local id = type(req.json) == "table" and req.json.id
   local r, rerr = require("kip.arg").replay(nx, id, { ctx = view.ctx })
   if not r then return kip_error(rerr) end
   return json(200, { result = r })
-end
+end)
 
 -- the offline loop: staged candidates, published versions, metrics
-H["GET /api/arg/offline"] = function(nx, view)
-  local ok, err = need_operator(view, "The ARG offline loop")
-  if not ok then return kip_error(err) end
+H["GET /api/arg/offline"] = operator_only("The ARG offline loop", function(nx, view)
   local offline = require "kip.arg.offline"
   local cands, cerr = offline.candidates(nx, {}, { ctx = view.ctx })
   local versions, verr = offline.versions(nx, { ctx = view.ctx })
   local metrics, merr = offline.metrics(nx, { ctx = view.ctx })
   return json(200, { result = { candidates = cands or { error = cerr }, versions = versions or { error = verr },
     metrics = metrics or { error = merr } } })
-end
+end)
 
-H["GET /api/arg/version"] = function(nx, view, req)
-  local ok, err = need_operator(view, "The ARG versions")
-  if not ok then return kip_error(err) end
+H["GET /api/arg/version"] = operator_only("The ARG versions", function(nx, view, req)
   local publish = require "kip.arg.offline.publish"
   local n = whole(req.query.version)
   local rec, rerr = publish.version_record(nx, n, publish.ctx(nx, view.ctx))
@@ -165,38 +160,32 @@ H["GET /api/arg/version"] = function(nx, view, req)
   local meta = {}
   for k, v in pairs(rec) do if k ~= "content" then meta[k] = v end end
   return json(200, { result = { version = meta, previous = prev and prev.version or nil, diff = diff } })
-end
+end)
 
 -- a person's review of a staged candidate (approve | reject, with a reason)
-H["POST /api/arg/review"] = function(nx, view, req)
-  local ok, err = need_operator(view, "A review")
-  if not ok then return kip_error(err) end
+H["POST /api/arg/review"] = operator_only("A review", function(nx, view, req)
   local b = type(req.json) == "table" and req.json or {}
   local r, rerr = require("kip.arg.offline").review(nx, b.candidate, b.decision, b.reason, { ctx = view.ctx })
   if not r then return kip_error(rerr) end
   return json(200, { result = r })
-end
+end)
 
 -- publish and rollback: the operator's, audited in the version record (its
 -- actor is the viewer) and in the inspector's log
-H["POST /api/arg/publish"] = function(nx, view, req)
-  local ok, err = need_operator(view, "Publishing")
-  if not ok then return kip_error(err) end
+H["POST /api/arg/publish"] = operator_only("Publishing", function(nx, view, req)
   local r, perr = require("kip.arg.offline").publish(nx, { dry_run = type(req.json) == "table" and req.json.dry_run == true,
     ctx = view.ctx })
   if not r then return kip_error(perr) end
   return json(200, { result = r })
-end
+end)
 
-H["POST /api/arg/rollback"] = function(nx, view, req)
-  local ok, err = need_operator(view, "A rollback")
-  if not ok then return kip_error(err) end
+H["POST /api/arg/rollback"] = operator_only("A rollback", function(nx, view, req)
   local n = type(req.json) == "table" and whole(req.json.version)
   if not n then return kip_error({ code = "KIP_1001", message = "a rollback needs {\"version\": N}" }) end
   local r, rerr = require("kip.arg.offline").rollback(nx, n, { dry_run = req.json.dry_run == true, ctx = view.ctx })
   if not r then return kip_error(rerr) end
   return json(200, { result = r })
-end
+end)
 
 -- ---------------------------------------------------------------- sleep
 H["GET /api/sleep/cycles"] = function(nx, view, req)
@@ -238,9 +227,7 @@ H["GET /api/sleep/cycle"] = function(nx, view, req)
     change_pages = pages("SleepCycleChanges", "changes") })
 end
 
-H["POST /api/sleep/dry-run"] = function(nx, view)
-  local ok, err = need_operator(view, "A sleep cycle")
-  if not ok then return kip_error(err) end
+H["POST /api/sleep/dry-run"] = operator_only("A sleep cycle", function(nx, view)
   local report = require("kip.sleep").run(nx, { dry_run = true, caller = view.ctx })
   local planned = {}
   for i, p in ipairs(report.planned or {}) do
@@ -249,7 +236,7 @@ H["POST /api/sleep/dry-run"] = function(nx, view)
   end
   return json(200, { result = { phases = report.phases, flagged = #(report.flagged or {}), planned = setmetatable(planned, core.array_mt),
     planned_count = #(report.planned or {}) } })
-end
+end)
 
 -- ----------------------------------------------------------------- mind
 H["GET /api/mind/items"] = function(nx, view, req)
@@ -282,9 +269,7 @@ end
 -- promotion through the item's gate, citing evidence per role (kip mind
 -- promote): the operator's inspector, and the mind model's own rule on top
 -- (a human role of the gates' policy, e.g. reviewer: kip ui --operator --role reviewer)
-H["POST /api/mind/promote"] = function(nx, view, req)
-  local ok, err = need_operator(view, "A promotion")
-  if not ok then return kip_error(err) end
+H["POST /api/mind/promote"] = operator_only("A promotion", function(nx, view, req)
   local b = type(req.json) == "table" and req.json or {}
   local function list(v)
     if type(v) == "string" then v = { v } end
@@ -296,7 +281,7 @@ H["POST /api/mind/promote"] = function(nx, view, req)
     teaching = list(b.teaching), supporting = list(b.supporting), reason = b.reason, ctx = view.ctx })
   if not r then return kip_error(perr) end
   return json(200, { result = r })
-end
+end)
 
 -- the context an agent would get for a task (kip mind context)
 H["GET /api/mind/context"] = function(nx, view, req)
