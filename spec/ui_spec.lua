@@ -76,6 +76,19 @@ describe("kip.ui.api", function()
     end
   end)
 
+  it("says what to run on a nexus without the ARG loop, the mind model or a sleep cycle yet", function()
+    local op = { ctx = { operator = true } }
+    local _, r = call(nx(), "GET", "/api/arg/episodes", nil, nil, op)
+    assert.equal("ARG_BIND_NO_ONTOLOGY", r.error.code)
+    assert.truthy(r.error.hint:find("kip arg init", 1, true))
+    _, r = call(nx(), "GET", "/api/arg/offline", nil, nil, op)
+    assert.equal("ARG_BIND_NO_ONTOLOGY", r.error.code)
+    _, r = call(nx(), "GET", "/api/mind/items")
+    assert.truthy(r.error.hint:find("kip mind init", 1, true))
+    _, r = call(nx(), "GET", "/api/sleep/cycles")
+    assert.same({}, r.result) -- no cycle yet: an empty list
+  end)
+
   it("lists the policies, and the decision log to the operator only", function()
     local _, r = call(nx(), "GET", "/api/policies")
     assert.same({ false, false }, { r.result.governed, r.result.decisions_visible })

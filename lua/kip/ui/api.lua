@@ -20,6 +20,15 @@ local function kip_error(e, status) return json(status or 200, { error = e }) en
 
 local function read_opts(view) return { readonly = true, ctx = view.ctx } end
 
+-- a subsystem this nexus does not hold yet (its types are not defined): the
+-- page says what to run instead of naming an undefined type
+local function not_set_up(err) return err and err.code == "KIP_2001" and tostring(err.message):match("type '.-' is not defined") end
+local ABSENT = {
+  arg = { code = "ARG_BIND_NO_ONTOLOGY", message = "this nexus has no ARG ontology and no episodes yet",
+    hint = "Publish an ontology with kip arg init --ontology FILE.kip (docs/arg.md); episodes appear as requests are asked." },
+  mind = { code = "KIP_3002", message = "this nexus has no mind model yet", hint = "Run kip mind init once (docs/mind.md)." },
+}
+
 -- handler h, answered only to the operator (view.ctx.operator, set by the host)
 local function operator_only(what, h)
   return function(nx, view, req)
@@ -115,7 +124,7 @@ H["GET /api/arg/episodes"] = operator_only("The ARG registry", function(nx, view
   local rows, lerr = registry().list(nx, { outcome = q.outcome ~= "" and q.outcome or nil,
     label = q.label ~= "" and q.label or nil, since = q.since ~= "" and q.since or nil,
     limit = int(q.limit, 50, 1, 500) }, view.ctx)
-  if not rows then return kip_error(lerr) end
+  if not rows then return kip_error(not_set_up(lerr) and ABSENT.arg or lerr) end
   local out = {}
   for _, e in ipairs(rows) do
     local a = e.attributes or {}
@@ -144,6 +153,7 @@ end)
 H["GET /api/arg/offline"] = operator_only("The ARG offline loop", function(nx, view)
   local offline = require "kip.arg.offline"
   local cands, cerr = offline.candidates(nx, {}, { ctx = view.ctx })
+  if not_set_up(cerr) then return kip_error(ABSENT.arg) end
   local versions, verr = offline.versions(nx, { ctx = view.ctx })
   local metrics, merr = offline.metrics(nx, { ctx = view.ctx })
   return json(200, { result = { candidates = cands or { error = cerr }, versions = versions or { error = verr },
@@ -192,6 +202,7 @@ H["GET /api/sleep/cycles"] = function(nx, view, req)
   local rows, err = nx:query('FIND(?r.name, ?r.attributes.now, ?r.attributes.status, ?r.attributes.trigger, ' ..
     '?r.attributes.writes, ?r.attributes.flagged_count, ?r.attributes.errors, ?r.attributes.metrics_after) ' ..
     'WHERE { ?r {type: "SleepCycle"} } ORDER BY ?r.name DESC LIMIT ' .. int(req.query.limit, 50, 1, 500), nil, read_opts(view))
+  if not rows and not_set_up(err) then rows = {} end -- no cycle has run on this nexus
   if not rows then return kip_error(err) end
   local out = {}
   for i, name in ipairs(rows[1] or {}) do
@@ -247,7 +258,7 @@ H["GET /api/mind/items"] = function(nx, view, req)
   if q.status and q.status ~= "" then where[#where + 1] = "FILTER(?k.attributes.status == :status)" params.status = q.status end
   local rows, err = nx:query('FIND(?k.name, ?k.attributes.tier, ?k.attributes.status, ?k.attributes.statement) WHERE { ' ..
     table.concat(where, " ") .. ' } ORDER BY ?k.name LIMIT ' .. int(q.limit, 200, 1, 1000), params, read_opts(view))
-  if not rows then return kip_error(err) end
+  if not rows then return kip_error(not_set_up(err) and ABSENT.mind or err) end
   local out = {}
   for i, name in ipairs(rows[1] or {}) do
     out[i] = { name = name, tier = rows[2][i], status = rows[3][i], statement = rows[4][i] }
@@ -299,7 +310,7 @@ H["GET /api/mind/gates"] = function(nx, view, req)
   local rows, err = nx:query('FIND(?k.name, ?k.attributes.tier) WHERE { ?k {type: "Knowledge"} ' ..
     'FILTER(?k.attributes.status == "candidate" || ?k.attributes.status == "promoted") } ORDER BY ?k.name LIMIT ' ..
     int(req.query.limit, 200, 1, 1000), nil, read_opts(view))
-  if not rows then return kip_error(err) end
+  if not rows then return kip_error(not_set_up(err) and ABSENT.mind or err) end
   local tiers = {}
   for i, name in ipairs(rows[1] or {}) do
     local tier = rows[2][i]
