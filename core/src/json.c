@@ -137,54 +137,6 @@ static void fast_ws(fast_rd *r) {
   while (r->p < r->e && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')) r->p++;
 }
 
-/* the length of the valid UTF-8 sequence at p (jansson's rules: no
-** overlongs, no surrogates, nothing past U+10FFFF), 0 when invalid */
-static int fast_utf8(const unsigned char *p, const unsigned char *e) {
-  unsigned c = p[0];
-  int n;
-  unsigned v;
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) n = 2, v = c & 0x1F;
-  else if (c >= 0xE0 && c <= 0xEF) n = 3, v = c & 0x0F;
-  else if (c >= 0xF0 && c <= 0xF4) n = 4, v = c & 0x07;
-  else return 0;
-  if (e - p < n) return 0;
-  for (int i = 1; i < n; i++) {
-    if ((p[i] & 0xC0) != 0x80) return 0;
-    v = (v << 6) | (p[i] & 0x3F);
-  }
-  if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10FFFF)) || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-  return n;
-}
-
-static int fast_hex4(const unsigned char *p, const unsigned char *e, unsigned *out) {
-  if (e - p < 4) return 0;
-  unsigned v = 0;
-  for (int i = 0; i < 4; i++) {
-    unsigned c = p[i];
-    v <<= 4;
-    if (c >= '0' && c <= '9') v |= c - '0';
-    else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
-    else return 0;
-  }
-  *out = v;
-  return 1;
-}
-
-static void fast_put_utf8(kip_buf *b, unsigned v) {
-  char u[4];
-  int n;
-  if (v < 0x80) u[0] = (char)v, n = 1;
-  else if (v < 0x800) u[0] = (char)(0xC0 | (v >> 6)), u[1] = (char)(0x80 | (v & 0x3F)), n = 2;
-  else if (v < 0x10000)
-    u[0] = (char)(0xE0 | (v >> 12)), u[1] = (char)(0x80 | ((v >> 6) & 0x3F)), u[2] = (char)(0x80 | (v & 0x3F)), n = 3;
-  else
-    u[0] = (char)(0xF0 | (v >> 18)), u[1] = (char)(0x80 | ((v >> 12) & 0x3F)), u[2] = (char)(0x80 | ((v >> 6) & 0x3F)),
-    u[3] = (char)(0x80 | (v & 0x3F)), n = 4;
-  kip_buf_add(b, u, (size_t)n);
-}
-
 /* the string at r->p (after its opening quote) into r->tmp; 1, or 0 to give up */
 static int fast_string(fast_rd *r) {
   r->tmp.len = 0;
@@ -199,9 +151,9 @@ static int fast_string(fast_rd *r) {
       return 1;
     }
     if (*p >= 0x80) {
-      int n = fast_utf8(p, e);
+      size_t n = kip_utf8_len(p, e); /* jansson's rules too */
       if (!n) return 0;
-      kip_buf_add(&r->tmp, (const char *)p, (size_t)n);
+      kip_buf_add(&r->tmp, (const char *)p, n);
       p += n;
       continue;
     }
@@ -220,15 +172,15 @@ static int fast_string(fast_rd *r) {
       case 't': kip_buf_addc(&r->tmp, '\t'); break;
       case 'u': {
         unsigned v, lo;
-        if (!fast_hex4(p, e, &v)) return 0;
+        if (!kip_hex4((const char *)p, (const char *)e, &v)) return 0;
         p += 4;
         if (v >= 0xDC00 && v <= 0xDFFF) return 0; /* a lone low surrogate */
         if (v >= 0xD800 && v <= 0xDBFF) {
-          if (e - p < 6 || p[0] != '\\' || p[1] != 'u' || !fast_hex4(p + 2, e, &lo) || lo < 0xDC00 || lo > 0xDFFF) return 0;
+          if (e - p < 6 || p[0] != '\\' || p[1] != 'u' || !kip_hex4((const char *)p + 2, (const char *)e, &lo) || lo < 0xDC00 || lo > 0xDFFF) return 0;
           p += 6;
           v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
         }
-        fast_put_utf8(&r->tmp, v);
+        kip_buf_add_utf8(&r->tmp, v);
         break;
       }
       default: return 0;
@@ -392,21 +344,6 @@ json_t *kip_json_parse(const char *s, size_t n, kip_error *err) {
 }
 
 /* ------------------------------------------------- requests from clients */
-static int hex4(const char *p, const char *e, unsigned *out) {
-  if (e - p < 4) return 0;
-  unsigned v = 0;
-  for (int i = 0; i < 4; i++) {
-    char c = p[i];
-    v <<= 4;
-    if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-    else return 0;
-  }
-  *out = v;
-  return 1;
-}
-
 /* the text with lone surrogate escapes as \uFFFD and integers beyond
 ** 64 bits written as reals (what JSON.stringify produces for 1e19) */
 static char *normalise(const char *s, size_t n, size_t *outlen) {
@@ -418,8 +355,8 @@ static char *normalise(const char *s, size_t n, size_t *outlen) {
       kip_buf_addc(&b, *p++);
       while (p < e && *p != '"') {
         unsigned hi, lo;
-        if (*p == '\\' && p + 1 < e && p[1] == 'u' && hex4(p + 2, e, &hi) && hi >= 0xD800 && hi <= 0xDFFF) {
-          int paired = hi <= 0xDBFF && e - p >= 12 && p[6] == '\\' && p[7] == 'u' && hex4(p + 8, e, &lo) &&
+        if (*p == '\\' && p + 1 < e && p[1] == 'u' && kip_hex4(p + 2, e, &hi) && hi >= 0xD800 && hi <= 0xDFFF) {
+          int paired = hi <= 0xDBFF && e - p >= 12 && p[6] == '\\' && p[7] == 'u' && kip_hex4(p + 8, e, &lo) &&
                        lo >= 0xDC00 && lo <= 0xDFFF;
           if (paired) {
             kip_buf_add(&b, p, 12);

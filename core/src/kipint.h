@@ -72,6 +72,12 @@ void kip_buf_init(kip_buf *b);
 void kip_buf_free(kip_buf *b);
 void kip_buf_add(kip_buf *b, const char *s, size_t n);
 void kip_buf_adds(kip_buf *b, const char *s);
+void kip_buf_add_utf8(kip_buf *b, unsigned cp); /* code point cp as UTF-8 */
+/* the length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+** surrogates, nothing above U+10FFFF), 0 when there is none before e */
+size_t kip_utf8_len(const unsigned char *p, const unsigned char *e);
+/* the four hex digits at p (before e) into *out; 0 when they are not */
+int kip_hex4(const char *p, const char *e, unsigned *out);
 void kip_buf_addc(kip_buf *b, char c);
 void kip_buf_printf(kip_buf *b, const char *fmt, ...) KIP_PRINTF(2, 3);
 /* vsnprintf, fast for plain %s %.*s %c %d %u %x (l, ll, z) and %% */

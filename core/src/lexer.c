@@ -48,40 +48,6 @@ static int lex_error(lexer *L, const char *at, int code, const char *hint, const
   return -1;
 }
 
-static int hexval(int c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-static void put_utf8(kip_buf *b, unsigned cp) {
-  char u[4];
-  int n;
-  if (cp < 0x80) { u[0] = (char)cp; n = 1; }
-  else if (cp < 0x800) { u[0] = (char)(0xC0 | (cp >> 6)); u[1] = (char)(0x80 | (cp & 0x3F)); n = 2; }
-  else if (cp < 0x10000) {
-    u[0] = (char)(0xE0 | (cp >> 12)); u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    u[2] = (char)(0x80 | (cp & 0x3F)); n = 3;
-  } else {
-    u[0] = (char)(0xF0 | (cp >> 18)); u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[3] = (char)(0x80 | (cp & 0x3F)); n = 4;
-  }
-  kip_buf_add(b, u, (size_t)n);
-}
-
-static int read_u4(lexer *L, const char *p, unsigned *out) {
-  if (L->end - p < 4) return 0;
-  unsigned v = 0;
-  for (int i = 0; i < 4; i++) {
-    int h = hexval((unsigned char)p[i]);
-    if (h < 0) return 0;
-    v = v * 16 + (unsigned)h;
-  }
-  *out = v;
-  return 1;
-}
-
 /* Decode a string starting at the opening quote; sets *tok fields. */
 static int lex_string(lexer *L, kip_tok *t) {
   const char *start = L->p;
@@ -128,7 +94,7 @@ static int lex_string(lexer *L, kip_tok *t) {
       case 't': kip_buf_addc(&b, '\t'); break;
       case 'u': {
         unsigned cp;
-        if (!read_u4(L, p, &cp)) {
+        if (!kip_hex4(p, L->end, &cp)) {
           kip_buf_free(&b);
           return lex_error(L, p - 2, KIP_E_SYNTAX, "Write \\u followed by exactly four hex digits.",
                            "invalid \\u escape in string literal");
@@ -136,7 +102,7 @@ static int lex_string(lexer *L, kip_tok *t) {
         p += 4;
         if (cp >= 0xD800 && cp <= 0xDBFF) {
           unsigned lo;
-          if (p + 1 < L->end && p[0] == '\\' && p[1] == 'u' && read_u4(L, p + 2, &lo) &&
+          if (p + 1 < L->end && p[0] == '\\' && p[1] == 'u' && kip_hex4(p + 2, L->end, &lo) &&
               lo >= 0xDC00 && lo <= 0xDFFF) {
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             p += 6;
@@ -152,7 +118,7 @@ static int lex_string(lexer *L, kip_tok *t) {
           return lex_error(L, p - 6, KIP_E_SYNTAX, "Remove the NUL character; KIP strings cannot contain U+0000.",
                            "string literal contains a NUL character (\\u0000)");
         }
-        put_utf8(&b, cp);
+        kip_buf_add_utf8(&b, cp);
         break;
       }
       default: {
@@ -232,25 +198,15 @@ static int lex_number(lexer *L, kip_tok *t) {
   return 0;
 }
 
-/* Length of the valid UTF-8 prefix of [p, end) (RFC 3629: no overlongs,
-** no surrogates, nothing above U+10FFFF) and without NUL bytes. */
+/* Length of the valid UTF-8 prefix of [p, end) (kip_utf8_len) without NUL bytes. */
 static size_t utf8_valid_prefix(const unsigned char *s, size_t n) {
   size_t i = 0;
   while (i < n) {
-    unsigned c = s[i];
-    size_t k;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c == 0) return i;
-    if (c < 0x80) { i++; continue; }
-    if (c >= 0xC2 && c <= 0xDF) k = 1;
-    else if (c >= 0xE0 && c <= 0xEF) { k = 2; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
-    else if (c >= 0xF0 && c <= 0xF4) { k = 3; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
-    else return i;
-    if (i + k >= n) return i;
-    if (s[i + 1] < lo || s[i + 1] > hi) return i;
-    for (size_t j = 2; j <= k; j++)
-      if ((s[i + j] & 0xC0) != 0x80) return i;
-    i += k + 1;
+    if (s[i] == 0) return i;
+    if (s[i] < 0x80) { i++; continue; }
+    size_t k = kip_utf8_len(s + i, s + n);
+    if (!k) return i;
+    i += k;
   }
   return n;
 }

@@ -332,6 +332,52 @@ void kip_buf_printf(kip_buf *b, const char *fmt, ...) {
   b->len += (size_t)n;
 }
 
+void kip_buf_add_utf8(kip_buf *b, unsigned cp) {
+  char u[4];
+  int n;
+  if (cp < 0x80) { u[0] = (char)cp; n = 1; }
+  else if (cp < 0x800) { u[0] = (char)(0xC0 | (cp >> 6)); u[1] = (char)(0x80 | (cp & 0x3F)); n = 2; }
+  else if (cp < 0x10000) {
+    u[0] = (char)(0xE0 | (cp >> 12)); u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    u[2] = (char)(0x80 | (cp & 0x3F)); n = 3;
+  } else {
+    u[0] = (char)(0xF0 | (cp >> 18)); u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[3] = (char)(0x80 | (cp & 0x3F)); n = 4;
+  }
+  kip_buf_add(b, u, (size_t)n);
+}
+
+size_t kip_utf8_len(const unsigned char *p, const unsigned char *e) {
+  unsigned c = p[0];
+  size_t k;
+  unsigned lo = 0x80, hi = 0xBF;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) k = 1;
+  else if (c >= 0xE0 && c <= 0xEF) { k = 2; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+  else if (c >= 0xF0 && c <= 0xF4) { k = 3; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+  else return 0;
+  if ((size_t)(e - p) <= k) return 0;
+  if (p[1] < lo || p[1] > hi) return 0;
+  for (size_t j = 2; j <= k; j++)
+    if ((p[j] & 0xC0) != 0x80) return 0;
+  return k + 1;
+}
+
+int kip_hex4(const char *p, const char *e, unsigned *out) {
+  if (e - p < 4) return 0;
+  unsigned v = 0;
+  for (int i = 0; i < 4; i++) {
+    char c = p[i];
+    v <<= 4;
+    if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+    else return 0;
+  }
+  *out = v;
+  return 1;
+}
+
 void kip_buf_json_str(kip_buf *b, const char *s, size_t n) {
   static const char hex[] = "0123456789abcdef";
   kip_buf_addc(b, '"');
