@@ -29,15 +29,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KIP = os.path.join(BUILD, "kip")
 DRIVER = os.path.join(HERE, "arg", "route_llm_driver.lua")
 ONTOLOGY = os.path.join(HERE, "arg", "clinic", "ontology.kip")
-failures, passes = [], 0
+from fixtures import Checks  # noqa: E402  (tests/fixtures.py)
 
-
-def check(name, cond, detail=""):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(f"FAIL {name}: {str(detail)[:1500]}")
+checks = Checks(1500, 'e2e_arg_route_llm: ')
+check = checks.check
 
 
 class Stub(http.server.BaseHTTPRequestHandler):
@@ -188,7 +183,4 @@ for env, needle in ((dict(ENV, KIP_ARG_ROUTE_URL="ftp://127.0.0.1/x"), "not an h
           and "KIP_ARG_ROUTE" in err.get("hint", ""), res)
 
 server.shutdown()
-for f in failures:
-    print(f)
-print(f"e2e_arg_route_llm: {passes} passed, {len(failures)} failed")
-sys.exit(1 if failures or passes == 0 else 0)
+checks.finish(require_some=True)

@@ -26,15 +26,10 @@ import time
 BUILD = os.path.abspath(sys.argv[1])
 KIP = os.path.join(BUILD, "kip")
 KILLS = int(sys.argv[2]) if len(sys.argv) > 2 else 12
-failures, passes = [], 0
+from fixtures import Checks  # noqa: E402  (tests/fixtures.py)
 
-
-def check(name, cond, detail=""):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(f"FAIL {name}: {str(detail)[:800]}")
+checks = Checks(800)
+check = checks.check
 
 
 TOY = """
@@ -211,7 +206,4 @@ check("import: the live import left every vector and no scratch file", pending =
       (vectors, pending))
 
 subprocess.run(["rm", "-rf", tmp])
-for f in failures:
-    print(f)
-print(f"{passes} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+checks.finish()

@@ -23,15 +23,10 @@ import threading
 BUILD = os.path.abspath(sys.argv[1])
 KIP = os.path.join(BUILD, "kip")
 WORDS = ["invoice", "weather", "football", "money", "rain", "goal", "match", "bill"]
-failures, passes = [], 0
+from fixtures import Checks  # noqa: E402  (tests/fixtures.py)
 
-
-def check(name, cond, detail=""):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(f"FAIL {name}: {str(detail)[:800]}")
+checks = Checks(800)
+check = checks.check
 
 
 class Stub(http.server.BaseHTTPRequestHandler):
@@ -211,7 +206,4 @@ check("bad embedder spec refused", r.returncode != 0 and "embedder" in r.stderr,
 
 server.shutdown()
 subprocess.run(["rm", "-rf", tmp])
-for f in failures:
-    print(f)
-print(f"{passes} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+checks.finish()

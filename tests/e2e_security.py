@@ -36,15 +36,10 @@ import urllib.request
 BUILD = os.path.abspath(sys.argv[1])
 KIP = os.path.join(BUILD, "kip")
 HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-failures, passes = [], 0
+from fixtures import Checks  # noqa: E402  (tests/fixtures.py)
 
-
-def check(name, cond, detail=""):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(f"FAIL {name}: {str(detail)[:600]}")
+checks = Checks(600)
+check = checks.check
 
 
 COMMON = """UPSERT {
@@ -440,10 +435,7 @@ def main():
     finally:
         subprocess.run(["chmod", "-R", "u+w", tmp])
         shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print(f)
-    print(f"{passes} passed, {len(failures)} failed")
-    sys.exit(1 if failures else 0)
+    checks.finish()
 
 
 main()
