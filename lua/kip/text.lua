@@ -85,6 +85,14 @@ end
 
 --- A response text over `max` bytes becomes a KIP_4002 error that says how
 --- to ask for less (servers cap what one call returns: MCP, HTTP).
+--- a short, stable hash of a text (djb2, 8 hex digits): names derived from
+--- content (ARG versions and units, a policy's loaded text), not security
+function M.hash(text)
+  local h = 5381
+  for i = 1, #text do h = (h * 33 + text:byte(i)) % 4294967296 end
+  return ("%08x"):format(h)
+end
+
 function M.cap_response(text, max)
   if not max or #text <= max then return text end
   return core.json_encode { error = { code = "KIP_4002", name = "ResourceExhausted",

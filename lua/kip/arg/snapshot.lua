@@ -189,11 +189,7 @@ local function build_index(m)
   for w in pairs(vocab) do m.stem_known[lex.stem(w)] = true end
 end
 
-local function djb2(text)
-  local h = 5381
-  for i = 1, #text do h = (h * 33 + text:byte(i)) % 4294967296 end
-  return ("%08x"):format(h)
-end
+local djb2 = require("kip.text").hash
 M.hash = djb2
 
 --- The canonical content of an ontology version from the batch results

@@ -332,7 +332,7 @@ H["GET /api/policies"] = function(nx, view)
   local set = nx.policies
   for _, p in ipairs(set and set:list() or {}) do
     -- its version: the one it declares, else a hash of the text loaded (a hot reload changes it)
-    local version = p.version or (type(p.source) == "string" and ("text " .. require("kip.arg.snapshot").hash(p.source))) or nil
+    local version = p.version or (type(p.source) == "string" and ("text " .. require("kip.text").hash(p.source))) or nil
     out[#out + 1] = { name = p.name, version = version, priority = p.priority, description = p.description,
       path = p.path, hooks = { pre_check = p.pre_check ~= nil, post_check = p.post_check ~= nil } }
   end
