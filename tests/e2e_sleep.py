@@ -6,6 +6,12 @@
       fixture's reference time and no hook, run it again on the result, and
       score with the fixture's check.py (prints the per-class table; PASS
       required).
+  e2e_sleep.py BUILD_DIR incremental [SEEDS]
+      after a complete cycle, random agent writes (new concepts with and
+      without tags, links, deleted Domain links, attribute updates, name
+      twins, stale anchored Events, expiring notes, functional conflicts);
+      the next cycle runs incrementally and must leave the state a full
+      cycle (--full) leaves on a copy (default 12 seeds).
   e2e_sleep.py BUILD_DIR crash [TRIALS]
       kill the cycle with SIGKILL at random moments (default 50 trials); the
       rerun must converge to the state an uninterrupted cycle leaves
@@ -164,6 +170,121 @@ def neighbours(tmp):
     return 1 if fails else 0
 
 
+NEXT = "2026-11-21T00:00:00Z"
+
+
+def mutations(db, rng):
+    """KIP commands an agent might send between two cycles, drawn from what
+    the nexus holds"""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    concepts = con.execute("SELECT id, type, name FROM element WHERE type IS NOT NULL AND type NOT LIKE '$%' "
+                           "AND type NOT IN ('Domain', 'SleepTask', 'SleepCycle', 'SleepCycleFlags', 'SleepCycleChanges') "
+                           "AND name NOT LIKE '$%' ORDER BY id").fetchall()
+    domains = [r[0] for r in con.execute("SELECT name FROM element WHERE type = 'Domain' AND name NOT IN "
+                                         "('Unsorted', 'Archived', 'System', 'CoreSchema') ORDER BY name")]
+    dlinks = con.execute("SELECT s.type, s.name, d.name FROM element l JOIN element s ON s.id = l.subject "
+                         "JOIN element d ON d.id = l.object WHERE l.predicate = 'belongs_to_domain' AND s.type NOT LIKE '$%' "
+                         "AND s.type NOT IN ('SleepTask', 'SleepCycle', 'Domain') AND d.name != 'CoreSchema' ORDER BY l.id").fetchall()
+    con.close()
+    q = json.dumps
+    meta = 'WITH METADATA { source: "agent", author: "test" }'
+    out = []
+    for i in range(rng.randint(6, 14)):
+        kind = rng.choice(["new", "new_tagged", "link", "unlink", "update", "twin", "event", "expiring", "conflict", "tag"])
+        _, t, n = rng.choice(concepts)
+        _, t2, n2 = rng.choice(concepts)
+        if kind in ("new", "new_tagged"):
+            tags = f' relevance_tags: [{q(rng.choice(domains))}],' if kind == "new_tagged" else ""
+            links = " ".join(f'("knows", {{type: {q(x[1])}, name: {q(x[2])}}})' for x in rng.sample(concepts, rng.randint(0, 3)))
+            out.append(f'UPSERT {{ CONCEPT ?x {{ {{type: "Person", name: "new person {i}"}} SET ATTRIBUTES {{ note: "n{i}" }} '
+                       f'{"SET PROPOSITIONS { " + links + " }" if links else ""} }} }} WITH METADATA {{{tags} source: "agent", author: "test" }}')
+        elif kind == "link" and (t, n) != (t2, n2):
+            out.append(f'UPSERT {{ PROPOSITION ?l {{ ({{type: {q(t)}, name: {q(n)}}}, "mentions", {{type: {q(t2)}, name: {q(n2)}}}) }} }} {meta}')
+        elif kind == "unlink" and dlinks:
+            st, sn, d = rng.choice(dlinks)
+            out.append(f'DELETE PROPOSITIONS ?l WHERE {{ ?l ({{type: {q(st)}, name: {q(sn)}}}, "belongs_to_domain", {{type: "Domain", name: {q(d)}}}) }}')
+        elif kind == "update":
+            out.append(f'UPDATE ?x SET ATTRIBUTES {{ touched_{i}: true }} WHERE {{ ?x {{type: {q(t)}, name: {q(n)}}} }}')
+        elif kind == "twin":
+            out.append(f'UPSERT {{ CONCEPT ?x {{ {{type: {q(t)}, name: {q(n.upper() + " ")}}} }} }} {meta}')
+        elif kind == "event":
+            out.append(f'UPSERT {{ CONCEPT ?e {{ {{type: "Event", name: "old talk {i}"}} SET ATTRIBUTES {{ start_time: "2026-11-01T10:00:00Z", '
+                       f'event_class: "Conversation", content_summary: "talk {i}", salience_score: 50 }} }} '
+                       f'CONCEPT ?p {{ {{type: "Preference", name: "likes thing {i}"}} SET ATTRIBUTES {{ description: "d" }} '
+                       f'SET PROPOSITIONS {{ ("derived_from", ?e) ("belongs_to_domain", {{type: "Domain", name: {q(rng.choice(domains))}}}) }} }} }} {meta}')
+        elif kind == "expiring":
+            out.append(f'UPSERT {{ CONCEPT ?x {{ {{type: "Person", name: "temp contact {i}"}} SET ATTRIBUTES {{ note: "t" }} }} }} '
+                       f'WITH METADATA {{ source: "agent", author: "test", memory_tier: "short-term", expires_at: "2026-11-20T12:00:00Z" }}')
+        elif kind == "conflict":
+            places = [c for c in concepts if c[1] == "Place"]
+            people = [c for c in concepts if c[1] == "Person"]
+            if places and people:
+                _, _, pn = rng.choice(people)
+                _, _, pl = rng.choice(places)
+                out.append(f'UPSERT {{ PROPOSITION ?l {{ ({{type: "Person", name: {q(pn)}}}, "lives_in", {{type: "Place", name: {q(pl)}}}) }} }} '
+                           'WITH METADATA { source: "agent", author: "test", observed_at: "2026-11-20T18:00:00Z" }')
+        elif kind == "tag":
+            out.append(f'UPDATE ?x SET METADATA {{ relevance_tags: [{q(rng.choice(domains))}] }} WHERE {{ ?x {{type: {q(t)}, name: {q(n)}}} }}')
+    return out
+
+
+# the phase counts an incremental cycle reports, summed over the seeds
+EXERCISED = {"orphans": ("classified", "unsorted"), "unsorted": ("moved",), "events": ("consolidated",),
+             "duplicates": ("merged", "conflicting"), "contradictions": ("resolved", "undecided"),
+             "ttl": ("deleted_nodes", "deleted_links")}
+EXERCISED_MIN = ["orphans.classified", "orphans.unsorted", "events.consolidated", "duplicates.merged",
+                 "contradictions.resolved", "ttl.deleted_nodes"]
+
+
+def incremental(tmp, seeds):
+    base = os.path.join(tmp, "base.db")
+    kip(base, "import", "-q", os.path.join(SHARED, "messy.kip"))
+    kip(base, "sleep", "--now", NOW, "-q")
+    kip(base, "sleep", "--now", "2026-11-20T12:00:00Z", "-q")  # carries out the review tasks the first one made
+    fails, ran, exercised, checks = 0, 0, {}, 0
+    a, b = os.path.join(tmp, "inc.db"), os.path.join(tmp, "full.db")
+    for seed in range(seeds):
+        copy_db(base, a)
+        for cmd in mutations(a, random.Random(seed)):
+            kip(a, "exec", cmd, check=False)
+        copy_db(a, b)
+        # --check from the change log says what measuring the graph says
+        logged = json.loads(kip(a, "sleep", "--check", "--json", "--now", NEXT, check=False).stdout)
+        measured = json.loads(kip(a, "sleep", "--check", "--measure", "--json", "--now", NEXT, check=False).stdout)
+        four = ("orphans", "unsorted", "stale_events", "pending_sleep_tasks")
+        if logged["decided_by"] == "logged" and any(logged["metrics"].get(k) != measured["metrics"].get(k) for k in four):
+            fails += 1
+            print(f"FAIL seed {seed}: --check from the change log {logged['metrics']} but measured "
+                  f"{ {k: measured['metrics'].get(k) for k in four} }")
+        checks += logged["decided_by"] == "logged"
+        ra = kip(a, "sleep", "--now", NEXT, "--json", "--sweep", "0")  # what changed only
+        kip(b, "sleep", "--now", NEXT, "--full", "-q")
+        rep = json.loads(ra.stdout)
+        inc = rep.get("incremental")
+        ran += bool(inc)
+        for ph in rep.get("phases", []) if inc else []:
+            for k, v in (ph.get("counts") or {}).items():
+                if isinstance(v, int) and not isinstance(v, bool) and k in EXERCISED.get(ph["phase"], ()):
+                    exercised[f"{ph['phase']}.{k}"] = exercised.get(f"{ph['phase']}.{k}", 0) + v
+        if not inc:
+            print(f"seed {seed}: full cycle: {rep.get('full_why')}")
+        sa, sb = state(a), state(b)
+        if sa != sb:
+            fails += 1
+            keys = sorted(set(sa) ^ set(sb))[:6] or [k for k in sa if sa[k] != sb.get(k)][:6]
+            print(f"FAIL seed {seed}: the incremental cycle left another state than a full one: {keys}"
+                  f" (incremental: {inc}, full because: {rep.get('full_why')})")
+    print("incremental cycles changed:", ", ".join(f"{k} {v}" for k, v in sorted(exercised.items())))
+    # every rule the mutations reach must have acted in some incremental cycle
+    missing = [k for k in EXERCISED_MIN if not exercised.get(k)]
+    if missing:
+        print("FAIL: no incremental cycle exercised", ", ".join(missing))
+    ok = not fails and not missing and ran >= seeds // 2 and checks >= seeds // 2
+    print(f"{seeds} seeds, {ran} ran incrementally, {checks} checks decided from the change log, {fails} diverged "
+          f"from a full cycle or a measure: {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
 def crash(tmp, trials):
     before, ref = os.path.join(tmp, "before.db"), os.path.join(tmp, "ref.db")
     kip(before, "import", "-q", os.path.join(SHARED, "messy.kip"))
@@ -210,6 +331,8 @@ try:
         rc = fixture(tmp)
     elif MODE == "neighbours":
         rc = neighbours(tmp)
+    elif MODE == "incremental":
+        rc = incremental(tmp, int(sys.argv[3]) if len(sys.argv) > 3 else 12)
     else:
         rc = crash(tmp, int(sys.argv[3]) if len(sys.argv) > 3 else 50)
 finally:

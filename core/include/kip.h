@@ -345,6 +345,18 @@ int64_t kip_guards_generation(kip_nexus *nx);
 ** nothing was written in between. 0 for a nexus never written, -1 on error. */
 int64_t kip_write_generation(kip_nexus *nx);
 
+/* The change log: the elements written since a maintenance pass last took
+** them (store_changes.c; the incremental sleep cycle). JSON {"ids": ["C:…",
+** "P:…"…], "generation": G, "truncated": bool}: the elements that exist now
+** among those logged by transactions that started from a write generation
+** in [after, before) — before < 0: the current generation, returned as G —
+** at most max of them (truncated: there were more). A deleted link logs
+** its endpoints. NULL on error (err set); kip_free it. */
+char *kip_changes_json(kip_nexus *nx, int64_t after, int64_t before, int64_t max, kip_error *err);
+/* Forget what was logged before generation `before` (a pass that started
+** there took it). Storage upkeep: no write generation. */
+int kip_changes_forget(kip_nexus *nx, int64_t before, kip_error *err);
+
 /* An online copy of the nexus into the file at path (kip backup): writers
 ** keep going meanwhile; progress(done_pages, total_pages, ud) after each step. */
 int kip_backup(kip_nexus *nx, const char *path, void (*progress)(int done, int total, void *ud), void *ud,

@@ -71,6 +71,9 @@ static const char *stmt_sql[ST_COUNT] = {
     /* the run's rows, read back from the table (an element of the run already
     ** deleted needs no indexing; its delete mark finds nothing to unindex) */
     [ST_MARK_FRESH] = "INSERT OR REPLACE INTO search_dirty(id, fresh) SELECT id, 1 FROM element WHERE id BETWEEN ?1 AND ?2",
+    /* the same run in the change log (store_changes.c) */
+    [ST_MARK_CHANGED] = ("INSERT INTO kip_changed(id, gen) SELECT id, " CHANGE_GENERATION " FROM element "
+                         "WHERE id BETWEEN ?1 AND ?2 ON CONFLICT(id) DO UPDATE SET gen = excluded.gen"),
     [ST_CONCEPT_OF] = "SELECT type, name FROM element WHERE id=?1",
     [ST_DATA_VERSION] = "PRAGMA data_version",
     [ST_BEGIN_READ] = "BEGIN",

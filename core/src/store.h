@@ -43,7 +43,7 @@ int kip_store_errcode(kip_nexus *nx);
 /* a statement was interrupted (the code kip_store_error maps to KIP_4001/4002) */
 int kip_store_interrupt_code(void);
 
-#define KIP_SCHEMA_VERSION 9
+#define KIP_SCHEMA_VERSION 10
 /* search-index segment merging (store_search_sync.c): every 4th indexing write,
 ** or one that indexed this many documents, merges at most 4 × this many
 ** pages plus one per document indexed since */
@@ -56,7 +56,7 @@ enum {
   ST_GET, ST_FIND_CONCEPT, ST_FIND_PROP, ST_INSERT_CONCEPT, ST_INSERT_PROP, ST_UPDATE,
   ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_SEARCH_PENDING,
   ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_UNINDEX_WORD, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
-  ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_MARK_FRESH, ST_CONCEPT_OF, ST_DATA_VERSION, ST_BEGIN_READ,
+  ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_MARK_FRESH, ST_MARK_CHANGED, ST_CONCEPT_OF, ST_DATA_VERSION, ST_BEGIN_READ,
   ST_END_READ, ST_SEARCH_MERGE_WORD, ST_SEARCH_MERGE_TRIGRAM, ST_COUNT
 };
 

@@ -244,8 +244,12 @@ int kip_store_mark_fresh(kip_nexus *nx, kip_error *err) {
   sqlite3_bind_int64(mark, 1, nx->fresh_lo);
   sqlite3_bind_int64(mark, 2, nx->fresh_lo + nx->fresh_n - 1);
   kip_index_builder_record(nx, nx->fresh_lo, nx->fresh_lo + nx->fresh_n - 1);
+  sqlite3_stmt *log = SQ(nx->stmts[ST_MARK_CHANGED]);
+  sqlite3_bind_int64(log, 1, nx->fresh_lo);
+  sqlite3_bind_int64(log, 2, nx->fresh_lo + nx->fresh_n - 1);
   nx->fresh_n = 0;
-  return kip_store_step_write(nx, mark, err, "recording new elements for the search index");
+  int rc = kip_store_step_write(nx, mark, err, "recording new elements for the search index");
+  return rc ? rc : kip_store_step_write(nx, log, err, "recording new elements in the change log");
 }
 
 int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,

@@ -26,6 +26,10 @@ static inline void kip_finish_sq(kip_nexus *nx, sqlite3_stmt *st) { kip_finish(n
 #define ELEMENT_OPS_INDEX "element_ops ON element(object, predicate, subject) WHERE object IS NOT NULL;\n"
 #define ELEMENT_PRED_INDEX "element_pred ON element(predicate, subject, object) WHERE predicate IS NOT NULL;\n"
 
+/* the write generation a change-log row carries (store_changes.c): the one
+** the writing transaction started from (it is bumped at commit) */
+#define CHANGE_GENERATION "coalesce((SELECT CAST(value AS INTEGER) FROM kip_info WHERE key = 'write_generation'), 0)"
+
 /* store_elements.c: step a write statement (its failure mapped to a KIP error) */
 int kip_store_step_write(kip_nexus *nx, sqlite3_stmt *st, kip_error *err, const char *what);
 /* store_elements.c: the error of a write a guard refused (KIP_4004, naming the guard) */

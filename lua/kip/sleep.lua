@@ -25,6 +25,8 @@
 --- flagged, writes, errors, metrics_before, metrics_after, planned (dry run),
 --- index_merge = {seconds [, error]}}.
 local cycle = require "kip.sleep.cycle"
+local delta = require "kip.sleep.delta"
+local snapshot = require "kip.sleep.snapshot"
 local extension = require "kip.extension"
 
 local M = {}
@@ -122,12 +124,17 @@ end
 -- clock has not passed next_expiry_at), and it left no work for the next
 -- cycle (a budget or the TTL cap reached), and it ran every phase (or was
 -- such a skip itself). Returns the record's attributes.
-local function unchanged_since(c)
+-- the newest cycle's record by name ("SleepCycle:<now>", through the name
+-- index): its attributes, or nil
+local function newest_record(c)
+  local ok, rows = pcall(c.read, c, 'FIND(?r.attributes) WHERE { ?r {type: "SleepCycle"} } ORDER BY ?r.name DESC LIMIT 1')
+  return ok and type(rows[1]) == "table" and rows[1] or nil
+end
+
+local function unchanged_since(c, rec)
   local gen = c.nx.handle and c.nx.handle.write_generation and c.nx.handle:write_generation()
   if not gen or gen < 0 then return nil end
-  -- the newest record by name ("SleepCycle:<now>", through the name index)
-  local ok, rows = pcall(c.read, c, 'FIND(?r.attributes) WHERE { ?r {type: "SleepCycle"} } ORDER BY ?r.name DESC LIMIT 1')
-  local rec = ok and rows[1]
+  if rec == nil then rec = newest_record(c) end
   local m = type(rec) == "table" and rec.status == "completed" and rec.metrics_after
   if type(m) ~= "table" or rec.generation_after ~= gen or rec.now > c.now or rec.work_left == true
     or not ran_every_phase(rec) then -- a cycle of chosen phases left the others undone
@@ -138,8 +145,8 @@ local function unchanged_since(c)
   return rec
 end
 
-local function recorded_metrics(c)
-  local rec = unchanged_since(c)
+local function recorded_metrics(c, rec)
+  rec = unchanged_since(c, rec)
   return rec and rec.metrics_after
 end
 
@@ -179,13 +186,25 @@ function M.run(nx, opts)
     if #added == 0 then added = nil end
   end
   local names = opts.phases or (added and M.with_added(added)) or M.PHASES
+  -- the change log's mark: this cycle takes what was logged before it
+  -- (forgotten when the cycle completes; kip.sleep.delta)
+  local log = not c.dry_run and snapshot.changes(c, 0, -1, 0)
+  c.changes_before = log and log.generation or nil
+  -- a memory changed since a complete cycle: its phases work from what
+  -- changed (kip.sleep.delta) unless opts.full or the plan says otherwise
   if not opts.phases and not added and not next(c.hooks) and not c.dry_run then
-    c.unchanged = unchanged_since(c)
-    if c.unchanged then names = { "decay", "finalize" } end
+    local rec = newest_record(c)
+    c.unchanged = unchanged_since(c, rec)
+    if c.unchanged then names = { "decay", "finalize" }
+    elseif opts.full then c.full_why = "asked for (--full)"
+    else c.delta, c.full_why = delta.plan(c, rec) end
   end
   if not c.dry_run then
     finalize.mark_running(c)
     c.writes = 0 -- the cycle's own record is its report, not a maintenance write
+  end
+  if c.delta then
+    c.snap, c.own_tx, c.snap_writes = delta.focus(c, c.delta), 0, c.writes
   end
   c.results = {}
   local phases = {}
@@ -226,11 +245,15 @@ function M.run(nx, opts)
     end
   end
   local merged
-  if not c.dry_run and not c.unchanged and nx.handle and nx.handle.merge_index then
+  if not c.dry_run and not c.unchanged and not c.delta and nx.handle and nx.handle.merge_index then
     local t0 = os.clock()
     local ok, err = nx.handle:merge_index()
     merged = { seconds = os.clock() - t0, error = not ok and err or nil }
     if opts.progress then opts.progress("index", "Search index merge", ok and {} or { failed = true }, merged.seconds) end
+  end
+  if not c.dry_run and c.changes_before then -- what this cycle took from the change log
+    local ok, err = nx.handle:forget_changes(c.changes_before)
+    if not ok then c.errors[#c.errors + 1] = { phase = "index", why = "change log", error = { message = tostring(err) } } end
   end
   local report = c.report or { now = c.now, phases = c.results, flagged = c.flags, writes = c.writes,
     metrics_before = c.metrics_before, metrics_after = c.metrics_after }
@@ -242,19 +265,23 @@ function M.run(nx, opts)
 end
 
 --- the health metrics now, and whether the threshold trigger fires: from
---- the newest cycle's record when nothing changed since (milliseconds),
---- else the trigger's four metrics counted by the store (assess.counts;
+--- the newest cycle's record when nothing changed since (milliseconds);
+--- from that record and the change log when the memory changed since a
+--- complete cycle (delta.check_counts: proportional to what changed); else
+--- the trigger's four metrics counted by the store (assess.counts).
 --- opts.until_needed: only until one crosses its threshold — what
 --- `kip sleep --if-needed` asks; opts.measure: every metric, measured over
---- the graph). The fourth result says which ("recorded", "counted" or
---- "measured").
+--- the graph. The fourth result says which ("recorded", "logged",
+--- "counted" or "measured").
 function M.check(nx, opts)
   opts = opts or {}
   local assess = require "kip.sleep.phases.assess"
   local c = cycle.new(nx, opts)
-  local m, how, early = recorded_metrics(c), "recorded", false
+  local rec = newest_record(c)
+  local m, how, early = recorded_metrics(c, rec), "recorded", false
   if not m and opts.measure then m, how = assess.metrics(c, require("kip.sleep.snapshot").take(c)), "measured"
-  elseif not m then
+  elseif not m then m, early = delta.check_counts(c, rec, opts.until_needed); how = "logged" end
+  if not m then
     m, early = assess.counts(c, opts.until_needed)
     how = "counted"
   end

@@ -392,6 +392,24 @@ static int l_write_generation(lua_State *L) {
   return 1;
 }
 
+/* nexus:changes(after, before, max) -> JSON text | nil, message (kip_changes_json) */
+static int l_changes(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  kip_error e;
+  char *s = kip_changes_json(n->nx, luaL_checkinteger(L, 2), luaL_optinteger(L, 3, -1), luaL_optinteger(L, 4, 100000), &e);
+  if (!s) return push_done(L, e.code ? e.code : KIP_E_INTERNAL, &e);
+  lua_pushstring(L, s);
+  kip_free(s);
+  return 1;
+}
+
+/* nexus:forget_changes(before) -> true | nil, message (kip_changes_forget) */
+static int l_forget_changes(lua_State *L) {
+  lnexus *n = check_nexus(L, 1);
+  kip_error e;
+  return push_done(L, kip_changes_forget(n->nx, luaL_checkinteger(L, 2), &e), &e);
+}
+
 /* nexus:guards([log_limit]) -> JSON text (kip_guards_json) */
 static int l_guards(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
@@ -725,7 +743,7 @@ static int l_backup(lua_State *L) {
 static const luaL_Reg nexus_methods[] = {
     {"call_json", l_call_json}, {"call_command", l_call_command}, {"backup", l_backup}, {"readonly", l_readonly}, {"sync_index", l_sync_index},
     {"merge_index", l_merge_index}, {"guard_declare", l_guard_declare}, {"guard_drop", l_guard_drop},
-    {"guards", l_guards}, {"guards_generation", l_guards_generation}, {"write_generation", l_write_generation}, {"close", l_close},         {NULL, NULL}};
+    {"guards", l_guards}, {"guards_generation", l_guards_generation}, {"write_generation", l_write_generation}, {"changes", l_changes}, {"forget_changes", l_forget_changes}, {"close", l_close},         {NULL, NULL}};
 /* core.fold_key(text) -> the duplicate key (kip_fold_key) */
 static int l_fold_key(lua_State *L) {
   char *k = kip_fold_key(luaL_checkstring(L, 1));

@@ -9,10 +9,10 @@ local commands = {}
 local SLEEP_REPORT_GROUPS = 60 -- flag lines of the terminal report
 
 commands.sleep = {
-  usage = "sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed | --check] [--json] [-q]",
+  usage = "sleep [--now ISO] [--dry-run] [--phase P]... [--full] [--if-needed | --check] [--json] [-q]",
   summary = "run a $system maintenance (sleep) cycle (docs/sleep.md)",
   help = [[
-usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--if-needed | --check] [--measure] [--hooks FILE.lua]
+usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--full] [--if-needed | --check] [--measure] [--hooks FILE.lua]
                              [--log FILE.jsonl] [--json] [-q] [governance options]
 
 Runs one $system sleep cycle: SleepTasks, the Unsorted inbox, orphans, stale
@@ -28,6 +28,10 @@ with its own clock when run again.
   --dry-run      list the KIP commands the cycle would send; change nothing
   --phase P      run only these phases (repeatable): assess tasks unsorted orphans
                  events duplicates contradictions decay domains ttl finalize
+  --full         read the whole graph even when the memory changed little
+                 since the last complete cycle (see below)
+  --sweep N      concepts an incremental cycle visits beside what changed
+                 (default 2000; 0: none)
   --if-needed    run only when a health threshold is crossed (Unsorted > 20,
                  orphans > 10, stale Events > 30, pending SleepTasks >= 10);
                  when nothing changed since the last cycle its record decides,
@@ -47,6 +51,11 @@ with its own clock when run again.
 A nexus whose memory did not change since the last cycle, with nothing due
 (no Event turned stale, nothing expired), skips the phases: the cycle
 records its decay epoch and the last cycle's findings, which still stand.
+One that changed since a complete cycle runs incrementally: the phases judge
+what the change log names (with its neighbours, what turned stale or
+expired, and a sweep of 2 000 other concepts), not the whole graph; a full
+cycle runs when a Domain or a definition changed, SleepTasks wait, more than
+50 000 elements changed, or the last full cycle is 7 days old.
 The terminal report groups the flagged items by kind (at most 60 lines);
 --json, --log and the SleepCycle record hold every item.
   --json         print the report as JSON
@@ -54,11 +63,16 @@ The terminal report groups the flagged items by kind (at most 60 lines);
 ]],
   run = function(cli, args)
     local o, extra = cli:parse(args, { { "--now", value = "an ISO-8601 time" }, { "--dry-run" },
-      { "--phase", key = "phases", value = "a phase name", multi = true }, { "--if-needed" }, { "--check" }, { "--measure" },
+      { "--phase", key = "phases", value = "a phase name", multi = true }, { "--full" }, { "--sweep", value = "a number of concepts" }, { "--if-needed" }, { "--check" }, { "--measure" },
       { "--hooks", value = "a Lua file or module name" }, { "--log", value = "a file" }, { "--json" }, { "--quiet", "-q" } },
       { governance = true })
     if #extra > 0 then cli:die("sleep: unexpected argument %s (kip sleep --help)", extra[1]) end
-    local opts = { now = o.now, dry_run = o.dry_run, phases = o.phases, measure = o.measure }
+    local opts = { now = o.now, dry_run = o.dry_run, phases = o.phases, measure = o.measure, full = o.full }
+    if o.sweep then
+      local n = tonumber(o.sweep)
+      if not n or n < 0 or n ~= math.floor(n) then cli:die("--sweep: %q is not a number of concepts (e.g. 2000)", o.sweep) end
+      opts.params = { sweep_concepts = n }
+    end
     if o.hooks then
       local ok, err = require("kip.extension").hooks(o.hooks, "sleep hooks")
       if not ok then cli:die("--hooks: %s", err) end
@@ -66,6 +80,7 @@ The terminal report groups the flagged items by kind (at most 60 lines);
     end
     local sleep = require "kip.sleep"
     local DECIDED_BY = { recorded = "nothing changed since the last cycle: its record decides",
+      logged = "the last cycle's record and what changed since (the change log)",
       counted = "counted by the store", measured = "measured over the graph" }
     local nx = cli:open_nexus(true)
     if o.check then
@@ -142,6 +157,14 @@ The terminal report groups the flagged items by kind (at most 60 lines);
         local groups = report.flag_groups or require("kip.sleep.cycle").group_flags(report.flagged or {}, 3)
         local total = 0
         for _, g in ipairs(groups) do total = total + g.count end
+        local inc = report.incremental
+        if type(inc) == "table" then
+          cli:stderr("  incremental: %d changed element(s) since the cycle of %s; %d concept(s) judged (%d swept, %d turned stale, %d expired); "
+            .. "the flags of the rest stand as of that cycle (kip sleep --full reads everything)", inc.changed, inc.since,
+            inc.focus, inc.swept, inc.turned_stale, inc.expired)
+        elseif report.full_why then
+          cli:stderr("  full cycle: %s", report.full_why)
+        end
         if report.unchanged_since then
           cli:stderr("  nothing changed since the cycle of %s and nothing is due: its phases were skipped; its %d flagged item(s) stand",
             report.unchanged_since, total)

@@ -90,6 +90,12 @@ M.DEFAULTS = {
   phase_seconds = 300,   -- budget per phase (wall time); the rest waits for the next cycle
   phase_writes = 20000,  -- budget per phase (write commands)
   report_flags = 500,    -- flagged items kept in the SleepCycle record (all are counted)
+  -- incremental cycles (kip.sleep.delta): at most this many changed
+  -- elements (else a full cycle), this many other concepts swept per
+  -- cycle, and a full cycle at least this often
+  delta_max_changes = 50000,
+  sweep_concepts = 2000,
+  full_every_days = 7,
 }
 
 --- the judgment hooks of opts (a table of functions or a file returning

@@ -34,7 +34,7 @@ local function by_tags(s, e)
   if type(tags) == "string" then tags = { tags } end
   if type(tags) ~= "table" then return nil end
   local names = {}
-  for _, d in ipairs(s.concepts) do
+  for _, d in ipairs(s:all_domains()) do
     if M.is_topic_domain(d) then
       names[d.name:lower()] = d.name
       local aliases = d.attributes and d.attributes.aliases

@@ -58,8 +58,10 @@ local function index_link(s, l)
   table.insert(s.into[l.object], l)
 end
 
-local function index_concept(s, e)
-  s.concepts[#s.concepts + 1] = e
+-- (unlisted: known by id and key, not in `concepts` — a partial
+-- snapshot's fringe and Domains, which no phase judges)
+local function index_concept(s, e, unlisted)
+  if not unlisted then s.concepts[#s.concepts + 1] = e end
   s.by_id[e.id], s.by_key[key(e.type, e.name)] = e, e
 end
 
@@ -116,7 +118,9 @@ local function apply(s, r)
     for f in pairs(old) do old[f] = nil end
     for f, v in pairs(r) do old[f] = v end
   elseif not guards.owner_of(s.owned_set, r.type, r.name) then
-    index_concept(s, r)
+    local domain = s.partial and r.type == "Domain" -- (a partial snapshot's Domains are rows, not focus)
+    index_concept(s, r, domain)
+    if domain then s.domain_list[#s.domain_list + 1] = r end
   end
 end
 
@@ -153,7 +157,7 @@ M.TOUCHED_MIN, M.TOUCHED_RATIO = 1000, 150
 
 function M.take(c)
   if c.snap and c.snap_writes == c.writes and not c.reread then return c.snap end
-  if c.snap and not c.reread then
+  if c.snap and (c.snap.partial or not c.reread) then -- (a partial snapshot catches up from the change log, deletions included)
     c.snap:catch_up(c)
   else
     c.snap, c.own_tx = M.read(c), 0
@@ -180,13 +184,19 @@ function Snap:read_schema(c)
   end
 end
 
-function M.read(c)
+-- an empty snapshot with the schema read
+local function new_snapshot(c)
   local s = setmetatable({ by_id = {}, by_key = {}, out = {}, into = {}, concepts = {}, links = {}, dirty = {},
     types = {}, predicates = {}, owned = { concepts = {}, links = 0 }, since = since_now(), gen = generation(c),
     catch_ups = { declared = 0, scanned = 0 } }, Snap)
-  local owned = guards.owned(c.nx)
-  s.owned_set = owned
+  s.owned_set = guards.owned(c.nx)
   s:read_schema(c)
+  return s
+end
+
+function M.read(c)
+  local s = new_snapshot(c)
+  local owned = s.owned_set
   local function skip(owner, n) s.owned.concepts[owner] = (s.owned.concepts[owner] or 0) + n end
   for _, t in ipairs(s.types) do
     if owned.types[t] then
@@ -227,6 +237,7 @@ function Snap:get(t, n) return self.by_key[key(t, n)] end
 --- links did not change except those to a deep key): a task next to a
 --- Domain of 10 000 members does not read its 10 000 links.
 function Snap:refresh(c, keys)
+  if self.partial then return self:refresh_partial(c, keys) end
   local deep = {}
   for _, k in ipairs(keys) do
     local old = self.by_key[key(k[1], k[2])]
@@ -303,6 +314,7 @@ end
 --- the snapshot; deletions by another process are then not seen until the
 --- next cycle.
 function Snap:catch_up(c)
+  if self.partial then return self:catch_up_partial(c) end
   local since, gen = since_now(), generation(c)
   local touched = c.touched or { links = {}, concepts = {}, ids = {}, upserted = {}, n = 0 }
   local declared = not c.undeclared and self.gen >= 0 and gen == self.gen + (c.own_tx or 0)
@@ -342,6 +354,172 @@ function Snap:scan_changed(c)
       apply(self, l)
     end
   end
+end
+
+-- ------------------------------------------------------------------
+-- Partial snapshots (the incremental cycle, kip.sleep.delta)
+
+--- A partial snapshot: every Domain (rows only) and, as concepts are
+--- added to the focus (Snap:add_focus), each with every link of its own and
+--- the concepts at the other end of those links with their Domain links
+--- (the fringe: what the rules read about a neighbour). `concepts` lists
+--- the focus only — the concepts whose neighbourhood the snapshot holds
+--- whole, the only ones a phase judges; `links` the links read.
+function M.partial(c)
+  local s = new_snapshot(c)
+  s.partial, s.focus, s.domain_list, s.fringe_read, s.member_counts = true, {}, {}, {}, {}
+  for _, d in ipairs(c:read_all('FIND(?n) WHERE { ?n {type: "Domain"} } LIMIT ' .. M.PAGE)) do
+    if not guards.owner_of(s.owned_set, d.type, d.name) then
+      index_concept(s, d, true)
+      s.domain_list[#s.domain_list + 1] = d
+    end
+  end
+  return s
+end
+
+-- is element row r one the snapshot may hold (not another subsystem's)?
+local function ours(s, r) return r.subject or not guards.owner_of(s.owned_set, r.type, r.name) end
+
+-- concept ids to the fringe: each row and its belongs_to_domain links
+function Snap:add_fringe(c, ids)
+  local reads, want = {}, {}
+  for _, id in ipairs(ids) do
+    if not self.fringe_read[id] and not self.focus[id] and not tostring(id):match("^P:") then
+      self.fringe_read[id] = true
+      want[#want + 1] = id
+      reads[#reads + 1] = { command = "FIND(?n) WHERE { ?n {id: :id} }", parameters = { id = id } }
+      reads[#reads + 1] = { command = 'FIND(?l) WHERE { ?l ({id: :id}, "belongs_to_domain", ?d) } LIMIT ' .. M.PAGE,
+        parameters = { id = id } }
+    end
+  end
+  local rows = {}
+  read_each(c, reads, function(_, got) for _, r in ipairs(got or {}) do rows[#rows + 1] = r end end)
+  for _, r in ipairs(rows) do
+    if not r.subject and not self.by_id[r.id] and ours(self, r) then index_concept(self, r, true) end
+  end
+  for _, r in ipairs(rows) do if r.subject and kept(self, r) then index_link(self, r) end end
+end
+
+--- concept ids to the focus (read again when they are in it already: what
+--- the cycle wrote): each row with every link, and the fringe they reach.
+--- Domains are never in the focus (their members are counted:
+--- Snap:member_count); the ids of deleted concepts leave the snapshot.
+function Snap:add_focus(c, ids)
+  local want, reads = {}, {}
+  for _, id in ipairs(ids) do
+    local old = self.by_id[id]
+    if not tostring(id):match("^P:") and not (old and old.type == "Domain") and not want[id] then
+      want[id] = true
+      want[#want + 1] = id
+      reads[#reads + 1] = { command = "FIND(?n) WHERE { ?n {id: :id} }", parameters = { id = id } }
+      reads[#reads + 1] = { command = "FIND(?l) WHERE { ?l ({id: :id}, ?p, ?o) } LIMIT " .. M.PAGE, parameters = { id = id } }
+      reads[#reads + 1] = { command = "FIND(?l) WHERE { ?l (?s, ?p, {id: :id}) } LIMIT " .. M.PAGE, parameters = { id = id } }
+    end
+  end
+  if #want == 0 then return end
+  self.member_counts = {}
+  -- what was known of them goes: their rows and links are read whole
+  for _, id in ipairs(want) do
+    local old = self.by_id[id]
+    if old then drop_concept(self, old) end
+    self.focus[id], self.fringe_read[id] = true, true
+  end
+  self:compact(true)
+  local rows, others = {}, {}
+  read_each(c, reads, function(_, got) for _, r in ipairs(got or {}) do rows[#rows + 1] = r end end)
+  for _, r in ipairs(rows) do
+    if not r.subject then
+      if ours(self, r) then index_concept(self, r) else self.focus[r.id] = nil end
+    end
+  end
+  for _, id in ipairs(want) do if not self.by_id[id] then self.focus[id] = nil end end -- gone (or another's)
+  for _, r in ipairs(rows) do
+    if r.subject then
+      for _, e in ipairs { r.subject, r.object } do if not self.by_id[e] then others[#others + 1] = e end end
+    end
+  end
+  self:add_fringe(c, others)
+  for _, r in ipairs(rows) do if r.subject and kept(self, r) then index_link(self, r) end end
+end
+
+-- Snap:refresh of a partial snapshot: the concepts named join the focus
+-- (read whole again), Domains are read again as rows
+function Snap:refresh_partial(c, keys)
+  local ids = {}
+  for _, k in ipairs(keys) do
+    local rows = c:read("FIND(?n) WHERE { ?n {type: :t, name: :n} }", { t = k[1], n = k[2] })
+    local e, old = rows and rows[1], self.by_key[key(k[1], k[2])]
+    if k[1] == "Domain" then
+      if e then apply(self, e) elseif old then drop_concept(self, old) end
+    elseif e then ids[#ids + 1] = e.id
+    elseif old then drop_concept(self, old) end
+  end
+  self:compact(true)
+  self:add_focus(c, ids)
+end
+
+--- the Domains (a partial snapshot lists none in `concepts`)
+function Snap:all_domains()
+  local out = {}
+  if self.partial then
+    for _, d in ipairs(self.domain_list) do if not d.stale then out[#out + 1] = d end end
+    return out
+  end
+  for _, e in ipairs(self.concepts) do if e.type == "Domain" and not e.stale then out[#out + 1] = e end end
+  return out
+end
+
+--- how many concepts belong to Domain d (counted by the store in a partial
+--- snapshot, which holds only some of the members)
+function Snap:member_count(c, d)
+  if not self.partial then return #self:links_to(d.id, "belongs_to_domain") end
+  local n = self.member_counts[d.id]
+  if n == nil then
+    local r = c:read(('FIND(COUNT(?l)) WHERE { ?l (?n, "belongs_to_domain", {id: :id}) %s }'):format(
+      guards.kql_not_owned(self.owned_set, "?n")), { id = d.id })
+    n = tonumber(type(r) == "table" and r[1] or r) or 0
+    self.member_counts[d.id] = n
+  end
+  return n
+end
+
+-- a partial snapshot's catch-up: what the change log lists since it was
+-- read (the cycle's writes and any other writer's) is read again — focus
+-- and fringe alike join the focus, Domains are read again as rows
+function Snap:catch_up_partial(c)
+  local gen = generation(c)
+  local ch = M.changes(c, self.gen, -1, math.huge)
+  local ids, domains = {}, {}
+  for _, id in ipairs(ch and ch.ids or {}) do
+    local e = self.by_id[id]
+    if tostring(id):match("^P:") then
+      local l = e
+      if not l then
+        local rows = c:read("FIND(?l) WHERE { ?l (id: :id) }", { id = id })
+        l = rows and rows[1]
+      end
+      if type(l) == "table" and l.subject then ids[#ids + 1], ids[#ids + 2] = l.subject, l.object end
+    elseif e and e.type == "Domain" then domains[#domains + 1] = id
+    else ids[#ids + 1] = id end
+  end
+  for _, id in ipairs(domains) do
+    local rows = c:read("FIND(?n) WHERE { ?n {id: :id} }", { id = id })
+    if rows and rows[1] then apply(self, rows[1]) end
+  end
+  self:add_focus(c, ids)
+  self.member_counts = {}
+  self.gen, self.since, c.own_tx = gen, since_now(), 0
+  self.catch_ups.declared = self.catch_ups.declared + 1
+end
+
+--- the change log (kip_changes_json) as a table {ids, generation,
+--- truncated}, or nil when the nexus keeps none (another host's nexus)
+function M.changes(c, after, before, max)
+  local h = c.nx.handle
+  if not (h and h.changes) then return nil end
+  local text, err = h:changes(after or 0, before or -1, max == math.huge and (1 << 40) or max)
+  if not text then error("sleep: reading the change log: " .. tostring(err), 0) end
+  return require("kip.core").json_decode(text)
 end
 
 --- outgoing links of element id, of predicate p (all when nil)
@@ -412,4 +590,5 @@ function Snap:link_label(l)
 end
 
 M.key = key
+M.read_each = read_each
 return M

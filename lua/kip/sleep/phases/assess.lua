@@ -13,6 +13,7 @@ local M = { name = "assess", title = "Assessment" }
 
 --- the health metrics of snapshot s at cycle c
 function M.metrics(c, s)
+  if s.partial then return M.partial_metrics(c, s) end
   local m = { orphans = 0, unsorted = 0, stale_events = 0, pending_sleep_tasks = 0, superseded_propositions = 0,
     live_functional_conflicts = 0, expired_nodes = 0, expired_links = 0, weak_links = 0, domain_sizes = {} }
   local total, strength_n = 0, 0
@@ -80,7 +81,7 @@ end
 --- (cheapest first: Unsorted and pending SleepTasks are index lookups,
 --- orphans a probe per concept); the metrics not counted are absent and
 --- the second result is true when it stopped early
-function M.counts(c, until_needed)
+function M.counts(c, until_needed, without_orphans)
   local owned = guards.owned(c.nx)
   local not_owned = guards.kql_not_owned(owned, "?n")
   -- query q (its %s: not_owned) counted
@@ -99,7 +100,7 @@ function M.counts(c, until_needed)
     FILTER(?n.attributes.start_time < :cutoff)
     FILTER(IS_NULL(?n.attributes.consolidation_status) || ?n.attributes.consolidation_status == "pending")
     NOT { (?n, "consolidated_to", ?x) } %s }]], { cutoff = c.cutoff })
-  if done() then return m, true end
+  if done() or without_orphans then return m, done() end
   m.orphans = 0
   for _, t in ipairs(c:read('FIND(?t.name) WHERE { ?t {type: "$ConceptType"} } LIMIT 100000')) do
     if t ~= "Domain" and t:byte(1) ~= 36 and not owned.types[t] then
@@ -109,6 +110,75 @@ function M.counts(c, until_needed)
     end
   end
   return m
+end
+
+-- the metrics an incremental cycle carries from the full cycle before it:
+-- statistics over every link, which it does not read
+M.CARRIED = { "superseded_propositions", "live_functional_conflicts", "expired_nodes", "expired_links", "weak_links",
+  "average_memory_strength", "links_with_strength", "memory_strength_as_of" }
+
+--- The metrics of an incremental cycle (partial snapshot s, c.delta the
+--- plan): Unsorted, pending SleepTasks, stale Events and the Domain sizes
+--- counted by the store; orphans among the focus (the last cycle left the
+--- rest placed), plus those it reported; the next stale and expiry times
+--- kept exact; the link statistics carried from the last record (listed in
+--- `carried`, `carried_as_of` the full cycle they were measured in).
+function M.partial_metrics(c, s)
+  local base = c.delta and type(c.delta.base.metrics_after) == "table" and c.delta.base.metrics_after or {}
+  local m = M.counts(c, false, true)
+  m.orphans = tonumber(base.orphans) or 0
+  m.domain_sizes = {}
+  for _, e in ipairs(s.concepts) do
+    if not e.stale and s:count_from(e.id, "belongs_to_domain") == 0 and not rules.protected(s, e) then m.orphans = m.orphans + 1 end
+    local md = e.metadata or {}
+    if type(md.expires_at) == "string" and md.expires_at >= c.now and (not m.next_expiry_at or md.expires_at < m.next_expiry_at) then
+      m.next_expiry_at = md.expires_at
+    end
+  end
+  for _, d in ipairs(s:all_domains()) do m.domain_sizes[d.name] = s:member_count(c, d) end
+  local owned = guards.owned(c.nx)
+  if not owned.types.Event then
+    local first = c:read(([[FIND(?n.attributes.start_time) WHERE { ?n {type: "Event"}
+      FILTER(?n.attributes.start_time >= :cutoff)
+      FILTER(IS_NULL(?n.attributes.consolidation_status) || ?n.attributes.consolidation_status == "pending")
+      NOT { (?n, "consolidated_to", ?x) } %s } ORDER BY ?n.attributes.start_time ASC LIMIT 1]]):format(
+        guards.kql_not_owned(owned, "?n")), { cutoff = c.cutoff })
+    m.next_stale_at = type(first) == "table" and first[1] or nil
+  end
+  -- the next expiry: the last cycle's while it is still ahead (it can only
+  -- be earlier now for what the focus holds, taken above); else the next
+  -- one after this cycle's clock, looked up
+  local nx_at = base.next_expiry_at
+  if type(nx_at) == "string" and nx_at >= c.now then
+    if not m.next_expiry_at or nx_at < m.next_expiry_at then m.next_expiry_at = nx_at end
+  elseif type(nx_at) == "string" then
+    m.next_expiry_at = M.next_expiry(c, s, m.next_expiry_at)
+  end
+  for _, k in ipairs(M.CARRIED) do m[k] = base[k] end
+  m.carried = setmetatable({ table.unpack(M.CARRIED) }, require("kip.core").array_mt)
+  m.carried_as_of = c.delta and c.delta.full_cycle_at or nil
+  return m
+end
+
+--- the first expires_at at or after the cycle's clock over every concept
+--- type and predicate (a scan: only when the last known one has passed),
+--- or `known` when it is earlier
+function M.next_expiry(c, s, known)
+  local best = known
+  local function consider(v) if type(v) == "string" and (not best or v < best) then best = v end end
+  local q = "FILTER(?x.metadata.expires_at >= :now) } ORDER BY ?x.metadata.expires_at ASC LIMIT 1"
+  for _, t in ipairs(s.types) do
+    if not s.owned_set.types[t] then
+      local r = c:read("FIND(?x.metadata.expires_at) WHERE { ?x {type: :t} " .. q, { t = t, now = c.now })
+      consider(type(r) == "table" and r[1])
+    end
+  end
+  for _, p in ipairs(snapshot.sorted_keys(s.predicates)) do
+    local r = c:read("FIND(?x.metadata.expires_at) WHERE { ?x (?s, " .. require("kip.sleep.cycle").lit(p) .. ", ?o) " .. q,
+      { now = c.now })
+    consider(type(r) == "table" and r[1])
+  end
+  return best
 end
 
 --- does the nexus need a cycle (the guide's threshold trigger)?

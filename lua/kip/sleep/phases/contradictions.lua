@@ -107,7 +107,8 @@ end
 
 function M.run(c)
   local s = snapshot.take(c)
-  local resolved, undecided = M.resolve(c, s)
+  -- (a partial snapshot: the focus concepts' links, the only ones read whole)
+  local resolved, undecided = M.resolve(c, s, s.partial and s.focus or nil)
   return { resolved = resolved, undecided = undecided }
 end
 

@@ -74,16 +74,14 @@ function M.run(c)
   local s = snapshot.take(c)
   local n = { domains = 0, small = 0, large = 0, merged = 0 }
   local small = {}
-  for _, d in ipairs(s.concepts) do
-    if d.type == "Domain" then
-      n.domains = n.domains + 1
-      local members = #s:links_to(d.id, "belongs_to_domain")
-      if rules.is_topic_domain(d) and (d.attributes or {}).status ~= "archived" and members <= c.params.small_domain_max then
-        small[#small + 1] = { d = d, members = members }
-      elseif rules.is_topic_domain(d) and members > 100 then
-        n.large = n.large + 1
-        c:flag(snapshot.label(d), ("topic Domain with %d members: consider splitting it"):format(members))
-      end
+  for _, d in ipairs(s:all_domains()) do
+    n.domains = n.domains + 1
+    local members = s:member_count(c, d)
+    if rules.is_topic_domain(d) and (d.attributes or {}).status ~= "archived" and members <= c.params.small_domain_max then
+      small[#small + 1] = { d = d, members = members }
+    elseif rules.is_topic_domain(d) and members > 100 then
+      n.large = n.large + 1
+      c:flag(snapshot.label(d), ("topic Domain with %d members: consider splitting it"):format(members))
     end
   end
   for _, it in ipairs(small) do

@@ -85,6 +85,14 @@ local function semantic_pairs(c, s)
   for _, e in ipairs(s.concepts) do
     if not e.stale and e.type ~= "Domain" and e.type:sub(1, 1) ~= "$" and not rules.protected(s, e) then list[#list + 1] = e end
   end
+  if s.partial then -- an incremental cycle probes what changed, within the same budget; the sweep is the full cycles'
+    local seen, t0 = {}, os.clock()
+    for k, e in ipairs(list) do
+      if k > M.SEMANTIC_PROBES or os.clock() - t0 > M.SEMANTIC_SECONDS then break end
+      probe(c, s, e, seen)
+    end
+    return
+  end
   local start, after = 1, c:sweep("semantic_duplicates")
   for i, e in ipairs(list) do if e.id == after then start = i + 1 break end end
   local seen, t0 = {}, os.clock()
@@ -101,8 +109,36 @@ local function semantic_pairs(c, s)
   c:set_sweep("semantic_duplicates", nil) -- every concept probed: the next sweep starts over
 end
 
+-- a partial snapshot (an incremental cycle): the concepts that share a
+-- focus concept's duplicate key, found through the word index (its name
+-- searched among its type), join the focus; a name the index cannot find
+-- (stopwords only) waits for the next full cycle
+local function partial_candidates(c, s)
+  local reads, want = {}, {}
+  for _, e in ipairs(s.concepts) do
+    if e.type:byte(1) ~= 36 and e.type ~= "Domain" and not e.stale then
+      reads[#reads + 1] = { command = 'SEARCH CONCEPT :q WITH TYPE :t MODE "keyword" LIMIT 50', parameters = { q = e.name, t = e.type } }
+      want[#reads] = e
+    end
+  end
+  local ids, seen = {}, {}
+  snapshot.read_each(c, reads, function(i, hits)
+    local e = want[i]
+    local k = core.fold_key(e.name)
+    for _, h in ipairs(hits or {}) do
+      if h.id ~= e.id and h.type == e.type and not s.focus[h.id] and not seen[h.id] and core.fold_key(h.name) == k then
+        seen[h.id] = true
+        ids[#ids + 1] = h.id
+      end
+    end
+  end)
+  table.sort(ids)
+  s:add_focus(c, ids)
+end
+
 function M.run(c)
   local s = snapshot.take(c)
+  if s.partial then partial_candidates(c, s) end
   -- groups of two or more by key, in the order of their first member (a
   -- table only for a key seen twice: most keys are seen once)
   local first, at, groups, order = {}, {}, {}, {}

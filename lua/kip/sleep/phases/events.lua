@@ -65,6 +65,17 @@ end
 
 function M.run(c)
   local s = snapshot.take(c)
+  if s.partial then
+    -- an incremental cycle: the anchors of the stale Events join the focus
+    -- (consolidating reads their own derived_from links)
+    local ids = {}
+    for _, ev in ipairs(s.concepts) do
+      if ev.type == "Event" and not ev.stale and stale(c, s, ev) then
+        for _, a in ipairs(M.anchors(s, ev)) do if not s.focus[a.id] then ids[#ids + 1] = a.id end end
+      end
+    end
+    s:add_focus(c, ids)
+  end
   local n = { stale = 0, consolidated = 0, archived = 0, landmarks = 0, left = 0 }
   -- each Event's writes are independent of the others': committed in groups
   c:begin_group()

@@ -138,7 +138,7 @@ function M.run(c)
   local report = {
     now = c.now, trigger = c.trigger or "manual", phases = c.results, flagged = flagged,
     flag_groups = c.unchanged and c.unchanged.flag_groups or require("kip.sleep.cycle").group_flags(flagged, 3),
-    unchanged_since = c.unchanged_since,
+    unchanged_since = c.unchanged_since, incremental = c.incremental, full_why = not c.unchanged and not c.delta and c.full_why or nil,
     writes = c.writes, errors = #c.errors, metrics_before = c.metrics_before, metrics_after = c.metrics_after,
   }
   c.report = report
@@ -156,7 +156,7 @@ function M.run(c)
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
     flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, generation_after: :generation_after, unchanged_since: :unchanged_since, work_left: :work_left,
-    all_phases: :all_phases, sweeps: :sweeps, changes: :changes, changes_count: :nchanges, change_pages: :change_pages,
+    all_phases: :all_phases, sweeps: :sweeps, changes_before: :changes_before, rules_fingerprint: :rules, full_cycle_at: :full_cycle_at, incremental: :incremental, changes: :changes, changes_count: :nchanges, change_pages: :change_pages,
     writes: :writes, errors: :errors,
     metrics_before: :before, metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
@@ -165,7 +165,10 @@ WITH METADATA { source: "SleepCycle", author: "$system" }]],
       writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after,
       nflagged = #flagged, groups = report.flag_groups, pages = pages, unchanged_since = c.unchanged_since or core.null,
       work_left = c.work_left == true, all_phases = c.all_phases == true,
-      sweeps = c.sweeps, changes = head(c, changes), nchanges = nchanges, change_pages = change_pages,
+      sweeps = c.sweeps, changes = head(c, changes),
+      changes_before = c.changes_before or core.null, rules = require("kip.sleep.delta").rules_fingerprint(c), incremental = c.incremental or core.null,
+      -- the last full cycle (an incremental or unchanged one carries it)
+      full_cycle_at = (c.delta and c.delta.full_cycle_at) or (c.unchanged and require("kip.sleep.delta").full_at(c.unchanged)) or c.now, nchanges = nchanges, change_pages = change_pages,
       -- after this record and the maintenance_log entry: two more write transactions
       generation_after = generation and generation + 2 or core.null }, "report")
   local entry = { timestamp = c.now, trigger = report.trigger, actions_taken = {}, items_processed = c.writes,

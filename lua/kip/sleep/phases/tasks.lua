@@ -190,6 +190,9 @@ end
 function M.run(c)
   local s = snapshot.take(c)
   local n = { processed = 0, completed = 0, failed = 0, pending = 0 }
+  -- an incremental cycle runs only while the SleepTasks left pending and
+  -- their targets are unchanged (kip.sleep.delta): their outcome stands
+  if s.partial then return n end
   local made, wrote = pending_for_sleep(c, s)
   if made > 0 then n.from_pending_for_sleep = made end
   if wrote then s = snapshot.take(c) end

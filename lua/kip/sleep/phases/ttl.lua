@@ -47,6 +47,11 @@ local function slug(s) return (s:lower():gsub("[^%w]+", "-"):gsub("^%-+", ""):gs
 local function review_task(c, s, e, reason)
   local name = ("SleepTask:%s:review:%s"):format(c.now:sub(1, 10), slug(e.type .. "-" .. e.name))
   if s:get("SleepTask", name) then return end
+  -- one review waiting per item: an earlier cycle's (another day's name) still pending stands
+  local waiting = c:read([[FIND(COUNT(?t)) WHERE { ?t {type: "SleepTask"} FILTER(?t.attributes.requested_action == "review"
+    && ?t.attributes.target_type == :tt && ?t.attributes.target_name == :tn
+    && (?t.attributes.status == "pending" || ?t.attributes.status == "in_progress")) }]], { tt = e.type, tn = e.name })
+  if (tonumber(type(waiting) == "table" and waiting[1] or waiting) or 0) > 0 then return end
   c:write([[UPSERT {
   CONCEPT ?t { {type: "SleepTask", name: :name}
     SET ATTRIBUTES { target_type: :tt, target_name: :tn, requested_action: "review", reason: :reason, status: "pending", priority: 1 }
@@ -55,8 +60,32 @@ local function review_task(c, s, e, reason)
     { name = name, tt = e.type, tn = e.name, reason = reason, now = c.now }, "review task for " .. snapshot.label(e))
 end
 
+-- an incremental cycle: the Events the TTL rules judge here (expired in
+-- the focus, or at an end of an expired link of the focus) join the focus
+-- with the concepts derived_from them (sole evidence reads their links)
+local function partial_focus(c, s)
+  local events = {}
+  local function event(id)
+    local e = s.by_id[id]
+    if e and e.type == "Event" and not s.focus[id] then events[#events + 1] = id end
+  end
+  for _, e in ipairs(s.concepts) do if expired(c, e) then event(e.id) end end
+  for _, l in ipairs(s.links) do
+    if not l.stale and expired(c, l) and (s.focus[l.subject] or s.focus[l.object]) then event(l.subject) event(l.object) end
+  end
+  s:add_focus(c, events)
+  local derived = {}
+  for _, e in ipairs(s.concepts) do
+    if e.type == "Event" and not e.stale then
+      for _, l in ipairs(s:links_to(e.id, "derived_from")) do if not s.focus[l.subject] then derived[#derived + 1] = l.subject end end
+    end
+  end
+  s:add_focus(c, derived)
+end
+
 function M.run(c)
   local s = snapshot.take(c)
+  if s.partial then partial_focus(c, s) end
   local n = { deleted_nodes = 0, deleted_links = 0, kept = 0, extended = 0 }
   local budget = c.params.ttl_hard_cap
   local gone = {}
@@ -105,7 +134,8 @@ function M.run(c)
     end
   end
   for _, l in ipairs(s.links) do
-    if expired(c, l) and not gone[l.subject] and not gone[l.object] then
+    if expired(c, l) and not gone[l.subject] and not gone[l.object]
+      and (not s.partial or s.focus[l.subject] or s.focus[l.object]) then
       local label = s:link_label(l)
       if not snapshot.live(l) then
         c:flag(label, "expired superseded link: history, kept")

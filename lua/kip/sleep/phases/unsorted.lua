@@ -15,7 +15,8 @@ function M.run(c)
   local items = {}
   for _, l in ipairs(s:links_to(inbox.id, "belongs_to_domain")) do
     local e = s.by_id[l.subject]
-    if e and e.type and not rules.protected(s, e) then items[#items + 1] = e end
+    -- (a partial snapshot judges its focus only: the others' neighbourhoods are not read whole)
+    if e and e.type and not rules.protected(s, e) and (not s.partial or s.focus[e.id]) then items[#items + 1] = e end
   end
   table.sort(items, function(a, b) return snapshot.label(a) < snapshot.label(b) end)
   for _, e in ipairs(items) do

@@ -1,0 +1,80 @@
+/*
+** store_changes.c — the change log (schema v10): which elements were
+** written since a maintenance pass last took them, so that pass works from
+** what changed instead of the whole graph (seed 001 "maintenance while
+** sleeping"; the incremental sleep cycle of docs/sleep.md).
+**
+** Each row is an element id and the write generation (kip_write_generation)
+** its transaction started from. Updates log themselves by trigger; a
+** deleted link logs its two endpoints (the concepts whose neighbourhood
+** changed: the link itself is gone); new elements are logged a run of ids
+** at a time beside the search index's marks (kip_store_mark_fresh). The
+** generation is bumped when a transaction commits, so the rows of every
+** transaction committed before a reader saw generation G carry a
+** generation below G, and a transaction still open then logs G itself: a
+** pass that starts at G takes the rows below G and, when it is done,
+** forgets exactly those — nothing written meanwhile is lost.
+*/
+#include <stdio.h>
+
+#include "store_sqlite.h"
+
+char *kip_changes_json(kip_nexus *nx, int64_t after, int64_t before, int64_t max, kip_error *err) {
+  kip_err_clear(err);
+  if (max < 0) max = 0;
+  if (max > ((int64_t)1 << 50)) max = (int64_t)1 << 50;
+  sqlite3_stmt *st;
+  /* one statement: one snapshot of the generation and the rows */
+  int rc = kip_prepare_sq(nx,
+                          "SELECT g.v, c.id, c.is_prop FROM (SELECT " CHANGE_GENERATION " AS v) g "
+                          "LEFT JOIN (SELECT k.id, k.gen, e.subject IS NOT NULL AS is_prop FROM kip_changed k "
+                          "JOIN element e ON e.id = k.id) c "
+                          "ON c.gen >= ?1 AND c.gen < (CASE WHEN ?2 < 0 THEN g.v ELSE ?2 END) "
+                          "ORDER BY c.id LIMIT ?3",
+                          -1, &st);
+  if (rc != SQLITE_OK) {
+    kip_store_error(nx, rc, err, "reading the change log");
+    return NULL;
+  }
+  sqlite3_bind_int64(st, 1, after);
+  sqlite3_bind_int64(st, 2, before);
+  sqlite3_bind_int64(st, 3, max + 1);
+  kip_buf b;
+  kip_buf_init(&b);
+  int64_t generation = 0, n = 0;
+  int truncated = 0;
+  kip_buf_adds(&b, "{\"ids\":[");
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    generation = sqlite3_column_int64(st, 0);
+    if (sqlite3_column_type(st, 1) == SQLITE_NULL) continue; /* nothing logged: the generation alone */
+    if (n == max) {
+      truncated = 1;
+      break;
+    }
+    char id[32];
+    kip_format_id(id, sizeof id, sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2));
+    kip_buf_printf(&b, "%s\"%s\"", n++ ? "," : "", id);
+  }
+  kip_finish_sq(nx, st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    kip_buf_free(&b);
+    kip_store_error(nx, rc, err, "reading the change log");
+    return NULL;
+  }
+  kip_buf_printf(&b, "],\"generation\":%lld,\"truncated\":%s}", (long long)(before < 0 ? generation : before),
+                 truncated ? "true" : "false");
+  return kip_buf_detach(&b);
+}
+
+int kip_changes_forget(kip_nexus *nx, int64_t before, kip_error *err) {
+  kip_err_clear(err);
+  if (nx->readonly_file) return 0;
+  if (kip_tx_begin(nx, err)) return err->code;
+  char sql[80];
+  snprintf(sql, sizeof sql, "DELETE FROM kip_changed WHERE gen < %lld", (long long)before);
+  if (kip_store_exec(nx, sql, err, "forgetting the change log")) {
+    kip_tx_rollback(nx);
+    return err->code;
+  }
+  return kip_tx_commit_upkeep(nx, err); /* not a write generation: nothing in the graph changed */
+}
