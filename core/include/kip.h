@@ -347,7 +347,8 @@ int64_t kip_write_generation(kip_nexus *nx);
 
 /* The change log: the elements written since a maintenance pass last took
 ** them (store_changes.c; the incremental sleep cycle). JSON {"ids": ["C:…",
-** "P:…"…], "generation": G, "truncated": bool}: the elements that exist now
+** "P:…"…], "domain_changed": [concept ids whose belongs_to_domain link was
+** deleted], "generation": G, "truncated": bool}: the elements that exist now
 ** among those logged by transactions that started from a write generation
 ** in [after, before) — before < 0: the current generation, returned as G —
 ** at most max of them (truncated: there were more). A deleted link logs

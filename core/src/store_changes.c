@@ -26,8 +26,8 @@ char *kip_changes_json(kip_nexus *nx, int64_t after, int64_t before, int64_t max
   sqlite3_stmt *st;
   /* one statement: one snapshot of the generation and the rows */
   int rc = kip_prepare_sq(nx,
-                          "SELECT g.v, c.id, c.is_prop FROM (SELECT " CHANGE_GENERATION " AS v) g "
-                          "LEFT JOIN (SELECT k.id, k.gen, e.subject IS NOT NULL AS is_prop FROM kip_changed k "
+                          "SELECT g.v, c.id, c.is_prop, c.domain FROM (SELECT " CHANGE_GENERATION " AS v) g "
+                          "LEFT JOIN (SELECT k.id, k.gen, k.domain, e.subject IS NOT NULL AS is_prop FROM kip_changed k "
                           "JOIN element e ON e.id = k.id) c "
                           "ON c.gen >= ?1 AND c.gen < (CASE WHEN ?2 < 0 THEN g.v ELSE ?2 END) "
                           "ORDER BY c.id LIMIT ?3",
@@ -39,9 +39,10 @@ char *kip_changes_json(kip_nexus *nx, int64_t after, int64_t before, int64_t max
   sqlite3_bind_int64(st, 1, after);
   sqlite3_bind_int64(st, 2, before);
   sqlite3_bind_int64(st, 3, max + 1);
-  kip_buf b;
+  kip_buf b, domain;
   kip_buf_init(&b);
-  int64_t generation = 0, n = 0;
+  kip_buf_init(&domain);
+  int64_t generation = 0, n = 0, nd = 0;
   int truncated = 0;
   kip_buf_adds(&b, "{\"ids\":[");
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -54,13 +55,18 @@ char *kip_changes_json(kip_nexus *nx, int64_t after, int64_t before, int64_t max
     char id[32];
     kip_format_id(id, sizeof id, sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2));
     kip_buf_printf(&b, "%s\"%s\"", n++ ? "," : "", id);
+    if (sqlite3_column_int(st, 3)) kip_buf_printf(&domain, "%s\"%s\"", nd++ ? "," : "", id);
   }
   kip_finish_sq(nx, st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
     kip_buf_free(&b);
+    kip_buf_free(&domain);
     kip_store_error(nx, rc, err, "reading the change log");
     return NULL;
   }
+  kip_buf_printf(&b, "],\"domain_changed\":[");
+  if (domain.len) kip_buf_add(&b, domain.p, domain.len);
+  kip_buf_free(&domain);
   kip_buf_printf(&b, "],\"generation\":%lld,\"truncated\":%s}", (long long)(before < 0 ? generation : before),
                  truncated ? "true" : "false");
   return kip_buf_detach(&b);

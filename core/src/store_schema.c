@@ -126,18 +126,19 @@
 ** maintenance pass (a sleep cycle) last took them, each with the write
 ** generation its transaction started from. Updates and deletes log
 ** themselves (a deleted link logs its endpoints: the concepts whose
-** neighbourhood changed); inserts are logged a run of ids at a time with
+** neighbourhood changed; `domain` marks the subject of a deleted
+** belongs_to_domain link: its Domain changed); inserts are logged a run of ids at a time with
 ** the search index's marks (ST_MARK_CHANGED), not by a trigger (an insert
 ** trigger costs a statement journal per insert). */
 #define SCHEMA_V10 \
-    "CREATE TABLE kip_changed(id INTEGER PRIMARY KEY, gen INTEGER NOT NULL);\n" \
+    "CREATE TABLE kip_changed(id INTEGER PRIMARY KEY, gen INTEGER NOT NULL, domain INTEGER NOT NULL DEFAULT 0);\n" \
     "CREATE TRIGGER element_changed_update AFTER UPDATE ON element BEGIN " \
     "INSERT INTO kip_changed(id, gen) VALUES(new.id, " CHANGE_GENERATION ") " \
     "ON CONFLICT(id) DO UPDATE SET gen = excluded.gen; END;\n" \
     "CREATE TRIGGER element_changed_delete AFTER DELETE ON element WHEN old.subject IS NOT NULL BEGIN " \
-    "INSERT INTO kip_changed(id, gen) SELECT x, " CHANGE_GENERATION " FROM " \
-    "(SELECT old.subject AS x UNION SELECT old.object) WHERE x IS NOT NULL " \
-    "ON CONFLICT(id) DO UPDATE SET gen = excluded.gen; END;\n"
+    "INSERT INTO kip_changed(id, gen, domain) SELECT x, " CHANGE_GENERATION ", d FROM " \
+    "(SELECT old.subject AS x, old.predicate = 'belongs_to_domain' AS d UNION ALL SELECT old.object, 0) " \
+    "WHERE x IS NOT NULL ON CONFLICT(id) DO UPDATE SET gen = excluded.gen, domain = max(domain, excluded.domain); END;\n"
 
 /* migrations[i] brings user_version i to i+1 */
 static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5,

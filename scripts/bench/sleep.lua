@@ -6,6 +6,10 @@
 -- cycle and a second one, and prints the time per phase.
 -- Run: scripts/bench/sleep [N [PATH [load]]]   (default 100000; PATH keeps
 -- the nexus there, "load" only builds it)
+-- scripts/bench/sleep N PATH change K NIGHT: an agent's day of K writes to
+-- the nexus at PATH (new notes, half without a Domain, mentioning people;
+-- people's attributes updated; notes' Domain links deleted), drawn from N
+-- and NIGHT, then exits — what an incremental cycle works from.
 local kip = require "kip"
 local sleep = require "kip.sleep"
 local transfer = require "kip.transfer"
@@ -15,6 +19,33 @@ local NOW = "2026-11-20T00:00:00Z"
 local keep = arg and arg[2] -- a path: the nexus is kept there (and with "load" as arg[3], only loaded)
 local path = keep or (os.tmpname() .. ".db")
 local nx = assert(kip.open { path = path, embedder = false })
+
+if arg[3] == "change" then
+  local k, night, per = tonumber(arg[4]) or 1000, tonumber(arg[5]) or 1, math.max(1, math.floor(N / 5))
+  local cmds = {}
+  -- (item i of the generator, avoiding those whose elements expire: the first cycle deleted them)
+  local function item(x) x = x % per + 1; return x % 113 == 0 and x + 1 or x end
+  for j = 1, math.floor(k / 2) do
+    local dom = j % 2 == 0 and "" or (' ("belongs_to_domain", {type: "Domain", name: "Work"})')
+    cmds[#cmds + 1] = ([[UPSERT { CONCEPT ?n { {type: "Note", name: "agent note %d-%d"} SET ATTRIBUTES { body: "day %d, note %d" }
+  SET PROPOSITIONS { ("knows", {type: "Person", name: "person %d"})%s } } } WITH METADATA { source: "agent", author: "$self" }]])
+      :format(night, j, night, j, item(j * 7 + night), dom)
+  end
+  for j = 1, math.floor(k / 4) do
+    cmds[#cmds + 1] = ('UPDATE ?p SET ATTRIBUTES { last_seen: "night %d" } WHERE { ?p {type: "Person", name: "person %d"} }')
+      :format(night, item(j * 13 + night))
+    cmds[#cmds + 1] = ('DELETE PROPOSITIONS ?l WHERE { ?l ({type: "Note", name: "note %d"}, "belongs_to_domain", ?d) }')
+      :format(item(j * 17 + night))
+  end
+  local t0 = os.clock()
+  for _, cmd in ipairs(cmds) do
+    local r = nx:execute(cmd)
+    if r.error then error(r.error.message) end
+  end
+  io.write(("%d writes in %.1fs\n"):format(#cmds, os.clock() - t0))
+  nx:close()
+  return
+end
 
 local out = { [[UPSERT {
   CONCEPT ?n { {type: "$ConceptType", name: "Note"} }

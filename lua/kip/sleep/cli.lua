@@ -31,7 +31,7 @@ with its own clock when run again.
   --full         read the whole graph even when the memory changed little
                  since the last complete cycle (see below)
   --sweep N      concepts an incremental cycle visits beside what changed
-                 (default 2000; 0: none)
+                 (default 500; 0: none)
   --if-needed    run only when a health threshold is crossed (Unsorted > 20,
                  orphans > 10, stale Events > 30, pending SleepTasks >= 10);
                  when nothing changed since the last cycle its record decides,
@@ -53,7 +53,7 @@ A nexus whose memory did not change since the last cycle, with nothing due
 records its decay epoch and the last cycle's findings, which still stand.
 One that changed since a complete cycle runs incrementally: the phases judge
 what the change log names (with its neighbours, what turned stale or
-expired, and a sweep of 2 000 other concepts), not the whole graph; a full
+expired, and a sweep of 500 other concepts), not the whole graph; a full
 cycle runs when a Domain or a definition changed, SleepTasks wait, more than
 50 000 elements changed, or the last full cycle is 7 days old.
 The terminal report groups the flagged items by kind (at most 60 lines);

@@ -94,7 +94,7 @@ M.DEFAULTS = {
   -- elements (else a full cycle), this many other concepts swept per
   -- cycle, and a full cycle at least this often
   delta_max_changes = 50000,
-  sweep_concepts = 2000,
+  sweep_concepts = 500,
   full_every_days = 7,
 }
 

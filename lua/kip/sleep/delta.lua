@@ -32,17 +32,6 @@ local function full_at(rec)
 end
 M.full_at = full_at
 
--- the changed elements' rows (deleted ones are absent)
-local function read_rows(c, ids)
-  local reads, rows = {}, {}
-  for i, id in ipairs(ids) do
-    reads[i] = { command = id:match("^P:") and "FIND(?l) WHERE { ?l (id: :id) }" or "FIND(?n) WHERE { ?n {id: :id} }",
-      parameters = { id = id } }
-  end
-  snapshot.read_each(c, reads, function(_, got) if got and type(got[1]) == "table" then rows[#rows + 1] = got[1] end end)
-  return rows
-end
-
 --- A fingerprint of what the rules read besides the elements they judge:
 --- every Domain (names, aliases, parent_domain, status…), the concept types
 --- and predicate definitions (is_functional…) and $self's pending_for_sleep
@@ -86,7 +75,7 @@ function M.plan(c, rec)
   if rec.rules_fingerprint ~= M.rules_fingerprint(c) then
     return nil, "a Domain, a definition or $self's pending_for_sleep changed (the rules read them)"
   end
-  local rows = read_rows(c, ch.ids)
+  local rows = snapshot.read_rows(c, ch.ids)
   local touched = {} -- concept ids and keys the changes reach
   for _, r in ipairs(rows) do
     if r.subject then touched[r.subject], touched[r.object] = true, true
@@ -109,7 +98,8 @@ function M.plan(c, rec)
   local moved = false -- (a target reached by a changed link)
   snapshot.read_each(c, targets, function(_, got) if got and got[1] and touched[got[1]] then moved = true end end)
   if moved then return nil, "a pending SleepTask's target changed" end
-  return { generation = ch.generation, ids = ch.ids, rows = rows, base = rec, full_cycle_at = full_at(rec) }
+  return { generation = ch.generation, ids = ch.ids, domain_changed = ch.domain_changed, rows = rows, base = rec,
+    full_cycle_at = full_at(rec) }
 end
 
 --- The four trigger metrics from the change log since record `rec` (what
@@ -213,11 +203,8 @@ function M.focus(c, p)
       ids[#ids + 1] = r.id
     end
   end
-  -- deleted links log their endpoints, which are in the list as concepts:
-  -- their Domain may have changed too
-  for _, r in ipairs(p.rows) do
-    if not r.subject and not (r.type == "Person" and r.name == "$system") then domain_changed[#domain_changed + 1] = r.id end
-  end
+  -- the subjects of deleted belongs_to_domain links (the log marks them)
+  for _, id in ipairs(p.domain_changed or {}) do domain_changed[#domain_changed + 1] = id end
   s:add_focus(c, ids)
   local more = {}
   -- the neighbours of a concept whose Domain changed: their neighbour rule reads it

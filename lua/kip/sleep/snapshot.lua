@@ -380,20 +380,63 @@ end
 -- is element row r one the snapshot may hold (not another subsystem's)?
 local function ours(s, r) return r.subject or not guards.owner_of(s.owned_set, r.type, r.name) end
 
+-- the rows of concepts `ids` and of their links — every link (deep) or
+-- their belongs_to_domain links — in commands of UNIONs, BRANCHES to a
+-- command (one governed request instead of one per concept and link
+-- direction; SQLite's parser nests a compound query, and past ~15
+-- branches its stack overflows)
+local BRANCHES = 12
+local function read_neighbourhoods(c, ids, deep)
+  local reads = {}
+  local group = BRANCHES // (deep and 3 or 2)
+  for i = 1, #ids, group do
+    local parts, params = {}, {}
+    for j = i, math.min(i + group - 1, #ids) do
+      local v = "i" .. j
+      params[v] = ids[j]
+      parts[#parts + 1] = (#parts == 0 and "?x {id: :%s}" or "UNION { ?x {id: :%s} }"):format(v)
+      if deep then
+        parts[#parts + 1] = ("UNION { ?x ({id: :%s}, ?p, ?o) } UNION { ?x (?s, ?p, {id: :%s}) }"):format(v, v)
+      else
+        parts[#parts + 1] = ('UNION { ?x ({id: :%s}, "belongs_to_domain", ?o) }'):format(v)
+      end
+    end
+    reads[#reads + 1] = { command = "FIND(?x) WHERE { " .. table.concat(parts, " ") .. " } LIMIT " .. M.PAGE, parameters = params }
+  end
+  local rows = {}
+  read_each(c, reads, function(_, got) for _, r in ipairs(got or {}) do rows[#rows + 1] = r end end)
+  return rows
+end
+
+--- the rows of elements `ids` (concepts and links; deleted ones are absent),
+--- BRANCHES to a command
+function M.read_rows(c, ids)
+  local reads = {}
+  for i = 1, #ids, BRANCHES do
+    local parts, params = {}, {}
+    for j = i, math.min(i + BRANCHES - 1, #ids) do
+      local v = "i" .. j
+      params[v] = ids[j]
+      local clause = tostring(ids[j]):match("^P:") and "?x (id: :%s)" or "?x {id: :%s}"
+      parts[#parts + 1] = #parts == 0 and clause:format(v) or ("UNION { " .. clause .. " }"):format(v)
+    end
+    reads[#reads + 1] = { command = "FIND(?x) WHERE { " .. table.concat(parts, " ") .. " }", parameters = params }
+  end
+  local rows = {}
+  read_each(c, reads, function(_, got) for _, r in ipairs(got or {}) do rows[#rows + 1] = r end end)
+  return rows
+end
+
 -- concept ids to the fringe: each row and its belongs_to_domain links
 function Snap:add_fringe(c, ids)
-  local reads, want = {}, {}
+  local want = {}
   for _, id in ipairs(ids) do
     if not self.fringe_read[id] and not self.focus[id] and not tostring(id):match("^P:") then
       self.fringe_read[id] = true
       want[#want + 1] = id
-      reads[#reads + 1] = { command = "FIND(?n) WHERE { ?n {id: :id} }", parameters = { id = id } }
-      reads[#reads + 1] = { command = 'FIND(?l) WHERE { ?l ({id: :id}, "belongs_to_domain", ?d) } LIMIT ' .. M.PAGE,
-        parameters = { id = id } }
     end
   end
-  local rows = {}
-  read_each(c, reads, function(_, got) for _, r in ipairs(got or {}) do rows[#rows + 1] = r end end)
+  local rows = read_neighbourhoods(c, want, false)
   for _, r in ipairs(rows) do
     if not r.subject and not self.by_id[r.id] and ours(self, r) then index_concept(self, r, true) end
   end
@@ -405,15 +448,12 @@ end
 --- Domains are never in the focus (their members are counted:
 --- Snap:member_count); the ids of deleted concepts leave the snapshot.
 function Snap:add_focus(c, ids)
-  local want, reads = {}, {}
+  local want, seen = {}, {}
   for _, id in ipairs(ids) do
     local old = self.by_id[id]
-    if not tostring(id):match("^P:") and not (old and old.type == "Domain") and not want[id] then
-      want[id] = true
+    if not tostring(id):match("^P:") and not (old and old.type == "Domain") and not seen[id] then
+      seen[id] = true
       want[#want + 1] = id
-      reads[#reads + 1] = { command = "FIND(?n) WHERE { ?n {id: :id} }", parameters = { id = id } }
-      reads[#reads + 1] = { command = "FIND(?l) WHERE { ?l ({id: :id}, ?p, ?o) } LIMIT " .. M.PAGE, parameters = { id = id } }
-      reads[#reads + 1] = { command = "FIND(?l) WHERE { ?l (?s, ?p, {id: :id}) } LIMIT " .. M.PAGE, parameters = { id = id } }
     end
   end
   if #want == 0 then return end
@@ -425,11 +465,10 @@ function Snap:add_focus(c, ids)
     self.focus[id], self.fringe_read[id] = true, true
   end
   self:compact(true)
-  local rows, others = {}, {}
-  read_each(c, reads, function(_, got) for _, r in ipairs(got or {}) do rows[#rows + 1] = r end end)
+  local rows, others = read_neighbourhoods(c, want, true), {}
   for _, r in ipairs(rows) do
     if not r.subject then
-      if ours(self, r) then index_concept(self, r) else self.focus[r.id] = nil end
+      if ours(self, r) and not self.by_id[r.id] then index_concept(self, r) elseif not ours(self, r) then self.focus[r.id] = nil end
     end
   end
   for _, id in ipairs(want) do if not self.by_id[id] then self.focus[id] = nil end end -- gone (or another's)
@@ -489,23 +528,16 @@ end
 function Snap:catch_up_partial(c)
   local gen = generation(c)
   local ch = M.changes(c, self.gen, -1, math.huge)
-  local ids, domains = {}, {}
+  local ids, unknown, domains = {}, {}, {}
   for _, id in ipairs(ch and ch.ids or {}) do
     local e = self.by_id[id]
-    if tostring(id):match("^P:") then
-      local l = e
-      if not l then
-        local rows = c:read("FIND(?l) WHERE { ?l (id: :id) }", { id = id })
-        l = rows and rows[1]
-      end
-      if type(l) == "table" and l.subject then ids[#ids + 1], ids[#ids + 2] = l.subject, l.object end
+    if tostring(id):match("^P:") and e then ids[#ids + 1], ids[#ids + 2] = e.subject, e.object
+    elseif tostring(id):match("^P:") then unknown[#unknown + 1] = id
     elseif e and e.type == "Domain" then domains[#domains + 1] = id
     else ids[#ids + 1] = id end
   end
-  for _, id in ipairs(domains) do
-    local rows = c:read("FIND(?n) WHERE { ?n {id: :id} }", { id = id })
-    if rows and rows[1] then apply(self, rows[1]) end
-  end
+  for _, l in ipairs(M.read_rows(c, unknown)) do ids[#ids + 1], ids[#ids + 2] = l.subject, l.object end
+  for _, r in ipairs(M.read_rows(c, domains)) do apply(self, r) end
   self:add_focus(c, ids)
   self.member_counts = {}
   self.gen, self.since, c.own_tx = gen, since_now(), 0

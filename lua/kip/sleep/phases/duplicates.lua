@@ -109,28 +109,67 @@ local function semantic_pairs(c, s)
   c:set_sweep("semantic_duplicates", nil) -- every concept probed: the next sweep starts over
 end
 
+-- concepts of type t: {id, name} pairs, in pages by name
+local function names_of(c, t)
+  local out, after = {}, nil
+  repeat
+    local cols = c:read("FIND(?n.id, ?n.name) WHERE { ?n {type: :t} " .. (after and "FILTER(?n.name > :after) " or "")
+      .. "} ORDER BY ?n.name ASC LIMIT 50000", { t = t, after = after })
+    local ids, names = cols[1] or {}, cols[2] or {}
+    for i, id in ipairs(ids) do out[#out + 1] = { id, names[i] } end
+    after = names[#names]
+  until #ids < 50000
+  return out
+end
+
+-- a SEARCH costs about as much as reading this many names of a type
+M.SEARCH_NAMES = 1000
+
 -- a partial snapshot (an incremental cycle): the concepts that share a
--- focus concept's duplicate key, found through the word index (its name
--- searched among its type), join the focus; a name the index cannot find
--- (stopwords only) waits for the next full cycle
+-- focus concept's duplicate key join the focus. Per type, whichever costs
+-- less: the names of the type read and folded, or each focus concept's
+-- name searched among its type through the word index (a name the index
+-- cannot find — stopwords only — then waits for the next full cycle)
 local function partial_candidates(c, s)
-  local reads, want = {}, {}
+  local by_type, types = {}, {}
   for _, e in ipairs(s.concepts) do
     if e.type:byte(1) ~= 36 and e.type ~= "Domain" and not e.stale then
-      reads[#reads + 1] = { command = 'SEARCH CONCEPT :q WITH TYPE :t MODE "keyword" LIMIT 50', parameters = { q = e.name, t = e.type } }
-      want[#reads] = e
+      if not by_type[e.type] then by_type[e.type], types[#types + 1] = {}, e.type end
+      table.insert(by_type[e.type], e)
     end
   end
+  table.sort(types)
   local ids, seen = {}, {}
-  snapshot.read_each(c, reads, function(i, hits)
-    local e = want[i]
-    local k = core.fold_key(e.name)
-    for _, h in ipairs(hits or {}) do
-      if h.id ~= e.id and h.type == e.type and not s.focus[h.id] and not seen[h.id] and core.fold_key(h.name) == k then
-        seen[h.id] = true
-        ids[#ids + 1] = h.id
+  local function candidate(e, id, name)
+    if id ~= e.id and not s.focus[id] and not seen[id] and core.fold_key(name) == core.fold_key(e.name) then
+      seen[id] = true
+      ids[#ids + 1] = id
+    end
+  end
+  local reads, want = {}, {}
+  for _, t in ipairs(types) do
+    local list = by_type[t]
+    local n = c:read("FIND(COUNT(?n)) WHERE { ?n {type: :t} }", { t = t })
+    if #list * M.SEARCH_NAMES >= (tonumber(type(n) == "table" and n[1] or n) or 0) then
+      local keys = {}
+      for _, e in ipairs(list) do keys[core.fold_key(e.name)] = true end
+      local by_key = {}
+      for _, r in ipairs(names_of(c, t)) do
+        local k = core.fold_key(r[2])
+        if keys[k] then by_key[k] = by_key[k] or {}; table.insert(by_key[k], r) end
+      end
+      for _, e in ipairs(list) do
+        for _, r in ipairs(by_key[core.fold_key(e.name)] or {}) do candidate(e, r[1], r[2]) end
+      end
+    else
+      for _, e in ipairs(list) do
+        reads[#reads + 1] = { command = 'SEARCH CONCEPT :q WITH TYPE :t MODE "keyword" LIMIT 50', parameters = { q = e.name, t = t } }
+        want[#reads] = e
       end
     end
+  end
+  snapshot.read_each(c, reads, function(i, hits)
+    for _, h in ipairs(hits or {}) do if h.type == want[i].type then candidate(want[i], h.id, h.name) end end
   end)
   table.sort(ids)
   s:add_focus(c, ids)
