@@ -674,7 +674,8 @@ static void test_migration_v5(void) {
                          "DROP TABLE search_dirty; CREATE TABLE search_dirty(id INTEGER PRIMARY KEY);"
                          "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN "
                          "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END;"
-                         "DROP TABLE kip_guard; DROP TABLE kip_guard_log; PRAGMA user_version=4");
+                         "DROP TABLE kip_guard; DROP TABLE kip_guard_log; DROP TRIGGER element_changed_update; "
+                         "DROP TRIGGER element_changed_delete; DROP TABLE kip_changed; PRAGMA user_version=4");
   if (!nx) return;
   int64_t n = kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name = 'element_search_insert'");
   int64_t v = kip_store_count(nx, "PRAGMA user_version");
@@ -706,7 +707,8 @@ static void test_migration_v7(void) {
                          "DROP TABLE search_trigram;"
                          "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram');"
                          "INSERT INTO search_trigram(rowid, name, heading) SELECT id, c0, c1 FROM search_word_content;"
-                         "DROP TABLE kip_guard; DROP TABLE kip_guard_log; PRAGMA user_version=6");
+                         "DROP TABLE kip_guard; DROP TABLE kip_guard_log; DROP TRIGGER element_changed_update; "
+                         "DROP TRIGGER element_changed_delete; DROP TABLE kip_changed; PRAGMA user_version=6");
   if (!nx) return;
   CHECK(kip_store_count(nx, "PRAGMA user_version") == KIP_SCHEMA_VERSION, "v6 -> v7");
   CHECK(kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name IN ('search_trigram_content', "
@@ -1381,6 +1383,67 @@ static void test_write_generation(void) {
   remove_db(path);
 }
 
+/* the change log: what writes touched, by the generation their
+** transaction started from; a deleted link logs its endpoints (its
+** subject marked when it was a Domain link); forgetting takes exactly
+** what was logged before a generation */
+static int changes_has(const char *json, const char *id) {
+  char q[48];
+  snprintf(q, sizeof q, "\"%s\"", id);
+  return strstr(json, q) != NULL;
+}
+
+static void test_change_log(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  kip_error e;
+  CHECK(kip_changes_forget(nx, kip_write_generation(nx), &e) == 0, "forget the bootstrap's");
+  int64_t g0 = kip_write_generation(nx);
+  char *r = kip_changes_json(nx, 0, -1, 100, &e);
+  CHECK(r && strstr(r, "\"ids\":[]") && strstr(r, "\"truncated\":false"), "nothing logged: %s", r ? r : e.message);
+  free(r);
+  char *w = call(nx, "{\"command\":\"UPSERT { CONCEPT ?a { {type: \\\"Person\\\", name: \\\"Ann\\\"} "
+                     "SET PROPOSITIONS { (\\\"belongs_to_domain\\\", {type: \\\"Domain\\\", name: \\\"Unsorted\\\"}) } } }\"}", 0);
+  free(w);
+  char *ids = call(nx, "{\"command\":\"FIND(?a.id, ?l.id, ?d.id) WHERE { ?a {type: \\\"Person\\\", name: \\\"Ann\\\"} "
+                       "?l (?a, \\\"belongs_to_domain\\\", ?d) }\"}", 0);
+  char a[32] = "", l[32] = "", d[32] = "";
+  CHECK(ids && sscanf(ids, "{\"result\":[[\"%31[^\"]\"],[\"%31[^\"]\"],[\"%31[^\"]\"]]", a, l, d) == 3, "ids: %s", ids);
+  free(ids);
+  r = kip_changes_json(nx, 0, -1, 100, &e);
+  CHECK(r && changes_has(r, a) && changes_has(r, l) && !changes_has(r, d), "new elements logged: %s", r);
+  CHECK(r && strstr(r, "\"domain_changed\":[]"), "no Domain link deleted yet: %s", r);
+  free(r);
+  r = kip_changes_json(nx, 0, g0, 100, &e);
+  CHECK(r && strstr(r, "\"ids\":[]"), "nothing before g0: %s", r);
+  free(r);
+  r = kip_changes_json(nx, 0, -1, 1, &e);
+  CHECK(r && strstr(r, "\"truncated\":true"), "max 1 of 2: %s", r);
+  free(r);
+  int64_t g1 = kip_write_generation(nx);
+  CHECK(kip_changes_forget(nx, g1, &e) == 0 && kip_write_generation(nx) == g1, "forgetting is not a write generation");
+  free(call(nx, "{\"command\":\"DELETE PROPOSITIONS ?l WHERE { ?l ({type: \\\"Person\\\", name: \\\"Ann\\\"}, "
+                "\\\"belongs_to_domain\\\", ?d) }\"}", 0));
+  r = kip_changes_json(nx, 0, -1, 100, &e);
+  CHECK(r && changes_has(r, a) && changes_has(r, d) && !changes_has(r, l), "a deleted link logs its endpoints: %s", r);
+  char want[64];
+  snprintf(want, sizeof want, "\"domain_changed\":[\"%s\"]", a);
+  CHECK(r && strstr(r, want), "the subject of a deleted Domain link is marked: %s", r);
+  free(r);
+  int64_t g2 = kip_write_generation(nx);
+  free(call(nx, "{\"command\":\"UPDATE ?a SET ATTRIBUTES { n: 1 } WHERE { ?a {type: \\\"Person\\\", name: \\\"Ann\\\"} }\"}", 0));
+  r = kip_changes_json(nx, g2, -1, 100, &e);
+  CHECK(r && changes_has(r, a) && !changes_has(r, d), "an update since g2 logs the element: %s", r);
+  free(r);
+  CHECK(kip_changes_forget(nx, g2, &e) == 0, "forget before g2");
+  r = kip_changes_json(nx, 0, -1, 100, &e);
+  CHECK(r && changes_has(r, a) && !changes_has(r, d), "what was logged since g2 stays: %s", r);
+  free(r);
+  kip_close(nx);
+  remove_db(path);
+}
+
 /* kip_vsnprintf against the C library, truncation included */
 static void format_both(size_t cap, const char *fmt, ...) {
   char a[128], b[128];
@@ -1493,6 +1556,7 @@ int main(void) {
   test_format();
   test_call_command();
   test_write_generation();
+  test_change_log();
   test_guards();
   test_migration_v5();
   test_migration_v7();

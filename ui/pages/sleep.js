@@ -46,7 +46,9 @@ async function cycle(main, name) {
   const changes = [...(a.changes || []), ...(r.change_pages || [])];
   main.append(h('h2', {}, 'Sleep cycle ', h('code', {}, a.now), ' ', h('span.tag', {}, a.status)),
     h('p.muted', {}, `trigger ${a.trigger} · ${a.writes} write(s) · ${a.flagged_count ?? 0} flagged · ${a.errors ?? 0} error(s)` +
-      (a.work_left ? ' · work left for the next cycle' : '') + (a.unchanged_since ? ` · memory unchanged since ${a.unchanged_since}` : '')),
+      (a.work_left ? ' · work left for the next cycle' : '') + (a.unchanged_since ? ` · memory unchanged since ${a.unchanged_since}` : '') +
+      (a.incremental ? ` · incremental: ${a.incremental.changed} element(s) changed since ${a.incremental.since}, ` +
+        `${a.incremental.focus} concept(s) judged (${a.incremental.swept} swept); the rest stands as the last cycle found it` : '')),
     h('div.cols', {},
       h('div.card', { id: 'phases' }, h('h3', {}, 'Phases'), bars(phases.map(p => ({ label: p.phase, value: Math.round((p.seconds || 0) * 1000) }))),
         h('p.muted', {}, 'milliseconds of CPU per phase'),

@@ -194,7 +194,9 @@ end
 function M.focus(c, p)
   local s = snapshot.partial(c)
   local ids, domain_changed = {}, {}
+  p.written = {} -- the concepts whose own rows were written (duplicates probes them semantically)
   for _, r in ipairs(p.rows) do
+    if not r.subject then p.written[r.id] = true end
     if r.type == "Person" and r.name == "$system" then -- the last cycle's own bookkeeping (maintenance_log)
     elseif r.subject then
       ids[#ids + 1], ids[#ids + 2] = r.subject, r.object

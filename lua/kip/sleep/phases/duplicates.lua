@@ -82,10 +82,13 @@ local function semantic_pairs(c, s)
   if not st or st.model == "" or not st.embedder_matches or (st.vectors or 0) == 0
     or (st.pending or 0) > st.vectors then return end
   local list = {}
+  -- (an incremental cycle: the concepts written since the last cycle, not their neighbours or its sweep)
+  local written = s.partial and c.delta and c.delta.written or nil
   for _, e in ipairs(s.concepts) do
-    if not e.stale and e.type ~= "Domain" and e.type:sub(1, 1) ~= "$" and not rules.protected(s, e) then list[#list + 1] = e end
+    if not e.stale and e.type ~= "Domain" and e.type:sub(1, 1) ~= "$" and not rules.protected(s, e)
+      and (not written or written[e.id]) then list[#list + 1] = e end
   end
-  if s.partial then -- an incremental cycle probes what changed, within the same budget; the sweep is the full cycles'
+  if s.partial then -- an incremental cycle probes what was written, within the same budget; the sweep is the full cycles'
     local seen, t0 = {}, os.clock()
     for k, e in ipairs(list) do
       if k > M.SEMANTIC_PROBES or os.clock() - t0 > M.SEMANTIC_SECONDS then break end
