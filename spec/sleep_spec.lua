@@ -438,12 +438,18 @@ UPSERT { CONCEPT ?b { {type: "Note", name: "Inbox"} SET PROPOSITIONS { ("belongs
       _, _, m, how = sleep.check(nx(), { now = NOW })
       assert.equal("recorded", how)
       assert.equal("2026-11-18T10:00:00Z", m.next_stale_at)
-      -- time passes: the pending Event turns stale, so the record no longer holds
+      -- time passes: the pending Event turns stale, so the record no longer
+      -- holds; the record and the change log decide
       _, _, m, how = sleep.check(nx(), { now = "2026-11-26T00:00:00Z" })
-      assert.same({ "counted", 1 }, { how, m.stale_events })
-      -- a write since the cycle: counted again
+      assert.same({ "logged", 1 }, { how, m.stale_events })
+      -- a write since the cycle: the new concept is an orphan
       write(nx(), [[UPSERT { CONCEPT ?n { {type: "Note", name: "new"} } } WITH METADATA { source: "spec", author: "spec" }]])
       _, _, m, how = sleep.check(nx(), { now = NOW })
+      assert.same({ "logged", 1 }, { how, m.orphans })
+      -- --full: no change log behind a cycle (or too many changes): the store counts
+      run(nx(), { full = true })
+      write(nx(), [[UPSERT { CONCEPT ?n { {type: "Note", name: "newer"} } } WITH METADATA { source: "spec", author: "spec" }]])
+      _, _, m, how = sleep.check(nx(), { now = NOW, params = { delta_max_changes = 0 } })
       assert.same({ "counted", 1 }, { how, m.orphans })
     end)
 

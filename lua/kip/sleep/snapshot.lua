@@ -388,7 +388,7 @@ local function ours(s, r) return r.subject or not guards.owner_of(s.owned_set, r
 local BRANCHES = 12
 local function read_neighbourhoods(c, ids, deep)
   local reads = {}
-  local group = BRANCHES // (deep and 3 or 2)
+  local group = math.floor(BRANCHES / (deep and 3 or 2))
   for i = 1, #ids, group do
     local parts, params = {}, {}
     for j = i, math.min(i + group - 1, #ids) do
@@ -549,7 +549,7 @@ end
 function M.changes(c, after, before, max)
   local h = c.nx.handle
   if not (h and h.changes) then return nil end
-  local text, err = h:changes(after or 0, before or -1, max == math.huge and (1 << 40) or max)
+  local text, err = h:changes(after or 0, before or -1, max == math.huge and 2 ^ 40 or max)
   if not text then error("sleep: reading the change log: " .. tostring(err), 0) end
   return require("kip.core").json_decode(text)
 end

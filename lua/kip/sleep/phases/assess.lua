@@ -155,7 +155,9 @@ function M.partial_metrics(c, s)
     m.next_expiry_at = M.next_expiry(c, s, m.next_expiry_at)
   end
   for _, k in ipairs(M.CARRIED) do m[k] = base[k] end
-  m.carried = setmetatable({ table.unpack(M.CARRIED) }, require("kip.core").array_mt)
+  local carried = {}
+  for i, k in ipairs(M.CARRIED) do carried[i] = k end
+  m.carried = setmetatable(carried, require("kip.core").array_mt)
   m.carried_as_of = c.delta and c.delta.full_cycle_at or nil
   return m
 end
