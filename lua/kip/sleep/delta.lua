@@ -120,23 +120,17 @@ function M.check_counts(c, rec, until_needed)
   local m, early = assess.counts(c, until_needed, true)
   if early then return m, true end
   local owned = require("kip.guards").owned(c.nx)
-  local reads = {}
-  for _, id in ipairs(ch.ids) do
-    if not id:match("^P:") then
-      reads[#reads + 1] = { command = "FIND(?n.type, ?n.name) WHERE { ?n {id: :id} }", parameters = { id = id } }
-      reads[#reads + 1] = { command = 'FIND(?l.id) WHERE { ?l ({id: :id}, "belongs_to_domain", ?d) } LIMIT 1', parameters = { id = id } }
-    end
+  local ids = {}
+  for _, id in ipairs(ch.ids) do if not id:match("^P:") then ids[#ids + 1] = id end end
+  -- the changed concepts' rows and Domain links, a dozen to a request
+  local rows, placed = snapshot.read_neighbourhoods(c, ids, false), {}
+  for _, r in ipairs(rows) do if r.subject then placed[r.subject] = true end end
+  local orphans = tonumber(rec.metrics_after.orphans) or 0
+  for _, r in ipairs(rows) do
+    local t, n = r.type, r.name
+    if t and not placed[r.id] and t ~= "Domain" and t:byte(1) ~= 36 and not (t == "Person" and (n == "$self" or n == "$system"))
+      and not require("kip.guards").owner_of(owned, t, n) then orphans = orphans + 1 end
   end
-  local orphans, row = tonumber(rec.metrics_after.orphans) or 0, nil
-  snapshot.read_each(c, reads, function(i, got)
-    if i % 2 == 1 then
-      row = got and got[1] and got[1][1] and { got[1][1], got[2][1] } or nil
-    elseif row then
-      local t, n = row[1], row[2]
-      if got and not got[1] and t ~= "Domain" and t:byte(1) ~= 36 and not (t == "Person" and (n == "$self" or n == "$system"))
-        and not require("kip.guards").owner_of(owned, t, n) then orphans = orphans + 1 end
-    end
-  end)
   m.orphans = orphans
   return m
 end

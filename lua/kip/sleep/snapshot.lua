@@ -623,4 +623,5 @@ end
 
 M.key = key
 M.read_each = read_each
+M.read_neighbourhoods = read_neighbourhoods
 return M
