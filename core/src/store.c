@@ -72,8 +72,8 @@ static const char *stmt_sql[ST_COUNT] = {
     ** deleted needs no indexing; its delete mark finds nothing to unindex) */
     [ST_MARK_FRESH] = "INSERT OR REPLACE INTO search_dirty(id, fresh) SELECT id, 1 FROM element WHERE id BETWEEN ?1 AND ?2",
     /* the same run in the change log (store_changes.c) */
-    [ST_MARK_CHANGED] = ("INSERT INTO kip_changed(id, gen) SELECT id, " CHANGE_GENERATION " FROM element "
-                         "WHERE id BETWEEN ?1 AND ?2 ON CONFLICT(id) DO UPDATE SET gen = excluded.gen"),
+    [ST_MARK_CHANGED] = ("INSERT INTO kip_changed_run(lo, hi, gen) VALUES(?1, ?2, " CHANGE_GENERATION ") "
+                         "ON CONFLICT(lo) DO UPDATE SET hi = max(hi, excluded.hi), gen = excluded.gen"),
     [ST_CONCEPT_OF] = "SELECT type, name FROM element WHERE id=?1",
     [ST_DATA_VERSION] = "PRAGMA data_version",
     [ST_BEGIN_READ] = "BEGIN",

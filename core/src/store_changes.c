@@ -7,8 +7,9 @@
 ** Each row is an element id and the write generation (kip_write_generation)
 ** its transaction started from. Updates log themselves by trigger; a
 ** deleted link logs its two endpoints (the concepts whose neighbourhood
-** changed: the link itself is gone); new elements are logged a run of ids
-** at a time beside the search index's marks (kip_store_mark_fresh). The
+** changed: the link itself is gone, and the subject of a Domain link is
+** marked); new elements are logged as runs of ids (kip_changed_run, a row
+** per run) beside the search index's marks (kip_store_mark_fresh). The
 ** generation is bumped when a transaction commits, so the rows of every
 ** transaction committed before a reader saw generation G carry a
 ** generation below G, and a transaction still open then logs G itself: a
@@ -26,11 +27,13 @@ char *kip_changes_json(kip_nexus *nx, int64_t after, int64_t before, int64_t max
   sqlite3_stmt *st;
   /* one statement: one snapshot of the generation and the rows */
   int rc = kip_prepare_sq(nx,
-                          "SELECT g.v, c.id, c.is_prop, c.domain FROM (SELECT " CHANGE_GENERATION " AS v) g "
+                          "SELECT g.v, c.id, c.is_prop, max(c.domain) FROM (SELECT " CHANGE_GENERATION " AS v) g "
                           "LEFT JOIN (SELECT k.id, k.gen, k.domain, e.subject IS NOT NULL AS is_prop FROM kip_changed k "
-                          "JOIN element e ON e.id = k.id) c "
+                          "JOIN element e ON e.id = k.id UNION ALL "
+                          "SELECT e.id, r.gen, 0, e.subject IS NOT NULL FROM kip_changed_run r "
+                          "JOIN element e ON e.id BETWEEN r.lo AND r.hi) c "
                           "ON c.gen >= ?1 AND c.gen < (CASE WHEN ?2 < 0 THEN g.v ELSE ?2 END) "
-                          "ORDER BY c.id LIMIT ?3",
+                          "GROUP BY c.id ORDER BY c.id LIMIT ?3",
                           -1, &st);
   if (rc != SQLITE_OK) {
     kip_store_error(nx, rc, err, "reading the change log");
@@ -76,8 +79,9 @@ int kip_changes_forget(kip_nexus *nx, int64_t before, kip_error *err) {
   kip_err_clear(err);
   if (nx->readonly_file) return 0;
   if (kip_tx_begin(nx, err)) return err->code;
-  char sql[80];
-  snprintf(sql, sizeof sql, "DELETE FROM kip_changed WHERE gen < %lld", (long long)before);
+  char sql[128];
+  snprintf(sql, sizeof sql, "DELETE FROM kip_changed WHERE gen < %lld; DELETE FROM kip_changed_run WHERE gen < %lld",
+           (long long)before, (long long)before);
   if (kip_store_exec(nx, sql, err, "forgetting the change log")) {
     kip_tx_rollback(nx);
     return err->code;

@@ -127,11 +127,14 @@
 ** generation its transaction started from. Updates and deletes log
 ** themselves (a deleted link logs its endpoints: the concepts whose
 ** neighbourhood changed; `domain` marks the subject of a deleted
-** belongs_to_domain link: its Domain changed); inserts are logged a run of ids at a time with
-** the search index's marks (ST_MARK_CHANGED), not by a trigger (an insert
-** trigger costs a statement journal per insert). */
+** belongs_to_domain link: its Domain changed); inserts are logged as runs
+** of ids (kip_changed_run, one row per run: ST_MARK_CHANGED beside the
+** search index's marks), not by a trigger (an insert trigger costs a
+** statement journal per insert) nor a row per element (a tenth of a bulk
+** load). */
 #define SCHEMA_V10 \
     "CREATE TABLE kip_changed(id INTEGER PRIMARY KEY, gen INTEGER NOT NULL, domain INTEGER NOT NULL DEFAULT 0);\n" \
+    "CREATE TABLE kip_changed_run(lo INTEGER PRIMARY KEY, hi INTEGER NOT NULL, gen INTEGER NOT NULL);\n" \
     "CREATE TRIGGER element_changed_update AFTER UPDATE ON element BEGIN " \
     "INSERT INTO kip_changed(id, gen) VALUES(new.id, " CHANGE_GENERATION ") " \
     "ON CONFLICT(id) DO UPDATE SET gen = excluded.gen; END;\n" \

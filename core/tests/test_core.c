@@ -675,7 +675,7 @@ static void test_migration_v5(void) {
                          "CREATE TRIGGER element_search_insert AFTER INSERT ON element BEGIN "
                          "INSERT OR IGNORE INTO search_dirty(id) VALUES(new.id); END;"
                          "DROP TABLE kip_guard; DROP TABLE kip_guard_log; DROP TRIGGER element_changed_update; "
-                         "DROP TRIGGER element_changed_delete; DROP TABLE kip_changed; PRAGMA user_version=4");
+                         "DROP TRIGGER element_changed_delete; DROP TABLE kip_changed; DROP TABLE kip_changed_run; PRAGMA user_version=4");
   if (!nx) return;
   int64_t n = kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name = 'element_search_insert'");
   int64_t v = kip_store_count(nx, "PRAGMA user_version");
@@ -708,7 +708,7 @@ static void test_migration_v7(void) {
                          "CREATE VIRTUAL TABLE search_trigram USING fts5(name, heading, tokenize = 'trigram');"
                          "INSERT INTO search_trigram(rowid, name, heading) SELECT id, c0, c1 FROM search_word_content;"
                          "DROP TABLE kip_guard; DROP TABLE kip_guard_log; DROP TRIGGER element_changed_update; "
-                         "DROP TRIGGER element_changed_delete; DROP TABLE kip_changed; PRAGMA user_version=6");
+                         "DROP TRIGGER element_changed_delete; DROP TABLE kip_changed; DROP TABLE kip_changed_run; PRAGMA user_version=6");
   if (!nx) return;
   CHECK(kip_store_count(nx, "PRAGMA user_version") == KIP_SCHEMA_VERSION, "v6 -> v7");
   CHECK(kip_store_count(nx, "SELECT count(*) FROM sqlite_master WHERE name IN ('search_trigram_content', "
