@@ -188,8 +188,9 @@ function M.run(nx, opts)
   local names = opts.phases or (added and M.with_added(added)) or M.PHASES
   -- the change log's mark: this cycle takes what was logged before it
   -- (forgotten when the cycle completes; kip.sleep.delta)
-  local log = not c.dry_run and snapshot.changes(c, 0, -1, 0)
-  c.changes_before = log and log.generation or nil
+  local h = nx.handle
+  local gen = not c.dry_run and h and h.changes and h.write_generation and h:write_generation()
+  c.changes_before = gen and gen >= 0 and gen or nil
   -- a memory changed since a complete cycle: its phases work from what
   -- changed (kip.sleep.delta) unless opts.full or the plan says otherwise
   if not opts.phases and not added and not next(c.hooks) and not c.dry_run then
