@@ -392,7 +392,7 @@ local function read_neighbourhoods(c, ids, deep)
   for i = 1, #ids, group do
     local parts, params = {}, {}
     for j = i, math.min(i + group - 1, #ids) do
-      local v = "i" .. j
+      local v = "i" .. (j - i + 1)
       params[v] = ids[j]
       parts[#parts + 1] = (#parts == 0 and "?x {id: :%s}" or "UNION { ?x {id: :%s} }"):format(v)
       if deep then
@@ -403,8 +403,14 @@ local function read_neighbourhoods(c, ids, deep)
     end
     reads[#reads + 1] = { command = "FIND(?x) WHERE { " .. table.concat(parts, " ") .. " } LIMIT " .. M.PAGE, parameters = params }
   end
-  local rows = {}
-  read_each(c, reads, function(_, got) for _, r in ipairs(got or {}) do rows[#rows + 1] = r end end)
+  local rows, whole = {}, {}
+  read_each(c, reads, function(i, got)
+    if got and #got >= M.PAGE then whole[#whole + 1] = reads[i] -- a hub: read again page by page
+    else for _, r in ipairs(got or {}) do rows[#rows + 1] = r end end
+  end)
+  for _, read in ipairs(whole) do
+    for _, r in ipairs(c:read_all(read.command, read.parameters)) do rows[#rows + 1] = r end
+  end
   return rows
 end
 
