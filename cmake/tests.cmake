@@ -91,6 +91,8 @@ if(PYTHON3_FOR_E2E)
   add_test(NAME e2e_sleep_crash COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_sleep.py ${CMAKE_BINARY_DIR} crash 60)
   # ... incremental cycles after random agent writes leave what a full cycle leaves
   add_test(NAME e2e_sleep_incremental COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_sleep.py ${CMAKE_BINARY_DIR} incremental 40)
+  # the throwaway PostgreSQL 15 clusters the server backend's tests will run on (docs/postgresql.md)
+  add_test(NAME e2e_pg_cluster COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/pg_cluster.py selftest)
   # the ARG online loop on ../shared/arg: eval scored by its check.py, replay, JSON Schemas, MCP
   add_test(NAME e2e_arg COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg.py ${CMAKE_BINARY_DIR})
   # the offline loop: learn from feedback, publish, roll back, pinning under concurrent publishes, kill -9
@@ -108,7 +110,7 @@ if(PYTHON3_FOR_E2E)
   add_test(NAME arg_no_fixture_literals COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/arg/no_fixture_literals.py ${CMAKE_SOURCE_DIR})
   # docs are tests: every runnable example of README.md and docs/*.md, as written
   add_test(NAME docs_examples COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/docs_examples.py ${CMAKE_BINARY_DIR})
-  set_tests_properties(e2e_sleep e2e_sleep_neighbours e2e_sleep_crash e2e_sleep_incremental e2e_arg e2e_arg_offline e2e_arg_adversarial arg_no_fixture_literals
+  set_tests_properties(e2e_sleep e2e_sleep_neighbours e2e_sleep_crash e2e_sleep_incremental e2e_pg_cluster e2e_arg e2e_arg_offline e2e_arg_adversarial arg_no_fixture_literals
                        docs_examples PROPERTIES SKIP_RETURN_CODE 77)
   # ... and that they cannot pass vacuously (nor the conformance runner's wrapper)
   add_test(NAME no_vacuous_pass COMMAND ${CMAKE_SOURCE_DIR}/tests/no_vacuous_pass.sh ${CMAKE_BINARY_DIR})
