@@ -874,4 +874,67 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
       assert.has_error(function() run(nx(), { now = "yesterday" }) end)
     end)
   end)
+
+  describe("incremental cycles (the change log)", function()
+    local function settled()
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Budget sheet"}
+        SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Finance"}) } } } WITH METADATA { source: "spec", author: "spec" }]])
+      run(nx())
+      run(nx(), { now = "2026-11-20T06:00:00Z" })
+    end
+
+    it("judges what changed since a complete cycle, and says so", function()
+      settled()
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Tax letter"} } } WITH METADATA { source: "spec", author: "spec",
+        relevance_tags: ["money"] }]])
+      local report = run(nx(), { now = "2026-11-21T00:00:00Z" })
+      assert.is_table(report.incremental, report.full_why)
+      assert.same({ "Finance" }, domains(nx(), "Note", "Tax letter"))
+      -- and --full reads everything, saying why
+      report = run(nx(), { now = "2026-11-22T00:00:00Z", full = true })
+      assert.is_nil(report.incremental)
+      assert.matches("%-%-full", report.full_why)
+    end)
+
+    it("runs a full cycle when a Domain changed (the rules read Domains)", function()
+      settled()
+      write(nx(), [[UPDATE ?d SET ATTRIBUTES { aliases: ["money", "budget", "tax"] } WHERE { ?d {type: "Domain", name: "Finance"} }]])
+      local report = run(nx(), { now = "2026-11-21T00:00:00Z" })
+      assert.is_nil(report.incremental)
+      assert.matches("Domain", report.full_why)
+    end)
+
+    it("loses nothing written while a cycle runs: the next one judges it", function()
+      settled()
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "First"} } } WITH METADATA { source: "spec", author: "spec" }]])
+      -- another connection writes while the cycle is between its phases
+      local other, wrote = assert(kip.open { path = nx().path, embedder = false }), false
+      run(nx(), { now = "2026-11-21T00:00:00Z", progress = function(phase)
+        if phase == "orphans" and not wrote then
+          wrote = true
+          local r = other:execute([[UPSERT { CONCEPT ?a { {type: "Note", name: "Meanwhile"} } } WITH METADATA { source: "spec", author: "spec" }]])
+          assert(not r.error, r.error and r.error.message)
+        end
+      end })
+      other:close()
+      assert.same({ "Unsorted" }, domains(nx(), "Note", "First"))
+      assert.same({}, domains(nx(), "Note", "Meanwhile")) -- written after the orphans phase looked
+      local log = require("kip.core").json_decode(nx().handle:changes(0))
+      local meanwhile = nx():execute('FIND(?n.id) WHERE { ?n {type: "Note", name: "Meanwhile"} }').result[1]
+      local kept = false
+      for _, id in ipairs(log.ids) do kept = kept or id == meanwhile end
+      assert.is_true(kept, "the concurrent write stays in the change log")
+      local report = run(nx(), { now = "2026-11-22T00:00:00Z" })
+      assert.is_table(report.incremental, tostring(report.full_why))
+      assert.same({ "Unsorted" }, domains(nx(), "Note", "Meanwhile"))
+    end)
+
+    it("decides --check from the record and the change log", function()
+      settled()
+      write(nx(), "UPSERT {\n" .. notes("lost", 12) .. '\n} WITH METADATA { source: "spec", author: "spec" }')
+      local needed, why, m, how = sleep.check(nx(), { now = "2026-11-21T00:00:00Z" })
+      assert.same({ "logged", 12, true }, { how, m.orphans, needed })
+      assert.same({ "orphans 12 > 10" }, why)
+    end)
+  end)
 end)

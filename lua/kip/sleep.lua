@@ -195,7 +195,7 @@ function M.run(nx, opts)
   -- changed (kip.sleep.delta) unless opts.full or the plan says otherwise
   if not opts.phases and not added and not next(c.hooks) and not c.dry_run then
     local rec = newest_record(c)
-    c.unchanged = unchanged_since(c, rec)
+    c.unchanged = not opts.full and unchanged_since(c, rec) or nil
     if c.unchanged then names = { "decay", "finalize" }
     elseif opts.full then c.full_why = "asked for (--full)"
     else c.delta, c.full_why = delta.plan(c, rec) end

@@ -247,6 +247,7 @@ function Cycle:send(command, params, why)
   -- a bulk UPDATE that matched nothing changed nothing: not a write
   if not (type(r.result) == "table" and r.result.updated == 0) then self.writes = self.writes + 1 end
   self.own_tx = (self.own_tx or 0) + 1
+  self.own_total = (self.own_total or 0) + 1 -- (the cycle's write requests: finalize's generation_after)
   note_upserted(self, r.result)
   return r
 end
@@ -273,6 +274,7 @@ local function send_atomic(self, commands)
   if r.rolled_back then return nil, { code = "KIP_4003", message = "the batch was rolled back" } end
   self.writes = self.writes + #commands
   self.own_tx = (self.own_tx or 0) + 1
+  self.own_total = (self.own_total or 0) + 1 -- (the cycle's write requests: finalize's generation_after)
   for _, item in ipairs(r.result or {}) do note_upserted(self, item.result) end
   return true
 end

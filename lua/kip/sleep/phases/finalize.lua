@@ -152,6 +152,11 @@ function M.run(c)
   -- metrics instead of reading the graph
   local generation = c.nx.handle and c.nx.handle.write_generation and c.nx.handle:write_generation()
   if generation and generation < 0 then generation = nil end
+  -- only when the cycle's own writes are all that moved it since the cycle
+  -- started: another writer's write while the phases ran may have come
+  -- after the phase that would have judged it (the change log keeps it
+  -- for the next cycle, which must not skip as unchanged)
+  if generation and c.changes_before and generation ~= c.changes_before + (c.own_total or 0) then generation = nil end
   c:sweep("") -- the sweep cursors: carried over from the last record where no phase moved them
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
