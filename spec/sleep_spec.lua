@@ -887,7 +887,7 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
       settled()
       write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Tax letter"} } } WITH METADATA { source: "spec", author: "spec",
         relevance_tags: ["money"] }]])
-      local report = run(nx(), { now = "2026-11-21T00:00:00Z" })
+      local report = run(nx(), { now = "2026-11-21T00:00:00Z", incremental = true })
       assert.is_table(report.incremental, report.full_why)
       assert.same({ "Finance" }, domains(nx(), "Note", "Tax letter"))
       -- and --full reads everything, saying why
@@ -899,9 +899,17 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
     it("runs a full cycle when a Domain changed (the rules read Domains)", function()
       settled()
       write(nx(), [[UPDATE ?d SET ATTRIBUTES { aliases: ["money", "budget", "tax"] } WHERE { ?d {type: "Domain", name: "Finance"} }]])
-      local report = run(nx(), { now = "2026-11-21T00:00:00Z" })
+      local report = run(nx(), { now = "2026-11-21T00:00:00Z", incremental = true })
       assert.is_nil(report.incremental)
       assert.matches("Domain", report.full_why)
+    end)
+
+    it("reads everything when much of a memory changed (it costs less)", function()
+      settled()
+      write(nx(), "UPSERT {\n" .. notes("lost", 12) .. '\n} WITH METADATA { source: "spec", author: "spec" }')
+      local report = run(nx(), { now = "2026-11-21T00:00:00Z" })
+      assert.is_nil(report.incremental)
+      assert.matches("reading them all costs less", report.full_why)
     end)
 
     it("loses nothing written while a cycle runs: the next one judges it", function()
@@ -909,7 +917,7 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
       write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "First"} } } WITH METADATA { source: "spec", author: "spec" }]])
       -- another connection writes while the cycle is between its phases
       local other, wrote = assert(kip.open { path = nx().path, embedder = false }), false
-      run(nx(), { now = "2026-11-21T00:00:00Z", progress = function(phase)
+      run(nx(), { now = "2026-11-21T00:00:00Z", incremental = true, progress = function(phase)
         if phase == "orphans" and not wrote then
           wrote = true
           local r = other:execute([[UPSERT { CONCEPT ?a { {type: "Note", name: "Meanwhile"} } } WITH METADATA { source: "spec", author: "spec" }]])
@@ -924,7 +932,7 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
       local kept = false
       for _, id in ipairs(log.ids) do kept = kept or id == meanwhile end
       assert.is_true(kept, "the concurrent write stays in the change log")
-      local report = run(nx(), { now = "2026-11-22T00:00:00Z" })
+      local report = run(nx(), { now = "2026-11-22T00:00:00Z", incremental = true })
       assert.is_table(report.incremental, tostring(report.full_why))
       assert.same({ "Unsorted" }, domains(nx(), "Note", "Meanwhile"))
     end)

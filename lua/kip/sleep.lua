@@ -175,6 +175,7 @@ function M.run(nx, opts)
   c.resumed = opts.resumed
   c.trigger = opts.trigger
   c.all_phases = not opts.phases
+  c.incremental_always = opts.incremental
   -- an unchanged memory with nothing due: the phases would find what the
   -- last cycle found and write nothing, so only the decay epoch is
   -- recorded (the default phases, no hooks: a hook may judge anew);

@@ -9,10 +9,11 @@ local commands = {}
 local SLEEP_REPORT_GROUPS = 60 -- flag lines of the terminal report
 
 commands.sleep = {
-  usage = "sleep [--now ISO] [--dry-run] [--phase P]... [--full] [--if-needed | --check] [--json] [-q]",
+  usage = "sleep [--now ISO] [--dry-run] [--phase P]... [--full | --incremental] [--if-needed | --check] [--json] [-q]",
   summary = "run a $system maintenance (sleep) cycle (docs/sleep.md)",
   help = [[
-usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--full] [--if-needed | --check] [--measure] [--hooks FILE.lua]
+usage: kip [--db PATH] sleep [--now ISO] [--dry-run] [--phase P]... [--full | --incremental] [--if-needed | --check] [--measure]
+                             [--sweep N] [--hooks FILE.lua]
                              [--log FILE.jsonl] [--json] [-q] [governance options]
 
 Runs one $system sleep cycle: SleepTasks, the Unsorted inbox, orphans, stale
@@ -30,6 +31,8 @@ with its own clock when run again.
                  events duplicates contradictions decay domains ttl finalize
   --full         read the whole graph even when the memory changed little
                  since the last complete cycle (see below)
+  --incremental  work from the change log whenever it can, even when so much
+                 changed that reading everything would cost less
   --sweep N      concepts an incremental cycle visits beside what changed
                  (default 500; 0: none)
   --if-needed    run only when a health threshold is crossed (Unsorted > 20,
@@ -54,8 +57,9 @@ records its decay epoch and the last cycle's findings, which still stand.
 One that changed since a complete cycle runs incrementally: the phases judge
 what the change log names (with its neighbours, what turned stale or
 expired, and a sweep of 500 other concepts), not the whole graph; a full
-cycle runs when a Domain or a definition changed, SleepTasks wait, more than
-50 000 elements changed, or the last full cycle is 7 days old.
+cycle runs when a Domain or a definition changed, a waiting SleepTask or its
+target changed, more than 50 000 elements (or a 25th of the memory) changed,
+or the last full cycle is 7 days old.
 The terminal report groups the flagged items by kind (at most 60 lines);
 --json, --log and the SleepCycle record hold every item.
   --json         print the report as JSON
@@ -63,11 +67,11 @@ The terminal report groups the flagged items by kind (at most 60 lines);
 ]],
   run = function(cli, args)
     local o, extra = cli:parse(args, { { "--now", value = "an ISO-8601 time" }, { "--dry-run" },
-      { "--phase", key = "phases", value = "a phase name", multi = true }, { "--full" }, { "--sweep", value = "a number of concepts" }, { "--if-needed" }, { "--check" }, { "--measure" },
+      { "--phase", key = "phases", value = "a phase name", multi = true }, { "--full" }, { "--incremental" }, { "--sweep", value = "a number of concepts" }, { "--if-needed" }, { "--check" }, { "--measure" },
       { "--hooks", value = "a Lua file or module name" }, { "--log", value = "a file" }, { "--json" }, { "--quiet", "-q" } },
       { governance = true })
     if #extra > 0 then cli:die("sleep: unexpected argument %s (kip sleep --help)", extra[1]) end
-    local opts = { now = o.now, dry_run = o.dry_run, phases = o.phases, measure = o.measure, full = o.full }
+    local opts = { now = o.now, dry_run = o.dry_run, phases = o.phases, measure = o.measure, full = o.full, incremental = o.incremental }
     if o.sweep then
       local n = tonumber(o.sweep)
       if not n or n < 0 or n ~= math.floor(n) then cli:die("--sweep: %q is not a number of concepts (e.g. 2000)", o.sweep) end

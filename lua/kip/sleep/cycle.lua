@@ -94,6 +94,7 @@ M.DEFAULTS = {
   -- elements (else a full cycle), this many other concepts swept per
   -- cycle, and a full cycle at least this often
   delta_max_changes = 50000,
+  delta_cost_ratio = 25, -- (a changed element costs an incremental cycle ~25 times its share of a whole read)
   sweep_concepts = 500,
   full_every_days = 7,
 }

@@ -75,6 +75,13 @@ function M.plan(c, rec)
   if rec.rules_fingerprint ~= M.rules_fingerprint(c) then
     return nil, "a Domain, a definition or $self's pending_for_sleep changed (the rules read them)"
   end
+  -- judging a changed element reads its neighbourhood a few requests at a
+  -- time, about delta_cost_ratio times what a whole read costs it: past
+  -- that share of the memory, reading everything costs less
+  local seen = tonumber(rec.elements_seen)
+  if not c.incremental_always and seen and #ch.ids * c.params.delta_cost_ratio > seen then
+    return nil, ("%d of about %d elements changed: reading them all costs less"):format(#ch.ids, seen)
+  end
   local rows = snapshot.read_rows(c, ch.ids)
   local touched = {} -- concept ids and keys the changes reach
   for _, r in ipairs(rows) do

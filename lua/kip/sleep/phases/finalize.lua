@@ -161,7 +161,7 @@ function M.run(c)
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
     flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, generation_after: :generation_after, unchanged_since: :unchanged_since, work_left: :work_left,
-    all_phases: :all_phases, sweeps: :sweeps, changes_before: :changes_before, rules_fingerprint: :rules, full_cycle_at: :full_cycle_at, incremental: :incremental, changes: :changes, changes_count: :nchanges, change_pages: :change_pages,
+    all_phases: :all_phases, sweeps: :sweeps, changes_before: :changes_before, elements_seen: :elements_seen, rules_fingerprint: :rules, full_cycle_at: :full_cycle_at, incremental: :incremental, changes: :changes, changes_count: :nchanges, change_pages: :change_pages,
     writes: :writes, errors: :errors,
     metrics_before: :before, metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
@@ -171,7 +171,11 @@ WITH METADATA { source: "SleepCycle", author: "$system" }]],
       nflagged = #flagged, groups = report.flag_groups, pages = pages, unchanged_since = c.unchanged_since or core.null,
       work_left = c.work_left == true, all_phases = c.all_phases == true,
       sweeps = c.sweeps, changes = head(c, changes),
-      changes_before = c.changes_before or core.null, rules = require("kip.sleep.delta").rules_fingerprint(c), incremental = c.incremental or core.null,
+      changes_before = c.changes_before or core.null,
+      -- the memory's size as the last whole read saw it (kip.sleep.delta weighs changes against it)
+      elements_seen = (c.snap and not c.snap.partial and #c.snap.concepts + #c.snap.links)
+        or tonumber((c.delta and c.delta.base or c.unchanged or {}).elements_seen) or core.null,
+      rules = require("kip.sleep.delta").rules_fingerprint(c), incremental = c.incremental or core.null,
       -- the last full cycle (an incremental or unchanged one carries it)
       full_cycle_at = (c.delta and c.delta.full_cycle_at) or (c.unchanged and require("kip.sleep.delta").full_at(c.unchanged)) or c.now, nchanges = nchanges, change_pages = change_pages,
       -- after this record and the maintenance_log entry: two more write transactions
