@@ -937,6 +937,19 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
       assert.same({ "Unsorted" }, domains(nx(), "Note", "Meanwhile"))
     end)
 
+    it("keeps the next expiry exact: a link written since expires before anything the last cycle knew", function()
+      settled()
+      write(nx(), [[UPSERT { PROPOSITION ?l { ({type: "Note", name: "Budget sheet"}, "knows", {type: "Domain", name: "Health"}) } }
+        WITH METADATA { source: "spec", author: "spec", expires_at: "2026-11-21T12:00:00Z" }]])
+      local report = run(nx(), { now = "2026-11-21T00:00:00Z", incremental = true })
+      assert.is_table(report.incremental, tostring(report.full_why))
+      assert.equal("2026-11-21T12:00:00Z", report.metrics_after.next_expiry_at)
+      -- nothing written since, but the expiry has passed: not skipped as unchanged
+      report = run(nx(), { now = "2026-11-22T00:00:00Z", incremental = true })
+      assert.is_nil(report.unchanged_since)
+      assert.same({}, nx():execute('FIND(?l) WHERE { ?l ({type: "Note", name: "Budget sheet"}, "knows", ?o) }').result)
+    end)
+
     it("decides --check from the record and the change log", function()
       settled()
       write(nx(), "UPSERT {\n" .. notes("lost", 12) .. '\n} WITH METADATA { source: "spec", author: "spec" }')

@@ -117,13 +117,6 @@ local function ran_every_phase(rec)
   return true
 end
 
--- the newest completed cycle's record when it still describes the memory:
--- nothing was written since (the nexus's write generation is the one the
--- cycle recorded after its own writes), no pending Event has turned stale
--- (the cutoff has not passed next_stale_at) and nothing has expired (the
--- clock has not passed next_expiry_at), and it left no work for the next
--- cycle (a budget or the TTL cap reached), and it ran every phase (or was
--- such a skip itself). Returns the record's attributes.
 -- the newest cycle's record by name ("SleepCycle:<now>", through the name
 -- index): its attributes, or nil
 local function newest_record(c)
@@ -131,6 +124,13 @@ local function newest_record(c)
   return ok and type(rows[1]) == "table" and rows[1] or nil
 end
 
+-- the newest completed cycle's record when it still describes the memory:
+-- nothing was written since (the nexus's write generation is the one the
+-- cycle recorded after its own writes), no pending Event has turned stale
+-- (the cutoff has not passed next_stale_at) and nothing has expired (the
+-- clock has not passed next_expiry_at), and it left no work for the next
+-- cycle (a budget or the TTL cap reached), and it ran every phase (or was
+-- such a skip itself). Returns the record's attributes.
 local function unchanged_since(c, rec)
   local gen = c.nx.handle and c.nx.handle.write_generation and c.nx.handle:write_generation()
   if not gen or gen < 0 then return nil end

@@ -135,6 +135,10 @@ function M.partial_metrics(c, s)
       m.next_expiry_at = md.expires_at
     end
   end
+  for _, l in ipairs(s.links) do -- (the focus's links: a new one may expire before anything the last cycle knew)
+    local x = not l.stale and (l.metadata or {}).expires_at
+    if type(x) == "string" and x >= c.now and (not m.next_expiry_at or x < m.next_expiry_at) then m.next_expiry_at = x end
+  end
   for _, d in ipairs(s:all_domains()) do m.domain_sizes[d.name] = s:member_count(c, d) end
   local owned = guards.owned(c.nx)
   if not owned.types.Event then
