@@ -58,7 +58,7 @@ One that changed since a complete cycle runs incrementally: the phases judge
 what the change log names (with its neighbours, what turned stale or
 expired, and a sweep of 500 other concepts), not the whole graph; a full
 cycle runs when a Domain or a definition changed, a waiting SleepTask or its
-target changed, more than 50 000 elements (or a 25th of the memory) changed,
+target changed, more than 50 000 elements (or a 60th of the memory) changed,
 or the last full cycle is 7 days old.
 The terminal report groups the flagged items by kind (at most 60 lines);
 --json, --log and the SleepCycle record hold every item.

@@ -94,7 +94,10 @@ M.DEFAULTS = {
   -- elements (else a full cycle), this many other concepts swept per
   -- cycle, and a full cycle at least this often
   delta_max_changes = 50000,
-  delta_cost_ratio = 25, -- (a changed element costs an incremental cycle ~25 times its share of a whole read)
+  -- (a changed element costs an incremental cycle about 60 times its share
+  -- of a whole read: after 1 761 changes both cycles cost the same at about
+  -- 110 000 elements, scripts/bench/sleep)
+  delta_cost_ratio = 60,
   sweep_concepts = 500,
   full_every_days = 7,
 }
