@@ -875,6 +875,24 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
     end)
   end)
 
+  describe("private facts", function()
+    it("are maintained like the rest, and a report that may name them is private", function()
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Secret diary"} } }
+        WITH METADATA { source: "spec", author: "spec", access_level: "private", relevance_tags: ["money"] }]])
+      run(nx())
+      -- the operator sees the private note filed, and the report
+      local op = { ctx = { operator = true } }
+      local d = nx():execute('FIND(?d.name) WHERE { ?n {type: "Note", name: "Secret diary"} (?n, "belongs_to_domain", ?d) }', nil, op)
+      assert.same({ "Finance" }, d.result)
+      assert.equal(1, #nx():execute('FIND(?r.name) WHERE { ?r {type: "SleepCycle"} }', nil, op).result)
+      -- another caller, through the default policy, sees neither
+      local governed = kip.open { path = nx().path, embedder = false, policies = { "default" } }
+      local seen = governed:execute('FIND(?r.name) WHERE { ?r {type: "SleepCycle"} }', nil, { ctx = { actor = "agent" } })
+      governed:close()
+      assert.same({}, seen.result)
+    end)
+  end)
+
   describe("incremental cycles (the change log)", function()
     local function settled()
       write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Budget sheet"}

@@ -113,7 +113,12 @@ end
 --- raised inside a phase when its budget is spent (sleep.run reports it)
 M.BUDGET = setmetatable({}, { __tostring = function() return "budget reached" end })
 
-local CTX = { actor = "$system", channel = "sleep", system = true }
+-- operator: maintenance sees the whole memory — private facts are the
+-- memory's too (the default policy hides them from other callers, not from
+-- the memory's own upkeep: a private orphan is filed, a private expired
+-- note reclaimed); a report that may name one is private itself
+-- (finalize: mentions_private)
+local CTX = { actor = "$system", channel = "sleep", system = true, operator = true }
 -- reads: a phase never encodes what it read again, so objects need not
 -- remember their key order (a fifth of the cost of decoding a read)
 local READ = { ctx = CTX, unordered = true }

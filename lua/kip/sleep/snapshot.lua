@@ -48,8 +48,15 @@ end
 -- proposition); else another subsystem owns it
 local function kept(s, l) return s.by_id[l.subject] ~= nil or tostring(l.subject):match("^P:") ~= nil end
 
+-- a private fact read (access_level "private"): the cycle's report may
+-- name it, so the report is private too (finalize)
+local function note_private(s, r)
+  if r.metadata and r.metadata.access_level == "private" then s.saw_private = true end
+end
+
 local function index_link(s, l)
   if s.by_id[l.id] then return end
+  note_private(s, l)
   s.links[#s.links + 1] = l
   s.by_id[l.id] = l
   s.out[l.subject] = s.out[l.subject] or {}
@@ -61,6 +68,7 @@ end
 -- (unlisted: known by id and key, not in `concepts` — a partial
 -- snapshot's fringe and Domains, which no phase judges)
 local function index_concept(s, e, unlisted)
+  note_private(s, e)
   if not unlisted then s.concepts[#s.concepts + 1] = e end
   s.by_id[e.id], s.by_key[key(e.type, e.name)] = e, e
 end
@@ -105,6 +113,7 @@ end
 
 -- a changed row r of an element in the snapshot (or new to it)
 local function apply(s, r)
+  note_private(s, r)
   local old = s.by_id[r.id]
   if r.subject then
     if old and old.subject == r.subject and old.object == r.object then

@@ -104,7 +104,8 @@ local function write_pages(c, name, list, kind)
     c:write(([[UPSERT { CONCEPT ?p { {type: "%s", name: :name}
   SET ATTRIBUTES { cycle: :cycle, page: :page, first: :first, %s: :items }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
-WITH METADATA { source: "SleepCycle", author: "$system", memory_tier: "short-term", expires_at: :expires }]]):format(k.type, k.what),
+WITH METADATA { source: "SleepCycle", author: "$system", memory_tier: "short-term", expires_at: :expires%s }]]):format(k.type, k.what,
+      c.mentions_private and ', access_level: "private"' or ""),
       { name = ("%s:%s:%d"):format(name, kind == "flagged" and "flags" or kind, n), cycle = name, page = n, first = first, items = page,
         expires = require("kip.sleep.cycle").iso(c.now_s + c.params.archive_ttl_days * 86400) }, "report page")
   end
@@ -144,6 +145,10 @@ function M.run(c)
   c.report = report
   if c.dry_run then return { flagged = #flagged } end
   local name = "SleepCycle:" .. c.now
+  -- a cycle that read a private fact may name it in its flags and changes
+  -- (an unchanged cycle repeats the flags of the one before): its record
+  -- and pages are private, read by the operator only (the default policy)
+  c.mentions_private = (c.snap and c.snap.saw_private) or (c.unchanged and c.unchanged.mentions_private == true) or false
   local changes, nchanges = changes_of(c)
   local pages = write_pages(c, name, flagged, "flagged")
   local change_pages = write_pages(c, name, changes, "changes")
@@ -161,17 +166,17 @@ function M.run(c)
   c:write([[UPSERT { CONCEPT ?r { {type: "SleepCycle", name: :name}
   SET ATTRIBUTES { now: :now, status: "completed", resumed: :resumed, trigger: :trigger, phases: :phases,
     flagged: :flagged, flagged_count: :nflagged, flag_groups: :groups, flag_pages: :pages, generation_after: :generation_after, unchanged_since: :unchanged_since, work_left: :work_left,
-    all_phases: :all_phases, sweeps: :sweeps, changes_before: :changes_before, elements_seen: :elements_seen, rules_fingerprint: :rules, full_cycle_at: :full_cycle_at, incremental: :incremental, changes: :changes, changes_count: :nchanges, change_pages: :change_pages,
+    all_phases: :all_phases, sweeps: :sweeps, changes_before: :changes_before, mentions_private: :mentions_private, elements_seen: :elements_seen, rules_fingerprint: :rules, full_cycle_at: :full_cycle_at, incremental: :incremental, changes: :changes, changes_count: :nchanges, change_pages: :change_pages,
     writes: :writes, errors: :errors,
     metrics_before: :before, metrics_after: :after }
   SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "System"}) } } }
-WITH METADATA { source: "SleepCycle", author: "$system" }]],
+WITH METADATA { source: "SleepCycle", author: "$system"]] .. (c.mentions_private and ', access_level: "private"' or "") .. " }",
     { name = name, now = c.now, resumed = c.resumed == true, trigger = report.trigger, phases = report.phases, flagged = kept,
       writes = c.writes, errors = #c.errors, before = c.metrics_before or {}, after = c.metrics_after,
       nflagged = #flagged, groups = report.flag_groups, pages = pages, unchanged_since = c.unchanged_since or core.null,
       work_left = c.work_left == true, all_phases = c.all_phases == true,
       sweeps = c.sweeps, changes = head(c, changes),
-      changes_before = c.changes_before or core.null,
+      changes_before = c.changes_before or core.null, mentions_private = c.mentions_private,
       -- the memory's size as the last whole read saw it (kip.sleep.delta weighs changes against it)
       elements_seen = (c.snap and not c.snap.partial and #c.snap.concepts + #c.snap.links)
         or tonumber((c.delta and c.delta.base or c.unchanged or {}).elements_seen) or core.null,
