@@ -891,6 +891,18 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
       governed:close()
       assert.same({}, seen.result)
     end)
+
+    it("leaves a report that names none of them readable", function()
+      write(nx(), [[UPSERT { CONCEPT ?a { {type: "Note", name: "Secret diary"} SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "Finance"}) } } }
+        WITH METADATA { source: "spec", author: "spec", access_level: "private" }
+UPSERT { CONCEPT ?b { {type: "Note", name: "Shopping list"} } } WITH METADATA { source: "spec", author: "spec" }]])
+      local report = run(nx())
+      assert.is_falsy(report.mentions_private)
+      local governed = kip.open { path = nx().path, embedder = false, policies = { "default" } }
+      local seen = governed:execute('FIND(?r.name) WHERE { ?r {type: "SleepCycle"} }', nil, { ctx = { actor = "agent" } })
+      governed:close()
+      assert.same({ "SleepCycle:" .. NOW }, seen.result)
+    end)
   end)
 
   describe("incremental cycles (the change log)", function()

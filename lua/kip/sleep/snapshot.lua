@@ -48,10 +48,13 @@ end
 -- proposition); else another subsystem owns it
 local function kept(s, l) return s.by_id[l.subject] ~= nil or tostring(l.subject):match("^P:") ~= nil end
 
--- a private fact read (access_level "private"): the cycle's report may
--- name it, so the report is private too (finalize)
+-- a private fact read (access_level "private"): remembered, so that a
+-- report that names it is private too (finalize, M.names_private)
 local function note_private(s, r)
-  if r.metadata and r.metadata.access_level == "private" then s.saw_private = true end
+  if r.metadata and r.metadata.access_level == "private" then
+    s.private = s.private or {}
+    s.private[r.id] = r
+  end
 end
 
 local function index_link(s, l)
@@ -634,6 +637,21 @@ end
 function Snap:link_label(l)
   local a, b = self.by_id[l.subject], self.by_id[l.object]
   return ("%s -%s-> %s"):format(a and M.label(a) or l.subject, l.predicate, b and M.label(b) or l.object)
+end
+
+--- does `text` (a flag, a change's reason or values) name one of the
+--- private facts snapshot s read? (a concept by its name, a link by its
+--- label or id)
+function M.names_private(s, text)
+  if not (s and s.private) or type(text) ~= "string" then return false end
+  for _, r in pairs(s.private) do
+    if r.subject then
+      if text:find(r.id, 1, true) or text:find(s:link_label(r), 1, true) then return true end
+    elseif type(r.name) == "string" and text:find(r.name, 1, true) then
+      return true
+    end
+  end
+  return false
 end
 
 M.key = key

@@ -145,11 +145,19 @@ function M.run(c)
   c.report = report
   if c.dry_run then return { flagged = #flagged } end
   local name = "SleepCycle:" .. c.now
-  -- a cycle that read a private fact may name it in its flags and changes
-  -- (an unchanged cycle repeats the flags of the one before): its record
-  -- and pages are private, read by the operator only (the default policy)
-  c.mentions_private = (c.snap and c.snap.saw_private) or (c.unchanged and c.unchanged.mentions_private == true) or false
   local changes, nchanges = changes_of(c)
+  -- a record whose flags or changes name a private fact (an unchanged cycle
+  -- repeats the flags of the one before) is private itself, with its
+  -- pages: the operator reads it, other callers do not see it
+  c.mentions_private = c.unchanged and c.unchanged.mentions_private == true or false
+  for _, f in ipairs(c.unchanged and {} or flagged) do
+    if c.mentions_private then break end
+    c.mentions_private = snapshot.names_private(c.snap, f.name .. " " .. f.reason)
+  end
+  for _, ch in ipairs(c.unchanged and {} or changes) do
+    if c.mentions_private then break end
+    c.mentions_private = snapshot.names_private(c.snap, (ch.why or "") .. " " .. (ch.values or "") .. " " .. (ch.before or ""))
+  end
   local pages = write_pages(c, name, flagged, "flagged")
   local change_pages = write_pages(c, name, changes, "changes")
   -- the write generation the nexus will have when this cycle is done: a
