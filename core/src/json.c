@@ -138,6 +138,14 @@ static void fast_ws(fast_rd *r) {
 }
 
 /* the string at r->p (after its opening quote) into r->tmp; 1, or 0 to give up */
+/* after a member or an element: 1 at a ',' (another follows), 0 at the
+** container's `close` (it ends), -1 at anything else; the mark is consumed */
+static int fast_next(fast_rd *r, char close) {
+  fast_ws(r);
+  if (r->p < r->e && (*r->p == ',' || *r->p == close)) return *r->p++ == ',';
+  return -1;
+}
+
 static int fast_string(fast_rd *r) {
   r->tmp.len = 0;
   const unsigned char *p = r->p, *e = r->e;
@@ -260,15 +268,9 @@ static json_t *fast_value(fast_rd *r, int depth) {
         int bad = !v || json_object_setn_new_nocheck(o, key, klen, v);
         if (key != small) free(key);
         if (bad) break;
-        fast_ws(r);
-        if (r->p < r->e && *r->p == ',') {
-          r->p++;
-          continue;
-        }
-        if (r->p < r->e && *r->p == '}') {
-          r->p++;
-          return o;
-        }
+        int next = fast_next(r, '}');
+        if (next > 0) continue;
+        if (next == 0) return o;
         break;
       }
       json_decref(o);
@@ -286,15 +288,9 @@ static json_t *fast_value(fast_rd *r, int depth) {
       for (;;) {
         json_t *v = fast_value(r, depth + 1);
         if (!v || json_array_append_new(a, v)) break;
-        fast_ws(r);
-        if (r->p < r->e && *r->p == ',') {
-          r->p++;
-          continue;
-        }
-        if (r->p < r->e && *r->p == ']') {
-          r->p++;
-          return a;
-        }
+        int next = fast_next(r, ']');
+        if (next > 0) continue;
+        if (next == 0) return a;
         break;
       }
       json_decref(a);

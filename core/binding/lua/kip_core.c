@@ -392,15 +392,20 @@ static int l_write_generation(lua_State *L) {
   return 1;
 }
 
+/* push text s the core returned (if_null when it is NULL) and free it */
+static int push_owned_text(lua_State *L, char *s, const char *if_null) {
+  lua_pushstring(L, s ? s : if_null);
+  kip_free(s);
+  return 1;
+}
+
 /* nexus:changes(after, before, max) -> JSON text | nil, message (kip_changes_json) */
 static int l_changes(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   kip_error e;
   char *s = kip_changes_json(n->nx, luaL_checkinteger(L, 2), luaL_optinteger(L, 3, -1), luaL_optinteger(L, 4, 100000), &e);
   if (!s) return push_done(L, e.code ? e.code : KIP_E_INTERNAL, &e);
-  lua_pushstring(L, s);
-  kip_free(s);
-  return 1;
+  return push_owned_text(L, s, NULL);
 }
 
 /* nexus:forget_changes(before) -> true | nil, message (kip_changes_forget) */
@@ -415,9 +420,7 @@ static int l_guards(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   char *s = kip_guards_json(n->nx, (int)luaL_optinteger(L, 2, 0));
   if (!s) return luaL_error(L, "out of memory");
-  lua_pushstring(L, s);
-  kip_free(s);
-  return 1;
+  return push_owned_text(L, s, NULL);
 }
 
 static int l_call_json(lua_State *L) {
@@ -443,10 +446,7 @@ static int l_call_command(lua_State *L) {
 static int push_static(lua_State *L, char *(*fn)(const char *, size_t, const char *)) {
   size_t len;
   const char *cmd = luaL_checklstring(L, 1, &len);
-  char *r = fn(cmd, len, luaL_optstring(L, 2, NULL));
-  lua_pushstring(L, r ? r : "null");
-  kip_free(r);
-  return 1;
+  return push_owned_text(L, fn(cmd, len, luaL_optstring(L, 2, NULL)), "null");
 }
 
 static int l_parse(lua_State *L) { return push_static(L, kip_parse_json); }
@@ -473,10 +473,7 @@ static int l_explain(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   size_t len;
   const char *cmd = luaL_checklstring(L, 2, &len);
-  char *r = kip_explain_json(n->nx, cmd, len, luaL_optstring(L, 3, NULL));
-  lua_pushstring(L, r ? r : "null");
-  kip_free(r);
-  return 1;
+  return push_owned_text(L, kip_explain_json(n->nx, cmd, len, luaL_optstring(L, 3, NULL)), "null");
 }
 
 /* ------------------------------------------------------------------ JSON */
