@@ -55,15 +55,23 @@ function M.rules_fingerprint(c)
   return ("%08x%08x"):format(h1, h2)
 end
 
+-- why record `rec` is not a complete cycle the change log continues from
+-- (nil: it is — it completed every phase, took the log and left no work)
+local function not_continued(rec)
+  if type(rec) ~= "table" or rec.status ~= "completed" then return "no completed cycle yet" end
+  if type(rec.changes_before) ~= "number" then return "the last cycle kept no change log mark" end
+  if rec.work_left == true then return "the last cycle left work" end
+  if rec.all_phases ~= true then return "the last cycle ran chosen phases" end
+  return nil
+end
+
 --- Can cycle c work from what changed since record `rec` (the newest
 --- completed cycle's attributes)? Returns the plan {generation, ids, rows,
 --- base} or nil and why a full cycle runs.
 function M.plan(c, rec)
-  if type(rec) ~= "table" or rec.status ~= "completed" then return nil, "no completed cycle yet" end
-  if type(rec.changes_before) ~= "number" then return nil, "the last cycle kept no change log mark" end
-  if rec.work_left == true then return nil, "the last cycle left work" end
+  local why = not_continued(rec)
+  if why then return nil, why end
   if (tonumber(rec.errors) or 0) > 0 then return nil, "the last cycle had errors" end
-  if rec.all_phases ~= true then return nil, "the last cycle ran chosen phases" end
   if type(rec.now) ~= "string" or rec.now > c.now then return nil, "the last cycle is later than this one's clock" end
   local full = cycle.parse_time(full_at(rec))
   if not full or c.now_s - full >= c.params.full_every_days * 86400 then
@@ -119,14 +127,14 @@ end
 --- changes); the second result is true when it stopped at the first
 --- threshold crossed (until_needed).
 function M.check_counts(c, rec, until_needed)
-  if type(rec) ~= "table" or rec.status ~= "completed" or type(rec.changes_before) ~= "number" or rec.work_left == true
-    or rec.all_phases ~= true or type(rec.metrics_after) ~= "table" then return nil end
+  if not_continued(rec) or type(rec.metrics_after) ~= "table" then return nil end
   local ch = snapshot.changes(c, 0, -1, c.params.delta_max_changes)
   if not ch or ch.truncated then return nil end
   local assess = require "kip.sleep.phases.assess"
   local m, early = assess.counts(c, until_needed, true)
   if early then return m, true end
-  local owned = require("kip.guards").owned(c.nx)
+  local guards = require "kip.guards"
+  local owned = guards.owned(c.nx)
   local ids = {}
   for _, id in ipairs(ch.ids) do if not id:match("^P:") then ids[#ids + 1] = id end end
   -- the changed concepts' rows and Domain links, a dozen to a request
@@ -136,27 +144,20 @@ function M.check_counts(c, rec, until_needed)
   for _, r in ipairs(rows) do
     local t, n = r.type, r.name
     if t and not placed[r.id] and t ~= "Domain" and t:byte(1) ~= 36 and not (t == "Person" and (n == "$self" or n == "$system"))
-      and not require("kip.guards").owner_of(owned, t, n) then orphans = orphans + 1 end
+      and not guards.owner_of(owned, t, n) then orphans = orphans + 1 end
   end
   m.orphans = orphans
   return m
 end
 
--- ids of what a query over every concept type and predicate finds (the
--- expiries that passed): concepts, and links' endpoints
+-- the concepts whose expires_at passed in [from, to): concepts, and links' endpoints
 local function expired_since(c, s, from, to)
   local ids = {}
-  local filter = "FILTER(?x.metadata.expires_at >= :a && ?x.metadata.expires_at < :b)"
-  for _, t in ipairs(s.types) do
-    if not s.owned_set.types[t] then
-      for _, id in ipairs(c:read_all("FIND(?x.id) WHERE { ?x {type: :t} " .. filter .. " } LIMIT " .. snapshot.PAGE,
-        { t = t, a = from, b = to })) do ids[#ids + 1] = id end
-    end
-  end
-  for _, p in ipairs(snapshot.sorted_keys(s.predicates)) do
-    for _, l in ipairs(c:read_all("FIND(?x) WHERE { ?x (?s, " .. cycle.lit(p) .. ", ?o) " .. filter .. " } LIMIT "
-      .. snapshot.PAGE, { a = from, b = to })) do
-      ids[#ids + 1], ids[#ids + 2] = l.subject, l.object
+  for _, k in ipairs(snapshot.each_kind(s)) do
+    local params = { a = from, b = to, t = k[2].t }
+    for _, x in ipairs(c:read_all("FIND(?x) WHERE { " .. k[1] ..
+      " FILTER(?x.metadata.expires_at >= :a && ?x.metadata.expires_at < :b) } LIMIT " .. snapshot.PAGE, params)) do
+      if x.subject then ids[#ids + 1], ids[#ids + 2] = x.subject, x.object else ids[#ids + 1] = x.id end
     end
   end
   return ids
@@ -176,10 +177,7 @@ local function sweep(c, s, n)
   local ids, cursor = {}, nil
   for _, t in ipairs(types) do
     if #ids >= n then break end
-    local q = "FIND(?n.id, ?n.name) WHERE { ?n {type: :t} " .. ((t == from_type and after) and "FILTER(?n.name > :after) " or "")
-      .. "} ORDER BY ?n.name ASC LIMIT " .. math.floor(n - #ids)
-    local cols = c:read(q, { t = t, after = after })
-    local got, names = cols[1] or {}, cols[2] or {}
+    local got, names = snapshot.names_page(c, t, t == from_type and after or nil, n - #ids)
     for i, id in ipairs(got) do
       ids[#ids + 1] = id
       cursor = { type = t, name = names[i] }

@@ -392,32 +392,30 @@ end
 -- is element row r one the snapshot may hold (not another subsystem's)?
 local function ours(s, r) return r.subject or not guards.owner_of(s.owned_set, r.type, r.name) end
 
--- the rows of concepts `ids` and of their links — every link (deep) or
--- their belongs_to_domain links — in commands of UNIONs, BRANCHES to a
--- command (one governed request instead of one per concept and link
--- direction; SQLite's parser nests a compound query, and past ~15
--- branches its stack overflows)
+-- the rows that `clauses(id)` — KQL patterns binding ?x, with %s for the
+-- id's parameter — match for each of `ids`, as UNIONs of BRANCHES
+-- patterns to a command (one governed request instead of one per pattern;
+-- SQLite's parser nests a compound query, and past ~15 branches its stack
+-- overflows); a command that fills a page (a hub) is read again page by page
 local BRANCHES = 12
-local function read_neighbourhoods(c, ids, deep)
+local function read_union(c, ids, per_id, clauses)
   local reads = {}
-  local group = math.floor(BRANCHES / (deep and 3 or 2))
+  local group = math.floor(BRANCHES / per_id)
   for i = 1, #ids, group do
     local parts, params = {}, {}
     for j = i, math.min(i + group - 1, #ids) do
       local v = "i" .. (j - i + 1)
       params[v] = ids[j]
-      parts[#parts + 1] = (#parts == 0 and "?x {id: :%s}" or "UNION { ?x {id: :%s} }"):format(v)
-      if deep then
-        parts[#parts + 1] = ("UNION { ?x ({id: :%s}, ?p, ?o) } UNION { ?x (?s, ?p, {id: :%s}) }"):format(v, v)
-      else
-        parts[#parts + 1] = ('UNION { ?x ({id: :%s}, "belongs_to_domain", ?o) }'):format(v)
+      for _, clause in ipairs(clauses(ids[j])) do
+        clause = clause:gsub("%%s", v)
+        parts[#parts + 1] = #parts == 0 and clause or ("UNION { " .. clause .. " }")
       end
     end
     reads[#reads + 1] = { command = "FIND(?x) WHERE { " .. table.concat(parts, " ") .. " } LIMIT " .. M.PAGE, parameters = params }
   end
   local rows, whole = {}, {}
   read_each(c, reads, function(i, got)
-    if got and #got >= M.PAGE then whole[#whole + 1] = reads[i] -- a hub: read again page by page
+    if got and #got >= M.PAGE then whole[#whole + 1] = reads[i]
     else for _, r in ipairs(got or {}) do rows[#rows + 1] = r end end
   end)
   for _, read in ipairs(whole) do
@@ -426,23 +424,21 @@ local function read_neighbourhoods(c, ids, deep)
   return rows
 end
 
---- the rows of elements `ids` (concepts and links; deleted ones are absent),
---- BRANCHES to a command
+local DEEP = { "?x {id: :%s}", "?x ({id: :%s}, ?p, ?o)", "?x (?s, ?p, {id: :%s})" }
+local SHALLOW = { "?x {id: :%s}", '?x ({id: :%s}, "belongs_to_domain", ?o)' }
+
+-- the rows of concepts `ids` and of their links: every link (deep) or
+-- their belongs_to_domain links
+local function read_neighbourhoods(c, ids, deep)
+  local list = deep and DEEP or SHALLOW
+  return read_union(c, ids, #list, function() return list end)
+end
+
+local CONCEPT, LINK = { "?x {id: :%s}" }, { "?x (id: :%s)" }
+
+--- the rows of elements `ids` (concepts and links; deleted ones are absent)
 function M.read_rows(c, ids)
-  local reads = {}
-  for i = 1, #ids, BRANCHES do
-    local parts, params = {}, {}
-    for j = i, math.min(i + BRANCHES - 1, #ids) do
-      local v = "i" .. j
-      params[v] = ids[j]
-      local clause = tostring(ids[j]):match("^P:") and "?x (id: :%s)" or "?x {id: :%s}"
-      parts[#parts + 1] = #parts == 0 and clause:format(v) or ("UNION { " .. clause .. " }"):format(v)
-    end
-    reads[#reads + 1] = { command = "FIND(?x) WHERE { " .. table.concat(parts, " ") .. " }", parameters = params }
-  end
-  local rows = {}
-  read_each(c, reads, function(_, got) for _, r in ipairs(got or {}) do rows[#rows + 1] = r end end)
-  return rows
+  return read_union(c, ids, 1, function(id) return tostring(id):match("^P:") and LINK or CONCEPT end)
 end
 
 -- concept ids to the fringe: each row and its belongs_to_domain links
@@ -560,6 +556,26 @@ function Snap:catch_up_partial(c)
   self.member_counts = {}
   self.gen, self.since, c.own_tx = gen, since_now(), 0
   self.catch_ups.declared = self.catch_ups.declared + 1
+end
+
+--- the ids and names of up to n concepts of type t, in name order after
+--- the name `after` (nil: from the first): a keyset page of the name index
+function M.names_page(c, t, after, n)
+  local cols = c:read("FIND(?n.id, ?n.name) WHERE { ?n {type: :t} " .. (after and "FILTER(?n.name > :after) " or "")
+    .. "} ORDER BY ?n.name ASC LIMIT " .. math.floor(n), { t = t, after = after })
+  return cols[1] or {}, cols[2] or {}
+end
+
+--- a KQL pattern binding ?x for every concept type and predicate snapshot
+--- s may hold (not another subsystem's types), with its parameters:
+--- {pattern, params} pairs, for a query over every element
+function M.each_kind(s)
+  local out = {}
+  for _, t in ipairs(s.types) do
+    if not s.owned_set.types[t] then out[#out + 1] = { "?x {type: :t}", { t = t } } end
+  end
+  for _, p in ipairs(sorted(s.predicates)) do out[#out + 1] = { "?x (?s, " .. cycle.lit(p) .. ", ?o)", {} } end
+  return out
 end
 
 --- the change log (kip_changes_json) as a table {ids, generation,

@@ -172,16 +172,9 @@ end
 function M.next_expiry(c, s, known)
   local best = known
   local function consider(v) if type(v) == "string" and (not best or v < best) then best = v end end
-  local q = "FILTER(?x.metadata.expires_at >= :now) } ORDER BY ?x.metadata.expires_at ASC LIMIT 1"
-  for _, t in ipairs(s.types) do
-    if not s.owned_set.types[t] then
-      local r = c:read("FIND(?x.metadata.expires_at) WHERE { ?x {type: :t} " .. q, { t = t, now = c.now })
-      consider(type(r) == "table" and r[1])
-    end
-  end
-  for _, p in ipairs(snapshot.sorted_keys(s.predicates)) do
-    local r = c:read("FIND(?x.metadata.expires_at) WHERE { ?x (?s, " .. require("kip.sleep.cycle").lit(p) .. ", ?o) " .. q,
-      { now = c.now })
+  for _, k in ipairs(snapshot.each_kind(s)) do
+    local r = c:read("FIND(?x.metadata.expires_at) WHERE { " .. k[1] ..
+      " FILTER(?x.metadata.expires_at >= :now) } ORDER BY ?x.metadata.expires_at ASC LIMIT 1", { t = k[2].t, now = c.now })
     consider(type(r) == "table" and r[1])
   end
   return best

@@ -116,9 +116,7 @@ end
 local function names_of(c, t)
   local out, after = {}, nil
   repeat
-    local cols = c:read("FIND(?n.id, ?n.name) WHERE { ?n {type: :t} " .. (after and "FILTER(?n.name > :after) " or "")
-      .. "} ORDER BY ?n.name ASC LIMIT 50000", { t = t, after = after })
-    local ids, names = cols[1] or {}, cols[2] or {}
+    local ids, names = snapshot.names_page(c, t, after, 50000)
     for i, id in ipairs(ids) do out[#out + 1] = { id, names[i] } end
     after = names[#names]
   until #ids < 50000
