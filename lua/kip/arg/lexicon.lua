@@ -16,7 +16,9 @@ for w in ([[a about above after again against all am an and any are as at be bec
   no nor not now of on once only or other our ours ourselves over own same shall she should so some such
   than that the their theirs them themselves then there these they this those through to too under until very
   was we were what when where which while who whom why will with would you your yours yourself yourselves
-  im ive id dont doesnt didnt cant wont isnt arent wasnt u ur pls please also yes ok okay hi hello hey thanks]]):gmatch("%S+") do
+  im ive id dont doesnt didnt cant wont isnt arent wasnt u ur pls please also yes ok okay hi hello hey thanks
+  whats thats theres heres hows wheres whos whens whys lets youre theyre weve youve theyve itll youll shes hes
+  hasnt havent hadnt wouldnt couldnt shouldnt werent]]):gmatch("%S+") do
   STOP[w] = true
 end
 M.STOP = STOP
@@ -30,7 +32,7 @@ for w in ([[help get got getting make made do done go going work working works w
   issues right now today yesterday tomorrow still anymore again sure really actually maybe just lot lots much many
   good bad new old one two first last next time day days week weeks month months year years thank happen happens
   happened happening able possible way ways come came give keep put take took find found rid wrong broken broke
-  error errors fail fails failed failing weird strange]]):gmatch("%S+") do
+  error errors fail fails failed failing weird strange kind kinds type types sort sorts]]):gmatch("%S+") do
   GENERIC[w] = true
 end
 M.GENERIC = GENERIC

@@ -155,6 +155,9 @@ local function build_index(m)
   -- domain test; the word -> stem map comes from the same texts
   local vocab, initial = {}, {}
   local function words(t)
+    -- (not the words of example addresses: "shop" of shop.example.app is
+    -- a name the text makes up, not a word of the domain)
+    t = t:gsub("[%w%._%%+%-]+@[%w%.%-]+%.%a+", " "):gsub("%f[%w][%w%-]+%.[%w%-]+%.[%w%-%.]*%a", " ")
     for _, w in ipairs(lex.words(t)) do
       if not lex.STOP[w] then
         if not vocab[w] then

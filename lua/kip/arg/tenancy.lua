@@ -40,6 +40,13 @@ local function a_name(w, m, pm)
   return true
 end
 
+-- a bare name as the subject of having or being on something: "<aux> <name> <relation>"
+local BARE_AUX, BARE_STATE = {}, {}
+for w in ("is does did has was"):gmatch("%S+") do BARE_AUX[w] = true end
+for w in ("have has had on behind paying pay pays owe owes using subscribed renew renewing"):gmatch("%S+") do
+  BARE_STATE[w] = true
+end
+
 -- the tenants the text names by the profile's noun: {value, own} or
 -- {value = "*", others = true} for "other/every/all <noun>s"
 local function tenant_mentions(text, m, pm, caller)
@@ -64,6 +71,29 @@ local function tenant_mentions(text, m, pm, caller)
     if (name:find("^%u") or name:find("[%d%-_]")) and (a_name(l, m, pm) or (caller.tenant and l == lower(caller.tenant))) then
       add(l)
     end
+  end
+  -- a tenant named bare, written as an identifier is (lower case): the owner
+  -- of something ("initech's subscription"), the subject of having or being
+  -- on something ("does globex have", "what plan is acme on", "is umbrella
+  -- behind"); in any case, where a role of the profile is held ("the admin
+  -- over at acme")
+  local function bare(name) return a_name(name, m, pm) and not lex.OTHER_PEOPLE[name] end
+  -- (letters only: "wh4t's" is a word disguised, not a name)
+  for name, thing in text:gmatch("%f[%w](%l[%l%-]*)'s (%l+)") do
+    if not lex.STOP[thing] and bare(name) then add(name) end
+  end
+  local words = {}
+  for w in text:gmatch("[%w%-]+") do words[#words + 1] = w end
+  local role_parts = {}
+  for role in pairs(pm.roles) do for part in role:gmatch("[^_]+") do role_parts[part] = true end end
+  for i = 2, #words - 1 do
+    local w = words[i]
+    if w:find("^%l[%l%-]*$") and BARE_AUX[words[i - 1]:lower()] and BARE_STATE[words[i + 1]:lower()] and bare(w) then add(w) end
+  end
+  for i = 3, #words do -- ("the admin at acme", "the admins over at acme")
+    local before = words[i - 2]:lower() == "over" and words[i - 3] or words[i - 2]
+    local role = before:lower():gsub("s$", "")
+    if words[i - 1]:lower() == "at" and role_parts[role] and bare(words[i]:lower()) then add(words[i]:lower()) end
   end
   -- "every <noun>", "other <noun>s", "all <role word>s' …": others in general
   local kinds = { noun }

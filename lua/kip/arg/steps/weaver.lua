@@ -255,7 +255,16 @@ local OWNED = { my = true, our = true, your = true, the = true }
 --- qualifies the next word ("my Gmail password", "a Zoom call") or follows
 --- in/on/from and a possessive ("contacts from my iPhone"). "Integrate with
 --- Jira" relates it to this product instead. Returns the name or nil.
-function M.foreign_object(m, prompt, entities)
+--- does the name at token i end its sentence, alone or with more
+--- capitalised words ("in Microsoft Teams?")
+function M.closes_sentence(prompt, tokens, i)
+  local k = i
+  while tokens[k + 1] and tokens[k + 1].w:find("^%u") and not tokens[k + 1].first do k = k + 1 end
+  local after = tokens[k + 1]
+  return after == nil or after.first
+end
+
+function M.foreign_object(m, prompt, entities, task)
   -- (every unknown capitalised word is also a candidate person's name,
   -- entities.names: the position tells them apart — a person owns things,
   -- "Sam's invoices", and is not where a thing lives nor its kind)
@@ -277,7 +286,82 @@ function M.foreign_object(m, prompt, entities)
       local modifies = nxt and not lex.STOP[nxt:lower()] and nxt:find("^%l")
       -- ("from my iPhone", "in our Outlook"; not "in Europe": a place is not a product)
       local located = prev and prev2 and WHERE[prev2:lower()] and OWNED[prev:lower()]
-      if modifies or located then return w end
+      -- ("how do I clear the cache in Chrome?", "… in Microsoft Teams": a
+      -- task's closing "in <name>" is where it is done)
+      local closing = task and prev and WHERE[prev:lower()] and M.closes_sentence(prompt, tokens, i)
+      if modifies or located or closing then return w end
+    end
+  end
+  return nil
+end
+
+-- what ends the object of an order: a preposition or a relative word
+local OBJECT_ENDS = {}
+for w in ([[in on at to for from with into about of by as than that which who whom whose where when while
+  because if so and or but]]):gmatch("%S+") do OBJECT_ENDS[w] = true end
+
+local OBJECT_PRONOUNS = { us = true, me = true, him = true, her = true, them = true, it = true, you = true }
+
+M.ORDER_OBJECT_KNOWN = 0.5
+
+--- the object of an order the ontology does not know: the content words
+--- after the verb of the first clause that orders something, up to a
+--- preposition or a relative word ("convert 50 EUROS to …", "fix THE
+--- GRAMMAR in …", "draft a POLITE EMAIL DECLINING a meeting"), when fewer
+--- than ORDER_OBJECT_KNOWN of them are words of the ontology. Returns the
+--- object's words or nil. Not for an order that carries an identifier (an
+--- address, a link, a reference like INV-2025-…): that names something of
+--- the product's.
+function M.unknown_order_object(m, a, prompt)
+  if #a.emails > 0 or #a.urls > 0 or prompt:find("%w%-%d") then return nil end
+  for _, c in ipairs(a.clauses) do
+    if c.act and c.verb then
+      local words, i = lex.words(c.text), nil
+      for k, w in ipairs(words) do if w == c.verb then i = k break end end
+      if not i then return nil end
+      local object, known, started = {}, 0, false
+      for k = i + 1, #words do
+        local w = words[k]
+        if OBJECT_ENDS[w] and started then break end
+        if not lex.STOP[w] and not lex.GENERIC[w] and not OBJECT_PRONOUNS[w] and not w:find("^%d+$") and #w > 1 then
+          started = true
+          object[#object + 1] = w
+          if m.vocab[w] or m.stem_known[lex.stem(w)] then known = known + 1 end
+        end
+      end
+      if #object == 0 then return nil end
+      return known / #object < M.ORDER_OBJECT_KNOWN and object or nil
+    end
+  end
+  return nil
+end
+
+-- what opens the thing a question asks about: "what is the …", "how many …"
+local FOCUS_OPENERS = { { "what" }, { "whats" }, { "which" }, { "how", "many" }, { "how", "much" } }
+local FOCUS_SKIP = { is = true, are = true, was = true, were = true, the = true, a = true, an = true }
+
+--- the thing a question asks about, when the ontology knows none of it:
+--- the words right after its opener ("what is the CAPITAL of …", "how
+--- many CALORIES are …"), up to the first stopword; nil when they are
+--- known, generic, or the opener is followed by a verb ("how much do we …")
+function M.unknown_question_focus(m, text)
+  local words = lex.words(text)
+  for _, op in ipairs(FOCUS_OPENERS) do
+    local ok = #words > #op
+    for k, w in ipairs(op) do if words[k] ~= w then ok = false end end
+    if ok then
+      local k = #op + 1
+      while words[k] and FOCUS_SKIP[words[k]] do k = k + 1 end
+      local focus = {}
+      while words[k] and not lex.STOP[words[k]] do
+        local w = words[k]
+        if not lex.GENERIC[w] and not w:find("^%d+$") then
+          if m.vocab[w] or m.stem_known[lex.stem(w)] then return nil end
+          focus[#focus + 1] = w
+        end
+        k = k + 1
+      end
+      return #focus > 0 and focus or nil
     end
   end
   return nil
@@ -324,10 +408,19 @@ function M.run(st)
     return recommend(w, "OUT_OF_DOMAIN_COVERAGE", "OUT_OF_DOMAIN")
   end
   local foreign = cov and cov < M.FOREIGN_COVERAGE and (a.task or a.act)
-    and M.foreign_object(m, st.request.prompt, st.entities)
+    and M.foreign_object(m, st.request.prompt, st.entities, a.task)
   if foreign then
     w.foreign = foreign
     return recommend(w, "OUT_OF_DOMAIN_PRODUCT", "OUT_OF_DOMAIN")
+  end
+  -- an order to do something to a thing the ontology does not know
+  -- ("convert 50 euros to dollars", "write a haiku"), not one of its operations
+  local object = cov and cov < M.FOREIGN_COVERAGE and not about_product
+    and (a.act and M.unknown_order_object(m, a, st.request.prompt)
+      or not a.act and M.unknown_question_focus(m, st.request.prompt))
+  if object then
+    w.foreign = table.concat(object, " ")
+    return recommend(w, "OUT_OF_DOMAIN_TASK", "OUT_OF_DOMAIN")
   end
   if (not top_any or top_any.score < M.MIN_SCORE * unit) and not (top_draft and top_draft.score >= M.MIN_SCORE * unit) then
     return recommend(w, "COLD_START", (#a.content > 0 and #a.known == 0) and "OUT_OF_DOMAIN" or "CLARIFY_RECOMMENDED")
