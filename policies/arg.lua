@@ -213,13 +213,14 @@ local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaroun
 local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee)"
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email address",
   "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone number", "address",
-  "contact" }
+  "contact", "notes?", "drafts?" }
 -- what someone does, asked about with which/what ("which channels does my
 -- teammate read?"); not a thing of theirs otherwise ("can my colleague join
 -- the channel?")
 local THEIR_DOINGS = { "channels?", "docs?", "searches", "tasks?" }
 -- what someone did, asked about: "what my teammate searched for"
-local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "typed", "deleted", "posted", "visited" }
+local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "typed", "deleted", "posted", "visited",
+  "sent", "shared", "uploaded", "received" }
 -- a contact detail asked of someone named by their place ("the email
 -- address of the person who owns our account")
 local CONTACT = { "email address", "e%-mail address", "phone number", "home address", "contact details?" }
@@ -323,7 +324,12 @@ local function named_persons_things(req)
       local possessive = t:find("%f[%w]" .. name .. "'?s?%s+" .. th .. "%f[%W]")           -- "Maria's phone number"
       local asked = lower:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%f[%W]")   -- "which email did Sam …"
         and (lower:find("which " .. th) or lower:find("what " .. th) or lower:find("what'?s %a* ?" .. th))
-      if possessive or asked then return name .. "'s " .. th end
+      -- "the last message Priya sent": the thing, then the name doing it
+      local done = false
+      for _, d in ipairs(THEIR_DEEDS) do
+        if lower:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%s+" .. d .. "%f[%W]") then done = true break end
+      end
+      if possessive or asked or done then return name .. "'s " .. th end
     end
   end
   return nil

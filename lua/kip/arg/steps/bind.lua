@@ -98,12 +98,17 @@ end
 --- does the request name the bound action's operation in full, so that a
 --- close rival does not make the route uncertain? Every parameter filled,
 --- at least one of them from the request's own words (not from the
---- caller's context), and the rival label runs no action the caller may
---- run: an order can only mean a label that can carry it out.
+--- caller's context), and no other label close to the route has an action
+--- the request's own words fill: an order can only mean a label that can
+--- carry it out ("send INV-… again" names an invoice, not the address a
+--- password-reset label would send to).
 function M.named_in_full(st, action)
   if #(action.missing or {}) > 0 or params.from_request(action.params, st.caller) == 0 then return false end
-  local rival = st.weaver.rival
-  return not rival or #params.runnable(st.snapshot, st.snapshot.labels[rival].actions, st.caller.role) == 0
+  local weaver = require "kip.arg.steps.weaver"
+  for _, l in ipairs(st.weaver.close or {}) do
+    if l ~= st.weaver.primary and weaver.action_fit(st, l) then return false end
+  end
+  return true
 end
 
 --- the action to bind among those of the primary label (seed 003 step 4:

@@ -487,6 +487,11 @@ function M.run(st)
       end
     end
   end
+  -- the labels close to the best (what named_in_full weighs an order against)
+  w.close = {}
+  for i = 1, math.min(#visible, M.ACTION_FIT_CANDIDATES) do
+    if visible[i].score >= M.ACTION_FIT_SHARE * top.score then w.close[#w.close + 1] = visible[i].label end
+  end
   local multi = false
   for i = 2, #intents do
     if not family(m, intents[1].label, intents[i].label) then multi = true end
