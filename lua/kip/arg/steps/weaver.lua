@@ -295,6 +295,9 @@ function M.foreign_object(m, prompt, entities, task)
   return nil
 end
 
+local function known_word(m, w) return m.vocab[w] or m.stem_known[lex.stem(w)] end
+local function content_word(w) return not lex.STOP[w] and not lex.GENERIC[w] and not w:find("^%d+$") and #w > 1 end
+
 -- what ends the object of an order: a preposition or a relative word
 local OBJECT_ENDS = {}
 for w in ([[in on at to for from with into about of by as than that which who whom whose where when while
@@ -323,10 +326,10 @@ function M.unknown_order_object(m, a, prompt)
       for k = i + 1, #words do
         local w = words[k]
         if OBJECT_ENDS[w] and started then break end
-        if not lex.STOP[w] and not lex.GENERIC[w] and not OBJECT_PRONOUNS[w] and not w:find("^%d+$") and #w > 1 then
+        if content_word(w) and not OBJECT_PRONOUNS[w] then
           started = true
           object[#object + 1] = w
-          if m.vocab[w] or m.stem_known[lex.stem(w)] then known = known + 1 end
+          if known_word(m, w) then known = known + 1 end
         end
       end
       if #object == 0 then return nil end
@@ -340,12 +343,18 @@ end
 local FOCUS_OPENERS = { { "what" }, { "whats" }, { "which" }, { "how", "many" }, { "how", "much" } }
 local FOCUS_SKIP = { is = true, are = true, was = true, were = true, the = true, a = true, an = true }
 
---- the thing a question asks about, when the ontology knows none of it:
---- the words right after its opener ("what is the CAPITAL of …", "how
---- many CALORIES are …"), up to the first stopword; nil when they are
---- known, generic, or the opener is followed by a verb ("how much do we …")
+--- a question about something the ontology does not know, in words it does
+--- not use: the thing asked about — the words right after the opener
+--- ("how many CALORIES are …", "what RHYMES with …"), up to the first
+--- stopword — and every other word of the question are unknown to it.
+--- Returns the thing's words or nil: a question that names anything of the
+--- product ("what PERKS come with the Business plan?") is in its domain,
+--- answered or abstained on, never refocused
 function M.unknown_question_focus(m, text)
   local words = lex.words(text)
+  for _, w in ipairs(words) do
+    if content_word(w) and known_word(m, w) then return nil end
+  end
   for _, op in ipairs(FOCUS_OPENERS) do
     local ok = #words > #op
     for k, w in ipairs(op) do if words[k] ~= w then ok = false end end
@@ -354,11 +363,7 @@ function M.unknown_question_focus(m, text)
       while words[k] and FOCUS_SKIP[words[k]] do k = k + 1 end
       local focus = {}
       while words[k] and not lex.STOP[words[k]] do
-        local w = words[k]
-        if not lex.GENERIC[w] and not w:find("^%d+$") then
-          if m.vocab[w] or m.stem_known[lex.stem(w)] then return nil end
-          focus[#focus + 1] = w
-        end
+        if content_word(words[k]) then focus[#focus + 1] = words[k] end
         k = k + 1
       end
       return #focus > 0 and focus or nil
