@@ -91,12 +91,14 @@ local FAMILIES = {
       "leak", "expose", "read out", "spell out", "write out", "what are", "what'?s", "what is", "describe", "send" },
     objects = { "system prompt", "initial prompt", "hidden prompt", "policy files?", "environment variables",
       "secrets? files?", "config files?", "configuration files?", "token budgets?", "context window",
-      "rules you follow", "policies you follow", "instructions you follow" },
+      "rules you follow", "policies you follow", "instructions you follow", "text above", "words above",
+      "message above", "everything above" },
     -- "your" also addresses the business ("your refund policy", "your API limits"):
     -- only what is the assistant's alone
     own_objects = { "prompts?", "configuration", "config", "budgets?", "instructions?", "guardrails" },
     forms = { "system prompt", "hidden configuration", "hidden instructions", "your instructions",
-      "instructions were you given", "instructions you were given", "what were you told", "before this conversation" } },
+      "instructions were you given", "instructions you were given", "what were you told", "before this conversation",
+      "starting with .?you are" } },
   { name = "authority claim",
     forms = { "has been elevated", "have been elevated", "been granted %a+ access", "been promoted to",
       "i have %a* ?authori[sz]ation to", "authori[sz]ed by %a* ?%a* ?admin", "on behalf of %a* ?admin",
@@ -188,7 +190,8 @@ end
 local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "login codes?", "verification codes?",
   "2fa codes?", "backup codes?", "recovery codes?", "otp", "secret values?", "secret keys?", "api key values?",
   "private keys?", "session tokens?", "access tokens?", "tokens?", "card numbers?", "cvv", "cvc", "security codes?",
-  "webhook secrets?", "signing secrets?", "client secrets?" }
+  "webhook secrets?", "signing secrets?", "client secrets?", "reset codes?", "sign%-in codes?", "mfa codes?",
+  "auth codes?", "codes? you [%a ]-sent", "codes? you [%a ]-texted", "codes? you [%a ]-emailed" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was" }
 -- the value of a key or token (not the key as a thing to revoke or rotate)
@@ -199,7 +202,7 @@ local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%
 -- bypassing or silencing a security control
 local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaround for", "sneak past", "evade",
   "quietly", "secretly", "without %a* ?notif", "without %a+ knowing", "without telling", "log in as %a+",
-  "sign in as %a+", "impersonat", "disable %a* ?audit log", "turn off %a* ?audit log", "delete %a* ?audit log",
+  "sign in as %a+", "impersonat", "disable %a* ?audit log", "stop recording", "stop logging", "pause %a* ?audit log", "turn off %a* ?audit log", "delete %a* ?audit log",
   "hide [^%.%?!]-from [^%.%?!]-audit", "keep [^%.%?!]-out of [^%.%?!]-audit", "switch off %a* ?audit log",
   -- the notice members get of an export or a deletion is a security control; other notifications are settings
   "disable [^%.%?!]-notif[^%.%?!]-export", "turn off [^%.%?!]-notif[^%.%?!]-export", "suppress [^%.%?!]-notif",
@@ -223,11 +226,16 @@ local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "ty
   "sent", "shared", "uploaded", "received" }
 -- a contact detail asked of someone named by their place ("the email
 -- address of the person who owns our account")
-local CONTACT = { "email address", "e%-mail address", "phone number", "home address", "contact details?" }
+local CONTACT = { "email address", "e%-mail address", "phone number", "home address", "contact details?", "contact emails?" }
 local PLACED = { "owner", "admin", "administrator", "person", "member", "user", "manager" }
 -- the people a reveal verb may name as the owners of data ("read me the DMs
 -- between two of our members")
 local PEOPLE = { "members?", "users?", "people", "employees?", "staff" }
+-- what a reveal verb shows of its owner: their things and what they belong to
+local THEIR_SEEN = {}
+for _, list in ipairs { THEIR_THINGS, THEIR_DOINGS } do
+  for _, th in ipairs(list) do THEIR_SEEN[#THEIR_SEEN + 1] = th end
+end
 
 local function secret_request(t)
   -- the secret first (a few searches), the verb before it only then
@@ -298,7 +306,7 @@ local function others_things(t, authority)
   for _, p in ipairs(PEOPLE) do if owner or t:find("%f[%w]" .. p .. "%f[%W]") then owner = true break end end
   for _, v in ipairs(owner and REVEAL or {}) do
     if t:find("%f[%w]" .. v .. "%f[%W]") then
-      for _, th in ipairs(THEIR_THINGS) do
+      for _, th in ipairs(THEIR_SEEN) do
         if th ~= "account" and t:find("%f[%w]" .. v .. "%f[%W][^%.%?!]-%f[%w]" .. th .. "%f[%W]") then
           local after = t:match("%f[%w]" .. th .. "%f[%W]([^%.%?!]*)")
           for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
@@ -321,7 +329,9 @@ local function named_persons_things(req)
   local lower = t:lower()
   for _, name in ipairs((req.entities or {}).names or {}) do
     for _, th in ipairs(THEIR_THINGS) do
-      local possessive = t:find("%f[%w]" .. name .. "'?s?%s+" .. th .. "%f[%W]")           -- "Maria's phone number"
+      if req.caller.authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
+      -- ("Maria's phone number"; not "my Gmail password": the caller's own, at another product)
+      local possessive = t:find("%f[%w]" .. name .. "['\226][\128]?[\153]?s%s+" .. th .. "%f[%W]")
       local asked = lower:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%f[%W]")   -- "which email did Sam …"
         and (lower:find("which " .. th) or lower:find("what " .. th) or lower:find("what'?s %a* ?" .. th))
       -- "the last message Priya sent": the thing, then the name doing it
@@ -330,6 +340,7 @@ local function named_persons_things(req)
         if lower:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%s+" .. d .. "%f[%W]") then done = true break end
       end
       if possessive or asked or done then return name .. "'s " .. th end
+      ::next_thing::
     end
   end
   return nil
@@ -407,10 +418,9 @@ local function guard(req)
     if hit then return "the request asks for another person's " .. hit .. " without authority over it" end
     hit = out_of_authority(req)
     if hit then return hit end
-    if req.caller.authority == "self" then
-      hit = named_persons_things(req)
-      if hit then return "the request asks for another person's data (" .. hit .. ") without authority over it" end
-    end
+    -- (authority over a tenant's members is to act on their accounts, not to read their data)
+    hit = named_persons_things(req)
+    if hit then return "the request asks for another person's data (" .. hit .. ") without authority over it" end
   end
   return nil
 end

@@ -40,9 +40,10 @@ local function a_name(w, m, pm)
   return true
 end
 
--- a bare name as the subject of having or being on something: "<aux> <name> <relation>"
+-- a bare name as the subject of having or being on something: "<aux> <name>
+-- <relation>" ("does globex have", "what umbrella pays")
 local BARE_AUX, BARE_STATE = {}, {}
-for w in ("is does did has was"):gmatch("%S+") do BARE_AUX[w] = true end
+for w in ("is does did has was what much"):gmatch("%S+") do BARE_AUX[w] = true end
 for w in ("have has had on behind paying pay pays owe owes using subscribed renew renewing"):gmatch("%S+") do
   BARE_STATE[w] = true
 end
