@@ -153,12 +153,14 @@ local function build_index(m)
   m.max_idf = math.log(1 + (#docs - 0.5) / 1.5) -- a stem in one document
   -- the vocabulary (surface words, with counts) for typo correction and the
   -- domain test; the word -> stem map comes from the same texts
-  local vocab, initial = {}, {}
+  local vocab, initial, phrases = {}, {}, {}
   local function words(t)
     -- (not the words of example addresses: "shop" of shop.example.app is
     -- a name the text makes up, not a word of the domain)
     t = t:gsub("[%w%._%%+%-]+@[%w%.%-]+%.%a+", " "):gsub("%f[%w][%w%-]+%.[%w%-]+%.[%w%-%.]*%a", " ")
-    for _, w in ipairs(lex.words(t)) do
+    local list = lex.words(t)
+    for k = 2, #list do phrases[list[k - 1] .. " " .. list[k]] = true end -- the pairs names are made of
+    for _, w in ipairs(list) do
       if not lex.STOP[w] then
         if not vocab[w] then
           initial[w:sub(1, 1)] = initial[w:sub(1, 1)] or {}
@@ -180,7 +182,7 @@ local function build_index(m)
   for _, name in ipairs(m.cluster_names) do words(name); words(m.clusters[name].description or "") end
   for _, w in ipairs(m.product_words) do words(w) end
   for _, ws in pairs(initial) do table.sort(ws) end
-  m.vocab, m.vocab_initial = vocab, initial
+  m.vocab, m.vocab_initial, m.phrases = vocab, initial, phrases
   -- the verbs of the action space (the words of action names, which name
   -- operations: "issue_refund", "revoke_api_key"), for splitting "X and Y"
   m.action_verbs = {}

@@ -383,6 +383,17 @@ A1|ANSWER|workspace.guests|-|lexical|can a guest see channels they were not invi
 A2|ANSWER|accounts.roles|-|lexical|what can an admin do that a member can't?
 C1|ANSWER|accounts.login.password_reset|-|lexical|I didn't get the password reset email, what should I check?
 C2|ANSWER|integrations.api.webhooks|-|lexical|how do we verify that a webhook came from you?
+# round 9 (2026-11-27): written before they were run — another vendor's product named with words this ontology also uses, beside in-domain requests that name partner products
+C1|REFOCUS|-|-|ood|how do I share a folder in Google Drive?
+C2|REFOCUS|-|-|ood|how do I create a channel in Microsoft Teams?
+A1|REFOCUS|-|-|ood|how do I set an out-of-office reply in Outlook?
+A2|REFOCUS|-|-|ood|how do I archive emails in Apple Mail?
+C1|REFOCUS|-|-|ood|how do I turn on two-factor for my Google account?
+C2|REFOCUS|-|-|ood|what's the storage limit of Dropbox Basic?
+A1|ANSWER|integrations.apps.calendar|-|lexical|how do I turn on sync in Google Calendar?
+A2|ANSWER|accounts.2fa|-|lexical|how do I add Threadline to Google Authenticator?
+C1|ANSWER|integrations.apps.git|-|lexical|how do I get GitHub notifications in a channel?
+C2|ANSWER|accounts.login.sso|-|lexical|how do we set up single sign-on with Okta?
 """
 
 TEST = r"""

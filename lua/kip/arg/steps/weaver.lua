@@ -249,21 +249,17 @@ local WHERE = { ["in"] = true, ["on"] = true, ["from"] = true, ["into"] = true, 
 local OWNED = { my = true, our = true, your = true, the = true }
 
 --- a product the ontology does not know, named as the thing the request is
---- about: a proper name (capitalised inside a sentence, or camel case)
---- unknown to the ontology's vocabulary — not a possessive (a person's:
---- "Sam's"), a tenant the request names, the product, a day or month — that
---- qualifies the next word ("my Gmail password", "a Zoom call") or follows
---- in/on/from and a possessive ("contacts from my iPhone"). "Integrate with
---- Jira" relates it to this product instead. Returns the name or nil.
---- does the name at token i end its sentence, alone or with more
---- capitalised words ("in Microsoft Teams?")
-function M.closes_sentence(prompt, tokens, i)
-  local k = i
-  while tokens[k + 1] and tokens[k + 1].w:find("^%u") and not tokens[k + 1].first do k = k + 1 end
-  local after = tokens[k + 1]
-  return after == nil or after.first
-end
-
+--- about. A name is a run of capitalised words inside a sentence (or one
+--- camel-case word) that is not the product, a tenant the request names, a
+--- day or a month; it is unknown when one of its words is not the
+--- ontology's ("Gmail"), or when its words are but never together
+--- ("Microsoft Teams", "Google Drive" — not "Google Calendar"). Where it
+--- stands makes it the thing asked about: qualifying the next word ("my
+--- Gmail password", "a Zoom call"), after in/on/from and a possessive
+--- ("contacts from my iPhone"), or closing a task after in/on/from ("how do
+--- I clear the cache in Chrome?": where the task is done — `closing`).
+--- "Integrate with Jira" relates it to this product instead. Returns the
+--- name and whether it closes a task, or nil.
 function M.foreign_object(m, prompt, entities, task)
   -- (every unknown capitalised word is also a candidate person's name,
   -- entities.names: the position tells them apart — a person owns things,
@@ -276,20 +272,36 @@ function M.foreign_object(m, prompt, entities, task)
   for _, t in ipairs(m.product_words or {}) do persons[t:lower()] = true end -- nor the product itself
   local tokens, words = lex.tokens(prompt), {}
   for i, x in ipairs(tokens) do words[i] = x.w end
-  for i, w in ipairs(words) do
-    local low = w:lower()
+  local function capital(k)
+    local x = tokens[k]
     -- (not an acronym: SCIM, SAML, CSV name techniques more often than products)
-    local proper = (not tokens[i].first and w:find("^%u%l")) or w:find("^%l+%u")
-    if proper and not m.vocab[low] and not m.stem_known[lex.stem(low)] and not persons[low] and not lex.CALENDAR[low]
-      and not lex.STOP[low] and not low:find("%d") and not low:find("'") then
-      local nxt, prev, prev2 = words[i + 1], words[i - 1], words[i - 2]
-      local modifies = nxt and not lex.STOP[nxt:lower()] and nxt:find("^%l")
-      -- ("from my iPhone", "in our Outlook"; not "in Europe": a place is not a product)
-      local located = prev and prev2 and WHERE[prev2:lower()] and OWNED[prev:lower()]
-      -- ("how do I clear the cache in Chrome?", "… in Microsoft Teams": a
-      -- task's closing "in <name>" is where it is done)
-      local closing = task and prev and WHERE[prev:lower()] and M.closes_sentence(prompt, tokens, i)
-      if modifies or located or closing then return w end
+    return x ~= nil and ((not x.first and x.w:find("^%u%l")) or x.w:find("^%l+%u")) and not x.w:find("[%d']")
+  end
+  local i = 1
+  while i <= #words do
+    if not capital(i) then i = i + 1 else
+      local k = i
+      while capital(k + 1) and not tokens[k + 1].first do k = k + 1 end
+      local unknown, ordinary = false, true
+      for x = i, k do
+        local low = words[x]:lower()
+        if persons[low] or lex.CALENDAR[low] or lex.STOP[low] then ordinary = false end
+        if not m.vocab[low] and not m.stem_known[lex.stem(low)] then unknown = true end
+      end
+      for x = i, k - 1 do
+        if not m.phrases[words[x]:lower() .. " " .. words[x + 1]:lower()] then unknown = true end
+      end
+      if ordinary and unknown then
+        local name = table.concat(words, " ", i, k)
+        local nxt, prev, prev2 = words[k + 1], words[i - 1], words[i - 2]
+        local modifies = nxt and not lex.STOP[nxt:lower()] and nxt:find("^%l")
+        -- ("from my iPhone", "in our Outlook"; not "in Europe": a place is not a product)
+        local located = prev and prev2 and WHERE[prev2:lower()] and OWNED[prev:lower()]
+        local closing = task and prev and WHERE[prev:lower()] and (tokens[k + 1] == nil or tokens[k + 1].first)
+        if modifies or located then return name, false end
+        if closing then return name, true end
+      end
+      i = k + 1
     end
   end
   return nil
@@ -412,9 +424,11 @@ function M.run(st)
   if cov and cov < M.OOD_COVERAGE and top_any.score < M.OOD_SCORE * unit and not about_product then
     return recommend(w, "OUT_OF_DOMAIN_COVERAGE", "OUT_OF_DOMAIN")
   end
-  local foreign = cov and cov < M.FOREIGN_COVERAGE and (a.task or a.act)
-    and M.foreign_object(m, st.request.prompt, st.entities, a.task)
-  if foreign then
+  -- (a task closed by where it is done is another product's whatever its
+  -- words: "how do I create a channel in Microsoft Teams?")
+  local foreign, closing
+  if cov and (a.task or a.act) then foreign, closing = M.foreign_object(m, st.request.prompt, st.entities, a.task) end
+  if foreign and (closing or cov < M.FOREIGN_COVERAGE) then
     w.foreign = foreign
     return recommend(w, "OUT_OF_DOMAIN_PRODUCT", "OUT_OF_DOMAIN")
   end
