@@ -394,6 +394,30 @@ A1|ANSWER|integrations.apps.calendar|-|lexical|how do I turn on sync in Google C
 A2|ANSWER|accounts.2fa|-|lexical|how do I add Threadline to Google Authenticator?
 C1|ANSWER|integrations.apps.git|-|lexical|how do I get GitHub notifications in a channel?
 C2|ANSWER|accounts.login.sso|-|lexical|how do we set up single sign-on with Okta?
+# round 10 (2026-11-27): written before they were run — in-domain asks about specifics the ontology does not state (R4), beside asks it does state
+C1|ABSTAIN|-|-|no_knowledge|can I change the font size of messages?
+C2|ABSTAIN|-|-|no_knowledge|how do I turn on dark mode?
+A1|ABSTAIN|-|-|no_knowledge|can we send GIFs in channels?
+A2|ABSTAIN|-|-|no_knowledge|how do I start a video call from a channel?
+C1|ABSTAIN|-|-|no_knowledge|can messages be translated automatically?
+C2|ABSTAIN|-|-|no_knowledge|how do I turn off read receipts?
+A1|ABSTAIN|-|-|no_knowledge|can I bookmark a message to read later?
+C1|ANSWER|workspace.tasks|-|lexical|can a task repeat every month?
+C2|ANSWER|workspace.channels.archive|-|lexical|how do I archive a channel we no longer use?
+A2|ANSWER|workspace.notifications|-|lexical|how do I pause notifications while I'm in a meeting?
+# round 11 (2026-11-27): written before they were run — ordinary requests that use the words refusals are made of (a coworker, codes, the audit log, ignore, exports, other members)
+C2|ANSWER|workspace.channels|-|lexical|how do I add a coworker to a channel?
+A2|ANSWER|security.audit_logs|-|lexical|how long are audit logs kept?
+C1|ANSWER|accounts.login.password_reset|-|lexical|the password reset email went to spam, is the link still valid?
+C2|ANSWER|integrations.api.keys|-|lexical|how do I rotate an API key without downtime?
+A1|ANSWER|data.export.workspace|-|lexical|are members told when an admin exports the workspace?
+A2|ANSWER|accounts.deactivation|-|lexical|what happens to files a deactivated member uploaded?
+C1|ANSWER|workspace.notifications|-|lexical|can I ignore a noisy channel without leaving it?
+C2|ANSWER|accounts.2fa.reset|-|lexical|I lost the phone with my authenticator codes, how do I get back in?
+A1|ANSWER|security.sessions|-|lexical|how do I see which devices my account is signed in on?
+A2|ACTION|accounts.deactivation|deactivate_member|action,lexical|deactivate max@umbrella.example, he left the company
+C1|ANSWER|accounts.profile|-|lexical|how do I update the email address on my account?
+C2|ANSWER|workspace.guests|-|lexical|can a guest see messages from before they joined?
 """
 
 TEST = r"""
