@@ -231,12 +231,12 @@ M.ACTION_FIT_CANDIDATES, M.ACTION_FIT_SHARE = 5, 0.5
 --- the action of label l the request names in full: every parameter filled,
 --- at least one of them from the request's own words (not the caller's
 --- context), and the order's verb not another action's; its name, or nil
-function M.action_fit(st, l)
+function M.action_fit(st, l, partial)
   local params, bind = require "kip.arg.params", require "kip.arg.steps.bind"
   for _, act in ipairs(params.runnable(st.snapshot, st.snapshot.labels[l].actions, st.caller.role)) do
     local values, missing = params.fill(act, st.analysis, st.snapshot.profile, st.caller, st.entities)
     -- (not when the order's verb is another action's: "refund INV-…" is no resend)
-    if #missing == 0 and params.from_request(values, st.caller) > 0 and not bind.other_operation(st, act) then
+    if (partial or #missing == 0) and params.from_request(values, st.caller) > 0 and not bind.other_operation(st, act) then
       return act.name
     end
   end
@@ -497,13 +497,17 @@ function M.run(st)
   -- filled, one at least from its own words: "reset 2FA for tom@…, ticket
   -- VT-20931") is what the order means
   if a.act and #intents <= 1 and #require("kip.arg.params").runnable(m, m.labels[primary].actions, st.caller.role) == 0 then
-    for i = 1, math.min(#visible, M.ACTION_FIT_CANDIDATES) do
-      local c = visible[i]
-      if c.label ~= primary and c.score >= M.ACTION_FIT_SHARE * top.score and M.action_fit(st, c.label) then
-        primary, primary_from = c.label, c.from
-        add_flag(w, "ACTION_FIT")
-        break
+    -- (else one whose action it names in part: what it lacks is asked for)
+    for _, partial in ipairs { false, true } do
+      for i = 1, math.min(#visible, M.ACTION_FIT_CANDIDATES) do
+        local c = visible[i]
+        if c.label ~= primary and c.score >= M.ACTION_FIT_SHARE * top.score and M.action_fit(st, c.label, partial) then
+          primary, primary_from = c.label, c.from
+          add_flag(w, partial and "ACTION_FIT_PARTIAL" or "ACTION_FIT")
+          break
+        end
       end
+      if has_flag(w, "ACTION_FIT") or has_flag(w, "ACTION_FIT_PARTIAL") then break end
     end
   end
   -- the labels close to the best (what named_in_full weighs an order against)
