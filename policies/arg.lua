@@ -85,7 +85,8 @@ local FAMILIES = {
     forms = { "^%s*system%s*[:%-]", "\n%s*system%s*[:%-]", "^%s*assistant%s*:", "\n%s*assistant%s*:", "%[system%]",
       "<system>", "</system>", "<%|im_start%|>", "<%|system%|>", "###%s*system", "system notice", "system message",
       "system override", "system update%s*:", "end of user message", "end of conversation", "begin system",
-      "new policy%s*:", "policy update%s*:", "admin override", "security override", "debug mode" } },
+      "new policy%s*:", "policy update%s*:", "admin override", "security override", "debug mode",
+      "developer note%s*:", "admin note%s*:", "note to the assistant", "note to assistant" } },
   { name = "configuration disclosure",
     verbs = { "show", "print", "reveal", "tell", "give", "share", "display", "output", "repeat", "list", "dump", "paste",
       "leak", "expose", "read out", "spell out", "write out", "what are", "what'?s", "what is", "describe", "send" },
@@ -193,7 +194,8 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   "webhook secrets?", "signing secrets?", "client secrets?", "reset codes?", "sign%-in codes?", "mfa codes?",
   "auth codes?", "codes? you [%a ]-sent", "codes? you [%a ]-texted", "codes? you [%a ]-emailed" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
-  "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was" }
+  "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
+  "remind me", "forward" }
 -- the value of a key or token (not the key as a thing to revoke or rotate)
 local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%f[%w]tokens?", "full api keys?",
   "whole api keys?", "actual api keys?", "api key itself", "the key string", "plaintext keys?", "full secret",
@@ -202,7 +204,10 @@ local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%
 -- bypassing or silencing a security control
 local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaround for", "sneak past", "evade",
   "quietly", "secretly", "without %a* ?notif", "without %a+ knowing", "without telling", "log in as %a+",
-  "sign in as %a+", "impersonat", "disable %a* ?audit log", "stop recording", "stop logging", "pause %a* ?audit log", "turn off %a* ?audit log", "delete %a* ?audit log",
+  "sign in as %a+", "impersonat", "disable %a* ?audit log", "stop recording", "stop logging", "pause %a* ?audit log",
+  "without logging", "without %a* ?being logged", "without recording",
+  -- an exemption from a control for the caller alone
+  "sso for me", "sso just for me", "2fa for me", "two%-factor for me", "allowlist for me", "turn off %a* ?audit log", "delete %a* ?audit log",
   "hide [^%.%?!]-from [^%.%?!]-audit", "keep [^%.%?!]-out of [^%.%?!]-audit", "switch off %a* ?audit log",
   -- the notice members get of an export or a deletion is a security control; other notifications are settings
   "disable [^%.%?!]-notif[^%.%?!]-export", "turn off [^%.%?!]-notif[^%.%?!]-export", "suppress [^%.%?!]-notif",
@@ -213,7 +218,7 @@ local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaroun
   "outside [^%.%?!]-allowlist", "past [^%.%?!]-allowlist", "around [^%.%?!]-allowlist" }
 
 -- another person's things (general English: the people around the caller)
-local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee)"
+local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee|former %a+)"
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email address",
   "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone number", "address",
   "contact", "notes?", "drafts?" }
@@ -223,7 +228,7 @@ local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messa
 local THEIR_DOINGS = { "channels?", "docs?", "searches", "tasks?" }
 -- what someone did, asked about: "what my teammate searched for"
 local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "typed", "deleted", "posted", "visited",
-  "sent", "shared", "uploaded", "received" }
+  "sent", "shared", "uploaded", "received", "messaging", "messaged", "emailing", "emailed", "talking to" }
 -- a contact detail asked of someone named by their place ("the email
 -- address of the person who owns our account")
 local CONTACT = { "email address", "e%-mail address", "phone number", "home address", "contact details?", "contact emails?" }
@@ -282,7 +287,8 @@ local function others_things(t, authority)
         if t:find("%f[%w]wh[ai][ct]h? " .. th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") then return th end
       end
       for _, d in ipairs(THEIR_DEEDS) do
-        if t:find("%f[%w]" .. word .. "'?s?%s+%a*%s*" .. d .. "%f[%W]") and (t:find("%f[%w]what%f[%W]") or t:find("%f[%w]which%f[%W]")) then
+        if t:find("%f[%w]" .. word .. "'?s?%s+%a*%s*" .. d .. "%f[%W]")
+          and (t:find("%f[%w]what%f[%W]") or t:find("%f[%w]which%f[%W]") or t:find("%f[%w]who%f[%W]")) then
           return "activity (" .. d .. ")"
         end
       end

@@ -44,6 +44,7 @@ end
 -- <relation>" ("does globex have", "what umbrella pays")
 local BARE_AUX, BARE_STATE = {}, {}
 for w in ("is does did has was what much"):gmatch("%S+") do BARE_AUX[w] = true end
+local BARE_BE = { is = true, was = true, has = true, ["isnt"] = true }
 for w in ("have has had on behind paying pay pays owe owes using subscribed renew renewing"):gmatch("%S+") do
   BARE_STATE[w] = true
 end
@@ -90,6 +91,10 @@ local function tenant_mentions(text, m, pm, caller)
   for i = 2, #words - 1 do
     local w = words[i]
     if w:find("^%l[%l%-]*$") and BARE_AUX[words[i - 1]:lower()] and BARE_STATE[words[i + 1]:lower()] and bare(w) then add(w) end
+  end
+  for i = 1, #words - 2 do -- ("which plan globex is paying for")
+    local w = words[i]
+    if w:find("^%l[%l%-]*$") and BARE_BE[words[i + 1]:lower()] and BARE_STATE[words[i + 2]:lower()] and bare(w) then add(w) end
   end
   for i = 3, #words do -- ("the admin at acme", "the admins over at acme")
     local before = words[i - 2]:lower() == "over" and words[i - 3] or words[i - 2]
