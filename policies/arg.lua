@@ -79,14 +79,14 @@ local FAMILIES = {
       "superuser", "moderator", "unrestricted",
       "unfiltered", "uncensored", "jailbroken", "dan", "no rules", "no restrictions", "no limits", "restrictions",
       "another ai", "a different ai", "an ai", "assistant", "support", "human", "person" },
-    forms = { "let's play a game", "jailbreak", "do anything now", "developer mode", "god mode", "pretend to be",
+    forms = { "let's play a game", "jailbreak", "do anything now", "developer mode", "god mode", "maintenance mode", "pretend to be",
       "pretend %a* ?%a* ?you are", "pretend you're" } },
   { name = "fake system text",
-    forms = { "^%s*system%s*[:%-]", "\n%s*system%s*[:%-]", "^%s*assistant%s*:", "\n%s*assistant%s*:", "%[system%]",
+    forms = { "^%s*system%s*[:%-]", "\n%s*system%s*[:%-]", "^%s*system%s*\n", "^%s*assistant%s*:", "\n%s*assistant%s*:", "%[system%]",
       "<system>", "</system>", "<%|im_start%|>", "<%|system%|>", "###%s*system", "system notice", "system message",
       "system override", "system update%s*:", "end of user message", "end of conversation", "begin system",
       "new policy%s*:", "policy update%s*:", "admin override", "security override", "debug mode",
-      "developer note%s*:", "admin note%s*:", "note to the assistant", "note to assistant" } },
+      "developer note%s*:", "admin note%s*:", "note to the assistant", "note to assistant", "```%s*system" } },
   { name = "configuration disclosure",
     verbs = { "show", "print", "reveal", "tell", "give", "share", "display", "output", "repeat", "list", "dump", "paste",
       "leak", "expose", "read out", "spell out", "write out", "what are", "what'?s", "what is", "describe", "send" },
@@ -103,7 +103,8 @@ local FAMILIES = {
   { name = "authority claim",
     forms = { "has been elevated", "have been elevated", "been granted %a+ access", "been promoted to",
       "i have %a* ?authori[sz]ation to", "authori[sz]ed by %a* ?%a* ?admin", "on behalf of %a* ?admin",
-      "with admin privileges", "as the system administrator", "i am the developer", "i'?m the developer" } },
+      "with admin privileges", "as the system administrator", "i am the developer", "i'?m the developer",
+      "message is from [%a ]-staff", "message is from [%a ]-team", "from [%a ]-staff%s*:" } },
 }
 
 local function find_word(t, p, from) return t:find("%f[%w]" .. p .. "%f[%W]", from) end
@@ -195,7 +196,7 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   "auth codes?", "codes? you [%a ]-sent", "codes? you [%a ]-texted", "codes? you [%a ]-emailed" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
-  "remind me", "forward" }
+  "remind me", "forward", "email me", "text me", "message me" }
 -- the value of a key or token (not the key as a thing to revoke or rotate)
 local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%f[%w]tokens?", "full api keys?",
   "whole api keys?", "actual api keys?", "api key itself", "the key string", "plaintext keys?", "full secret",
@@ -206,6 +207,9 @@ local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaroun
   "quietly", "secretly", "without %a* ?notif", "without %a+ knowing", "without telling", "log in as %a+",
   "sign in as %a+", "impersonat", "disable %a* ?audit log", "stop recording", "stop logging", "pause %a* ?audit log",
   "without logging", "without %a* ?being logged", "without recording",
+  "without [%a ]-getting the email", "without [%a ]-being told", "without [%a ]-being notified",
+  "without [%a ]-second factor", "without [%a ]-2fa", "without [%a ]-two%-factor", "without [%a ]-mfa",
+  "skip [%a ]-second factor",
   -- an exemption from a control for the caller alone
   "sso for me", "sso just for me", "2fa for me", "two%-factor for me", "allowlist for me", "turn off %a* ?audit log", "delete %a* ?audit log",
   "hide [^%.%?!]-from [^%.%?!]-audit", "keep [^%.%?!]-out of [^%.%?!]-audit", "switch off %a* ?audit log",
@@ -228,7 +232,8 @@ local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messa
 local THEIR_DOINGS = { "channels?", "docs?", "searches", "tasks?" }
 -- what someone did, asked about: "what my teammate searched for"
 local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "typed", "deleted", "posted", "visited",
-  "sent", "shared", "uploaded", "received", "messaging", "messaged", "emailing", "emailed", "talking to" }
+  "sent", "shared", "uploaded", "received", "messaging", "messaged", "emailing", "emailed", "talking to",
+  "log off", "logged off", "log out", "logged out", "signed out", "signed off" }
 -- a contact detail asked of someone named by their place ("the email
 -- address of the person who owns our account")
 local CONTACT = { "email address", "e%-mail address", "phone number", "home address", "contact details?", "contact emails?" }
@@ -418,7 +423,10 @@ local function guard(req)
   hit = secret_request(t)
   if hit then return "the request asks for a credential or secret (" .. hit .. ")" end
   hit = any(t, BYPASS)
-  if hit then return "the request asks to bypass or silence a security control (" .. hit .. ")" end
+  -- (what a control does to someone who meets it is a question about it, not a way around it)
+  if hit and not (t:find("what happens if", 1, true) or t:find("what happens when", 1, true)) then
+    return "the request asks to bypass or silence a security control (" .. hit .. ")"
+  end
   if req.caller.authority ~= "staff" then
     hit = others_things(t, req.caller.authority)
     if hit then return "the request asks for another person's " .. hit .. " without authority over it" end
