@@ -45,6 +45,9 @@ end
 local BARE_AUX, BARE_STATE = {}, {}
 for w in ("is does did has was what much"):gmatch("%S+") do BARE_AUX[w] = true end
 local BARE_BE = { is = true, was = true, has = true, ["isnt"] = true }
+-- what makes a possessive the caller's own or a common noun's ("my rabbit's", "the team's")
+local OWNER_WORDS = {}
+for w in ("my our your his her their its the a an this that"):gmatch("%S+") do OWNER_WORDS[w] = true end
 for w in ("have has had on behind paying pay pays owe owes using subscribed renew renewing"):gmatch("%S+") do
   BARE_STATE[w] = true
 end
@@ -81,8 +84,9 @@ local function tenant_mentions(text, m, pm, caller)
   -- over at acme")
   local function bare(name) return a_name(name, m, pm) and not lex.OTHER_PEOPLE[name] end
   -- (letters only: "wh4t's" is a word disguised, not a name)
-  for name, thing in text:gmatch("%f[%w](%l[%l%-]*)'s (%l+)") do
-    if not lex.STOP[thing] and bare(name) then add(name) end
+  -- (not after a possessive or an article: "my rabbit's history" is the caller's own)
+  for before, name, thing in (" " .. text):gmatch("(%S*)%s+(%l[%l%-]*)'s (%l+)") do
+    if not lex.STOP[thing] and not OWNER_WORDS[before:lower()] and bare(name) then add(name) end
   end
   local words = {}
   for w in text:gmatch("[%w%-]+") do words[#words + 1] = w end
