@@ -283,7 +283,10 @@ local function others_things(t, authority)
     if t:find(word) then
       for _, th in ipairs(THEIR_THINGS) do
         if authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
-        if t:find(word .. "'?s?%s+[%w%s'%-]-%f[%w]" .. th .. "%f[%W]") then return th end
+        -- (not "the files I share": a thing the caller does something with is the caller's own)
+        if t:find(word .. "'?s?%s+[%w%s'%-]-%f[%w]" .. th .. "%f[%W]") and not t:find("%f[%w]" .. th .. "%s+[iw]e?%s+%a") then
+          return th
+        end
         if t:find(th .. "%f[%W][^%.%?!]-of %a* ?" .. word) then return th end
         if t:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") and t:find("which " .. th) then return th end
         ::next_thing::
