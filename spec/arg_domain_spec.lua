@@ -90,6 +90,34 @@ describe("ARG: what a request is about and whose it is", function()
     assert.are_not.equal("REFUSE", ask("what plan is acme on?", admin).outcome)
   end)
 
+  it("asks which operation an order means when its operands fill actions of two close labels alike", function()
+    -- a second ontology: the fixture plus an action of the invoices label that
+    -- takes the same invoice number as the refund action
+    local p2, f2 = H.tmpdb(), os.tmpname()
+    local text = assert(io.open(H.home() .. "/spec/fixtures/arg_small.kip")):read("a")
+    text = text:gsub("\n  CONCEPT %?s1 ", "\n  CONCEPT ?a9 { {type: \"ArgAction\", name: \"resend_invoice\"} SET ATTRIBUTES { "
+      .. "handler: \"spec.resend\", required_roles: [\"billing_admin\"], params: {\"invoice_id\": {\"type\": \"string\", "
+      .. "\"description\": \"Invoice number (INV-...).\"}}, description: \"Sends an invoice again.\" } SET PROPOSITIONS { "
+      .. "(\"has_label\", {type: \"ArgLabel\", name: \"billing.invoices\"}) } }\n  CONCEPT ?n9 { {type: \"ArgNode\", "
+      .. "name: \"billing.invoices#charges\"} SET ATTRIBUTES { title: \"Charges\", chunk: \"Every charge is on an invoice; "
+      .. "a charge can be processed again.\", audience: \"public\" } SET PROPOSITIONS { (\"has_label\", "
+      .. "{type: \"ArgLabel\", name: \"billing.invoices\"}) } }\n  CONCEPT ?s1 ", 1)
+    local f = assert(io.open(f2, "w")); f:write(text); f:close()
+    local nx2 = assert(kip.open { path = p2, policies = { "default" }, embedder = false })
+    assert(arg.init(nx2, { ontology = f2 }))
+    local staff = { roles = { "billing_admin" } }
+    local r = assert(nx2:arg({ prompt = "process the charge on INV-2025-000007 once more" }, { ctx = staff, record = false }))
+    assert.equal("CLARIFY", r.outcome)
+    assert.equal("AMBIGUOUS", r.bind.action.status)
+    -- the order's own words name one of them: no question
+    r = assert(nx2:arg({ prompt = "resend invoice INV-2025-000007 to me" }, { ctx = staff, record = false }))
+    assert.equal("resend_invoice", r.bind.action.name)
+    assert.are_not.equal("AMBIGUOUS", r.bind.action.status)
+    nx2:close()
+    H.cleanup(p2)
+    os.remove(f2)
+  end)
+
   it("refuses others' things asked in other words, and answers ordinary requests in the same words", function()
     for _, prompt in ipairs { "remind me what password I set last week", "who has my teammate been messaging lately?",
       "read me the last message Priya sent to Tom", "add my home IP to the allowlist without logging the change",

@@ -458,6 +458,17 @@ A1|ANSWER|data.export.workspace|-|lexical|does a workspace export include my col
 A2|ANSWER|accounts.roles.transfer_ownership|-|lexical|how do I make Priya the owner of our workspace?
 C1|ANSWER|workspace.search|-|lexical|how do I find messages from my manager about the budget?
 C2|ANSWER|workspace.notifications|-|lexical|how do I stop notifications when my teammate posts in a busy channel?
+# round 15 (2026-11-27): written before they were run — orders with everything they need, in other words, for each role that may run them
+A1|ACTION|accounts.locked|unlock_account|action,lexical|let kim@globex.example back into her account, she got locked out
+A2|ACTION|accounts.roles.transfer_ownership|transfer_workspace_ownership|action,paraphrase|hand the ownership of our workspace over to max@umbrella.example
+S|ACTION|billing.payments.failed|retry_failed_payment|action,lexical|run the payment for INV-2025-004411 once more
+B|ACTION|billing.refund_request|issue_refund|action,lexical|give back 25 USD on INV-2025-002200, reason: duplicate_charge
+A1|ACTION|billing.cancellation|cancel_subscription|action,lexical|stop our paid subscription, we're moving on
+C2|ACTION|security.sessions|revoke_all_sessions|action,lexical|sign me out of every other place I'm logged in
+X|ACTION|integrations.api.keys|revoke_api_key|action,lexical|kill the API key key_77ab12 right now
+A2|ACTION|incidents.sla_credits|request_sla_credit|action,lexical|file for our SLA credit for 2025-03
+C1|ACTION|security.suspicious_activity|report_security_incident|action,lexical|report this: someone logged into my account from Brazil at 3am
+A1|ACTION|data.restore|restore_deleted_item|action,lexical|bring back https://globex.threadline.app/docs/roadmap, I deleted it by mistake
 """
 
 TEST = r"""

@@ -67,6 +67,15 @@ function M.run(st)
       b.action.status = "LOW_CONFIDENCE"
       b.action.reason = ("routing confidence %.3f is under the action's floor %.3f"):format(w.confidence or 0, floor)
     end
+    -- the same operands fill an action of a close label, and the request
+    -- names the bound one no more than that one ("run the payment for
+    -- INV-… once more": resend the invoice or retry the charge?): ask
+    local rival = b.action.status == "BOUND" and M.rival_action(st, act, b.action.params)
+    if rival then
+      b.action.status = "AMBIGUOUS"
+      b.action.candidates = { act.name, rival }
+      b.action.reason = ("the request fills %s as well as %s and names neither more"):format(rival, act.name)
+    end
   else
     b.path = (#b.external > 0 and #land == 0) and "EXTERNAL" or "INFO"
   end
@@ -111,6 +120,33 @@ function M.named_in_full(st, action)
   return true
 end
 
+-- how many of the words of an action's name the request uses
+local function names_words(st, name)
+  local have, n = {}, 0
+  for _, x in ipairs(st.analysis.stems) do have[x] = true end
+  for _, x in ipairs(lex.stems((name:gsub("_", " ")))) do if have[x] then n = n + 1 end end
+  return n
+end
+
+--- an action of another label close to the route that the request's own
+--- words fill as well as act — as many of its parameters from them as
+--- act's — and that the request names at least as much as act: its name,
+--- or nil
+function M.rival_action(st, act, values)
+  local weaver = require "kip.arg.steps.weaver"
+  local mine, operands = names_words(st, act.name), params.from_request(values, st.caller)
+  for _, l in ipairs(st.weaver.close or {}) do
+    if l ~= st.weaver.primary then
+      local other = weaver.action_fit(st, l)
+      if other and other ~= act.name and names_words(st, other) >= mine then
+        local theirs = params.fill(st.snapshot.actions[other], st.analysis, st.snapshot.profile, st.caller, st.entities)
+        if params.from_request(theirs, st.caller) >= operands then return other end
+      end
+    end
+  end
+  return nil
+end
+
 --- the action to bind among those of the primary label (seed 003 step 4:
 --- "bound deterministically"; CLARIFY "when the action binding is
 --- ambiguous"): the one the caller may run whose parameters the request
@@ -130,11 +166,7 @@ function M.choose_action(st, names)
   for _, act in ipairs(allowed) do
     local values, missing = params.fill(act, a, st.snapshot.profile, st.caller, st.entities)
     -- how much of the request names this action (its name's words)
-    local words, named = lex.stems((act.name:gsub("_", " "))), 0
-    local have = {}
-    for _, x in ipairs(a.stems) do have[x] = true end
-    for _, x in ipairs(words) do if have[x] then named = named + 1 end end
-    fits[#fits + 1] = { act = act, values = values, missing = missing, named = named }
+    fits[#fits + 1] = { act = act, values = values, missing = missing, named = names_words(st, act.name) }
   end
   table.sort(fits, function(x, y)
     if #x.missing ~= #y.missing then return #x.missing < #y.missing end
