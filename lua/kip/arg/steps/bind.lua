@@ -113,11 +113,25 @@ end
 --- password-reset label would send to).
 function M.named_in_full(st, action)
   if #(action.missing or {}) > 0 or params.from_request(action.params, st.caller) == 0 then return false end
-  local weaver = require "kip.arg.steps.weaver"
   for _, l in ipairs(st.weaver.close or {}) do
-    if l ~= st.weaver.primary and weaver.action_fit(st, l) then return false end
+    if l ~= st.weaver.primary and M.action_fit(st, l) then return false end
   end
   return true
+end
+
+--- the action of label l the request names in full: every parameter filled
+--- (with `partial`: some), at least one of them from the request's own words
+--- (not the caller's context), and the order's verb not another action's;
+--- its name, or nil
+function M.action_fit(st, l, partial)
+  for _, act in ipairs(params.runnable(st.snapshot, st.snapshot.labels[l].actions, st.caller.role)) do
+    local values, missing = params.fill(act, st.analysis, st.snapshot.profile, st.caller, st.entities)
+    -- (not when the order's verb is another action's: "refund INV-…" is no resend)
+    if (partial or #missing == 0) and params.from_request(values, st.caller) > 0 and not M.other_operation(st, act) then
+      return act.name
+    end
+  end
+  return nil
 end
 
 -- how many of the words of an action's name the request uses
@@ -133,11 +147,10 @@ end
 --- act's — and that the request names at least as much as act: its name,
 --- or nil
 function M.rival_action(st, act, values)
-  local weaver = require "kip.arg.steps.weaver"
   local mine, operands = names_words(st, act.name), params.from_request(values, st.caller)
   for _, l in ipairs(st.weaver.close or {}) do
     if l ~= st.weaver.primary then
-      local other = weaver.action_fit(st, l)
+      local other = M.action_fit(st, l)
       if other and other ~= act.name and names_words(st, other) >= mine then
         local theirs = params.fill(st.snapshot.actions[other], st.analysis, st.snapshot.profile, st.caller, st.entities)
         if params.from_request(theirs, st.caller) >= operands then return other end

@@ -226,22 +226,10 @@ function M.coverage(m, a, l)
   return n > 0 and hit / n or nil
 end
 
+-- an order routed to a label that runs nothing for the caller looks at the
+-- first ACTION_FIT_CANDIDATES labels within ACTION_FIT_SHARE of the best
+-- for one whose action it names (kip.arg.steps.bind.action_fit)
 M.ACTION_FIT_CANDIDATES, M.ACTION_FIT_SHARE = 5, 0.5
-
---- the action of label l the request names in full: every parameter filled,
---- at least one of them from the request's own words (not the caller's
---- context), and the order's verb not another action's; its name, or nil
-function M.action_fit(st, l, partial)
-  local params, bind = require "kip.arg.params", require "kip.arg.steps.bind"
-  for _, act in ipairs(params.runnable(st.snapshot, st.snapshot.labels[l].actions, st.caller.role)) do
-    local values, missing = params.fill(act, st.analysis, st.snapshot.profile, st.caller, st.entities)
-    -- (not when the order's verb is another action's: "refund INV-…" is no resend)
-    if (partial or #missing == 0) and params.from_request(values, st.caller) > 0 and not bind.other_operation(st, act) then
-      return act.name
-    end
-  end
-  return nil
-end
 
 -- before a place and its owner: "from my iPhone", "in our Outlook" — the
 -- product is where the thing asked about lives
@@ -501,7 +489,7 @@ function M.run(st)
     for _, partial in ipairs { false, true } do
       for i = 1, math.min(#visible, M.ACTION_FIT_CANDIDATES) do
         local c = visible[i]
-        if c.label ~= primary and c.score >= M.ACTION_FIT_SHARE * top.score and M.action_fit(st, c.label, partial) then
+        if c.label ~= primary and c.score >= M.ACTION_FIT_SHARE * top.score and require("kip.arg.steps.bind").action_fit(st, c.label, partial) then
           primary, primary_from = c.label, c.from
           add_flag(w, partial and "ACTION_FIT_PARTIAL" or "ACTION_FIT")
           break
