@@ -469,6 +469,15 @@ X|ACTION|integrations.api.keys|revoke_api_key|action,lexical|kill the API key ke
 A2|ACTION|incidents.sla_credits|request_sla_credit|action,lexical|file for our SLA credit for 2025-03
 C1|ACTION|security.suspicious_activity|report_security_incident|action,lexical|report this: someone logged into my account from Brazil at 3am
 A1|ACTION|data.restore|restore_deleted_item|action,lexical|bring back https://globex.threadline.app/docs/roadmap, I deleted it by mistake
+# round 16 (2026-11-27): written before they were run — in-domain requests that name devices, browsers and platforms the product runs on
+C1|ANSWER|workspace.mobile|-|lexical|does the Threadline app work on Android 12?
+C2|ANSWER|accounts.login|-|lexical|I can't sign in from Safari, it just reloads the page
+A1|ANSWER|incidents.degraded_performance|-|lexical|Threadline is really slow in Chrome today, how do I clear its cache?
+A2|ANSWER|security.sessions|-|lexical|how do I see which browsers are signed in to my account?
+C1|ANSWER|workspace.notifications|-|lexical|my iPhone gets no pushes when I'm mentioned
+C2|ANSWER|accounts.login|-|lexical|how do I sign in on the mobile app from my desktop?
+A1|ABSTAIN|-|-|no_knowledge|is there a native app for macOS?
+A2|ANSWER|workspace.mobile|-|lexical|which iOS versions can run the app?
 """
 
 TEST = r"""
