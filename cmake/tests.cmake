@@ -5,6 +5,8 @@ target_include_directories(test_core PRIVATE core/include core/src)
 target_compile_options(test_core PRIVATE ${KIP_WARNINGS})
 target_link_libraries(test_core PRIVATE kipcore)
 add_test(NAME unit_core COMMAND test_core)
+# every FIND plan the tests use again is compared with a fresh compile (exec_plans.c)
+set_tests_properties(unit_core PROPERTIES ENVIRONMENT "KIP_PLAN_VERIFY=1")
 # a statement kind added from outside the tree: the core built again with
 # docs/examples/statement (PING), driven through the public API
 add_library(kipcore_stmt_ext_obj OBJECT ${KIP_CORE_SOURCES} ${CMAKE_BINARY_DIR}/capsules_embedded.c)
@@ -25,11 +27,11 @@ set(KIP_LUA_PATH "${CMAKE_SOURCE_DIR}/lua/?.lua\;${CMAKE_SOURCE_DIR}/lua/?/init.
 if(BUSTED)
   add_test(NAME spec_lua54 COMMAND ${BUSTED} --lua=lua5.4 -o utfTerminal ${CMAKE_SOURCE_DIR}/spec)
   set_tests_properties(spec_lua54 PROPERTIES ENVIRONMENT
-    "LUA_PATH_5_4=${KIP_LUA_PATH};LUA_CPATH_5_4=${CMAKE_BINARY_DIR}/lua54/?.so\;\;")
+    "LUA_PATH_5_4=${KIP_LUA_PATH};LUA_CPATH_5_4=${CMAKE_BINARY_DIR}/lua54/?.so\;\;;KIP_PLAN_VERIFY=1")
   if(LUAJIT_FOUND)
     add_test(NAME spec_luajit COMMAND ${BUSTED} --lua=luajit -o utfTerminal ${CMAKE_SOURCE_DIR}/spec)
     set_tests_properties(spec_luajit PROPERTIES ENVIRONMENT
-      "LUA_PATH=${KIP_LUA_PATH};LUA_CPATH=${CMAKE_BINARY_DIR}/luajit/?.so\;\;")
+      "LUA_PATH=${KIP_LUA_PATH};LUA_CPATH=${CMAKE_BINARY_DIR}/luajit/?.so\;\;;KIP_PLAN_VERIFY=1")
   endif()
 endif()
 

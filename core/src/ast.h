@@ -216,6 +216,7 @@ typedef struct ast_command {
   int is_kml;     /* UPSERT / UPDATE / MERGE / DELETE */
   const char *text;
   size_t len;
+  int placeholders; /* parameter placeholders the text used (each a value of the request's parameters) */
 } ast_command;
 
 const char *kip_stmt_kind_name(int kind);

@@ -54,7 +54,7 @@ static int apply_capsule(kip_nexus *nx, const char *name, const char *text, size
   if (!rc) {
     kip_buf out;
     kip_buf_init(&out);
-    kip_ctx c = {nx, err, 0, &out, NULL, {0}};
+    kip_ctx c = {nx, err, 0, &out, NULL, {0}, NULL, 0, NULL};
     int saved = nx->privileged;
     nx->privileged = 1;
     rc = kip_exec_upsert(&c, cmd);

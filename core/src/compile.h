@@ -56,6 +56,15 @@ typedef struct kql {
   int nneeds, capneeds;
   int failed;
   const char **reached; /* the group being compiled: kql_plan_order */
+  /* the schema checks the compile made ("is this type / predicate
+  ** defined"): a plan reused for other parameter values makes those that
+  ** read a parameter again (exec_plans.c) */
+  struct kql_check {
+    const char *meta; /* "$ConceptType" or "$PropositionType" */
+    const char *name; /* the name checked (a parameter's string when it came from one) */
+    kip_pos pos;
+  } *checks;
+  int nchecks, capchecks;
 } kql;
 
 void kql_init(kql *C, kip_nexus *nx, kip_arena *a, kip_error *err);
@@ -71,6 +80,9 @@ int kql_group(kql *C, frame *F, const ast_group *g);
 ** anchors; *a and *b: where the first two of them start. kql_group refuses
 ** a pattern with two or more (KIP_4002): every pairing would be a solution */
 int kql_unanchored_parts(const ast_group *g, kip_pos *a, kip_pos *b);
+/* 0 when `name` is defined as a `meta` ("$ConceptType" / "$PropositionType"),
+** else KIP_E_TYPE at pos (err filled) or a database error */
+int kql_check_defined(kip_nexus *nx, const char *meta, const char *name, kip_pos pos, kip_error *err);
 /* the order in which to compile g's items (order: g->n indices): within
 ** each run of clauses between OPTIONAL, NOT and UNION, those a name, an id
 ** or an already bound variable anchors first, then along the edges from

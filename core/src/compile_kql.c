@@ -38,6 +38,7 @@ const kip_dialect *kql_dialect(kip_nexus *nx) {
 void kql_free(kql *C) {
   json_decref(C->binds);
   free(C->needs_row);
+  free(C->checks);
 }
 
 void frame_init(frame *F, frame *outer) {
@@ -341,17 +342,27 @@ static void add_element(kql *C, frame *F, const char *alias) {
 
 /* --------------------------------------------------------------- schema */
 static int check_defined(kql *C, const char *meta, const char *name, kip_pos pos) {
-  int d = kip_store_is_defined(C->nx, meta, name, C->err);
-  if (d < 0) {
-    C->failed = 1;
-    return C->err->code;
+  if (C->nchecks == C->capchecks) {
+    C->capchecks = C->capchecks ? 2 * C->capchecks : 4;
+    C->checks = realloc(C->checks, (size_t)C->capchecks * sizeof *C->checks);
+    if (!C->checks) abort();
   }
+  C->checks[C->nchecks++] = (struct kql_check){meta, name, pos};
+  if (C->failed) return C->err->code;
+  int rc = kql_check_defined(C->nx, meta, name, pos, C->err);
+  if (rc) C->failed = 1;
+  return rc;
+}
+
+int kql_check_defined(kip_nexus *nx, const char *meta, const char *name, kip_pos pos, kip_error *err) {
+  int d = kip_store_is_defined(nx, meta, name, err);
+  if (d < 0) return err->code;
   if (d) return 0;
   int concept = !strcmp(meta, "$ConceptType");
-  return fail_at(C, pos, KIP_E_TYPE,
-                 concept ? "Check the type name with DESCRIBE CONCEPT TYPES (names are case-sensitive)."
-                         : "Check the predicate with DESCRIBE PROPOSITION TYPES (names are case-sensitive).",
-                 "%s '%s' is not defined", concept ? "concept type" : "predicate", name);
+  return kip_err_at(err, KIP_E_TYPE, pos.line, pos.col,
+                    concept ? "Check the type name with DESCRIBE CONCEPT TYPES (names are case-sensitive)."
+                            : "Check the predicate with DESCRIBE PROPOSITION TYPES (names are case-sensitive).",
+                    "%s '%s' is not defined", concept ? "concept type" : "predicate", name);
 }
 
 /* ------------------------------------------------------------ clauses */

@@ -14,6 +14,9 @@ typedef struct kip_ctx {
   kip_buf *out;          /* result JSON */
   char *next_cursor;     /* malloc'd when more results remain */
   kip_buf warnings;      /* comma-separated JSON strings for the response's "warnings" */
+  const char *text;      /* the command's text and the request's parameters, when a plan */
+  size_t len;            /* may be kept for them (exec_plans.c); NULL otherwise */
+  const json_t *params;
 } kip_ctx;
 
 /* add a human-readable warning to the response (kipnexus extension: a
@@ -27,6 +30,13 @@ KIP_STATEMENTS(KIP_STMT_EXEC)
 #undef KIP_STMT_EXEC
 /* the concepts a bulk load's commands found or created (exec_upsert.c) */
 void kip_exec_state_free(kip_nexus *nx);
+/* exec_plans.c: a FIND's SQL, projections and binds (kip_find_sql), from the
+** plan kept for its text when there is one, else compiled (and kept when it
+** may be); the plans kept for a nexus freed */
+struct kql;
+struct proj;
+int kip_find_plan(kip_ctx *c, const ast_command *cmd, struct kql *C, kip_buf *sql, struct proj **P, int *aggregated);
+void kip_plans_free(kip_nexus *nx);
 
 /* exec_targets.c: the distinct ids ?target binds in a WHERE pattern, in id order
 ** (limit < 0: all), capped by the request's materialization budget. */

@@ -149,7 +149,7 @@ int kip_exec_find(kip_ctx *c, const ast_command *cmd) {
   kip_buf_init(&sql);
   proj *P = NULL;
   int aggregated = 0;
-  int rc = kip_find_sql(&C, f, &sql, &P, &aggregated);
+  int rc = kip_find_plan(c, cmd, &C, &sql, &P, &aggregated);
   if (!rc) rc = check_bounded_exploration(c, f, aggregated);
   uint64_t fp = 0;
   int64_t offset = 0;

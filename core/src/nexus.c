@@ -49,6 +49,7 @@ void kip_close(kip_nexus *nx) {
   }
   kip_vector_close(nx);
   kip_exec_state_free(nx);
+  kip_plans_free(nx);
   kip_api_state_free(nx);
   kip_store_close(nx);
   free(nx);

@@ -24,6 +24,7 @@ typedef struct parser {
   int depth;
   int failed;
   int scope; /* parsing a governance scope: placeholders bound to null are refused */
+  int placeholders; /* placeholders taken */
 } parser;
 
 #define FAILED(P) ((P)->failed)
@@ -168,6 +169,7 @@ static json_t *take_placeholder(parser *P) {
     return NULL;
   }
   json_incref(v);
+  P->placeholders++;
   return kip_arena_own(P->a, v);
 }
 
@@ -1396,7 +1398,7 @@ ast_command *kip_parse(kip_arena *a, const char *text, size_t len, const json_t 
   kip_err_clear(err);
   kip_tok *toks = kip_lex(a, text, len, &ntok, err);
   if (!toks) return NULL;
-  parser P = {a, toks, ntok, 0, params, err, 0, 0, 0};
+  parser P = {a, toks, ntok, 0, params, err, 0, 0, 0, 0};
   ast_command *cmd = kip_alloc(a, sizeof *cmd);
   cmd->text = text;
   cmd->len = len;
@@ -1429,6 +1431,7 @@ ast_command *kip_parse(kip_arena *a, const char *text, size_t len, const json_t 
       }
   cmd->stmts = to_arena(&P, stmts, n, sizeof *stmts);
   cmd->n = n;
+  cmd->placeholders = P.placeholders;
   if (FAILED(&P)) return NULL;
   cmd->is_kml = statements[cmd->stmts[0]->kind].mutates;
   return cmd;
@@ -1462,7 +1465,7 @@ ast_expr *kip_parse_scope_expr(kip_arena *a, const char *text, size_t len, const
   kip_err_clear(err);
   kip_tok *toks = kip_lex(a, text, len, &ntok, err);
   if (!toks) return NULL;
-  parser P = {a, toks, ntok, 0, params, err, 0, 0, 1};
+  parser P = {a, toks, ntok, 0, params, err, 0, 0, 1, 0};
   ast_expr *e = parse_expr(&P);
   if (e && !FAILED(&P) && peek(&P)->kind != T_EOF) {
     char d[128];

@@ -48,7 +48,8 @@ static ast_command *parse_command(kip_arena *a, const char *text, size_t len, co
 ** write its response object to out. Returns 1 when it was a KML command
 ** that failed during execution (the batch must stop). */
 static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const kip_error *parse_err, int readonly,
-                           int dry_run, const kip_call_options *opt, kip_buf *out) {
+                           int dry_run, const kip_call_options *opt, const char *text, size_t len,
+                           const json_t *params, kip_buf *out) {
   kip_error err;
   if (cmd) kip_err_clear(&err);
   else err = *parse_err;
@@ -78,7 +79,7 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
   if (cmd) {
     kip_buf res;
     kip_buf_init(&res);
-    kip_ctx c = {nx, &err, dry_run, &res, NULL, {0}};
+    kip_ctx c = {nx, &err, dry_run, &res, NULL, {0}, text, len, params};
     int deadline = opt && opt->deadline_ms > 0 ? opt->deadline_ms : KIP_DEFAULT_DEADLINE_MS;
     nx->req->timed_out = 0;
     nx->req->regex_error = 0;
@@ -163,7 +164,7 @@ static int run_command(kip_nexus *nx, int index, const char *text, size_t len, c
   ast_command *cmd = parse_command(a, text, len, params, opt, &perr);
   int stop = 0;
   if (!h) {
-    stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, opt, out);
+    stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, opt, text, len, params, out);
     kip_bulk_release_arena(nx, a);
     return stop;
   }
@@ -181,7 +182,7 @@ static int run_command(kip_nexus *nx, int index, const char *text, size_t len, c
   if (denied) {
     write_error_response(&resp, &err);
     stop = 2; /* refused by the host's hook: the batch goes on (an atomic one stops) */
-  } else stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, &opts, &resp);
+  } else stop = execute_command(nx, a, cmd, &perr, readonly, dry_run, &opts, text, len, params, &resp);
   kip_bulk_release_arena(nx, a);
   char *replaced = h->after ? h->after(h->ud, index, resp.p ? resp.p : "null") : NULL;
   if (replaced) kip_buf_adds(out, replaced);

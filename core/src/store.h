@@ -66,6 +66,8 @@ typedef struct kip_scope {
   const struct ast_expr *eligibility; /* boolean expression over ?e, or NULL */
   const char *const *forbidden_types;       /* NULL-terminated, or NULL */
   const char *const *forbidden_predicates;  /* NULL-terminated, or NULL */
+  const char *key; /* what it is made of — eligibility text and parameters, the forbidden lists — for
+                   ** what is kept per scope (exec_plans.c); NULL without a scope */
 } kip_scope;
 
 /* The state of the request running on a nexus (kip_call_json, or the
@@ -136,6 +138,7 @@ struct kip_nexus {
   /* what the layers above keep per nexus, in their own structs: owned and
   ** freed by them (kip_close); the store never looks inside */
   struct kip_exec_state *exec;   /* exec_upsert.c: the concepts bulk commands found or created */
+  struct kip_plan_cache *plans;  /* exec_plans.c: compiled FIND plans by command text */
   struct kip_api_state *api;     /* request_bulk.c: the arena a bulk load's commands are parsed into */
   struct kip_guards *guards;     /* the declared guards (store_guard.c) */
   kip_request *req;              /* the running request's state: a call's own, or idle */
@@ -343,6 +346,10 @@ int kip_store_repoint(kip_nexus *nx, int64_t id, int64_t subject, int64_t object
 int kip_store_next_referrer(kip_nexus *nx, int64_t id, int64_t *referrer, kip_error *err);
 /* 1 when {type: meta, name: name} exists ("$ConceptType"/"$PropositionType") */
 int kip_store_is_defined(kip_nexus *nx, const char *meta, const char *name, kip_error *err);
+/* the file's data version: moves with every commit, this connection's or
+** another's (0 when it cannot be read) — what caches of the schema's state
+** above the store compare (exec_plans.c) */
+unsigned kip_store_file_version(kip_nexus *nx);
 
 /* public ids: "C:<n>" / "P:<n>" */
 void kip_format_id(char *out, size_t n, int64_t id, int is_prop);

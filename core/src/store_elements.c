@@ -141,6 +141,12 @@ static char **defined_slot(kip_nexus *nx, const char *meta, const char *name) {
   return &nx->defined[h % (sizeof nx->defined / sizeof *nx->defined)];
 }
 
+unsigned kip_store_file_version(kip_nexus *nx) {
+  unsigned version = 0;
+  if (sqlite3_file_control(nx->db, "main", SQLITE_FCNTL_DATA_VERSION, &version) != SQLITE_OK) return 0;
+  return version;
+}
+
 int kip_store_is_defined(kip_nexus *nx, const char *meta, const char *name, kip_error *err) {
   char **slot = defined_slot(nx, meta, name);
   if (slot && *slot && (*slot)[0] == meta[1] && !strcmp(*slot + 1, name)) return 1;

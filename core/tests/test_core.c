@@ -1444,6 +1444,77 @@ static void test_change_log(void) {
   remove_db(path);
 }
 
+/* exec_plans.c: a FIND's plan kept by its text and used for other
+** parameter values — the same answers and errors as compiling it again */
+static char *call_scoped(kip_nexus *nx, const char *req, const char *eligibility) {
+  kip_call_options o = {0};
+  o.eligibility = eligibility;
+  return kip_call_json(nx, req, strlen(req), &o);
+}
+
+#define FIND_BY_NAME "{\"command\":\"FIND(?p.name) WHERE { ?p {type: :t, name: :n} }\",\"parameters\":{\"t\":\"%s\",\"n\":\"%s\"}}"
+
+static void test_plan_cache(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?a { {type: \\\"Person\\\", name: \\\"Ann\\\"} SET ATTRIBUTES { age: 30 } } "
+                "CONCEPT ?b { {type: \\\"Person\\\", name: \\\"Bob\\\"} SET ATTRIBUTES { age: 40, hidden: true } } }\"}", 0));
+  char req[512];
+  const char *names[] = {"Ann", "Bob", "Cid", "Ann"};
+  const char *want[] = {"{\"result\":[\"Ann\"]}", "{\"result\":[\"Bob\"]}", "{\"result\":[]", "{\"result\":[\"Ann\"]}"};
+  for (int i = 0; i < 4; i++) { /* the same text, other values: the kept plan binds each */
+    snprintf(req, sizeof req, FIND_BY_NAME, "Person", names[i]);
+    char *r = call(nx, req, 1);
+    CHECK(r && !strncmp(r, want[i], strlen(want[i])), "%s: %s", names[i], r);
+    free(r);
+  }
+  /* a type read from a parameter is checked for each value */
+  snprintf(req, sizeof req, FIND_BY_NAME, "Nope", "Ann");
+  char *r = call(nx, req, 1);
+  CHECK(r && strstr(r, "concept type 'Nope' is not defined") && strstr(r, "\"column\":26"), "type checked again: %s", r);
+  free(r);
+  /* another type of value is another plan ("n": 5 is not a name) */
+  r = call(nx, "{\"command\":\"FIND(?p.name) WHERE { ?p {type: :t, name: :n} }\",\"parameters\":{\"t\":\"Person\",\"n\":5}}", 1);
+  CHECK(r && strstr(r, "KIP_2003"), "a number for a name: %s", r);
+  free(r);
+  /* a parameter read another way (LIMIT) is compiled every time, and right */
+  for (int lim = 1; lim <= 2; lim++) {
+    snprintf(req, sizeof req, "{\"command\":\"FIND(?p.name) WHERE { ?p {type: \\\"Person\\\"} } ORDER BY ?p.name DESC LIMIT :l\","
+                              "\"parameters\":{\"l\":%d}}", lim);
+    r = call(nx, req, 1);
+    CHECK(r && strstr(r, lim == 1 ? "[\"Bob\"]" : "[\"Bob\",\"Ann\"]"), "LIMIT %d: %s", lim, r);
+    free(r);
+  }
+  /* a FILTER value from a parameter */
+  const char *ages[] = {"35", "25"};
+  const char *adults[] = {"[\"Bob\"]", "[\"Ann\",\"Bob\"]"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(req, sizeof req, "{\"command\":\"FIND(?p.name) WHERE { ?p {type: \\\"Person\\\"} FILTER(?p.attributes.age > :a) } "
+                              "ORDER BY ?p.name\",\"parameters\":{\"a\":%s}}", ages[i]);
+    r = call(nx, req, 1);
+    CHECK(r && strstr(r, adults[i]), "age > %s: %s", ages[i], r);
+    free(r);
+  }
+  /* a plan made without a scope is not one with it */
+  snprintf(req, sizeof req, FIND_BY_NAME, "Person", "Bob");
+  r = call_scoped(nx, req, "IS_NULL(?e.attributes.hidden)");
+  CHECK(r && !strncmp(r, "{\"result\":[]", 12), "the scope hides Bob: %s", r);
+  free(r);
+  /* a commit drops the plans: a type no longer defined is an error again */
+  snprintf(req, sizeof req, "{\"command\":\"FIND(?p.name) WHERE { ?p {type: :t} }\",\"parameters\":{\"t\":\"Pet\"}}");
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?t { {type: \\\"$ConceptType\\\", name: \\\"Pet\\\"} } }\"}", 0));
+  r = call(nx, req, 1);
+  CHECK(r && strstr(r, "{\"result\":[]"), "Pet defined: %s", r);
+  free(r);
+  free(call(nx, "{\"command\":\"DELETE CONCEPT ?t DETACH WHERE { ?t {type: \\\"$ConceptType\\\", name: \\\"Pet\\\"} }\"}", 0));
+  r = call(nx, req, 1);
+  CHECK(r && strstr(r, "concept type 'Pet' is not defined"), "Pet no longer defined: %s", r);
+  free(r);
+  kip_close(nx);
+  remove_db(path);
+}
+
 /* kip_vsnprintf against the C library, truncation included */
 static void format_both(size_t cap, const char *fmt, ...) {
   char a[128], b[128];
@@ -1573,6 +1644,7 @@ int main(void) {
   test_nexus();
   test_limits();
   test_plans();
+  test_plan_cache();
   test_unique_solutions();
   test_ids();
   printf("%d passed, %d failed\n", passed, failed);
