@@ -1501,6 +1501,21 @@ static void test_plan_cache(void) {
   r = call_scoped(nx, req, "IS_NULL(?e.attributes.hidden)");
   CHECK(r && !strncmp(r, "{\"result\":[]", 12), "the scope hides Bob: %s", r);
   free(r);
+  /* the hop cap is part of what a plan was made under */
+  const char *hops = "{\"command\":\"FIND(?a.name) WHERE { ?p {type: \\\"Person\\\", name: :n} "
+                     "(?p, \\\"knows\\\"{1,5}, ?a) }\",\"parameters\":{\"n\":\"Ann\"}}";
+  kip_call_options wide = {0}, narrow = {0};
+  wide.max_hops = 10;
+  narrow.max_hops = 2;
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?t { {type: \\\"$PropositionType\\\", name: \\\"knows\\\"} } }\"}", 0));
+  r = kip_call_json(nx, hops, strlen(hops), &wide);
+  CHECK(r && strstr(r, "{\"result\":[]"), "hops within 10: %s", r);
+  free(r);
+  r = kip_call_json(nx, hops, strlen(hops), &wide);
+  free(r);
+  r = kip_call_json(nx, hops, strlen(hops), &narrow);
+  CHECK(r && strstr(r, "exceeds the hop cap of 2"), "the narrower cap refuses it: %s", r);
+  free(r);
   /* a commit drops the plans: a type no longer defined is an error again */
   snprintf(req, sizeof req, "{\"command\":\"FIND(?p.name) WHERE { ?p {type: :t} }\",\"parameters\":{\"t\":\"Pet\"}}");
   free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?t { {type: \\\"$ConceptType\\\", name: \\\"Pet\\\"} } }\"}", 0));
