@@ -216,7 +216,10 @@ typedef struct ast_command {
   int is_kml;     /* UPSERT / UPDATE / MERGE / DELETE */
   const char *text;
   size_t len;
-  int placeholders; /* parameter placeholders the text used (each a value of the request's parameters) */
+  int placeholders; /* parameter placeholders the text used whose value is not true, false or null
+                    ** (jansson's shared values: the same object wherever they occur, so
+                    ** exec_plans.c cannot tell a parameter's from a literal's, and needs not:
+                    ** the parameter's type is its value) */
 } ast_command;
 
 const char *kip_stmt_kind_name(int kind);

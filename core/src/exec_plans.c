@@ -138,11 +138,13 @@ static void request_key(kip_ctx *c, kip_buf *k) {
   add_number(k, (size_t)(c->nx->req->max_hops > 0 ? c->nx->req->max_hops : 0)); /* the hop cap */
 }
 
-/* the request's parameter whose value is v itself, or NULL */
+/* the request's parameter whose value is v itself, or NULL; never for
+** true, false and null — jansson shares one object for each, a literal's
+** and a parameter's alike, and a parameter's type (in the key) is its value */
 static const char *param_of(const json_t *params, const json_t *v) {
   const char *name;
   json_t *pv;
-  if (!params || !v) return NULL;
+  if (!params || !v || json_is_true(v) || json_is_false(v) || json_is_null(v)) return NULL;
   json_object_foreach((json_t *)params, name, pv) {
     if (pv == v) return name;
   }

@@ -24,7 +24,7 @@ typedef struct parser {
   int depth;
   int failed;
   int scope; /* parsing a governance scope: placeholders bound to null are refused */
-  int placeholders; /* placeholders taken */
+  int placeholders; /* placeholders taken whose value is not true, false or null */
 } parser;
 
 #define FAILED(P) ((P)->failed)
@@ -169,7 +169,7 @@ static json_t *take_placeholder(parser *P) {
     return NULL;
   }
   json_incref(v);
-  P->placeholders++;
+  if (!json_is_true(v) && !json_is_false(v) && !json_is_null(v)) P->placeholders++; /* (see ast_command) */
   return kip_arena_own(P->a, v);
 }
 

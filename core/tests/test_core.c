@@ -1501,6 +1501,22 @@ static void test_plan_cache(void) {
   r = call_scoped(nx, req, "IS_NULL(?e.attributes.hidden)");
   CHECK(r && !strncmp(r, "{\"result\":[]", 12), "the scope hides Bob: %s", r);
   free(r);
+  /* an id read from a parameter (parsed to a number: not cacheable), beside
+  ** a literal false and an unused parameter false — jansson's one shared
+  ** object: the literal must not count as that parameter's value */
+  r = call(nx, "{\"command\":\"FIND(?p.id) WHERE { ?p {type: \\\"Person\\\"} FILTER(?p.attributes.age > 0) } "
+               "ORDER BY ?p.name\"}", 1);
+  char ann[32] = "", bob[32] = "";
+  CHECK(r && sscanf(r, "{\"result\":[\"%31[^\"]\",\"%31[^\"]\"]", ann, bob) == 2, "ids: %s", r);
+  free(r);
+  const char *ids[] = {ann, bob}, *who[] = {"[\"Ann\"]", "[\"Bob\"]"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(req, sizeof req, "{\"command\":\"FIND(?p.name) WHERE { ?p {id: :x} FILTER(?p.attributes.age != false) }\","
+                              "\"parameters\":{\"x\":\"%s\",\"y\":false}}", ids[i]);
+    r = call(nx, req, 1);
+    CHECK(r && strstr(r, who[i]), "id %s: %s", ids[i], r);
+    free(r);
+  }
   /* the hop cap is part of what a plan was made under */
   const char *hops = "{\"command\":\"FIND(?a.name) WHERE { ?p {type: \\\"Person\\\", name: :n} "
                      "(?p, \\\"knows\\\"{1,5}, ?a) }\",\"parameters\":{\"n\":\"Ann\"}}";
