@@ -5,8 +5,6 @@
 -- order named in full. Run on the small support-desk ontology
 -- (spec/fixtures/arg_small.kip); every case has its in-domain twin, which
 -- must not be refocused or refused.
-local kip = require "kip"
-local arg = require "kip.arg"
 local weaver = require "kip.arg.steps.weaver"
 
 local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
@@ -14,22 +12,12 @@ local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") ..
 local function has(list, x) for _, v in ipairs(list or {}) do if v == x then return true end end return false end
 
 describe("ARG: what a request is about and whose it is", function()
-  local path, nx, file
+  local nx, close
   local customer = { roles = { "customer" }, tenant = "acme", user = "dana@acme.example" }
   local admin = { roles = { "workspace_admin" }, tenant = "acme", user = "lee@acme.example" }
 
-  setup(function()
-    path = H.tmpdb()
-    nx = assert(kip.open { path = path, policies = { "default" }, embedder = false })
-    file = os.tmpname()
-    local f = assert(io.open(file, "w")); f:write(assert(io.open(H.home() .. "/spec/fixtures/arg_small.kip")):read("a")); f:close()
-    assert(arg.init(nx, { ontology = file }))
-  end)
-  teardown(function()
-    nx:close()
-    H.cleanup(path)
-    os.remove(file)
-  end)
+  setup(function() nx, close = H.arg_nexus(H.home() .. "/spec/fixtures/arg_small.kip") end)
+  teardown(function() close() end)
 
   local function ask(prompt, caller)
     local r, err = nx:arg({ prompt = prompt }, { ctx = caller or customer, record = false })
@@ -93,7 +81,7 @@ describe("ARG: what a request is about and whose it is", function()
   it("asks which operation an order means when its operands fill actions of two close labels alike", function()
     -- a second ontology: the fixture plus an action of the invoices label that
     -- takes the same invoice number as the refund action
-    local p2, f2 = H.tmpdb(), os.tmpname()
+    local f2 = os.tmpname()
     local text = assert(io.open(H.home() .. "/spec/fixtures/arg_small.kip")):read("a")
     text = text:gsub("\n  CONCEPT %?s1 ", "\n  CONCEPT ?a9 { {type: \"ArgAction\", name: \"resend_invoice\"} SET ATTRIBUTES { "
       .. "handler: \"spec.resend\", required_roles: [\"billing_admin\"], params: {\"invoice_id\": {\"type\": \"string\", "
@@ -103,8 +91,7 @@ describe("ARG: what a request is about and whose it is", function()
       .. "a charge can be processed again.\", audience: \"public\" } SET PROPOSITIONS { (\"has_label\", "
       .. "{type: \"ArgLabel\", name: \"billing.invoices\"}) } }\n  CONCEPT ?s1 ", 1)
     local f = assert(io.open(f2, "w")); f:write(text); f:close()
-    local nx2 = assert(kip.open { path = p2, policies = { "default" }, embedder = false })
-    assert(arg.init(nx2, { ontology = f2 }))
+    local nx2, close2 = H.arg_nexus(f2)
     local staff = { roles = { "billing_admin" } }
     local r = assert(nx2:arg({ prompt = "process the charge on INV-2025-000007 once more" }, { ctx = staff, record = false }))
     assert.equal("CLARIFY", r.outcome)
@@ -113,8 +100,7 @@ describe("ARG: what a request is about and whose it is", function()
     r = assert(nx2:arg({ prompt = "resend invoice INV-2025-000007 to me" }, { ctx = staff, record = false }))
     assert.equal("resend_invoice", r.bind.action.name)
     assert.are_not.equal("AMBIGUOUS", r.bind.action.status)
-    nx2:close()
-    H.cleanup(p2)
+    close2()
     os.remove(f2)
   end)
 

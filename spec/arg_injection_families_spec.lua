@@ -6,8 +6,6 @@
 -- entities, invisible characters, case), with the family named; ordinary
 -- requests in the same disguises (save invisible characters, a signal of
 -- their own) are not refused. Run on the clinic ontology (tests/arg/clinic).
-local kip = require "kip"
-local arg = require "kip.arg"
 local textfold = require "kip.textfold"
 local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
 
@@ -84,21 +82,11 @@ local DISGUISES = {
 }
 
 describe("ARG injection families", function()
-  local path, nx, file
+  local nx, close
   local caller = { roles = { "pet_owner" }, tenant = "rivera", user = "ana@rivera.example" }
 
-  setup(function()
-    path = H.tmpdb()
-    nx = assert(kip.open { path = path, policies = { "default" }, embedder = false })
-    file = os.tmpname()
-    local f = assert(io.open(file, "w")); f:write(assert(io.open(H.home() .. "/tests/arg/clinic/ontology.kip")):read("a")); f:close()
-    assert(arg.init(nx, { ontology = file }))
-  end)
-  teardown(function()
-    nx:close()
-    H.cleanup(path)
-    os.remove(file)
-  end)
+  setup(function() nx, close = H.arg_nexus(H.home() .. "/tests/arg/clinic/ontology.kip") end)
+  teardown(function() close() end)
 
   local function ask(prompt)
     local r, err = nx:arg({ prompt = prompt }, { ctx = caller, record = false })

@@ -39,4 +39,17 @@ function H.fresh_nexus(before_each, after_each, opts)
   return function() return nx end
 end
 
+--- A nexus at a fresh path (the default policy, no embedder) with the ARG
+--- ontology of `file` published as version 1; returns it and a function that
+--- closes it and removes its files.
+function H.arg_nexus(file)
+  local path = H.tmpdb()
+  local nx = assert(require("kip").open { path = path, policies = { "default" }, embedder = false })
+  assert(require("kip.arg").init(nx, { ontology = file }))
+  return nx, function()
+    nx:close()
+    H.cleanup(path)
+  end
+end
+
 return H
