@@ -74,9 +74,13 @@ static void plan_clear(kip_plan *p) {
   memset(p, 0, sizeof *p);
 }
 
+static void plans_clear(struct kip_plan_cache *pc) {
+  for (int i = 0; i < PLAN_SLOTS; i++) plan_clear(&pc->slot[i]);
+}
+
 void kip_plans_free(kip_nexus *nx) {
   if (!nx->plans) return;
-  for (int i = 0; i < PLAN_SLOTS; i++) plan_clear(&nx->plans->slot[i]);
+  plans_clear(nx->plans);
   free(nx->plans);
   nx->plans = NULL;
 }
@@ -90,9 +94,7 @@ static struct kip_plan_cache *cache(kip_ctx *c) {
   if (!version) return NULL;
   /* (a rollback leaves the file as it was, and a bulk load's end rebuilds
   ** indexes, not the schema: neither touches a plan) */
-  if (nx->plans && nx->plans->version != version) {
-    for (int i = 0; i < PLAN_SLOTS; i++) plan_clear(&nx->plans->slot[i]);
-  }
+  if (nx->plans && nx->plans->version != version) plans_clear(nx->plans);
   if (!nx->plans && !(nx->plans = calloc(1, sizeof *nx->plans))) return NULL;
   nx->plans->version = version;
   return nx->plans;
@@ -115,7 +117,7 @@ static void add_part(kip_buf *k, const char *s, size_t n) {
 
 /* the key of a request: the text, then each parameter's name and type (an
 ** array's or an object's value whole: its length or members shape the SQL),
-** then the scope's key and the hop cap */
+** then what the governance scope is made of and the hop cap */
 static void request_key(kip_ctx *c, kip_buf *k) {
   add_part(k, c->text, c->len);
   if (c->params) {
@@ -132,9 +134,22 @@ static void request_key(kip_ctx *c, kip_buf *k) {
       }
     }
   }
-  const char *scope = c->nx->req->scope ? c->nx->req->scope->key : NULL;
   kip_buf_addc(k, '|');
-  add_part(k, scope ? scope : "", scope ? strlen(scope) : 0);
+  const kip_scope *S = c->nx->req->scope;
+  if (S) { /* what the scope is made of: eligibility, its parameters, the forbidden lists */
+    const char *e = S->eligibility_text ? S->eligibility_text : "", *ep = S->eligibility_params ? S->eligibility_params : "";
+    add_part(k, e, strlen(e));
+    add_part(k, ep, strlen(ep));
+    for (const char *const *t = S->forbidden_types; t && *t; t++) {
+      kip_buf_addc(k, 't');
+      add_part(k, *t, strlen(*t));
+    }
+    for (const char *const *p = S->forbidden_predicates; p && *p; p++) {
+      kip_buf_addc(k, 'p');
+      add_part(k, *p, strlen(*p));
+    }
+  }
+  kip_buf_addc(k, '|');
   add_number(k, (size_t)(c->nx->req->max_hops > 0 ? c->nx->req->max_hops : 0)); /* the hop cap */
 }
 

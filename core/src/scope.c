@@ -46,15 +46,8 @@ int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, ki
   }
   S->forbidden_types = opt->forbidden_types;
   S->forbidden_predicates = opt->forbidden_predicates;
-  /* the key: each part preceded by its length, so no two scopes read alike */
-  kip_buf key;
-  kip_buf_init(&key);
-  const char *e = opt->eligibility ? opt->eligibility : "", *ep = opt->eligibility_params ? opt->eligibility_params : "";
-  kip_buf_printf(&key, "%zu:%s%zu:%s", strlen(e), e, strlen(ep), ep);
-  for (const char *const *t = opt->forbidden_types; t && *t; t++) kip_buf_printf(&key, "t%zu:%s", strlen(*t), *t);
-  for (const char *const *p = opt->forbidden_predicates; p && *p; p++) kip_buf_printf(&key, "p%zu:%s", strlen(*p), *p);
-  S->key = kip_strndup(a, key.p, key.len);
-  kip_buf_free(&key);
+  S->eligibility_text = opt->eligibility;
+  S->eligibility_params = opt->eligibility_params;
   nx->req->scope = S;
 
   /* an element is in scope when it satisfies the scope and, for a link,

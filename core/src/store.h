@@ -66,8 +66,9 @@ typedef struct kip_scope {
   const struct ast_expr *eligibility; /* boolean expression over ?e, or NULL */
   const char *const *forbidden_types;       /* NULL-terminated, or NULL */
   const char *const *forbidden_predicates;  /* NULL-terminated, or NULL */
-  const char *key; /* what it is made of — eligibility text and parameters, the forbidden lists — for
-                   ** what is kept per scope (exec_plans.c); NULL without a scope */
+  const char *eligibility_text;   /* what eligibility was parsed from, and its parameters' JSON (the */
+  const char *eligibility_params; /* request's options: valid while it runs), or NULL: what is kept per
+                                  ** scope is keyed by them (exec_plans.c) */
 } kip_scope;
 
 /* The state of the request running on a nexus (kip_call_json, or the
