@@ -231,6 +231,9 @@ end
 -- for one whose action it names (kip.arg.steps.bind.action_fit)
 M.ACTION_FIT_CANDIDATES, M.ACTION_FIT_SHARE = 5, 0.5
 
+local function known_word(m, w) return m.vocab[w] or m.stem_known[lex.stem(w)] end
+local function content_word(w) return not lex.STOP[w] and not lex.GENERIC[w] and not w:find("^%d+$") and #w > 1 end
+
 -- before a place and its owner: "from my iPhone", "in our Outlook" — the
 -- product is where the thing asked about lives
 local WHERE = { ["in"] = true, ["on"] = true, ["from"] = true, ["into"] = true, ["inside"] = true }
@@ -274,7 +277,7 @@ function M.foreign_object(m, prompt, entities, task)
       for x = i, k do
         local low = words[x]:lower()
         if persons[low] or lex.CALENDAR[low] or lex.STOP[low] then ordinary = false end
-        if not m.vocab[low] and not m.stem_known[lex.stem(low)] then unknown = true end
+        if not known_word(m, low) then unknown = true end
       end
       for x = i, k - 1 do
         if not m.phrases[words[x]:lower() .. " " .. words[x + 1]:lower()] then unknown = true end
@@ -294,9 +297,6 @@ function M.foreign_object(m, prompt, entities, task)
   end
   return nil
 end
-
-local function known_word(m, w) return m.vocab[w] or m.stem_known[lex.stem(w)] end
-local function content_word(w) return not lex.STOP[w] and not lex.GENERIC[w] and not w:find("^%d+$") and #w > 1 end
 
 -- what ends the object of an order: a preposition or a relative word
 local OBJECT_ENDS = {}
