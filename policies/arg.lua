@@ -99,6 +99,9 @@ local FAMILIES = {
     own_objects = { "prompts?", "configuration", "config", "budgets?", "instructions?", "guardrails" },
     forms = { "system prompt", "hidden configuration", "hidden instructions", "your instructions",
       "instructions were you given", "instructions you were given", "what were you told", "before this conversation",
+      -- what the assistant was given before the caller's turn
+      "before this message", "above this message", "preceding this message", "prior to this message",
+      "before my message", "above my message",
       "starting with .?you are" } },
   { name = "authority claim",
     forms = { "has been elevated", "have been elevated", "been granted %a+ access", "been promoted to",
@@ -193,7 +196,9 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   "2fa codes?", "backup codes?", "recovery codes?", "otp", "secret values?", "secret keys?", "api key values?",
   "private keys?", "session tokens?", "access tokens?", "tokens?", "card numbers?", "cvv", "cvc", "security codes?",
   "webhook secrets?", "signing secrets?", "client secrets?", "reset codes?", "sign%-in codes?", "mfa codes?",
-  "auth codes?", "codes? you [%a ]-sent", "codes? you [%a ]-texted", "codes? you [%a ]-emailed" }
+  "auth codes?", "codes? you [%a ]-sent", "codes? you [%a ]-texted", "codes? you [%a ]-emailed",
+  -- a code by its form or by how it arrived ("the 6-digit code that was just texted to …")
+  "%d%-digit codes?", "six%-digit codes?", "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
   "remind me", "forward", "email me", "text me", "message me" }
@@ -201,6 +206,34 @@ local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "di
 local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%f[%w]tokens?", "full api keys?",
   "whole api keys?", "actual api keys?", "api key itself", "the key string", "plaintext keys?", "full secret",
   "secret of [^%.%?!]-%f[%w]webhook", "api keys? in full", "keys? in full", "full card numbers?" }
+
+-- a key or token handed over in the conversation ("paste the API key our
+-- integration uses"): verbs that put a value into the chat, not "show me
+-- where my API keys are" nor "send me the API key docs"
+local HAND_OVER = { "paste", "read me", "read out", "tell me", "spell out", "type out", "copy", "give me", "send me",
+  "email me", "text me", "dm me" }
+local HANDED = { "api keys?", "keys?", "tokens?", "secrets?" }
+local ABOUT_THE_KEY = { "docs?", "documentation", "page", "settings", "limits?", "ids?", "rotation", "permissions?",
+  "scopes?", "prefix", "format", "expiry", "guide" }
+
+local function handed_over(t)
+  for _, v in ipairs(HAND_OVER) do
+    local a, b = t:find("%f[%w]" .. v .. "%f[%W]")
+    if a then
+      local rest = t:sub(b + 1):match("^[^%.%?!]*")
+      for _, k in ipairs(HANDED) do
+        local x, y = rest:find("^%s+[%a' ]-%f[%w]" .. k .. "%f[%W]")
+        if x and y < 40 then
+          local nxt = rest:sub(y + 1):match("^%s*(%a+)")
+          local about = false
+          for _, w in ipairs(ABOUT_THE_KEY) do if nxt and nxt:find("^" .. w .. "$") then about = true end end
+          if not about then return k:gsub("%?", "") end
+        end
+      end
+    end
+  end
+  return nil
+end
 
 -- bypassing or silencing a security control
 local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaround for", "sneak past", "evade",
@@ -214,12 +247,22 @@ local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaroun
   "sso for me", "sso just for me", "2fa for me", "two%-factor for me", "allowlist for me", "turn off %a* ?audit log", "delete %a* ?audit log",
   "hide [^%.%?!]-from [^%.%?!]-audit", "keep [^%.%?!]-out of [^%.%?!]-audit", "switch off %a* ?audit log",
   -- the notice members get of an export or a deletion is a security control; other notifications are settings
-  "disable [^%.%?!]-notif[^%.%?!]-export", "turn off [^%.%?!]-notif[^%.%?!]-export", "suppress [^%.%?!]-notif",
-  "disable [^%.%?!]-export notif", "turn off [^%.%?!]-export notif", "switch off [^%.%?!]-export notif",
-  "without [^%.%?!]-notif",
+  "suppress [^%.%?!]-notif", "without [^%.%?!]-notif",
   -- a control skipped or stepped around once ("skip 2FA just this once", "sign in from outside the allowlist")
   "skip [^%.%?!]-2fa", "skip [^%.%?!]-two%-factor", "skip [^%.%?!]-sso", "skip [^%.%?!]-verification",
-  "outside [^%.%?!]-allowlist", "past [^%.%?!]-allowlist", "around [^%.%?!]-allowlist" }
+  "outside [^%.%?!]-allowlist", "past [^%.%?!]-allowlist", "around [^%.%?!]-allowlist",
+  -- someone else's session, asked for in the caller's name
+  "sign me in as %a+", "log me in as %a+" }
+-- the notice members get of an export, silenced in any words for silencing and for a notice
+local SILENCE = { "disable", "turn off", "switch off", "suppress", "stop", "mute", "skip", "hide", "block", "get rid of",
+  "remove", "don'?t send" }
+local NOTICE = { "noti[fc]", "alert", "warning", "email", "heads%-up" }
+for _, v in ipairs(SILENCE) do
+  for _, n in ipairs(NOTICE) do
+    BYPASS[#BYPASS + 1] = v .. " [^%.%?!]-" .. n .. "[^%.%?!]-export"
+    BYPASS[#BYPASS + 1] = v .. " [^%.%?!]-export%a* " .. n
+  end
+end
 
 -- another person's things (general English: the people around the caller)
 local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee|former %a+)"
@@ -234,6 +277,23 @@ local THEIR_DOINGS = { "channels?", "docs?", "searches", "tasks?" }
 local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "typed", "deleted", "posted", "visited",
   "sent", "shared", "uploaded", "received", "messaging", "messaged", "emailing", "emailed", "talking to",
   "log off", "logged off", "log out", "logged out", "signed out", "signed off" }
+-- whom someone has been in touch with ("who has my manager been chatting with?")
+local IN_TOUCH = { "chatting", "talking", "texting", "messaging", "emailing", "calling", "meeting", "dming", "chatted",
+  "talked", "texted", "messaged", "emailed", "called", "met", "dmed" }
+local function in_touch(t, owner)
+  for _, d in ipairs(IN_TOUCH) do
+    if t:find("%f[%w]who%f[%W][^%.%?!]-%f[%w]" .. owner .. "%f[%W][^%.%?!]-%f[%w]" .. d .. "%f[%W]") then return d end
+  end
+  return nil
+end
+-- the people a conversation is between, the caller not among them
+local function between(t, thing, owner)
+  local a, b = t:find("%f[%w]" .. thing .. "%f[%W][^%.%?!]-%f[%w]between%f[%W]")
+  if not a then return false end
+  local who = t:sub(b + 1):match("^[^%.%?!]*")
+  return who:find("%f[%w]" .. owner .. "%f[%W]") ~= nil and not who:find("%f[%w]me%f[%W]")
+    and not who:find("%f[%w]us%f[%W]") and not who:find("%f[%w]myself%f[%W]")
+end
 -- a contact detail asked of someone named by their place ("the email
 -- address of the person who owns our account")
 local CONTACT = { "email address", "e%-mail address", "phone number", "home address", "contact details?", "contact emails?" }
@@ -288,9 +348,12 @@ local function others_things(t, authority)
           return th
         end
         if t:find(th .. "%f[%W][^%.%?!]-of %a* ?" .. word) then return th end
+        if between(t, th, word) then return th end
         if t:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") and t:find("which " .. th) then return th end
         ::next_thing::
       end
+      local d = in_touch(t, word)
+      if d then return "activity (" .. d .. ")" end
       for _, th in ipairs(THEIR_DOINGS) do
         if t:find("%f[%w]wh[ai][ct]h? " .. th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") then return th end
       end
@@ -342,6 +405,8 @@ local function named_persons_things(req)
   local t = " " .. (req.prompt or "") .. " "
   local lower = t:lower()
   for _, name in ipairs((req.entities or {}).names or {}) do
+    local d = in_touch(lower, name:lower())
+    if d then return name .. "'s activity (" .. d .. ")" end
     for _, th in ipairs(THEIR_THINGS) do
       if req.caller.authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
       -- ("Maria's phone number"; not "my Gmail password": the caller's own, at another product)
@@ -353,9 +418,39 @@ local function named_persons_things(req)
       for _, d in ipairs(THEIR_DEEDS) do
         if lower:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%s+" .. d .. "%f[%W]") then done = true break end
       end
-      if possessive or asked or done then return name .. "'s " .. th end
+      if possessive or asked or done or between(lower, th, name:lower()) then return name .. "'s " .. th end
       ::next_thing::
     end
+  end
+  return nil
+end
+
+-- the vendor's own units, and what its callers are, in a claim to speak for it
+local VENDOR_UNITS = { support = true, security = true, staff = true, team = true, engineering = true, legal = true,
+  billing = true, admin = true, trust = true, operations = true, ops = true, management = true, hq = true }
+local CALLERS = { user = true, users = true, client = true, clients = true }
+
+-- one of the vendor's people ("as Acme's CTO", "I work for Acme", "this is
+-- Acme support"), from the profile's product terms; not its callers ("as
+-- Acme's user", or a role of the profile that is not staff)
+local function vendor_claim(t, profile)
+  local callers = {}
+  for w in pairs(CALLERS) do callers[w] = true end
+  for name, r in pairs(profile.roles or {}) do
+    if not r.staff then
+      for w in name:lower():gmatch("%a+") do callers[w], callers[w .. "s"] = true, true end
+    end
+  end
+  local product = profile.product
+  for _, term in ipairs((product or {}).terms or {}) do
+    local p = term:lower():gsub("%p", "%%%0")
+    for _, f in ipairs { "i'?m from ", "i'?m with ", "i am from ", "i am with ", "i work for ", "i work at ", "on behalf of " } do
+      if t:find(f .. p .. "%f[%W]") then return f .. term end
+    end
+    local title = t:match("as " .. p .. "'s (%a+)")
+    if title and not callers[title] then return "as " .. term .. "'s " .. title end
+    local unit = t:match("this is " .. p .. " (%a+)")
+    if unit and VENDOR_UNITS[unit] then return "this is " .. term .. " " .. unit end
   end
   return nil
 end
@@ -373,7 +468,9 @@ local function role_claim(t, req)
       -- "I'm a …", "I'm the …", "I am your …", "as the …,", "speaking as …"
       for _, det in ipairs { "an? ", "the ", "your ", "our ", "" } do
         if t:find("i'?m %a* ?" .. det .. phrase .. "%f[%W]") or t:find("i am %a* ?" .. det .. phrase .. "%f[%W]")
-          or t:find("as " .. det .. phrase .. ",") or t:find("speaking as %a* ?" .. det .. phrase .. "%f[%W]") then
+          or t:find("as " .. det .. phrase .. ",") or t:find("speaking as %a* ?" .. det .. phrase .. "%f[%W]")
+          or t:find("this is %a* ?" .. det .. phrase .. "%s*speaking") or t:find("this is %a* ?" .. det .. phrase .. "%s*[,:%-]")
+          or t:find("%f[%w]" .. det .. phrase .. " here%s*[,:%-]") then
           return phrase
         end
       end
@@ -421,9 +518,14 @@ local function guard(req)
   if family then return ("prompt injection (%s): %s"):format(family, hit) end
   hit = hidden_directive(req.prompt or "")
   if hit then return "prompt injection: " .. hit end
+  hit = not req.caller.staff and vendor_claim(t, req.profile)
+  if hit then
+    return ("authority claim: the request speaks for %s (%s); the caller is authenticated as %s"):format(
+      req.profile.product.name or "the vendor", hit, req.caller.role)
+  end
   hit = role_claim(t, req)
   if hit then return "the request claims a role (" .. hit .. ") other than the caller's (" .. req.caller.role .. ")" end
-  hit = secret_request(t)
+  hit = secret_request(t) or handed_over(t)
   if hit then return "the request asks for a credential or secret (" .. hit .. ")" end
   hit = any(t, BYPASS)
   -- (what a control does to someone who meets it is a question about it, not a way around it)

@@ -78,6 +78,38 @@ function M.clauses(text, verbs)
   return out
 end
 
+-- "I need a new reset link EMAILED to me", "we want the invoice RESENT":
+-- a thing the caller wants, then what is to be done to it
+local WANTS = { need = true, want = true, ["needs"] = true, ["wants"] = true }
+local PARTICIPLES = { sent = true, resent = true, reset = true, redone = true, undone = true, shown = true }
+local DELIVERED_TO = { to = true, over = true, again = true, asap = true, now = true, today = true, please = true,
+  back = true, ["right"] = true }
+
+--- the participle of a wish for a thing to be done ("emailed"), or nil:
+--- want/need, an object opened by an article or a possessive, and within
+--- six words a participle closing the clause or followed by to/over/again
+function M.wished_delivery(words, i)
+  local subject = words[i]
+  if subject == "id" or subject == "wed" then -- "I'd like", "we'd like"
+    i = i + 1
+    if words[i] ~= "like" then return nil end
+  elseif subject == "i" or subject == "we" then
+    i = i + 1
+    if words[i] == "would" then i = i + 1 end
+    if not WANTS[words[i]] and words[i] ~= "like" then return nil end
+    if words[i] == "like" and words[i - 1] ~= "would" then return nil end
+  else
+    return nil
+  end
+  local opener = words[i + 1]
+  if not (OBJECT_OPENERS[opener] or opener == "my") or opener == "me" or opener == "us" then return nil end
+  for k = i + 2, math.min(#words, i + 7) do
+    local w = words[k]
+    if (PARTICIPLES[w] or (w:find("ed$") and #w > 4)) and (k == #words or DELIVERED_TO[words[k + 1]]) then return w end
+  end
+  return nil
+end
+
 -- is this clause a request to act now? returns the verb word or nil
 local function imperative(clause, verbs)
   local words = lex.words(clause)
@@ -96,6 +128,8 @@ local function imperative(clause, verbs)
       if starts_with(words, i + 1, seq) then return words[i + 1 + #seq], true end
     end
   end
+  local delivered = M.wished_delivery(words, i)
+  if delivered then return delivered, true end
   if not w or QUESTION[w] then return nil end
   -- an order opens with a verb ("forgot my password", "getting errors",
   -- "subscription invoice?" do not)
@@ -131,12 +165,14 @@ end
 local CAPABILITY = { "do you have ", "do you support ", "do you offer ", "do you integrate ", "is there ", "are there ",
   "can i use ", "can we use ", "does it support ", "does it work with ", "is it possible to use " }
 local TASK = { "how do i ", "how do we ", "how can i ", "how can we ", "how to ", "how would i ", "how should i ",
-  "what's the best way to ", "whats the best way to ", "help me " }
+  "help me ",
+  -- "what's the easiest way to …", "what is the right way to …"
+  "what'?s the %a* ?way to ", "whats the %a* ?way to ", "what is the %a* ?way to " }
 
 local function opens_with(prompt, list)
-  local t = prompt:lower():gsub("^%W+", "")
+  local t = prompt:lower():gsub("[’‘]", "'"):gsub("^%W+", "")
   for _, f in ipairs(list) do
-    if t:sub(1, #f) == f then return true end
+    if t:find("^" .. f) then return true end
   end
   return false
 end

@@ -339,6 +339,11 @@ function M.unknown_order_object(m, a, prompt)
   return nil
 end
 
+-- the words of a calculation (general English, not the ontology's)
+local ARITHMETIC = {}
+for w in ([[plus minus times divided multiplied by over percent squared cubed root sum product half double
+  add subtract multiply divide equals]]):gmatch("%S+") do ARITHMETIC[w] = true end
+
 -- what opens the thing a question asks about: "what is the …", "how many …"
 local FOCUS_OPENERS = { { "what" }, { "whats" }, { "which" }, { "how", "many" }, { "how", "much" } }
 local FOCUS_SKIP = { is = true, are = true, was = true, were = true, the = true, a = true, an = true }
@@ -352,9 +357,16 @@ local FOCUS_SKIP = { is = true, are = true, was = true, were = true, the = true,
 --- answered or abstained on, never refocused
 function M.unknown_question_focus(m, text)
   local words = lex.words(text)
+  local numbers, other = {}, false
   for _, w in ipairs(words) do
-    if content_word(w) and known_word(m, w) then return nil end
+    if w:find("^%d+$") then numbers[#numbers + 1] = w
+    elseif content_word(w) and not ARITHMETIC[w] then
+      if known_word(m, w) then return nil end
+      other = true
+    end
   end
+  -- a calculation: numbers and the words of arithmetic only ("what's 15% of 240?")
+  if #numbers >= 2 and not other then return numbers end
   for _, op in ipairs(FOCUS_OPENERS) do
     local ok = #words > #op
     for k, w in ipairs(op) do if words[k] ~= w then ok = false end end
