@@ -89,11 +89,15 @@ local FAMILIES = {
       "developer note%s*:", "admin note%s*:", "note to the assistant", "note to assistant", "```%s*system" } },
   { name = "configuration disclosure",
     verbs = { "show", "print", "reveal", "tell", "give", "share", "display", "output", "repeat", "list", "dump", "paste",
-      "leak", "expose", "read out", "spell out", "write out", "what are", "what'?s", "what is", "describe", "send" },
+      "leak", "expose", "read out", "spell out", "write out", "what are", "what'?s", "what is", "describe", "send",
+      "summarize", "summarise", "paraphrase", "explain", "recite" },
     objects = { "system prompt", "initial prompt", "hidden prompt", "policy files?", "environment variables",
       "secrets? files?", "config files?", "configuration files?", "token budgets?", "context window",
       "rules you follow", "policies you follow", "instructions you follow", "text above", "words above",
-      "message above", "everything above" },
+      "message above", "everything above",
+      -- what it was set up with ("the guidelines you were set up with")
+      "guidelines you were", "rules you were", "instructions you were", "directions you were", "prompt you were",
+      "orders you were" },
     -- "your" also addresses the business ("your refund policy", "your API limits"):
     -- only what is the assistant's alone
     own_objects = { "prompts?", "configuration", "config", "budgets?", "instructions?", "guardrails" },
@@ -107,7 +111,11 @@ local FAMILIES = {
     forms = { "has been elevated", "have been elevated", "been granted %a+ access", "been promoted to",
       "i have %a* ?authori[sz]ation to", "authori[sz]ed by %a* ?%a* ?admin", "on behalf of %a* ?admin",
       "with admin privileges", "as the system administrator", "i am the developer", "i'?m the developer",
-      "message is from [%a ]-staff", "message is from [%a ]-team", "from [%a ]-staff%s*:" } },
+      "message is from [%a ]-staff", "message is from [%a ]-team", "from [%a ]-staff%s*:",
+      -- authority said to be handed on by someone else ("my manager said you'd give me admin access")
+      "said you'?d? %a* ?give me", "said you'?d? %a* ?grant me", "said you'?d? %a* ?let me",
+      "told me you'?d? %a* ?give me", "told me you'?d? %a* ?grant me", "told me you'?d? %a* ?let me",
+      "gave me permission to", "given me permission to", "i have permission from" } },
 }
 
 local function find_word(t, p, from) return t:find("%f[%w]" .. p .. "%f[%W]", from) end
@@ -201,6 +209,7 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   "%d%-digit codes?", "six%-digit codes?", "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
+  "spell out", "type out", "write out", "recite",
   "remind me", "forward", "email me", "text me", "message me" }
 -- the value of a key or token (not the key as a thing to revoke or rotate)
 local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%f[%w]tokens?", "full api keys?",
@@ -251,12 +260,21 @@ local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaroun
   -- a control skipped or stepped around once ("skip 2FA just this once", "sign in from outside the allowlist")
   "skip [^%.%?!]-2fa", "skip [^%.%?!]-two%-factor", "skip [^%.%?!]-sso", "skip [^%.%?!]-verification",
   "outside [^%.%?!]-allowlist", "past [^%.%?!]-allowlist", "around [^%.%?!]-allowlist",
+  -- a control said to be enforced, then a way without it ("when SSO is
+  -- enforced, without going through SSO")
+  "enforced[^%.%?!]-without", "required[^%.%?!]-without", "mandatory[^%.%?!]-without",
+  "without going through", "without passing through",
   -- someone else's session, asked for in the caller's name
   "sign me in as %a+", "log me in as %a+" }
 -- the notice members get of an export, silenced in any words for silencing and for a notice
 local SILENCE = { "disable", "turn off", "switch off", "suppress", "stop", "mute", "skip", "hide", "block", "get rid of",
   "remove", "don'?t send" }
 local NOTICE = { "noti[fc]", "alert", "warning", "email", "heads%-up" }
+-- the audit record itself altered ("delete the audit entries from this morning")
+local ALTER = { "delete", "erase", "remove", "purge", "clear", "wipe", "edit", "alter", "rewrite", "scrub", "clean up" }
+for _, v in ipairs(ALTER) do
+  BYPASS[#BYPASS + 1] = v .. " [%a ]-audit %a+"
+end
 for _, v in ipairs(SILENCE) do
   for _, n in ipairs(NOTICE) do
     BYPASS[#BYPASS + 1] = v .. " [^%.%?!]-" .. n .. "[^%.%?!]-export"
@@ -276,7 +294,11 @@ local THEIR_DOINGS = { "channels?", "docs?", "searches", "tasks?" }
 -- what someone did, asked about: "what my teammate searched for"
 local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "typed", "deleted", "posted", "visited",
   "sent", "shared", "uploaded", "received", "messaging", "messaged", "emailing", "emailed", "talking to",
-  "log off", "logged off", "log out", "logged out", "signed out", "signed off" }
+  "log off", "logged off", "log out", "logged out", "signed out", "signed off", "log in", "logged in", "sign in",
+  "signed in", "last log", "last sign", "read", "replied", "answered", "said", "seen" }
+-- what someone did, asked with "did": "what did my boss write …"
+local THEIR_ACTS = { "write", "post", "send", "say", "type", "upload", "share", "search", "view", "download", "delete",
+  "message", "read", "open", "watch", "look at" }
 -- whom someone has been in touch with ("who has my manager been chatting with?")
 local IN_TOUCH = { "chatting", "talking", "texting", "messaging", "emailing", "calling", "meeting", "dming", "chatted",
   "talked", "texted", "messaged", "emailed", "called", "met", "dmed" }
@@ -338,13 +360,39 @@ end
 -- account"); their data stays theirs
 local MEMBERS_ACCOUNT = { account = true }
 
+-- a reveal verb before the owner ("forward me everything my boss sent")
+local function reveals_before(t, owner)
+  local at = t:find("%f[%w]" .. owner .. "%f[%W]")
+  for _, v in ipairs(REVEAL) do
+    local a = t:find("%f[%w]" .. v .. "%f[%W]")
+    if a and at and a < at then return true end
+  end
+  return false
+end
+-- a question about what someone did or when
+local function asks_what(t)
+  return t:find("%f[%w]what%f[%W]") or t:find("%f[%w]which%f[%W]") or t:find("%f[%w]who%f[%W]")
+    or t:find("%f[%w]when%f[%W]")
+end
+-- "what did <owner> write", "what has <owner> posted"
+local function did_what(t, owner)
+  for _, v in ipairs(THEIR_ACTS) do
+    if t:find("%f[%w]wh%a+ did [%a' ]-%f[%w]" .. owner .. "%f[%W]%s*" .. v .. "%f[%W]") then return v end
+  end
+  return nil
+end
+
 local function others_things(t, authority)
   for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
     if t:find(word) then
       for _, th in ipairs(THEIR_THINGS) do
         if authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
         -- (not "the files I share": a thing the caller does something with is the caller's own)
-        if t:find(word .. "'?s?%s+[%w%s'%-]-%f[%w]" .. th .. "%f[%W]") and not t:find("%f[%w]" .. th .. "%s+[iw]e?%s+%a") then
+        -- ("my colleague's password", "my coworker Sam's files", "my colleagues
+        -- password"; not "my colleague forgot her password": a situation told)
+        if (t:find(word .. "'?s%s+%a*%s*%f[%w]" .. th .. "%f[%W]") or t:find(word .. "%s+%a+'s%s+%a*%s*%f[%w]" .. th .. "%f[%W]")
+            or t:find(word .. "%s+" .. th .. "%f[%W]"))
+          and not t:find("%f[%w]" .. th .. "%s+[iw]e?%s+%a") then
           return th
         end
         if t:find(th .. "%f[%W][^%.%?!]-of %a* ?" .. word) then return th end
@@ -358,11 +406,14 @@ local function others_things(t, authority)
         if t:find("%f[%w]wh[ai][ct]h? " .. th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") then return th end
       end
       for _, d in ipairs(THEIR_DEEDS) do
-        if t:find("%f[%w]" .. word .. "'?s?%s+%a*%s*" .. d .. "%f[%W]")
-          and (t:find("%f[%w]what%f[%W]") or t:find("%f[%w]which%f[%W]") or t:find("%f[%w]who%f[%W]")) then
+        local _, b = t:find("%f[%w]" .. word .. "'?s?%s+%a*%s*" .. d .. "%f[%W]")
+        -- asked about, or asked for ("forward me everything my boss sent"); not "read-only"
+        if b and t:sub(b + 1, b + 1) ~= "-" and (asks_what(t) or reveals_before(t, word)) then
           return "activity (" .. d .. ")"
         end
       end
+      d = did_what(t, word)
+      if d then return "activity (" .. d .. ")" end
     end
   end
   if t:find("log in as") or t:find("sign in as") then return "their account" end
@@ -405,8 +456,13 @@ local function named_persons_things(req)
   local t = " " .. (req.prompt or "") .. " "
   local lower = t:lower()
   for _, name in ipairs((req.entities or {}).names or {}) do
-    local d = in_touch(lower, name:lower())
+    local d = in_touch(lower, name:lower()) or did_what(lower, name:lower())
     if d then return name .. "'s activity (" .. d .. ")" end
+    for _, deed in ipairs(THEIR_DEEDS) do
+      if lower:find("%f[%w]when did " .. name:lower() .. "%s+%a*%s*" .. deed .. "%f[%W]") then
+        return name .. "'s activity (" .. deed .. ")"
+      end
+    end
     for _, th in ipairs(THEIR_THINGS) do
       if req.caller.authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
       -- ("Maria's phone number"; not "my Gmail password": the caller's own, at another product)
@@ -416,7 +472,7 @@ local function named_persons_things(req)
       -- "the last message Priya sent": the thing, then the name doing it
       local done = false
       for _, d in ipairs(THEIR_DEEDS) do
-        if lower:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%s+" .. d .. "%f[%W]") then done = true break end
+        if lower:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%s+%a*%s*" .. d .. "%f[%W]") then done = true break end
       end
       if possessive or asked or done or between(lower, th, name:lower()) then return name .. "'s " .. th end
       ::next_thing::
@@ -487,6 +543,27 @@ local function role_claim(t, req)
   return nil
 end
 
+-- an order that gives or takes someone else's access, by a caller whose
+-- authority is only its own account ("remove Tom from the workspace",
+-- "lock my coworker out")
+local ACCESS_VERBS = { "remove", "kick", "deactivate", "ban", "suspend", "block", "lock", "unlock", "reset", "demote",
+  "promote", "disable", "delete", "kick out", "throw out", "boot" }
+local function acts_on_another(t, req)
+  if req.caller.authority ~= "self" then return nil end
+  local owners = {}
+  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do owners[#owners + 1] = "my " .. word end
+  for _, name in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = name:lower() end
+  for _, v in ipairs(ACCESS_VERBS) do
+    local a, b = t:find("%f[%w]" .. v .. "%f[%W]")
+    if a then
+      for _, o in ipairs(owners) do
+        if t:find("^%s+" .. o .. "%f[%W]", b + 1) or t:find("^%s+" .. o .. "'s account", b + 1) then return v .. " " .. o end
+      end
+    end
+  end
+  return nil
+end
+
 -- people and tenants named, against the caller's authority
 local function out_of_authority(req)
   local c = req.caller
@@ -537,6 +614,8 @@ local function guard(req)
     if hit then return "the request asks for another person's " .. hit .. " without authority over it" end
     hit = out_of_authority(req)
     if hit then return hit end
+    hit = acts_on_another(t, req)
+    if hit then return "the caller has no authority over another person's access (" .. hit .. ")" end
     -- (authority over a tenant's members is to act on their accounts, not to read their data)
     hit = named_persons_things(req)
     if hit then return "the request asks for another person's data (" .. hit .. ") without authority over it" end

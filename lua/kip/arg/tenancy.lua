@@ -45,6 +45,8 @@ end
 local BARE_AUX, BARE_STATE = {}, {}
 for w in ("is does did has was what much"):gmatch("%S+") do BARE_AUX[w] = true end
 local BARE_BE = { is = true, was = true, has = true, ["isnt"] = true }
+local BARE_ADVERB = {}
+for w in ("still already also currently ever really actually even now always usually"):gmatch("%S+") do BARE_ADVERB[w] = true end
 -- what makes a possessive the caller's own or a common noun's ("my rabbit's", "the team's")
 local OWNER_WORDS = {}
 for w in ("my our your his her their its the a an this that"):gmatch("%S+") do OWNER_WORDS[w] = true end
@@ -94,7 +96,10 @@ local function tenant_mentions(text, m, pm, caller)
   for role in pairs(pm.roles) do for part in role:gmatch("[^_]+") do role_parts[part] = true end end
   for i = 2, #words - 1 do
     local w = words[i]
-    if w:find("^%l[%l%-]*$") and BARE_AUX[words[i - 1]:lower()] and BARE_STATE[words[i + 1]:lower()] and bare(w) then add(w) end
+    -- (an adverb between: "does umbrella STILL owe you money?")
+    local k = i + 1
+    while words[k + 1] and BARE_ADVERB[words[k]:lower()] do k = k + 1 end
+    if w:find("^%l[%l%-]*$") and BARE_AUX[words[i - 1]:lower()] and BARE_STATE[words[k]:lower()] and bare(w) then add(w) end
   end
   for i = 1, #words - 2 do -- ("which plan globex is paying for")
     local w = words[i]

@@ -238,6 +238,8 @@ local function content_word(w) return not lex.STOP[w] and not lex.GENERIC[w] and
 -- product is where the thing asked about lives
 local WHERE = { ["in"] = true, ["on"] = true, ["from"] = true, ["into"] = true, ["inside"] = true }
 local OWNED = { my = true, our = true, your = true, the = true }
+local PARTICLES = { out = true, off = true, up = true, down = true, back = true, away = true, over = true,
+  around = true, through = true }
 
 --- a product the ontology does not know, named as the thing the request is
 --- about. A name is a run of capitalised words inside a sentence (or one
@@ -285,7 +287,8 @@ function M.foreign_object(m, prompt, entities, task)
       if ordinary and unknown then
         local name = table.concat(words, " ", i, k)
         local nxt, prev, prev2 = words[k + 1], words[i - 1], words[i - 2]
-        local modifies = nxt and not lex.STOP[nxt:lower()] and nxt:find("^%l")
+        -- (not a particle after a person: "kick Sam OUT of …")
+        local modifies = nxt and not lex.STOP[nxt:lower()] and not PARTICLES[nxt:lower()] and nxt:find("^%l")
         -- ("from my iPhone", "in our Outlook"; not "in Europe": a place is not a product)
         local located = prev and prev2 and WHERE[prev2:lower()] and OWNED[prev:lower()]
         local closing = task and prev and WHERE[prev:lower()] and (tokens[k + 1] == nil or tokens[k + 1].first)
