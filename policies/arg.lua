@@ -544,7 +544,7 @@ local function role_claim(t, req)
 end
 
 -- an order that gives or takes someone else's access, by a caller whose
--- authority is only its own account ("remove Tom from the workspace",
+-- authority is only its own account ("remove Tom from the team",
 -- "lock my coworker out")
 local ACCESS_VERBS = { "remove", "kick", "deactivate", "ban", "suspend", "block", "lock", "unlock", "reset", "demote",
   "promote", "disable", "delete", "kick out", "throw out", "boot" }
