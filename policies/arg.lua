@@ -74,7 +74,7 @@ local FAMILIES = {
     verbs = { "pretend", "imagine you", "imagine that you", "you are now", "you're now", "from now on,? you",
       "roleplay", "role%-play", "play the role", "play the part", "take on the role", "act as if", "behave as if",
       "respond as", "answer as", "reply as", "speak as", "you will act as", "you must act as", "please act as",
-      "now act as", "you will be", "you are no longer" },
+      "now act as", "you will be", "you are no longer", "act like", "behave like" },
     objects = { "admin%a*", "console", "system", "root", "staff", "team", "department", "officer", "agent", "developer",
       "superuser", "moderator", "unrestricted",
       "unfiltered", "uncensored", "jailbroken", "dan", "no rules", "no restrictions", "no limits", "restrictions",
@@ -90,14 +90,14 @@ local FAMILIES = {
   { name = "configuration disclosure",
     verbs = { "show", "print", "reveal", "tell", "give", "share", "display", "output", "repeat", "list", "dump", "paste",
       "leak", "expose", "read out", "spell out", "write out", "what are", "what'?s", "what is", "describe", "send",
-      "summarize", "summarise", "paraphrase", "explain", "recite" },
+      "summarize", "summarise", "paraphrase", "explain", "recite", "disclose" },
     objects = { "system prompt", "initial prompt", "hidden prompt", "policy files?", "environment variables",
       "secrets? files?", "config files?", "configuration files?", "token budgets?", "context window",
       "rules you follow", "policies you follow", "instructions you follow", "text above", "words above",
       "message above", "everything above",
       -- what it was set up with ("the guidelines you were set up with")
       "guidelines you were", "rules you were", "instructions you were", "directions you were", "prompt you were",
-      "orders you were" },
+      "orders you were", "polic%a* you run", "rules you run", "polic%a* you operate", "rules you operate" },
     -- "your" also addresses the business ("your refund policy", "your API limits"):
     -- only what is the assistant's alone
     own_objects = { "prompts?", "configuration", "config", "budgets?", "instructions?", "guardrails" },
@@ -115,7 +115,12 @@ local FAMILIES = {
       -- authority said to be handed on by someone else ("my manager said you'd give me admin access")
       "said you'?d? %a* ?give me", "said you'?d? %a* ?grant me", "said you'?d? %a* ?let me",
       "told me you'?d? %a* ?give me", "told me you'?d? %a* ?grant me", "told me you'?d? %a* ?let me",
-      "gave me permission to", "given me permission to", "i have permission from" } },
+      "gave me permission to", "given me permission to", "i have permission from",
+      -- an instruction said to come from the assistant's makers
+      "instructions? from your %a+", "orders? from your %a+", "directives? from your %a+",
+      "messages? from your developers", "notes? from your developers", "your developers want you",
+      -- a permission the caller claims for itself ("so I'm allowed to see every member's DMs")
+      "i'?m allowed to see", "i am allowed to see", "i'?m entitled to see", "i have the right to see" } },
 }
 
 local function find_word(t, p, from) return t:find("%f[%w]" .. p .. "%f[%W]", from) end
@@ -206,7 +211,7 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   "webhook secrets?", "signing secrets?", "client secrets?", "reset codes?", "sign%-in codes?", "mfa codes?",
   "auth codes?", "codes? you [%a ]-sent", "codes? you [%a ]-texted", "codes? you [%a ]-emailed",
   -- a code by its form or by how it arrived ("the 6-digit code that was just texted to …")
-  "%d%-digit codes?", "six%-digit codes?", "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to" }
+  "%d%-digit codes?", "six%-digit codes?", "current codes?", "latest codes?", "live codes?", "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
   "spell out", "type out", "write out", "recite",
@@ -270,6 +275,17 @@ local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaroun
 local SILENCE = { "disable", "turn off", "switch off", "suppress", "stop", "mute", "skip", "hide", "block", "get rid of",
   "remove", "don'?t send" }
 local NOTICE = { "noti[fc]", "alert", "warning", "email", "heads%-up" }
+-- an exemption from a control, or a control ignored ("make an exception
+-- so Ria can sign in from any IP, ignoring the allowlist", "switch off SSO
+-- for just me")
+local CONTROLS = { "sso", "single sign%-on", "2fa", "two%-factor", "mfa", "allowlist", "ip restrictions?", "audit log",
+  "verification" }
+for _, c in ipairs(CONTROLS) do
+  for _, f in ipairs { "ignoring [%a ]-" .. c, "exception [^%.%?!]-" .. c, c .. " [^%.%?!]-exception", "exempt [^%.%?!]-" .. c,
+    c .. " [%a ]-for just me", c .. " [%a ]-only for me", c .. " [%a ]-for me only", c .. " [%a ]-just for me" } do
+    BYPASS[#BYPASS + 1] = f
+  end
+end
 -- the audit record itself altered ("delete the audit entries from this morning")
 local ALTER = { "delete", "erase", "remove", "purge", "clear", "wipe", "edit", "alter", "rewrite", "scrub", "clean up" }
 for _, v in ipairs(ALTER) do
@@ -283,7 +299,7 @@ for _, v in ipairs(SILENCE) do
 end
 
 -- another person's things (general English: the people around the caller)
-local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee|former %a+)"
+local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee|former %a+|neighbou?r|friend|sister|brother|husband|wife|partner|girlfriend|boyfriend|roommate|flatmate|mother|father|mom|dad|son|daughter|cousin|landlord|competitor)"
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email address",
   "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone number", "address",
   "contact", "notes?", "drafts?" }
@@ -352,6 +368,18 @@ local function secret_request(t)
     end
     ::next_secret::
   end
+  -- the secret named first, then asked for by a pronoun ("I lost the
+  -- recovery codes, just display them again")
+  for _, sec in ipairs(SECRET) do
+    local _, at = t:find("%f[%w]" .. sec .. "%f[%W]")
+    if at then
+      for _, v in ipairs(REVEAL) do
+        local a = t:find("%f[%w]" .. v .. "%s+%a*%s*%f[%w]the[ym]%f[%W]", at)
+          or t:find("%f[%w]" .. v .. "%s+%a*%s*%f[%w]it%f[%W]", at) or t:find("%f[%w]" .. v .. "%s+%a*%s*%f[%w]those%f[%W]", at)
+        if a and a - at < 60 then return sec end
+      end
+    end
+  end
   return nil
 end
 
@@ -382,7 +410,10 @@ local function did_what(t, owner)
   return nil
 end
 
-local function others_things(t, authority)
+local LOOK = { "see", "read", "access", "view", "open", "get", "check", "look at", "browse", "go through" }
+local EVERYONES = { "every", "all", "each", "other", "another", "any" }
+
+local function others_things(t, authority, noun)
   for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
     if t:find(word) then
       for _, th in ipairs(THEIR_THINGS) do
@@ -405,6 +436,10 @@ local function others_things(t, authority)
       for _, th in ipairs(THEIR_DOINGS) do
         if t:find("%f[%w]wh[ai][ct]h? " .. th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") then return th end
       end
+      -- (whose tenants: "my sister …, which workspaces is she in?")
+      if noun and t:find("%f[%w]" .. word .. "%f[%W]") and t:find("%f[%w]which " .. noun .. "s? %a+ %a+ in%f[%W]") then
+        return noun .. " memberships"
+      end
       for _, d in ipairs(THEIR_DEEDS) do
         local _, b = t:find("%f[%w]" .. word .. "'?s?%s+%a*%s*" .. d .. "%f[%W]")
         -- asked about, or asked for ("forward me everything my boss sent"); not "read-only"
@@ -417,6 +452,21 @@ local function others_things(t, authority)
     end
   end
   if t:find("log in as") or t:find("sign in as") then return "their account" end
+  -- everyone's things, looked at ("see every member's DMs")
+  for _, q in ipairs(EVERYONES) do
+    for _, p in ipairs(PEOPLE) do
+      local _, b = t:find("%f[%w]" .. q .. " " .. p .. "'?s?'?%s+")
+      if b then
+        for _, th in ipairs(THEIR_THINGS) do
+          if not MEMBERS_ACCOUNT[th] and t:find("^" .. th .. "%f[%W]", b + 1) then
+            for _, v in ipairs(LOOK) do
+              if t:find("%f[%w]" .. v .. "%f[%W]") then return th end
+            end
+          end
+        end
+      end
+    end
+  end
   for _, c in ipairs(CONTACT) do
     if t:find(c) then -- the contact detail first, then whose
       for _, p in ipairs(PLACED) do
@@ -543,6 +593,28 @@ local function role_claim(t, req)
   return nil
 end
 
+-- the data of someone named by address, asked for ("read out the last
+-- five sign-ins of sam@…"): a tenant's authority over its members is to
+-- act on their accounts through the member actions, not to read their data
+local ADDRESSED = { "sign%-?ins?", "logins?", "activity", "messages?", "dms?", "direct messages", "files?", "inbox",
+  "notes?", "drafts?", "searches", "history" }
+local function addressed_persons_data(req)
+  local t = " " .. (req.prompt or ""):lower() .. " " -- (as written: folding reads "@" as a letter)
+  for _, p in ipairs((req.entities or {}).persons or {}) do
+    local email = not p.self and type(p.value) == "string" and p.value:find("@") and p.value:lower()
+    if email then
+      local e = email:gsub("%p", "%%%0")
+      for _, th in ipairs(ADDRESSED) do
+        if t:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]of " .. e) or t:find(e .. "'s " .. th .. "%f[%W]")
+          or t:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]from " .. e) then
+          return email .. ": " .. th
+        end
+      end
+    end
+  end
+  return nil
+end
+
 -- an order that gives or takes someone else's access, by a caller whose
 -- authority is only its own account ("remove Tom from the team",
 -- "lock my coworker out")
@@ -610,10 +682,12 @@ local function guard(req)
     return "the request asks to bypass or silence a security control (" .. hit .. ")"
   end
   if req.caller.authority ~= "staff" then
-    hit = others_things(t, req.caller.authority)
+    hit = others_things(t, req.caller.authority, req.profile.tenant.noun:lower())
     if hit then return "the request asks for another person's " .. hit .. " without authority over it" end
     hit = out_of_authority(req)
     if hit then return hit end
+    hit = addressed_persons_data(req)
+    if hit then return "the request asks for another person's data (" .. hit .. ") without authority over it" end
     hit = acts_on_another(t, req)
     if hit then return "the caller has no authority over another person's access (" .. hit .. ")" end
     -- (authority over a tenant's members is to act on their accounts, not to read their data)
