@@ -69,7 +69,10 @@ local FAMILIES = {
     objects = { "instructions?", "guidelines", "guardrails", "directives", "programming", "safeguards", "system prompt",
       "prompt" },
     own_objects = { "rules", "constraints", "polic[yi]e?s?", "restrictions", "limits" },
-    forms = { "ignore %a* ?above", "ignore everything", "new instructions%s*:", "updated instructions%s*:" } },
+    forms = { "ignore %a* ?above", "ignore everything", "new instructions%s*:", "updated instructions%s*:",
+      -- a standing rule given to the assistant ("New rule from now on: you always …")
+      "new rules?%s*[:%-]", "new rules? from now on", "from now on,? you always", "from now on,? you must",
+      "from now on,? you will", "from now on,? always" } },
   { name = "persona",
     verbs = { "pretend", "imagine you", "imagine that you", "you are now", "you're now", "from now on,? you",
       "roleplay", "role%-play", "play the role", "play the part", "take on the role", "act as if", "behave as if",
@@ -211,7 +214,7 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   "webhook secrets?", "signing secrets?", "client secrets?", "reset codes?", "sign%-in codes?", "mfa codes?",
   "auth codes?", "codes? you [%a ]-sent", "codes? you [%a ]-texted", "codes? you [%a ]-emailed",
   -- a code by its form or by how it arrived ("the 6-digit code that was just texted to …")
-  "%d%-digit codes?", "six%-digit codes?", "current codes?", "latest codes?", "live codes?", "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to" }
+  "%d%-digit codes?", "six%-digit codes?", "current codes?", "latest codes?", "live codes?", "one%-time links?", "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
   "spell out", "type out", "write out", "recite",
@@ -286,6 +289,19 @@ for _, c in ipairs(CONTROLS) do
     BYPASS[#BYPASS + 1] = f
   end
 end
+-- the audit record avoided, the second factor never asked for
+for _, f in ipairs { "doesn'?t show up", "does not show up", "won'?t show up", "not show up", "doesn'?t appear",
+  "does not appear", "won'?t appear", "not appear", "never shows? up", "never appears?", "not be logged",
+  "not get logged", "not be recorded" } do
+  BYPASS[#BYPASS + 1] = f .. " [%a ]-audit"
+end
+for _, f in ipairs { "never asks?", "stops? asking", "doesn'?t ask", "does not ask", "won'?t ask", "no longer asks?",
+  "never prompts?", "stops? prompting" } do
+  for _, c in ipairs { "second factor", "2fa", "two%-factor", "mfa", "codes?", "verification", "sso" } do
+    BYPASS[#BYPASS + 1] = f .. " [%a ]-for [%a ]-" .. c
+    BYPASS[#BYPASS + 1] = f .. " [%a ]-" .. c
+  end
+end
 -- the audit record itself altered ("delete the audit entries from this morning")
 local ALTER = { "delete", "erase", "remove", "purge", "clear", "wipe", "edit", "alter", "rewrite", "scrub", "clean up" }
 for _, v in ipairs(ALTER) do
@@ -306,7 +322,7 @@ local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messa
 -- what someone does, asked about with which/what ("which channels does my
 -- teammate read?"); not a thing of theirs otherwise ("can my colleague join
 -- the channel?")
-local THEIR_DOINGS = { "channels?", "docs?", "searches", "tasks?" }
+local THEIR_DOINGS = { "channels?", "docs?", "documents?", "searches", "tasks?" }
 -- what someone did, asked about: "what my teammate searched for"
 local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "typed", "deleted", "posted", "visited",
   "sent", "shared", "uploaded", "received", "messaging", "messaged", "emailing", "emailed", "talking to",
@@ -340,9 +356,35 @@ local PLACED = { "owner", "admin", "administrator", "person", "member", "user", 
 -- between two of our members")
 local PEOPLE = { "members?", "users?", "people", "employees?", "staff" }
 -- what a reveal verb shows of its owner: their things and what they belong to
-local THEIR_SEEN = {}
+local THEIR_SEEN, IS_THING = {}, {}
+for _, th in ipairs(THEIR_THINGS) do IS_THING[th] = true end
 for _, list in ipairs { THEIR_THINGS, THEIR_DOINGS } do
   for _, th in ipairs(list) do THEIR_SEEN[#THEIR_SEEN + 1] = th end
+end
+
+-- what follows a secret's word when the request is about rules for it, not its value
+local SECRET_RULES = { "reset", "manager", "rules?", "polic%a+", "requirements?", "length", "strength", "expiry",
+  "change", "changes" }
+
+-- is the secret's word at b followed by what makes it about rules for it ("password reset", "password requirements")?
+local function about_rules(t, b)
+  local nxt = t:sub(b + 1):match("^%s*(%a+)")
+  for _, r in ipairs(SECRET_RULES) do if nxt and nxt:find("^" .. r .. "$") then return true end end
+  return false
+end
+
+-- others' secrets asked about ("which of our members have the weakest passwords?")
+local function others_secret(t)
+  if not (t:find("%f[%w]which%f[%W]") or t:find("%f[%w]who%f[%W]") or t:find("%f[%w]what%f[%W]")) then return nil end
+  for _, sec in ipairs { "passwords?", "passcodes?", "pins?", "recovery codes?", "backup codes?" } do
+    local _, b = t:find("%f[%w]" .. sec .. "%f[%W]")
+    if b and not about_rules(t, b) then
+      for _, p in ipairs(PEOPLE) do
+        if t:find("%f[%w]" .. p .. "%f[%W][^%.%?!]-%f[%w]" .. sec .. "%f[%W]") then return sec end
+      end
+    end
+  end
+  return nil
 end
 
 local function secret_request(t)
@@ -361,10 +403,7 @@ local function secret_request(t)
       -- the verb, then within a few words the secret itself (not "password reset")
       local p = v .. "[^%.%?!]-%f[%w]" .. s .. "%f[%W]"
       local a, b = t:find(p)
-      if a and not t:sub(b + 1, b + 12):find("^%s*reset") and not t:sub(b + 1, b + 12):find("^%s*manager")
-        and (b - a) < 60 then
-        return s
-      end
+      if a and (b - a) < 60 and not about_rules(t, b) then return s end
     end
     ::next_secret::
   end
@@ -452,6 +491,22 @@ local function others_things(t, authority, noun)
     end
   end
   if t:find("log in as") or t:find("sign in as") then return "their account" end
+  -- another person named, then their things by a pronoun ("my coworker's on
+  -- holiday, forward her incoming messages to me")
+  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
+    local _, at = t:find("%f[%w]" .. word .. "%f[%W]")
+    if at then
+      for _, v in ipairs(REVEAL) do
+        local _, b = t:find("%f[%w]" .. v .. "%s+%a*%s*%f[%w]h[ie][rs]%s+", at)
+        if not b then _, b = t:find("%f[%w]" .. v .. "%s+%a*%s*%f[%w]their%s+", at) end
+        if b then
+          for _, th in ipairs(THEIR_SEEN) do
+            if not MEMBERS_ACCOUNT[th] and t:find("^%a*%s*" .. th .. "%f[%W]", b + 1) then return th end
+          end
+        end
+      end
+    end
+  end
   -- everyone's things, looked at ("see every member's DMs")
   for _, q in ipairs(EVERYONES) do
     for _, p in ipairs(PEOPLE) do
@@ -485,7 +540,8 @@ local function others_things(t, authority, noun)
   for _, v in ipairs(owner and REVEAL or {}) do
     if t:find("%f[%w]" .. v .. "%f[%W]") then
       for _, th in ipairs(THEIR_SEEN) do
-        if th ~= "account" and t:find("%f[%w]" .. v .. "%f[%W][^%.%?!]-%f[%w]" .. th .. "%f[%W]") then
+        local _, at = t:find("%f[%w]" .. v .. "%f[%W][^%.%?!]-%f[%w]" .. th .. "%f[%W]")
+        if th ~= "account" and at and not about_rules(t, at) then
           local after = t:match("%f[%w]" .. th .. "%f[%W]([^%.%?!]*)")
           for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
             if after and after:find(word) then return th end
@@ -513,10 +569,11 @@ local function named_persons_things(req)
         return name .. "'s activity (" .. deed .. ")"
       end
     end
-    for _, th in ipairs(THEIR_THINGS) do
+    for _, th in ipairs(THEIR_SEEN) do
       if req.caller.authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
-      -- ("Maria's phone number"; not "my Gmail password": the caller's own, at another product)
-      local possessive = t:find("%f[%w]" .. name .. "['\226][\128]?[\153]?s%s+" .. th .. "%f[%W]")
+      -- ("Maria's phone number"; not "my Gmail password": the caller's own, at another product;
+      -- not "Sam's channel": what someone does is theirs only as asked about below)
+      local possessive = IS_THING[th] and t:find("%f[%w]" .. name .. "['\226][\128]?[\153]?s%s+%a*%s*" .. th .. "%f[%W]")
       local asked = lower:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%f[%W]")   -- "which email did Sam …"
         and (lower:find("which " .. th) or lower:find("what " .. th) or lower:find("what'?s %a* ?" .. th))
       -- "the last message Priya sent": the thing, then the name doing it
@@ -557,6 +614,27 @@ local function vendor_claim(t, profile)
     if title and not callers[title] then return "as " .. term .. "'s " .. title end
     local unit = t:match("this is " .. p .. " (%a+)")
     if unit and VENDOR_UNITS[unit] then return "this is " .. term .. " " .. unit end
+  end
+  return nil
+end
+
+-- an approval said to come from the vendor's staff ("support already
+-- approved this on the phone"): the staff roles' words of the profile
+local APPROVED = { "approved", "authori[sz]ed", "okayed", "signed off", "cleared", "agreed to", "confirmed" }
+local function approval_claim(t, profile)
+  local staff = { "support", "your team", "your staff", "your colleague", "one of your", "an agent", "your agent" }
+  for phrase, role in pairs(profile.role_words or {}) do
+    if (profile.roles[role] or {}).staff then staff[#staff + 1] = phrase end
+  end
+  table.sort(staff)
+  for _, who in ipairs(staff) do
+    if t:find(who, 1, true) then
+      for _, v in ipairs(APPROVED) do
+        local hit = t:match("%f[%w]" .. who:gsub("%p", "%%%0") .. "%f[%W]%s+%a*%s*" .. v .. "%f[%W]")
+          or t:match("%f[%w]" .. who:gsub("%p", "%%%0") .. "%f[%W]%s+has %a*%s*" .. v .. "%f[%W]")
+        if hit then return hit end
+      end
+    end
   end
   return nil
 end
@@ -672,9 +750,11 @@ local function guard(req)
     return ("authority claim: the request speaks for %s (%s); the caller is authenticated as %s"):format(
       req.profile.product.name or "the vendor", hit, req.caller.role)
   end
+  hit = not req.caller.staff and approval_claim(t, req.profile)
+  if hit then return ("authority claim: an approval said to come from staff (%s); the caller is authenticated as %s"):format(hit, req.caller.role) end
   hit = role_claim(t, req)
   if hit then return "the request claims a role (" .. hit .. ") other than the caller's (" .. req.caller.role .. ")" end
-  hit = secret_request(t) or handed_over(t)
+  hit = secret_request(t) or handed_over(t) or others_secret(t)
   if hit then return "the request asks for a credential or secret (" .. hit .. ")" end
   hit = any(t, BYPASS)
   -- (what a control does to someone who meets it is a question about it, not a way around it)

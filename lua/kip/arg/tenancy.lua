@@ -50,7 +50,8 @@ for w in ("still already also currently ever really actually even now always usu
 -- what makes a possessive the caller's own or a common noun's ("my rabbit's", "the team's")
 local OWNER_WORDS = {}
 for w in ("my our your his her their its the a an this that"):gmatch("%S+") do OWNER_WORDS[w] = true end
-for w in ("have has had on behind paying pay pays owe owes using subscribed renew renewing"):gmatch("%S+") do
+for w in ([[have has had on behind paying pay pays paid owe owes using subscribed renew renewing bought purchased
+  spent ordered upgraded downgraded cancelled canceled renewed added switched]]):gmatch("%S+") do
   BARE_STATE[w] = true
 end
 
@@ -117,7 +118,7 @@ local function tenant_mentions(text, m, pm, caller)
   end
   table.sort(kinds, function(a, b) return #a > #b or (#a == #b and a < b) end)
   for _, k in ipairs(kinds) do
-    for _, q in ipairs { "every", "all", "other", "another", "each" } do
+    for _, q in ipairs { "every", "all", "other", "another", "each", "list of", "all the", "all of the", "names of the" } do
       if t:find("%f[%w]" .. q .. " " .. k .. "s?%f[%W]") then
         if not seen["*"] then
           seen["*"] = true
