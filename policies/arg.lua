@@ -89,7 +89,10 @@ local FAMILIES = {
       "<system>", "</system>", "<%|im_start%|>", "<%|system%|>", "###%s*system", "system notice", "system message",
       "system override", "system update%s*:", "end of user message", "end of conversation", "begin system",
       "new policy%s*:", "policy update%s*:", "admin override", "security override", "debug mode",
-      "developer note%s*:", "admin note%s*:", "note to the assistant", "note to assistant", "```%s*system" } },
+      "developer note%s*:", "admin note%s*:", "note to the assistant", "note to assistant", "```%s*system",
+      -- a block or a field that sets who the caller is ("BEGIN ADMIN CONTEXT", "caller_role=…")
+      "begin %a* ?context", "end %a* ?context", "caller_?role%s*[=:]", "user_?role%s*[=:]", "is_?admin%s*[=:]",
+      "is_?staff%s*[=:]", "access_?level%s*[=:]", "authenticated_?as%s*[=:]" } },
   { name = "configuration disclosure",
     verbs = { "show", "print", "reveal", "tell", "give", "share", "display", "output", "repeat", "list", "dump", "paste",
       "leak", "expose", "read out", "spell out", "write out", "what are", "what'?s", "what is", "describe", "send",
@@ -302,6 +305,15 @@ for _, f in ipairs { "never asks?", "stops? asking", "doesn'?t ask", "does not a
     BYPASS[#BYPASS + 1] = f .. " [%a ]-" .. c
   end
 end
+-- a control switched off for a while ("turn the IP allowlist off for a bit while I travel")
+for _, c in ipairs(CONTROLS) do
+  for _, w in ipairs { "for a bit", "for a while", "temporarily", "for now", "for an hour", "for the day", "while i",
+    "then back on", "and back on" } do
+    BYPASS[#BYPASS + 1] = c .. " [^%.%?!]-off [^%.%?!]-" .. w
+    BYPASS[#BYPASS + 1] = w .. " [^%.%?!]-" .. c .. " [^%.%?!]-off"
+  end
+  BYPASS[#BYPASS + 1] = "temporarily [%a ]-" .. c
+end
 -- the audit record itself altered ("delete the audit entries from this morning")
 local ALTER = { "delete", "erase", "remove", "purge", "clear", "wipe", "edit", "alter", "rewrite", "scrub", "clean up" }
 for _, v in ipairs(ALTER) do
@@ -327,7 +339,8 @@ local THEIR_DOINGS = { "channels?", "docs?", "documents?", "searches", "tasks?" 
 local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "typed", "deleted", "posted", "visited",
   "sent", "shared", "uploaded", "received", "messaging", "messaged", "emailing", "emailed", "talking to",
   "log off", "logged off", "log out", "logged out", "signed out", "signed off", "log in", "logged in", "sign in",
-  "signed in", "last log", "last sign", "read", "replied", "answered", "said", "seen" }
+  "signed in", "last log", "last sign", "read", "replied", "answered", "said", "seen", "online", "working on",
+  "doing", "up to" }
 -- what someone did, asked with "did": "what did my boss write …"
 local THEIR_ACTS = { "write", "post", "send", "say", "type", "upload", "share", "search", "view", "download", "delete",
   "message", "read", "open", "watch", "look at" }
@@ -514,8 +527,10 @@ local function others_things(t, authority, noun)
       if b then
         for _, th in ipairs(THEIR_THINGS) do
           if not MEMBERS_ACCOUNT[th] and t:find("^" .. th .. "%f[%W]", b + 1) then
-            for _, v in ipairs(LOOK) do
-              if t:find("%f[%w]" .. v .. "%f[%W]") then return th end
+            for _, list in ipairs { LOOK, REVEAL } do
+              for _, v in ipairs(list) do
+                if t:find("%f[%w]" .. v .. "%f[%W]") then return th end
+              end
             end
           end
         end
@@ -659,6 +674,12 @@ local function role_claim(t, req)
         end
       end
       if t:find("elevated to %a* ?" .. phrase) then return phrase end
+      -- "I'm calling from the billing department", "writing from your security team"
+      if (req.profile.roles[r] or {}).staff then
+        for _, verb in ipairs { "i'?m [%a ]-from ", "calling from ", "writing from ", "speaking from " } do
+          if t:find(verb .. "[%a ]-" .. phrase .. " %a+") or t:find(verb .. "[%a ]-" .. phrase .. "%f[%W]") then return phrase end
+        end
+      end
     end
   end
   if not req.caller.staff then

@@ -153,7 +153,12 @@ function M.fill(a, an, pm, caller, ent)
       emails_used = emails_used + 1
       v = an.emails[emails_used]
       local own = desc:find("caller's own") or desc:find("requesting account") or desc:find("must be the caller")
-      if not v and caller.user and (own or an.first_person) and not other_person and not an.other_person then
+      -- (only a parameter the profile declares a person parameter, or one
+      -- described as the caller's own, takes the caller's address: another
+      -- email parameter, the member or new owner an action acts on, names
+      -- someone the request must name)
+      if not v and caller.user and (user_params[name] or own) and (own or an.first_person) and not other_person
+        and not an.other_person then
         v = caller.user
       end
     elseif name:find("url") or desc:lower():find("^link") then

@@ -47,11 +47,14 @@ for w in ("is does did has was what much"):gmatch("%S+") do BARE_AUX[w] = true e
 local BARE_BE = { is = true, was = true, has = true, ["isnt"] = true }
 local BARE_ADVERB = {}
 for w in ("still already also currently ever really actually even now always usually"):gmatch("%S+") do BARE_ADVERB[w] = true end
+local COMMERCE = { paid = true, bought = true, purchased = true, spent = true, pays = true, owes = true, owe = true }
+local OBJECT_ARTICLES = { a = true, an = true, the = true, some = true, any = true }
 -- what makes a possessive the caller's own or a common noun's ("my rabbit's", "the team's")
 local OWNER_WORDS = {}
 for w in ("my our your his her their its the a an this that"):gmatch("%S+") do OWNER_WORDS[w] = true end
 for w in ([[have has had on behind paying pay pays paid owe owes using subscribed renew renewing bought purchased
-  spent ordered upgraded downgraded cancelled canceled renewed added switched]]):gmatch("%S+") do
+  spent ordered upgraded downgraded cancelled canceled renewed added switched asked requested received claimed
+  filed]]):gmatch("%S+") do
   BARE_STATE[w] = true
 end
 
@@ -105,6 +108,16 @@ local function tenant_mentions(text, m, pm, caller)
   for i = 1, #words - 2 do -- ("which plan globex is paying for")
     local w = words[i]
     if w:find("^%l[%l%-]*$") and BARE_BE[words[i + 1]:lower()] and BARE_STATE[words[i + 2]:lower()] and bare(w) then add(w) end
+  end
+  -- ("the one initech has", "a plan globex pays": the subject of having or
+  -- paying closing the clause; "I heard initech got a discount": of commerce)
+  for i = 1, #words - 1 do
+    local w, v = words[i], words[i + 1]:lower()
+    local closes = words[i + 2] == nil
+      or text:find("%f[%w]" .. w:gsub("%-", "%%-") .. "%s+" .. words[i + 1]:gsub("%-", "%%-") .. "%s*[,%.%?!;:]")
+    local commerce = COMMERCE[v] or (v == "got" and words[i + 2] and OBJECT_ARTICLES[words[i + 2]:lower()]
+      and words[i + 3] and (m.vocab[words[i + 3]:lower()] or m.stem_known[lex.stem(words[i + 3]:lower())]))
+    if w:find("^%l[%l%-]*$") and ((BARE_STATE[v] and closes) or commerce) and bare(w) then add(w) end
   end
   for i = 3, #words do -- ("the admin at acme", "the admins over at acme")
     local before = words[i - 2]:lower() == "over" and words[i - 3] or words[i - 2]
