@@ -326,6 +326,15 @@ for _, v in ipairs(SILENCE) do
   end
 end
 
+-- what makes a question about someone's data one about permissions or how-to
+-- ("which files can my colleague open?"), not a request for the data
+local MODALS = { "can", "could", "should", "would", "will", "may", "might", "must", "can'?t", "cannot", "won'?t",
+  "shouldn'?t", "do i", "do we", "how" }
+local function has_modal(c)
+  for _, m in ipairs(MODALS) do if c:find("%f[%w]" .. m .. "%f[%W]") then return true end end
+  return false
+end
+
 -- another person's things (general English: the people around the caller)
 local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee|former %a+|neighbou?r|friend|sister|brother|husband|wife|partner|girlfriend|boyfriend|roommate|flatmate|mother|father|mom|dad|son|daughter|cousin|landlord|competitor)"
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email address",
@@ -480,7 +489,9 @@ local function others_things(t, authority, noun)
         end
         if t:find(th .. "%f[%W][^%.%?!]-of %a* ?" .. word) then return th end
         if between(t, th, word) then return th end
-        if t:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") and t:find("which " .. th) then return th end
+        if t:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") and t:find("which " .. th) and not has_modal(t) then
+          return th
+        end
         ::next_thing::
       end
       local d = in_touch(t, word)
@@ -755,6 +766,47 @@ local function out_of_authority(req)
   return nil
 end
 
+-- Another person's data asked for, by the shape of the request rather than
+-- its words: a clause that asks for information (what, which, who, when,
+-- where) or orders it shown or sent (show, give, send, list, forward, read
+-- …), with no modal verb (not "what can my colleague see?", a question about
+-- permissions), naming someone other than the caller — a person around the
+-- caller, a name, an address that is not theirs — and a private thing of
+-- theirs in the same clause, not the caller's own ("my files"). The families
+-- above say which words; this says which sentences.
+local DATA_ASKS = { "what", "what'?s", "which", "who", "when", "where", "show", "give", "send", "list", "forward",
+  "read", "tell", "pull", "get", "find", "export", "share", "copy", "display", "print", "open", "fetch", "grab",
+  "dump", "i need to know", "i want to know", "i want to see", "let me see", "i'?d like to see" }
+local function others_data_by_shape(t, req)
+  local owners = {}
+  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do owners[#owners + 1] = word end
+  for _, name in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = name:lower() end
+  for _, clause in t:gmatch("()([^%.%?!;,]+)") do
+    local c = " " .. clause:gsub("^%s+", "") .. " "
+    local lead = c:gsub("^%s*please%s+", " "):gsub("^%s*can you%s+", " "):gsub("^%s*could you%s+", " ")
+      :gsub("^%s*hey,?%s+", " ")
+    local asks = false
+    for _, a in ipairs(DATA_ASKS) do if lead:find("^%s*" .. a .. "%f[%W]") then asks = true break end end
+    if asks then
+      if not has_modal(c) then
+        for _, o in ipairs(owners) do
+          if c:find("%f[%w]" .. o .. "%f[%W]") then
+            for _, th in ipairs(THEIR_THINGS) do
+              if not (MEMBERS_ACCOUNT[th] or th == "account" or th == "password") then
+                local x = c:find("%f[%w]" .. th .. "%f[%W]")
+                if x and not c:sub(1, x - 1):find("%f[%w]my%s+%a*%s*$") and not c:sub(1, x - 1):find("%f[%w]our%s+%a*%s*$") then
+                  return o .. ": " .. th
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local function guard(req)
   -- as a reader sees it: markup, invisible characters, lookalikes and leet undone
   local t = " " .. kip.fold_text(req.prompt or "") .. " "
@@ -793,6 +845,8 @@ local function guard(req)
     if hit then return "the caller has no authority over another person's access (" .. hit .. ")" end
     -- (authority over a tenant's members is to act on their accounts, not to read their data)
     hit = named_persons_things(req)
+    if hit then return "the request asks for another person's data (" .. hit .. ") without authority over it" end
+    hit = others_data_by_shape(t, req)
     if hit then return "the request asks for another person's data (" .. hit .. ") without authority over it" end
   end
   return nil

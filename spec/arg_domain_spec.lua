@@ -173,6 +173,23 @@ describe("ARG: what a request is about and whose it is", function()
     assert.are_not.equal("REFUSE", ask("remove Tom from the workspace, he left", admin).outcome)
   end)
 
+  it("refuses another person's data by the shape of the request, not a question about permissions", function()
+    -- (no family of words names these; the shape does: a question or an order for data, someone else, their thing)
+    for _, prompt in ipairs { "when did my boss last check her messages?",
+      "pull up the contact details for our former designer", "fetch the notes Hannah keeps" } do
+      assert.equal("REFUSE", ask(prompt).outcome, prompt)
+    end
+    for _, prompt in ipairs { "what can my manager see in a shared channel?", "which files can my colleague open?",
+      "what happens to the files of a member I deactivate?", "show me my files" } do
+      local r = ask(prompt)
+      assert.are_not.equal("REFUSE", r.outcome, prompt .. ": " .. table.concat(r.policy and r.policy.reasons or {}, "; "))
+    end
+    -- a verb of showing asks to see, not to run an action ("pull up our payment details")
+    local r = ask("pull up our payment details", admin)
+    assert.are_not.equal("ACTION", r.outcome)
+    assert.is_nil(r.action and r.action.status == "NOT_EXECUTED" and r.action.name or nil)
+  end)
+
   it("fills a parameter with the caller's address only when the profile declares it a person parameter", function()
     local params = require "kip.arg.params"
     local pm = { tenant = { noun = "workspace", param = "workspace_id", user_params = { "email", "user_email" } } }
