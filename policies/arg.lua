@@ -336,7 +336,7 @@ local function has_modal(c)
 end
 
 -- another person's things (general English: the people around the caller)
-local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee|former %a+|neighbou?r|friend|sister|brother|husband|wife|partner|girlfriend|boyfriend|roommate|flatmate|mother|father|mom|dad|son|daughter|cousin|landlord|competitor)"
+local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee|former %a+|neighbou?r|friend|sister|brother|husband|wife|partner|girlfriend|boyfriend|roommate|flatmate|mother|father|mom|dad|son|daughter|cousin|landlord|competitor|intern|contractor|consultant|freelancer|assistant|secretary|new hire|guy|dude|woman|lady|fellow)"
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email address",
   "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone number", "address",
   "contact", "notes?", "drafts?" }
