@@ -68,6 +68,8 @@ if(PYTHON3_FOR_E2E)
   add_test(NAME e2e_embedder COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_embedder.py ${CMAKE_BINARY_DIR})
   # the ARG route hook as a chat-completions client, against a stub server on 127.0.0.1
   add_test(NAME e2e_arg_route_llm COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_route_llm.py ${CMAKE_BINARY_DIR})
+  # the ARG guard hook (a model adding refusals the rules have no words for), against a stub server
+  add_test(NAME e2e_arg_guard_llm COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_guard_llm.py ${CMAKE_BINARY_DIR})
   # SIGKILL a random writer again and again: indexes and vectors stay consistent
   add_test(NAME e2e_crash COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_crash.py ${CMAKE_BINARY_DIR} 12)
   # the core's layering (docs/architecture.md): no upward include and, read

@@ -534,7 +534,9 @@ static void fn_search_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   int which = sqlite3_value_int(argv[1]);
   int n = text ? sqlite3_value_bytes(argv[0]) : 0;
   /* most propositions carry no attributes: no JSON to parse */
-  json_t *attrs = n > 2 || (n == 2 && strcmp(text, "{}")) ? json_loadb(text, (size_t)n, 0, NULL) : NULL;
+  /* (the reader requests use: jansson's own sets up more than a small object costs to read) */
+  json_t *attrs = n > 2 || (n == 2 && strcmp(text, "{}")) ? kip_json_parse_fast(text, (size_t)n) : NULL;
+  if (!attrs && n > 2) attrs = json_loadb(text, (size_t)n, 0, NULL);
   kip_buf b;
   kip_buf_init(&b);
   if (json_is_object(attrs)) {

@@ -90,9 +90,9 @@ end
 --- step file ending in .lua, or a table with run; a name the loop does not
 --- have adds a step at its after/before position), handlers (handler name
 --- -> file or function), connectors (connector name -> file or function),
---- limits (overrides of M.LIMITS), hooks (route, resolve, compare: a table
+--- limits (overrides of M.LIMITS), hooks (route, guard, resolve, compare: a table
 --- of functions or a file returning one; docs/extending.md; route may also
---- be the settings of a chat-completions endpoint, kip.arg.route_llm)
+--- be the settings of a chat-completions endpoint, kip.arg.route_llm; guard too, kip.arg.guard_llm)
 function M.configure(nx, cfg)
   local st = state.of(nx, "arg")
   -- a configuration that fails changes nothing: the new one is built beside the old
@@ -155,19 +155,26 @@ function M.configure(nx, cfg)
   c.order = order
   for k, v in pairs(cfg.limits or {}) do c.limits[k] = v end
   if cfg.hooks ~= nil then
-    local spec, route = cfg.hooks, nil
-    -- route = {url=, model=, ...}: a chat-completions endpoint as the route hook
-    if type(spec) == "table" and not spec.__extension and type(spec.route) == "table" then
-      local rerr
-      route, rerr = require("kip.arg.route_llm").new(spec.route)
-      if not route then return nil, "ARG hooks: route: " .. rerr end
-      spec = {}
-      for k, v in pairs(cfg.hooks) do if k ~= "route" then spec[k] = v end end
+    local spec, clients = cfg.hooks, {}
+    -- route / guard = {url=, model=, ...}: a chat-completions endpoint as that hook
+    if type(spec) == "table" and not spec.__extension then
+      local rest = {}
+      for k, v in pairs(spec) do
+        local client = type(v) == "table" and (k == "route" and "kip.arg.route_llm" or k == "guard" and "kip.arg.guard_llm")
+        if client then
+          local h, herr = require(client).new(v)
+          if not h then return nil, ("ARG hooks: %s: %s"):format(k, herr) end
+          clients[k] = h
+        else
+          rest[k] = v
+        end
+      end
+      spec = rest
     end
     local hooks, herr = extension.hooks(spec, "ARG hooks")
     if not hooks then return nil, herr end
     for k, v in pairs(hooks) do c.hooks[k] = v end
-    if route then c.hooks.route = route end
+    for k, v in pairs(clients) do c.hooks[k] = v end
   end
   st.cfg = c
   local ok, err = require("kip.arg.handlers").register(nx, cfg.handlers)
@@ -196,15 +203,17 @@ local function cfg(nx)
         any = true
       end
     end
-    -- a chat-completions route hook named by the environment (KIP_ARG_ROUTE_URL),
-    -- unless the host configured a route hook itself
-    local route = require("kip.arg.route_llm").env_settings()
-    if route and not (st.cfg and st.cfg.hooks.route) then
-      local ok, err = M.configure(nx, { hooks = { route = route } })
-      if not ok then
-        st.operator = { code = "ARG_HOOK_FAILED", step = "entry", message = "KIP_ARG_ROUTE_URL: " .. err,
-          hint = "Fix KIP_ARG_ROUTE_URL, KIP_ARG_ROUTE_MODEL, KIP_ARG_ROUTE_KEY_ENV or KIP_ARG_ROUTE_TIMEOUT_MS "
-            .. "(docs/arg.md), or unset them." }
+    -- chat-completions hooks named by the environment (KIP_ARG_ROUTE_URL,
+    -- KIP_ARG_GUARD_URL), unless the host configured that hook itself
+    for _, h in ipairs { { "route", "ROUTE" }, { "guard", "GUARD" } } do
+      local settings = require("kip.arg.route_llm").env_settings(h[2])
+      if settings and not (st.cfg and st.cfg.hooks[h[1]]) and type(st.operator) ~= "table" then
+        local ok, err = M.configure(nx, { hooks = { [h[1]] = settings } })
+        if not ok then
+          local v = "KIP_ARG_" .. h[2]
+          st.operator = { code = "ARG_HOOK_FAILED", step = "entry", message = v .. "_URL: " .. err,
+            hint = ("Fix %s_URL, %s_MODEL, %s_KEY_ENV or %s_TIMEOUT_MS (docs/arg.md), or unset them."):format(v, v, v, v) }
+        end
       end
     end
     if any and type(st.operator) ~= "table" then

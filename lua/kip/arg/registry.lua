@@ -46,7 +46,7 @@ function M.decision(r)
   return {
     outcome = r.outcome,
     decided_at = r.decided_at,
-    policy = r.policy and { state = r.policy.state, reasons = r.policy.reasons } or nil,
+    policy = r.policy and { state = r.policy.state, reasons = r.policy.reasons, hook = r.policy.hook } or nil,
     candidates = r.candidates,
     weaver = { L_final = w.L_final, primary_label = w.primary_label, label_signature = w.label_signature,
       retrieval_type = w.retrieval_type, confidence = w.confidence, flags = w.flags, rival = w.rival,

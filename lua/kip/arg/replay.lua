@@ -53,12 +53,14 @@ function M.episode(nx, id, opts)
     or (a.actor and { actor = a.actor }) or nil
   -- a route hook's answer is replayed as recorded (judgment is not re-asked)
   local hook = type(a.decision) == "table" and type(a.decision.weaver) == "table" and a.decision.weaver.hook or nil
+  local guard = type(a.decision) == "table" and type(a.decision.policy) == "table" and a.decision.policy.hook or nil
   -- the recorded version, or a later one with the same content (a rollback)
   local rec = require("kip.arg.offline.publish").version_record(nx, a.ontology_version, opts.ctx)
   local r, rerr = arg.run(nx, { prompt = a.request.prompt, context = a.request.context }, { version = a.ontology_version,
     content_hash = rec and rec.content_hash or nil,
     record = false, episode_id = id, ctx = ctx or opts.ctx, replay = true,
     replay_hook = type(hook) == "table" and hook.answer or nil,
+    replay_guard = type(guard) == "table" and guard.answer or nil,
     replay_action_status = type(a.action) == "table" and a.action.status or nil })
   if not r then return nil, rerr end
   -- the recorded decision went through JSON: compare like with like

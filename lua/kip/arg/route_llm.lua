@@ -45,7 +45,7 @@ local function fail(fmt, ...) error(("route hook: " .. fmt):format(...), 0) end
 --- the settings `spec` checked and completed: {url, model, key_env,
 --- timeout_ms}, or nil and a message naming the culprit
 function M.check(spec)
-  if type(spec) ~= "table" then return nil, "the route hook's settings must be a table {url=, model=, ...}" end
+  if type(spec) ~= "table" then return nil, "the hook's settings must be a table {url=, model=, ...}" end
   for k in pairs(spec) do
     if k ~= "url" and k ~= "model" and k ~= "key_env" and k ~= "timeout_ms" then
       return nil, ("unknown setting %q (url, model, key_env, timeout_ms)"):format(tostring(k))
@@ -105,17 +105,25 @@ function M.request(s, q)
   }
 end
 
---- the label a reply (HTTP status, body text) answers: one of `ids`, or
---- nil when the model declined; raises when the reply is not an answer
-function M.answer(url, status, body, ids)
-  if status ~= 200 then fail("%s answered HTTP %d", url, status) end
+--- the content of a chat completion (HTTP status, body text), nil when the
+--- model refused; raises, naming the hook, when the reply is not one
+function M.completion(url, status, body, name)
+  local function bad(fmt, ...) error((name .. ": " .. fmt):format(...), 0) end
+  if status ~= 200 then bad("%s answered HTTP %d", url, status) end
   local ok, r = pcall(core.json_decode, body)
   local choice = ok and type(r) == "table" and type(r.choices) == "table" and r.choices[1]
   local msg = type(choice) == "table" and choice.message
-  if type(msg) ~= "table" then fail("%s answered something that is not a chat completion", url) end
+  if type(msg) ~= "table" then bad("%s answered something that is not a chat completion", url) end
   if type(msg.refusal) == "string" and msg.refusal ~= "" then return nil end
-  local content = msg.content
-  if type(content) ~= "string" then fail("%s answered a completion without content", url) end
+  if type(msg.content) ~= "string" then bad("%s answered a completion without content", url) end
+  return msg.content
+end
+
+--- the label a reply (HTTP status, body text) answers: one of `ids`, or
+--- nil when the model declined; raises when the reply is not an answer
+function M.answer(url, status, body, ids)
+  local content = M.completion(url, status, body, "route hook")
+  if content == nil then return nil end
   local known = {}
   for _, id in ipairs(ids) do known[id] = true end
   local label
@@ -133,9 +141,10 @@ function M.answer(url, status, body, ids)
   return label
 end
 
---- the route hook for settings `spec` (see M.check): a function(q) -> label
---- | nil; or nil and a message
-function M.new(spec)
+--- a chat-completions client for settings `spec` (see M.check): a
+--- function(q) that posts request(s, q) and returns answer(url, status,
+--- body, q); or nil and a message. Shared by the route and guard hooks.
+function M.client(spec, request, answer, name)
   local s, err = M.check(spec)
   if not s then return nil, err end
   local key = s.key_env and os.getenv(s.key_env) or nil
@@ -143,22 +152,31 @@ function M.new(spec)
     return nil, ("key_env: the environment variable %s is not set"):format(s.key_env)
   end
   return function(q)
-    local ids = {}
-    for i, c in ipairs(q.candidates or {}) do ids[i] = c.label end
-    local status, body = core.http_post_json(s.url, core.json_encode(M.request(s, q)),
+    local status, body = core.http_post_json(s.url, core.json_encode(request(s, q)),
       { bearer = key, timeout_ms = s.timeout_ms })
-    if not status then fail("%s", body) end
-    return M.answer(s.url, status, body, ids)
+    if not status then error(("%s: %s"):format(name, body), 0) end
+    return answer(s.url, status, body, q)
   end
 end
 
---- the route hook's settings the environment gives (KIP_ARG_ROUTE_URL and
---- friends; checked by M.new), nil when KIP_ARG_ROUTE_URL is unset
-function M.env_settings()
-  local url = os.getenv("KIP_ARG_ROUTE_URL")
+--- the route hook for settings `spec` (see M.check): a function(q) -> label
+--- | nil; or nil and a message
+function M.new(spec)
+  return M.client(spec, M.request, function(url, status, body, q)
+    local ids = {}
+    for i, c in ipairs(q.candidates or {}) do ids[i] = c.label end
+    return M.answer(url, status, body, ids)
+  end, "route hook")
+end
+
+--- a hook's settings the environment gives (KIP_ARG_<WHAT>_URL and
+--- friends; checked by M.check), nil when the URL is unset
+function M.env_settings(what)
+  local v = "KIP_ARG_" .. (what or "ROUTE")
+  local url = os.getenv(v .. "_URL")
   if not url or url == "" then return nil end
-  local key_env, timeout = os.getenv("KIP_ARG_ROUTE_KEY_ENV"), os.getenv("KIP_ARG_ROUTE_TIMEOUT_MS")
-  return { url = url, model = os.getenv("KIP_ARG_ROUTE_MODEL"), key_env = key_env ~= "" and key_env or nil,
+  local key_env, timeout = os.getenv(v .. "_KEY_ENV"), os.getenv(v .. "_TIMEOUT_MS")
+  return { url = url, model = os.getenv(v .. "_MODEL"), key_env = key_env ~= "" and key_env or nil,
     timeout_ms = timeout ~= "" and timeout or nil }
 end
 

@@ -49,11 +49,46 @@ function M.request(st)
       operation = a.operation, own_tenant = a.own_tenant } }
 end
 
+--- the operator's guard hook asked about a request the rules let through:
+--- the refusal family it answers, or nil. Its answer is recorded
+--- (st.guard_hook) and replayed from the episode; a failure is logged and
+--- the rules' decision stands (docs/arg.md "A model as the guard hook").
+function M.ask_guard(st)
+  local replayed = st.opts.replay_guard
+  local hook = st.hooks.guard
+  if not hook and replayed == nil then return nil end
+  local answer, err
+  if replayed ~= nil then answer = replayed
+  else
+    local c = st.caller or {}
+    local ok, v = pcall(hook, { prompt = st.request.prompt, context = st.request.context,
+      caller = { role = c.role, authority = c.authority } })
+    if ok then answer = v else err = tostring(v):match("^[^\n]*") end
+  end
+  local family = type(answer) == "string" and answer or nil
+  st.guard_hook = { asked = true, answer = family or false, accepted = family ~= nil, error = err }
+  if err then
+    st.errors[#st.errors + 1] = { code = "ARG_HOOK_FAILED", step = "policy", message = err,
+      hint = "The guard hook failed; the rules' decision stands. Check its service, or unset KIP_ARG_GUARD_URL." }
+  end
+  return family
+end
+
 function M.run(st)
   local m = st.snapshot
   local req = M.request(st)
   st.policy_request = req
   local d, decisions, failures = policy.decide(M.policies(st.nx), req, policy.copy(st.ctx or {}), { isolate = true })
+  -- the operator's model may add a refusal the rules have no words for; never lift one
+  if d.state ~= "BLOCK" then
+    local family = M.ask_guard(st)
+    if family then
+      local reasons = {}
+      for i, r in ipairs(d.reasons or {}) do reasons[i] = r end
+      reasons[#reasons + 1] = "guard hook: " .. family
+      d.state, d.reasons = "BLOCK", reasons
+    end
+  end
   for _, f in ipairs(failures) do
     st.errors[#st.errors + 1] = { code = "ARG_POLICY_FAILED", step = "policy", message = f,
       hint = "A governance policy failed on this request (fail closed); check it with `kip policy check FILE`." }
@@ -78,7 +113,8 @@ function M.run(st)
   st.policy = {
     decision = { state = d.state, reasons = d.reasons, response_mode = d.response_mode,
       constraints = { forbidden_audiences = d.constraints.forbidden_audiences or {},
-        forbidden_labels = d.constraints.forbidden_labels or {}, budgets = d.constraints.budgets } },
+        forbidden_labels = d.constraints.forbidden_labels or {}, budgets = d.constraints.budgets },
+      hook = st.guard_hook },
     state = d.state,
     visible_label = visible_label,
     visible_node = function(n) local x = m.nodes[n]; return x ~= nil and visible_all(x.labels, x.audience) end,
