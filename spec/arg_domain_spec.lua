@@ -218,6 +218,11 @@ describe("ARG: what a request is about and whose it is", function()
     local m = { vocab = { plan = 1 }, stem_known = {} }
     assert.same({ "15", "240" }, weaver.unknown_question_focus(m, "what's 15% of 240?"))
     assert.is_nil(weaver.unknown_question_focus(m, "what's 15% of the plan price 240?"))
+    -- a word right before an identifier is the order's verb ("undelete https://…")
+    local m2 = { vocab = {}, stem_known = {}, idf = {}, max_idf = 1, action_verbs = {}, vocab_initial = {} }
+    local a = analysis.analyse("undelete https://acme.example/docs/plan please", {}, m2)
+    assert.is_true(a.act)
+    assert.is_false(analysis.analyse("is https://acme.example/docs/plan down?", {}, m2).act)
     assert.equal("task", analysis.form("what's the easiest way to cancel a Netflix subscription?"))
     assert.equal("REFOCUS", ask("what's the easiest way to cancel a Netflix subscription?").outcome)
   end)

@@ -111,7 +111,7 @@ function M.wished_delivery(words, i)
 end
 
 -- is this clause a request to act now? returns the verb word or nil
-local function imperative(clause, verbs)
+local function imperative(clause, verbs, before_ident)
   local words = lex.words(clause)
   local i = 1
   while words[i] and LEAD[words[i]] do i = i + 1 end
@@ -134,6 +134,10 @@ local function imperative(clause, verbs)
   -- an order opens with a verb ("forgot my password", "getting errors",
   -- "subscription invoice?" do not)
   if lex.VERBS[w] or verbs[w] then return w, false end
+  -- or with any word whose object is an identifier written out ("undelete
+  -- https://…", "unarchive INV-…", "unlock ana@…"; the routing text has
+  -- the addresses and links taken out: before_ident is read from the prompt)
+  if before_ident and before_ident[w] and not NOT_VERBS[w] then return w, false end
   -- or with any word whose object follows it at once ("mail me a link",
   -- "claim our credit", "try the charge again"): a word right before me, us,
   -- our, the … is read as a verb by its form, not from a list
@@ -233,8 +237,15 @@ function M.analyse(prompt, context, m)
   end
   -- intents: clauses, each with its mood
   a.clauses = {}
+  -- the words right before an identifier (a link, an address, a reference like INV-…)
+  local before_ident = {}
+  for w, rest in (" " .. prompt:lower()):gmatch("%f[%w](%a+)%s+(%S+)") do
+    if rest:find("^https?://") or rest:find("^[%w._%%+%-]+@[%w.%-]+%.%a+") or rest:find("^%a+%-%d") then
+      before_ident[w] = true
+    end
+  end
   for _, c in ipairs(M.clauses(text, m.action_verbs)) do
-    local verb, asked = imperative(c, m.action_verbs)
+    local verb, asked = imperative(c, m.action_verbs, before_ident)
     local question = c:find("%?%s*$") ~= nil
     local first = lex.words(c)[1]
     if first and QUESTION[first] then question = true end

@@ -617,6 +617,27 @@ A1|ANSWER|data.export.workspace|-|lexical|which messages end up in a workspace e
 A2|ANSWER|accounts.deactivation|-|lexical|what happens to the files of a member I deactivate?
 C1|ANSWER|data.restore|-|lexical|my coworker deleted a doc by mistake, how do we get it back?
 C2|ANSWER|workspace.search|-|lexical|how do I find messages a teammate sent me last week?
+# round 24 (2026-11-28): written before they were run — orders of every action in other words, with and without what they need, by roles that may and may not run them, and questions beside them
+A1|ACTION|billing.invoices|resend_invoice|action|INV-2025-000512 never reached our accountant, resend it please
+A2|CLARIFY|billing.invoices|-|action|resend the invoice
+C1|ABSTAIN|billing.invoices|-|action|resend INV-2025-000513 to me
+B|ACTION|billing.refund_request|issue_refund|action|refund INV-2025-000777 in full, 120 EUR, reason within_policy
+B|CLARIFY|billing.refund_request|-|action|refund INV-2025-000778
+A1|ANSWER|billing.refund_request|-|lexical|how do refunds work for annual plans?
+A2|ACTION|integrations.api.keys|revoke_api_key|action|kill API key key_9f8e7d right now, it leaked
+A1|CLARIFY|integrations.api.keys|-|action|revoke our API key
+C2|ABSTAIN|integrations.api.keys|-|action|revoke key_1a2b3c
+A2|ACTION|data.restore|restore_deleted_item|action|undelete https://umbrella.threadline.app/channels/design please
+C1|ACTION|security.sessions|revoke_all_sessions|action|log me out of every other device
+C2|ANSWER|security.sessions|-|lexical|how can I see which devices are logged in?
+A1|ACTION|incidents.sla_credits|request_sla_credit|action|file an SLA credit claim for 2025-06
+A2|CLARIFY|incidents.sla_credits|-|action|file an SLA credit claim for June
+S|ACTION|ops.escalation|create_support_ticket|action|open a p2 ticket for workspace globex: exports fail with a timeout
+C1|ACTION|data.export.personal|export_personal_data|action|email me an archive of all my data
+C2|ACTION|accounts.login.password_reset|send_password_reset|action|reset my password please
+A2|ANSWER|accounts.login.password_reset|-|lexical|how long is a password reset link valid?
+X|ACTION|accounts.2fa.reset|reset_2fa|action|reset 2FA for lee@globex.example, verification VT-55821 passed
+S|CLARIFY|accounts.2fa.reset|-|action|reset 2FA for lee@globex.example
 """
 
 TEST = r"""
