@@ -329,7 +329,7 @@ end
 -- what makes a question about someone's data one about permissions or how-to
 -- ("which files can my colleague open?"), not a request for the data
 local MODALS = { "can", "could", "should", "would", "will", "may", "might", "must", "can'?t", "cannot", "won'?t",
-  "shouldn'?t", "do i", "do we", "how" }
+  "shouldn'?t", "do i", "do we", "how", "what happens", "happen" }
 local function has_modal(c)
   for _, m in ipairs(MODALS) do if c:find("%f[%w]" .. m .. "%f[%W]") then return true end end
   return false
@@ -339,7 +339,7 @@ end
 local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee|former %a+|neighbou?r|friend|sister|brother|husband|wife|partner|girlfriend|boyfriend|roommate|flatmate|mother|father|mom|dad|son|daughter|cousin|landlord|competitor|intern|contractor|consultant|freelancer|assistant|secretary|new hire|guy|dude|woman|lady|fellow)"
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email address",
   "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone number", "address",
-  "contact", "notes?", "drafts?" }
+  "contact", "notes?", "drafts?", "records?", "history" }
 -- what someone does, asked about with which/what ("which channels does my
 -- teammate read?"); not a thing of theirs otherwise ("can my colleague join
 -- the channel?")
@@ -777,6 +777,10 @@ end
 local DATA_ASKS = { "what", "what'?s", "which", "who", "when", "where", "show", "give", "send", "list", "forward",
   "read", "tell", "pull", "get", "find", "export", "share", "copy", "display", "print", "open", "fetch", "grab",
   "dump", "i need to know", "i want to know", "i want to see", "let me see", "i'?d like to see" }
+local HAVING = { "have", "has", "had", "owns?", "keeps?", "registered", "uses?", "bought", "booked", "ordered" }
+-- what follows a possessive without being a thing of theirs ("my colleague's been …")
+local NOT_OWNED = { been = true, gone = true, got = true, on = true, off = true, out = true, ["in"] = true, at = true,
+  away = true, back = true, asking = true, wondering = true, leaving = true, coming = true }
 local function others_data_by_shape(t, req)
   local owners = {}
   for word in OTHERS:sub(2, -2):gmatch("[^|]+") do owners[#owners + 1] = word end
@@ -790,6 +794,15 @@ local function others_data_by_shape(t, req)
     if asks then
       if not has_modal(c) then
         for _, o in ipairs(owners) do
+          -- what someone has, or a thing of theirs marked as theirs ("which pets does
+          -- my ex-partner have registered?", "when was my sister's cat last seen?")
+          if c:find("%f[%w]" .. o .. "%f[%W]") then
+            for _, v in ipairs(HAVING) do
+              if c:find("%f[%w]" .. o .. "%s+" .. v .. "%f[%W]") then return o .. ": what they " .. v end
+            end
+            local owned = c:match("%f[%w]" .. o .. "'s (%a+)")
+            if owned and not NOT_OWNED[owned] then return o .. "'s " .. owned end
+          end
           if c:find("%f[%w]" .. o .. "%f[%W]") then
             for _, th in ipairs(THEIR_THINGS) do
               if not (MEMBERS_ACCOUNT[th] or th == "account" or th == "password") then

@@ -111,6 +111,22 @@ function M.from_request(values, caller)
   return n
 end
 
+--- is parameter `name` of action a free text (a summary, a name: whatever
+--- part of the request says it), rather than a value of a shape (an
+--- enumeration, a literal, an identifier, a month, an address, a link, the
+--- tenant, a number)? What fills free text is no sign the request names
+--- the action.
+function M.free_text(a, name, pm)
+  local spec = (a.params or {})[name]
+  local desc = type(spec) == "table" and type(spec.description) == "string" and spec.description or ""
+  local ptype = type(spec) == "table" and spec.type or "string"
+  local user_params = {}
+  for _, p in ipairs((pm and pm.tenant or {}).user_params or {}) do user_params[p] = true end
+  return not (enum_values(desc) or literal(desc) or id_prefix(desc) or desc:find("YYYY%-MM") or user_params[name]
+    or name:find("email") or desc:lower():find("^email") or name:find("url") or desc:lower():find("^link")
+    or (pm and pm.tenant and name == pm.tenant.param) or ptype == "number")
+end
+
 --- fill the params of action a from analysis an (prompt, emails, urls);
 --- pm: the profile model, caller: the authenticated caller, ent: the
 --- entities the request names (kip.arg.tenancy.entities)

@@ -119,27 +119,43 @@ function M.named_in_full(st, action)
   return true
 end
 
---- the action of label l the request names in full: every parameter filled
---- (with `partial`: some), at least one of them from the request's own words
---- (not the caller's context), and the order's verb not another action's;
---- its name, or nil
-function M.action_fit(st, l, partial)
-  for _, act in ipairs(params.runnable(st.snapshot, st.snapshot.labels[l].actions, st.caller.role)) do
-    local values, missing = params.fill(act, st.analysis, st.snapshot.profile, st.caller, st.entities)
-    -- (not when the order's verb is another action's: "refund INV-…" is no resend)
-    if (partial or #missing == 0) and params.from_request(values, st.caller) > 0 and not M.other_operation(st, act) then
-      return act.name
-    end
-  end
-  return nil
-end
-
 -- how many of the words of an action's name the request uses
 local function names_words(st, name)
   local have, n = {}, 0
   for _, x in ipairs(st.analysis.stems) do have[x] = true end
   for _, x in ipairs(lex.stems((name:gsub("_", " ")))) do if have[x] then n = n + 1 end end
   return n
+end
+
+-- parameters of act the request's own words fill with a value of a shape
+-- (not free text, not the caller's context)
+local function shaped_from_request(st, act, values)
+  local n = 0
+  for name, v in pairs(values) do
+    if v ~= st.caller.tenant and v ~= st.caller.user and not params.free_text(act, name, st.snapshot.profile) then
+      n = n + 1
+    end
+  end
+  return n
+end
+
+--- the action of label l the request names in full: every parameter filled
+--- (with `partial`: some, by a word of the action's name or a value of a
+--- shape — "give me a credit of 20 on BILL-…" fills only a free-text
+--- parameter of booking a visit, and names nothing of it), at least one of
+--- them from the request's own words (not the caller's context), and the
+--- order's verb not another action's; its name, or nil
+function M.action_fit(st, l, partial)
+  for _, act in ipairs(params.runnable(st.snapshot, st.snapshot.labels[l].actions, st.caller.role)) do
+    local values, missing = params.fill(act, st.analysis, st.snapshot.profile, st.caller, st.entities)
+    local named = #missing == 0
+      or partial and (names_words(st, act.name) > 0 or shaped_from_request(st, act, values) > 0)
+    -- (not when the order's verb is another action's: "refund INV-…" is no resend)
+    if named and params.from_request(values, st.caller) > 0 and not M.other_operation(st, act) then
+      return act.name
+    end
+  end
+  return nil
 end
 
 --- an action of another label close to the route that the request's own
