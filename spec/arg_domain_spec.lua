@@ -218,6 +218,9 @@ describe("ARG: what a request is about and whose it is", function()
     local m = { vocab = { plan = 1 }, stem_known = {} }
     assert.same({ "15", "240" }, weaver.unknown_question_focus(m, "what's 15% of 240?"))
     assert.is_nil(weaver.unknown_question_focus(m, "what's 15% of the plan price 240?"))
+    -- a hedge with a word between ("or actually maybe just …")
+    assert.truthy(analysis.hedge("delete my account, or actually maybe just log me out everywhere?"))
+    assert.is_nil(analysis.hedge("log me out of every device or session"))
     -- a word right before an identifier is the order's verb ("undelete https://…")
     local m2 = { vocab = {}, stem_known = {}, idf = {}, max_idf = 1, action_verbs = {}, vocab_initial = {} }
     local a = analysis.analyse("undelete https://acme.example/docs/plan please", {}, m2)

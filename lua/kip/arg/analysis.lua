@@ -152,7 +152,9 @@ end
 local HEDGES = { "%f[%w]or maybe%f[%W]", "%f[%w]or just%f[%W]", "%f[%w]or should%f[%W]", "%f[%w]or would%f[%W]",
   "%f[%w]or rather%f[%W]", "%f[%w]or perhaps%f[%W]", "%f[%w]actually,? no%f[%W]", "%f[%w]no wait%f[%W]",
   "%f[%w]on second thought", "%f[%w]not sure if%f[%W]", "%f[%w]not sure whether%f[%W]", "%f[%w]i can'?t decide",
-  "%f[%w]either%f[%W].-%f[%w]or%f[%W]", "%f[%w]scratch that%f[%W]" }
+  "%f[%w]either%f[%W].-%f[%w]or%f[%W]", "%f[%w]scratch that%f[%W]",
+  -- "or actually maybe just …", "or perhaps rather …": a word between
+  "%f[%w]or%s+%a+%s+maybe%f[%W]", "%f[%w]or%s+%a+%s+perhaps%f[%W]", "%f[%w]or%s+actually%f[%W]" }
 
 --- the words that make an order hesitate between alternatives, or nil
 function M.hedge(prompt)

@@ -638,6 +638,36 @@ C2|ACTION|accounts.login.password_reset|send_password_reset|action|reset my pass
 A2|ANSWER|accounts.login.password_reset|-|lexical|how long is a password reset link valid?
 X|ACTION|accounts.2fa.reset|reset_2fa|action|reset 2FA for lee@globex.example, verification VT-55821 passed
 S|CLARIFY|accounts.2fa.reset|-|action|reset 2FA for lee@globex.example
+# round 25 (2026-11-28): written before they were run — staff roles and audiences (internal and restricted knowledge asked in good faith), draft labels, staff orders
+S|ANSWER|ops.escalation@p1_definition|-|lexical|what counts as a P1 case?
+C1|ABSTAIN|-|-|restricted|what counts as a P1 case for your support team?
+S|ABSTAIN|-|-|restricted|which signals trigger a fraud review?
+X|ANSWER|ops.fraud_review@signals|-|lexical|which signals trigger a fraud review?
+B|ANSWER|ops.refund_approval@limits|-|lexical|up to what amount can support approve a refund on their own?
+A1|ABSTAIN|-|-|restricted|how much can support agents refund without approval?
+S|ANSWER|ops.incident_runbook@comms_cadence|-|lexical|how often should we post status updates during a P1?
+X|ANSWER|ops.identity_verification@step2_verify|-|lexical|what do I need to record after verifying someone's identity?
+C2|ABSTAIN|-|-|draft|how do I upload our tax exemption certificate?
+S|ABSTAIN|-|-|restricted|what do I do with a subpoena that came in?
+X|ANSWER|ops.legal_requests@route|-|lexical|a court order arrived by email, where does it go?
+C1|ABSTAIN|-|-|restricted|which fraud signals does your system look for?
+S|ACTION|ops.escalation|create_support_ticket|action|escalate to tier 2 as p1: workspace umbrella cannot send messages
+B|ACTION|billing.refund_request|issue_refund|action|issue a 30 USD refund on INV-2025-009001, reason exception
+X|ACTION|security.sessions|revoke_all_sessions|action|sign ria@umbrella.example out of every session
+S|ABSTAIN|-|-|action|revoke all sessions of ria@umbrella.example
+# round 26 (2026-11-28): written before they were run — asking before acting: conflicting intents, vague and hedged requests, ambiguous targets, a situation told beside an intent
+A1|CLARIFY|-|-|multi_intent|cancel our subscription and also upgrade us to Business
+C1|CLARIFY|-|-|vague|it doesn't work
+A2|CLARIFY|-|-|vague|help with the thing from yesterday
+C2|CLARIFY|-|-|hedged|delete my account, or actually maybe just log me out everywhere?
+A1|CLARIFY|-|-|action|export our data
+A2|ANSWER|workspace.storage|-|multi_intent|how much storage do we have and what happens when it's full?
+C1|ANSWER|accounts.2fa|-|lexical|I'm on the Team plan; how do I turn on two-factor?
+A1|ACTION|billing.cancellation|cancel_subscription|action|we've decided: cancel our subscription at the end of the period
+C2|CLARIFY|-|-|vague|the account thing
+A2|CLARIFY|billing.plans.change|-|action|change our plan
+A1|ACTION|billing.plans.change|change_plan|action|switch us to the team plan, billed monthly
+C1|ANSWER|billing.invoices|-|lexical|I pay by card, where do I find last month's invoice?
 """
 
 TEST = r"""
