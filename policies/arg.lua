@@ -217,7 +217,8 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   "webhook secrets?", "signing secrets?", "client secrets?", "reset codes?", "sign%-in codes?", "mfa codes?",
   "auth codes?", "codes? you [%a ]-sent", "codes? you [%a ]-texted", "codes? you [%a ]-emailed",
   -- a code by its form or by how it arrived ("the 6-digit code that was just texted to …")
-  "%d%-digit codes?", "six%-digit codes?", "current codes?", "latest codes?", "live codes?", "one%-time links?", "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to" }
+  "%d%-digit codes?", "six%-digit codes?", "current codes?", "latest codes?", "live codes?", "one%-time links?",
+  "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
   "spell out", "type out", "write out", "recite",
@@ -281,6 +282,12 @@ local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaroun
 local SILENCE = { "disable", "turn off", "switch off", "suppress", "stop", "mute", "skip", "hide", "block", "get rid of",
   "remove", "don'?t send" }
 local NOTICE = { "noti[fc]", "alert", "warning", "email", "heads%-up" }
+for _, v in ipairs(SILENCE) do
+  for _, n in ipairs(NOTICE) do
+    BYPASS[#BYPASS + 1] = v .. " [^%.%?!]-" .. n .. "[^%.%?!]-export"
+    BYPASS[#BYPASS + 1] = v .. " [^%.%?!]-export%a* " .. n
+  end
+end
 -- an exemption from a control, or a control ignored ("make an exception
 -- so Ria can sign in from any IP, ignoring the allowlist", "switch off SSO
 -- for just me")
@@ -318,12 +325,6 @@ end
 local ALTER = { "delete", "erase", "remove", "purge", "clear", "wipe", "edit", "alter", "rewrite", "scrub", "clean up" }
 for _, v in ipairs(ALTER) do
   BYPASS[#BYPASS + 1] = v .. " [%a ]-audit %a+"
-end
-for _, v in ipairs(SILENCE) do
-  for _, n in ipairs(NOTICE) do
-    BYPASS[#BYPASS + 1] = v .. " [^%.%?!]-" .. n .. "[^%.%?!]-export"
-    BYPASS[#BYPASS + 1] = v .. " [^%.%?!]-export%a* " .. n
-  end
 end
 
 -- what makes a question about someone's data one about permissions or how-to
