@@ -668,6 +668,24 @@ C2|CLARIFY|-|-|vague|the account thing
 A2|CLARIFY|billing.plans.change|-|action|change our plan
 A1|ACTION|billing.plans.change|change_plan|action|switch us to the team plan, billed monthly
 C1|ANSWER|billing.invoices|-|lexical|I pay by card, where do I find last month's invoice?
+# round 27 (2026-11-28): written before they were run — out of domain in many kinds (some in the ontology's words), specifics the ontology does not state, and in-domain specifics it does
+C1|REFOCUS|-|-|ood|what's the weather like in Lisbon this weekend?
+A2|REFOCUS|-|-|ood|write a limerick about Mondays
+C2|REFOCUS|-|-|ood|who won the football world cup in 2018?
+A1|REFOCUS|-|-|ood|summarize the plot of Hamlet in two sentences
+A2|REFOCUS|-|-|ood|what's a good laptop for video editing under 1500 dollars?
+C2|REFOCUS|-|-|ood|fix this Python error: IndexError: list index out of range
+A1|REFOCUS|-|-|ood|how do I create a pivot table in Excel?
+C1|REFOCUS|-|-|ood|recommend a podcast about history
+A2|REFOCUS|-|-|ood|what time zone is Tokyo in?
+C1|REFOCUS|-|-|ood|translate our onboarding doc into Spanish
+C2|ABSTAIN|-|-|no_knowledge|does Threadline work on smartwatches?
+C1|ABSTAIN|-|-|no_knowledge|is there a limit on how many channels one workspace can have?
+A2|ABSTAIN|-|-|no_knowledge|can I send a message to several channels at once?
+C1|ANSWER|security.encryption|-|lexical|is our data encrypted at rest?
+A1|ANSWER|incidents.sla_credits|-|lexical|what uptime do you promise?
+C2|ANSWER|data.retention|-|lexical|can we set messages to auto-delete after a year?
+A2|ANSWER|integrations.api.rate_limits|-|lexical|how many API calls per minute are allowed?
 """
 
 TEST = r"""
