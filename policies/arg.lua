@@ -35,13 +35,81 @@
 -- about something else (general knowledge, other products, small talk)
 local OFF_DOMAIN_SHARE = 0.6
 
--- the first of patterns that matches text, trying only those whose leading
--- letters occur in it (a plain search; most patterns are skipped that way)
+-- the literal text a Lua pattern requires: its runs of letters, digits,
+-- spaces and apostrophes outside classes and escapes, without a character a
+-- quantifier makes optional ("passwords?" requires "password")
+local function required_literals(p)
+  local out, run, i = {}, {}, 1
+  local function close()
+    local lit = table.concat(run):match("^%s*(.-)%s*$")
+    if #lit >= 3 then out[#out + 1] = lit end
+    run = {}
+  end
+  while i <= #p do
+    local ch = p:sub(i, i)
+    if ch == "%" then
+      close()
+      if p:sub(i + 1, i + 1) == "f" or p:sub(i + 1, i + 1) == "b" then i = i + 2 else i = i + 2 end
+    elseif ch == "[" then
+      close()
+      local j = i + 1
+      if p:sub(j, j) == "^" then j = j + 1 end
+      if p:sub(j, j) == "]" then j = j + 1 end
+      while j <= #p and p:sub(j, j) ~= "]" do j = j + (p:sub(j, j) == "%" and 2 or 1) end
+      i = j + 1
+      if p:sub(i, i):find("[%?%*%-%+]") then i = i + 1 end
+    elseif ch:find("[%w ']") then
+      if p:sub(i + 1, i + 1):find("[%?%*%-]") then close(); i = i + 2 -- optional: not required
+      else run[#run + 1] = ch; i = i + 1 end
+    else
+      close()
+      i = i + 1
+    end
+  end
+  close()
+  return out
+end
+
+-- the first of patterns that matches text, trying only those whose required
+-- literal text occurs in it. Each list is indexed once by its patterns'
+-- first literal: a call searches each distinct literal once (a plain
+-- search) and tries only the patterns of those present, in list order
+local INDEX = setmetatable({}, { __mode = "k" })
+local function index(patterns)
+  local ix = { order = {}, by = {}, rest = {}, lits = {} }
+  for i, p in ipairs(patterns) do
+    local lits = required_literals(p)
+    ix.lits[i] = lits
+    local first = lits[1]
+    if first then
+      if not ix.by[first] then ix.by[first] = {}; ix.order[#ix.order + 1] = first end
+      local l = ix.by[first]
+      l[#l + 1] = i
+    else
+      ix.rest[#ix.rest + 1] = i
+    end
+  end
+  INDEX[patterns] = ix
+  return ix
+end
+
 local function any(text, patterns)
-  for _, p in ipairs(patterns) do
-    local lead = p:match("^%a+")
-    if not lead or text:find(lead, 1, true) then
-      local hit = text:match(p)
+  local ix = INDEX[patterns] or index(patterns)
+  local candidates = {}
+  for _, i in ipairs(ix.rest) do candidates[#candidates + 1] = i end
+  for _, lit in ipairs(ix.order) do
+    if text:find(lit, 1, true) then
+      for _, i in ipairs(ix.by[lit]) do candidates[#candidates + 1] = i end
+    end
+  end
+  table.sort(candidates) -- the list's order: the first pattern that matches names the hit
+  for _, i in ipairs(candidates) do
+    local ok = true
+    for k = 2, #ix.lits[i] do
+      if not text:find(ix.lits[i][k], 1, true) then ok = false break end
+    end
+    if ok then
+      local hit = text:match(patterns[i])
       if hit then return hit end
     end
   end
@@ -133,8 +201,13 @@ local function find_word(t, p, from) return t:find("%f[%w]" .. p .. "%f[%W]", fr
 
 -- may pattern p match in a text whose words are `present`? (its leading
 -- word must be one of them: most patterns are skipped without a search)
+local LEAD = {} -- pattern -> its leading word, or false (read once per pattern)
 local function may_match(p, present)
-  local lead = p:match("^%a+")
+  local lead = LEAD[p]
+  if lead == nil then
+    lead = p:match("^%a+") or false
+    LEAD[p] = lead
+  end
   return not lead or present[lead] ~= nil
 end
 
