@@ -128,15 +128,20 @@ local WINDOW = 6 -- words after a family's verb in which its object is looked fo
 -- settings", not "the reminder settings"; "all the rules", not "the
 -- auto-archive rules")
 local ASSISTANTS = { "your", "yours", "the assistant's", "the bot's", "the ai's", "internal", "hidden", "system",
-  "own", "all", "previous", "prior", "above", "earlier", "these", "those", "any" }
+  "own", "all", "previous", "prior", "above", "earlier", "these", "those", "any",
+  "tus", "tes", "vos", "deine", "ihre", "tuas", "suas", "tue", "le tue", "sus", "todas las", "toutes les", "alle", "todas as" }
 
 local FAMILIES = {
   { name = "instruction override",
     verbs = { "ignore", "disregard", "forget", "override", "overrule", "set aside", "abandon", "discard",
-      "stop following", "no longer follow", "don'?t follow", "do not follow", "stop obeying", "don'?t obey" },
+      "stop following", "no longer follow", "don'?t follow", "do not follow", "stop obeying", "don'?t obey",
+      -- in Spanish, French, German, Portuguese and Italian (the text is folded: no accents)
+      "ignora", "ignoren", "ignorez", "ignoriere", "ignorieren", "ignorar", "olvida", "olvide", "olvidate", "oublie",
+      "oubliez", "vergiss", "vergessen", "esqueca", "esquece", "dimentica", "dimenticate", "ignori" },
     objects = { "instructions?", "guidelines", "guardrails", "directives", "programming", "safeguards", "system prompt",
-      "prompt" },
-    own_objects = { "rules", "constraints", "polic[yi]e?s?", "restrictions", "limits" },
+      "prompt", "instrucciones", "anweisungen", "instrucoes", "istruzioni", "consignes", "indicaciones" },
+    own_objects = { "rules", "constraints", "polic[yi]e?s?", "restrictions", "limits", "reglas", "regles", "regeln",
+      "regras", "regole", "restricciones", "restrictions" },
     forms = { "ignore %a* ?above", "ignore everything", "new instructions%s*:", "updated instructions%s*:",
       -- a standing rule given to the assistant ("New rule from now on: you always …")
       "new rules?%s*[:%-]", "new rules? from now on", "from now on,? you always", "from now on,? you must",
@@ -145,9 +150,13 @@ local FAMILIES = {
     verbs = { "pretend", "imagine you", "imagine that you", "you are now", "you're now", "from now on,? you",
       "roleplay", "role%-play", "play the role", "play the part", "take on the role", "act as if", "behave as if",
       "respond as", "answer as", "reply as", "speak as", "you will act as", "you must act as", "please act as",
-      "now act as", "you will be", "you are no longer", "act like", "behave like" },
+      "now act as", "you will be", "you are no longer", "act like", "behave like",
+      "a partir de ahora eres", "desde ahora eres", "ahora eres", "finge que eres", "finge ser", "tu es maintenant",
+      "a partir de maintenant tu es", "fais semblant", "ab jetzt bist du", "du bist jetzt", "tu sei ora",
+      "d'ora in poi sei", "fingi di essere", "agora voce e", "finja que e", "a partir de agora voce e" },
     objects = { "admin%a*", "console", "system", "root", "staff", "team", "department", "officer", "agent", "developer",
-      "superuser", "moderator", "unrestricted",
+      "superuser", "moderator", "unrestricted", "administrador", "administrateur", "amministratore", "sin restricciones",
+      "sans restrictions", "ohne einschrankungen", "senza restrizioni", "sem restricoes",
       "unfiltered", "uncensored", "jailbroken", "dan", "no rules", "no restrictions", "no limits", "restrictions",
       "another ai", "a different ai", "an ai", "assistant", "support", "human", "person" },
     forms = { "let's play a game", "jailbreak", "do anything now", "developer mode", "god mode", "maintenance mode", "pretend to be",
@@ -176,6 +185,9 @@ local FAMILIES = {
     -- only what is the assistant's alone
     own_objects = { "prompts?", "configuration", "config", "budgets?", "instructions?", "guardrails" },
     forms = { "system prompt", "hidden configuration", "hidden instructions", "your instructions",
+      "prompt del sistema", "prompt systeme", "systemprompt", "prompt di sistema", "prompt do sistema",
+      "instrucciones ocultas", "tus instrucciones", "tes instructions", "deine anweisungen", "suas instrucoes",
+      "le tue istruzioni",
       "instructions were you given", "instructions you were given", "what were you told", "before this conversation",
       -- what the assistant was given before the caller's turn
       "before this message", "above this message", "preceding this message", "prior to this message",

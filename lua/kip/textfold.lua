@@ -211,11 +211,12 @@ function M.fold(text)
   -- leet: a word of letters with digits or symbols inside it
   local unleet = not (s:find("%a[013457@%$!|]") or s:find("[013457@%$|]%a")) and s or s:gsub("[%w@%$!|]+", function(w)
     local _, letters = w:gsub("%a", "")
-    -- a word with two letters or more and a digit or symbol beside one; not
-    -- a number with a unit or an ordinal (10am, 1st), nor a word with a
-    -- digit leet does not use (2fa, inv2025)
-    if letters < 2 or not (w:find("%a[013457@%$!|]") or w:find("[013457@%$|]%a")) or w:find("^%d+%a%a?%a?$")
-      or w:find("[2689]") then
+    -- a word with two letters or more (one in a word of four characters or
+    -- more: "3r35") and a digit or symbol beside one; not a number with a
+    -- unit or an ordinal (10am, 1st), nor a word with a digit leet does not
+    -- use (2fa, inv2025)
+    if letters < (#w >= 4 and 1 or 2) or not (w:find("%a[013457@%$!|]") or w:find("[013457@%$|]%a"))
+      or w:find("^%d+%a%a?%a?$") or w:find("[2689]") then
       return w
     end
     w = w:gsub("(%a)[!|]+(%a)", function(a, b) return a .. "i" .. b end) -- "!" and "|" only between letters
