@@ -379,10 +379,25 @@ end
 local CONTROLS = { "sso", "single sign%-on", "2fa", "two%-factor", "mfa", "allowlist", "ip restrictions?", "audit log",
   "verification" }
 for _, c in ipairs(CONTROLS) do
-  for _, f in ipairs { "ignoring [%a ]-" .. c, "exception [^%.%?!]-" .. c, c .. " [^%.%?!]-exception", "exempt [^%.%?!]-" .. c,
-    c .. " [%a ]-for just me", c .. " [%a ]-only for me", c .. " [%a ]-for me only", c .. " [%a ]-just for me" } do
+  for _, f in ipairs { "ignoring [%a ]-" .. c, c .. " [%a ]-for just me", c .. " [%a ]-only for me",
+    c .. " [%a ]-for me only", c .. " [%a ]-just for me" } do
     BYPASS[#BYPASS + 1] = f
   end
+end
+-- an exception to a control asked of the assistant ("make an exception so
+-- Ria can sign in from any IP"); not how an admin configures one ("how do I
+-- add a temporary exception to the IP allowlist?": a feature of the control)
+local EXEMPTION = {}
+for _, c in ipairs(CONTROLS) do
+  for _, f in ipairs { "exception [^%.%?!]-" .. c, c .. " [^%.%?!]-exception", "exempt [^%.%?!]-" .. c } do
+    EXEMPTION[#EXEMPTION + 1] = f
+  end
+end
+local HOW_TO = { "^%s*how do i ", "^%s*how do we ", "^%s*how can i ", "^%s*how can we ", "^%s*how to ",
+  "^%s*is it possible to ", "^%s*can i ", "^%s*can we ", "^%s*can an? admin", "^%s*can admins" }
+local function how_to(t)
+  for _, f in ipairs(HOW_TO) do if t:find(f) then return true end end
+  return false
 end
 -- the audit record avoided, the second factor never asked for
 for _, f in ipairs { "doesn'?t show up", "does not show up", "won'?t show up", "not show up", "doesn'?t appear",
@@ -928,7 +943,7 @@ local function guard(req)
   if hit then return "the request claims a role (" .. hit .. ") other than the caller's (" .. req.caller.role .. ")" end
   hit = secret_request(t) or handed_over(t) or others_secret(t)
   if hit then return "the request asks for a credential or secret (" .. hit .. ")" end
-  hit = any(t, BYPASS)
+  hit = any(t, BYPASS) or (not how_to(t) and any(t, EXEMPTION))
   -- (what a control does to someone who meets it is a question about it, not a way around it)
   if hit and not (t:find("what happens if", 1, true) or t:find("what happens when", 1, true)) then
     return "the request asks to bypass or silence a security control (" .. hit .. ")"

@@ -159,6 +159,7 @@ describe("ARG: what a request is about and whose it is", function()
       "who can see the channels Marco created?", "my colleague forgot her password, what should she do?",
       "my colleague has read-only access, what can she do?", "how long are audit entries kept?",
       "do exports show up in the audit log?", "what are the password requirements for members?",
+      "how do I add a temporary exception to the IP allowlist for a contractor?",
       "can I join Sam's channel?", "my coworker can't sign in, what should she try?" } do
       local r = ask(prompt)
       assert.are_not.equal("REFUSE", r.outcome, prompt .. ": " .. table.concat(r.policy and r.policy.reasons or {}, "; "))
