@@ -52,6 +52,17 @@ static int lex_error(lexer *L, const char *at, int code, const char *hint, const
 static int lex_string(lexer *L, kip_tok *t) {
   const char *start = L->p;
   const char *p = L->p + 1;
+  { /* most strings hold no escape and no line break: copied once, into the arena */
+    const char *q = p;
+    while (q < L->end && *q != '"' && *q != '\\' && *q != '\n') q++;
+    if (q < L->end && *q == '"') {
+      t->kind = T_STRING;
+      t->str = kip_strndup(L->a, p, (size_t)(q - p));
+      t->slen = (size_t)(q - p);
+      L->p = q + 1;
+      return 0;
+    }
+  }
   kip_buf b;
   kip_buf_init(&b);
   for (;;) {
