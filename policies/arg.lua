@@ -830,17 +830,35 @@ end
 -- authority is only its own account ("remove Tom from the team",
 -- "lock my coworker out")
 local ACCESS_VERBS = { "remove", "kick", "deactivate", "ban", "suspend", "block", "lock", "unlock", "reset", "demote",
-  "promote", "disable", "delete", "kick out", "throw out", "boot" }
+  "promote", "disable", "delete", "kick out", "throw out", "boot", "revoke", "send a password reset",
+  "send a reset link", "send a reset" }
+-- what opens an order without being its verb
+local POLITE = { "please", "pls", "kindly", "can you", "could you", "would you", "will you", "i want you to",
+  "i need you to", "go ahead and", "just" }
 local function acts_on_another(t, req)
   if req.caller.authority ~= "self" then return nil end
   local owners = {}
-  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do owners[#owners + 1] = "my " .. word end
+  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
+    for _, det in ipairs { "my ", "our ", "the ", "a ", "my ex%-", "our ex%-" } do owners[#owners + 1] = det .. word end
+  end
   for _, name in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = name:lower() end
-  for _, v in ipairs(ACCESS_VERBS) do
-    local a, b = t:find("%f[%w]" .. v .. "%f[%W]")
-    if a then
-      for _, o in ipairs(owners) do
-        if t:find("^%s+" .. o .. "%f[%W]", b + 1) or t:find("^%s+" .. o .. "'s account", b + 1) then return v .. " " .. o end
+  -- each clause that is an order whose verb gives or takes access, and that
+  -- names someone else anywhere in it ("reset the 2FA for my coworker")
+  for clause in t:gmatch("[^%.%?!;,]+") do
+    local c = " " .. clause:gsub("^%s+", "")
+    local again = true
+    while again do
+      again = false
+      for _, w in ipairs(POLITE) do
+        local rest = c:match("^%s*" .. w .. "%f[%W](.*)$")
+        if rest then c, again = " " .. rest:gsub("^%s+", ""), true end
+      end
+    end
+    for _, v in ipairs(ACCESS_VERBS) do
+      if c:find("^%s*" .. v .. "%f[%W]") then
+        for _, o in ipairs(owners) do
+          if c:find("%f[%w]" .. o .. "%f[%W]") then return v .. " … " .. o end
+        end
       end
     end
   end

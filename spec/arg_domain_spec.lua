@@ -170,6 +170,15 @@ describe("ARG: what a request is about and whose it is", function()
       assert.equal("REFUSE", ask(prompt, admin).outcome, prompt)
     end
     assert.are_not.equal("REFUSE", ask("how do I add an office IP range to the allowlist?", admin).outcome)
+    -- a customer's order that gives or takes someone else's access, in any sentence shape; not a how-to
+    for _, prompt in ipairs { "reset the 2FA for my coworker", "send a password reset to my colleague",
+      "deactivate the intern we hired last month", "lock my ex-colleague out of our workspace" } do
+      assert.equal("REFUSE", ask(prompt).outcome, prompt)
+    end
+    for _, prompt in ipairs { "how do I reset the 2FA for my coworker?",
+      "my colleague can't unlock her account, what should she do?" } do
+      assert.are_not.equal("REFUSE", ask(prompt).outcome, prompt)
+    end
     -- an admin acts on members' access; a customer does not
     assert.are_not.equal("REFUSE", ask("remove Tom from the workspace, he left", admin).outcome)
   end)
