@@ -200,6 +200,30 @@ describe("ARG: what a request is about and whose it is", function()
     assert.is_nil(r.action and r.action.status == "NOT_EXECUTED" and r.action.name or nil)
   end)
 
+  it("reads an adverb as its word, a product a task acts on, and a report's account as its object", function()
+    local analysis = require "kip.arg.analysis"
+    local m = { vocab = { slow = 1 }, stem_known = {}, idf = {}, max_idf = 1, action_verbs = {}, vocab_initial = {} }
+    local a = analysis.analyse("everything is loading really slowly today", {}, m)
+    local words = {}
+    for _, t in ipairs(a.terms) do words[t.word] = true end
+    assert.is_true(words.slow)
+    local fm = { vocab = { reset = 1, settings = 1 }, stem_known = {}, phrases = {}, product_words = { "acme" } }
+    local name, closing = weaver.foreign_object(fm, "how do I reset my iPhone to factory settings?", {}, true)
+    assert.equal("iPhone", name)
+    assert.is_true(closing)
+    -- not when the request relates it to this product
+    assert.is_nil((weaver.foreign_object(fm, "how do I connect my Gmail to Acme?", {}, true)))
+    local params = require "kip.arg.params"
+    local act = { name = "report_incident", params = { summary = { type = "string",
+      description = "What happened, when, and which account is involved." } } }
+    local function fill(p)
+      return params.fill(act, { prompt = p, stems = require("kip.arg.lexicon").stems(p), emails = {}, urls = {} },
+        { tenant = {} }, {}, { persons = {}, tenants = {} })
+    end
+    assert.equal("a phishing email that reached me this morning", fill("report a phishing email that reached me this morning").summary)
+    assert.is_nil(fill("kick every other device off my account").summary)
+  end)
+
   it("fills a parameter with the caller's address only when the profile declares it a person parameter", function()
     local params = require "kip.arg.params"
     local pm = { tenant = { noun = "workspace", param = "workspace_id", user_params = { "email", "user_email" } } }

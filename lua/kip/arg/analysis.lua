@@ -214,6 +214,15 @@ function M.analyse(prompt, context, m)
   -- whose stem the ontology knows is not a typo)
   local terms, corrections = {}, {}
   for _, t in ipairs(lex.terms(text)) do
+    -- an adverb of a word the ontology knows is that word ("slowly": slow, "easily": easy)
+    if not t.stop and not m.vocab[t.word] and not m.stem_known[t.stem] and #t.word > 5 and t.word:find("ly$") then
+      for _, base in ipairs { t.word:sub(1, -3), t.word:sub(1, -4) .. "y" } do
+        if m.vocab[base] or m.stem_known[lex.stem(base)] then
+          t.word, t.stem = base, lex.stem(base)
+          break
+        end
+      end
+    end
     if not t.stop and not m.vocab[t.word] and not m.stem_known[t.stem] and not t.word:find("%d") then
       local fix = lex.correct(t.word, m.vocab, m.vocab_initial)
       if fix then

@@ -56,11 +56,20 @@ local function literal(desc)
 end
 
 -- the text of the request after its first clause's verb phrase: what happened
-local function free_text(prompt, values)
+local function free_text(prompt, values, desc, named)
   local t = prompt
   for _, v in pairs(values) do if type(v) == "string" then t = t:gsub(escape(v), " ") end end
   local rest = t:match("[:%-;,]%s*(.+)$") or t:match("%f[%w]because%s+(.+)$") or t:match("%f[%w]for me%s*(.+)$")
   if rest and #lex.stems(rest) >= 2 then return (rest:gsub("^%s+", ""):gsub("%s+$", "")) end
+  -- a parameter that is the account of what happened ("What happened, …",
+  -- "Case summary") is the order's object when nothing sets it apart and
+  -- the request names the action ("REPORT a phishing email pretending to
+  -- be us that I got this morning"; not any order's words)
+  local d = (desc or ""):lower()
+  if named and (d:find("what happened") or d:find("summary")) then
+    local object = t:match("^%W*%a+%s+(.+)$")
+    if object and #lex.stems(object) >= 4 then return (object:gsub("%s+$", "")) end
+  end
   return nil
 end
 
@@ -127,6 +136,14 @@ function M.free_text(a, name, pm)
     or (pm and pm.tenant and name == pm.tenant.param) or ptype == "number")
 end
 
+-- does the request use a word of the action's name ("report" of report_security_incident)?
+local function names_action(a, an)
+  local have = {}
+  for _, x in ipairs(an.stems or {}) do have[x] = true end
+  for _, x in ipairs(lex.stems(((a.name or ""):gsub("_", " ")))) do if have[x] then return true end end
+  return false
+end
+
 --- fill the params of action a from analysis an (prompt, emails, urls);
 --- pm: the profile model, caller: the authenticated caller, ent: the
 --- entities the request names (kip.arg.tenancy.entities)
@@ -188,7 +205,7 @@ function M.fill(a, an, pm, caller, ent)
         or prompt:match("of%s+([%d][%d,]*%.?%d*)")
       if num then v = tonumber((num:gsub(",", ""))) end
     else
-      v = free_text(prompt, values)
+      v = free_text(prompt, values, desc, names_action(a, an))
     end
     if v == nil or v == "" then missing[#missing + 1] = name else values[name] = v end
   end

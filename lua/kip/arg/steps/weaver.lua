@@ -265,6 +265,10 @@ function M.foreign_object(m, prompt, entities, task)
   for _, t in ipairs(m.product_words or {}) do persons[t:lower()] = true end -- nor the product itself
   local tokens, words = lex.tokens(prompt), {}
   for i, x in ipairs(tokens) do words[i] = x.w end
+  local product = {}
+  for _, t in ipairs(m.product_words or {}) do product[t:lower()] = true end
+  local names_product = false
+  for _, w in ipairs(words) do if product[w:lower()] then names_product = true end end
   local function capital(k)
     local x = tokens[k]
     -- (not an acronym: SCIM, SAML, CSV name techniques more often than products)
@@ -292,8 +296,13 @@ function M.foreign_object(m, prompt, entities, task)
         -- ("from my iPhone", "in our Outlook"; not "in Europe": a place is not a product)
         local located = prev and prev2 and WHERE[prev2:lower()] and OWNED[prev:lower()]
         local closing = task and prev and WHERE[prev:lower()] and (tokens[k + 1] == nil or tokens[k + 1].first)
+        -- the thing a task's verb acts on, owned by the caller ("how do I reset
+        -- MY iPhone to factory settings?"): the task is done to that product
+        -- (not when the request names this product: "connect my Gmail to Threadline")
+        local acted_on = task and prev and prev2 and OWNED[prev:lower()] and prev:lower() ~= "the"
+          and not WHERE[prev2:lower()] and not lex.STOP[prev2:lower()] and prev2:find("^%l") and not names_product
         if modifies or located then return name, false end
-        if closing then return name, true end
+        if closing or acted_on then return name, true end
       end
       i = k + 1
     end
