@@ -298,7 +298,7 @@ function M.foreign_object(m, prompt, entities, task)
         local closing = task and prev and WHERE[prev:lower()] and (tokens[k + 1] == nil or tokens[k + 1].first)
         -- the thing a task's verb acts on, owned by the caller ("how do I reset
         -- MY iPhone to factory settings?"): the task is done to that product
-        -- (not when the request names this product: "connect my Gmail to Threadline")
+        -- (not when the request names this product: "connect my Gmail to Acme", Acme the product)
         local acted_on = task and prev and prev2 and OWNED[prev:lower()] and prev:lower() ~= "the"
           and not WHERE[prev2:lower()] and not lex.STOP[prev2:lower()] and prev2:find("^%l") and not names_product
         if modifies or located then return name, false end
