@@ -496,6 +496,21 @@ local function about_rules(t, b)
   return false
 end
 
+-- is the secret at b one the caller is to make, not one to be shown ("a
+-- link to SET A NEW password", "choose a PIN"; not "tell me the new
+-- password you set")?
+local MAKE = { "set", "choose", "create", "pick", "make", "enter", "type", "change", "reset" }
+local function made_anew(t, b, s)
+  local head = t:sub(1, b):gsub("%f[%w]" .. s .. "$", "")
+  for _, w in ipairs(MAKE) do
+    if head:find("%f[%w]" .. w .. "%s+a%s+new%s+$") or head:find("%f[%w]" .. w .. "%s+a%s+$")
+      or head:find("%f[%w]" .. w .. "%s+new%s+$") or head:find("%f[%w]" .. w .. "%s+$") then
+      return true
+    end
+  end
+  return false
+end
+
 -- others' secrets asked about ("which of our members have the weakest passwords?")
 local function others_secret(t)
   if not (t:find("%f[%w]which%f[%W]") or t:find("%f[%w]who%f[%W]") or t:find("%f[%w]what%f[%W]")) then return nil end
@@ -526,7 +541,7 @@ local function secret_request(t)
       -- the verb, then within a few words the secret itself (not "password reset")
       local p = v .. "[^%.%?!]-%f[%w]" .. s .. "%f[%W]"
       local a, b = t:find(p)
-      if a and (b - a) < 60 and not about_rules(t, b) then return s end
+      if a and (b - a) < 60 and not about_rules(t, b) and not made_anew(t, b, s) then return s end
     end
     ::next_secret::
   end
