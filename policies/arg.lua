@@ -911,7 +911,7 @@ end
 local DATA_ASKS = { "what", "what'?s", "which", "who", "when", "where", "show", "give", "send", "list", "forward",
   "read", "tell", "pull", "get", "find", "export", "share", "copy", "display", "print", "open", "fetch", "grab",
   "dump", "i need to know", "i want to know", "i want to see", "let me see", "i'?d like to see" }
-local HAVING = { "have", "has", "had", "owns?", "keeps?", "registered", "uses?", "bought", "booked", "ordered" }
+local HAVING = { "have", "has", "had", "owns?", "keeps?", "registered", "uses?", "using", "bought", "booked", "ordered" }
 -- what follows a possessive without being a thing of theirs ("my colleague's been …")
 local NOT_OWNED = { been = true, gone = true, got = true, on = true, off = true, out = true, ["in"] = true, at = true,
   away = true, back = true, asking = true, wondering = true, leaving = true, coming = true }
