@@ -17,14 +17,12 @@ service; bad settings are refused at entry, naming the setting.
 
 Usage: e2e_arg_guard_llm.py BUILD_DIR
 """
-import http.server
 import json
 import os
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 BUILD = os.path.abspath(sys.argv[1])
@@ -32,61 +30,26 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 KIP = os.path.join(BUILD, "kip")
 ONTOLOGY = os.path.join(HERE, "arg", "clinic", "ontology.kip")
-from fixtures import Checks  # noqa: E402  (tests/fixtures.py)
+from fixtures import ChatStub, Checks  # noqa: E402  (tests/fixtures.py)
 
 checks = Checks(1500, 'e2e_arg_guard_llm: ')
 check = checks.check
 
 
-class Stub(http.server.BaseHTTPRequestHandler):
+class Stub(ChatStub):
     mode = "allow"  # allow | refuse | plain | unknown | slow | http500 | garbage
-    calls = 0
-    last = None
-    auth = None
 
-    def log_message(self, *a):
-        pass
-
-    def do_POST(self):
-        if self.path != "/v1/chat/completions":
-            self.send_error(404)
-            return
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        Stub.calls += 1
-        Stub.last = body
-        Stub.auth = self.headers.get("Authorization")
-        mode = Stub.mode
-        if mode == "slow":
-            time.sleep(2)
-        if mode == "http500":
-            self.send_error(500)
-            return
-        if mode == "garbage":
-            out = b"<html>not json</html>"
-        else:
-            content = {
-                "allow": json.dumps({"verdict": "allow", "family": None}),
-                "refuse": json.dumps({"verdict": "refuse", "family": "another person's data"}),
-                "plain": "credential or secret",
-                "unknown": json.dumps({"verdict": "refuse", "family": "rudeness"}),
-                "slow": json.dumps({"verdict": "allow", "family": None}),
-            }[mode]
-            out = json.dumps({"id": "c1", "object": "chat.completion", "model": body["model"],
-                              "choices": [{"index": 0, "finish_reason": "stop",
-                                           "message": {"role": "assistant", "content": content}}]}).encode()
-        try:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client timed out
+    def content(self, body, mode):
+        return {
+            "allow": json.dumps({"verdict": "allow", "family": None}),
+            "refuse": json.dumps({"verdict": "refuse", "family": "another person's data"}),
+            "plain": "credential or secret",
+            "unknown": json.dumps({"verdict": "refuse", "family": "rudeness"}),
+            "slow": json.dumps({"verdict": "allow", "family": None}),
+        }[mode]
 
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stub)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-URL = f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
+server, URL = Stub.serve()
 
 tmp = tempfile.mkdtemp(prefix="kip-guard-")
 db = os.path.join(tmp, "clinic.db")

@@ -14,14 +14,12 @@ from the recorded answer without calling the service.
 
 Usage: e2e_arg_route_llm.py BUILD_DIR
 """
-import http.server
 import json
 import os
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 BUILD = os.path.abspath(sys.argv[1])
@@ -29,63 +27,28 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KIP = os.path.join(BUILD, "kip")
 DRIVER = os.path.join(HERE, "arg", "route_llm_driver.lua")
 ONTOLOGY = os.path.join(HERE, "arg", "clinic", "ontology.kip")
-from fixtures import Checks  # noqa: E402  (tests/fixtures.py)
+from fixtures import ChatStub, Checks  # noqa: E402  (tests/fixtures.py)
 
 checks = Checks(1500, 'e2e_arg_route_llm: ')
 check = checks.check
 
 
-class Stub(http.server.BaseHTTPRequestHandler):
+class Stub(ChatStub):
     mode = "choose"  # choose | plain | null | outside | slow | http500 | garbage
     pick = 1         # which candidate (1-based) "choose" and "plain" answer
-    calls = 0
-    last = None
-    auth = None
 
-    def log_message(self, *a):
-        pass
-
-    def do_POST(self):
-        if self.path != "/v1/chat/completions":
-            self.send_error(404)
-            return
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        Stub.calls += 1
-        Stub.last = body
-        Stub.auth = self.headers.get("Authorization")
+    def content(self, body, mode):
         ids = [x for x in body["response_format"]["json_schema"]["schema"]["properties"]["label"]["enum"] if x]
-        mode = Stub.mode
-        if mode == "slow":
-            time.sleep(2)
-        if mode == "http500":
-            self.send_error(500)
-            return
-        if mode == "garbage":
-            out = b"<html>not json</html>"
-        else:
-            content = {
-                "choose": json.dumps({"label": ids[Stub.pick - 1]}),
-                "plain": ids[Stub.pick - 1],
-                "null": json.dumps({"label": None}),
-                "outside": json.dumps({"label": "no.such.label"}),
-                "slow": json.dumps({"label": ids[0]}),
-            }[mode]
-            out = json.dumps({"id": "c1", "object": "chat.completion", "model": body["model"],
-                              "choices": [{"index": 0, "finish_reason": "stop",
-                                           "message": {"role": "assistant", "content": content}}]}).encode()
-        try:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client timed out
+        return {
+            "choose": json.dumps({"label": ids[Stub.pick - 1]}),
+            "plain": ids[Stub.pick - 1],
+            "null": json.dumps({"label": None}),
+            "outside": json.dumps({"label": "no.such.label"}),
+            "slow": json.dumps({"label": ids[0]}),
+        }[mode]
 
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stub)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-URL = f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
+server, URL = Stub.serve()
 
 tmp = tempfile.mkdtemp(prefix="kip-route-")
 db = os.path.join(tmp, "clinic.db")

@@ -1,9 +1,14 @@
 """What the end-to-end tests share: the evaluation fixtures they measure on
 ($KIP_SHARED, else ../shared beside the checkout; a missing fixture is a
 counted skip — exit 77: ctest reports it skipped, scripts/test lists it —
-never a pass), and the tally of their named checks (Checks)."""
+never a pass), the tally of their named checks (Checks), and a stub
+OpenAI-compatible chat-completions server on 127.0.0.1 (ChatStub)."""
+import http.server
+import json
 import os
 import sys
+import threading
+import time
 
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -37,3 +42,59 @@ class Checks:
             print(f)
         print(f"{self.label}{self.passes} passed, {len(self.failures)} failed")
         sys.exit(1 if self.failures or (require_some and self.passes == 0) else 0)
+
+
+class ChatStub(http.server.BaseHTTPRequestHandler):
+    """A /v1/chat/completions stub: a subclass says what a completion holds
+    (content(body, mode): the message's content text) for its own modes;
+    the modes every stub shares are "slow" (answers after 2 s), "http500"
+    and "garbage" (a body that is not JSON). The class records the calls,
+    the last request body and its Authorization header. serve() starts it."""
+    mode = None
+    calls = 0
+    last = None
+    auth = None
+
+    def log_message(self, *a):
+        pass
+
+    def content(self, body, mode):
+        raise NotImplementedError
+
+    def do_POST(self):
+        cls = type(self)
+        if self.path != "/v1/chat/completions":
+            self.send_error(404)
+            return
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        cls.calls += 1
+        cls.last = body
+        cls.auth = self.headers.get("Authorization")
+        mode = cls.mode
+        if mode == "slow":
+            time.sleep(2)
+        if mode == "http500":
+            self.send_error(500)
+            return
+        if mode == "garbage":
+            out = b"<html>not json</html>"
+        else:
+            out = json.dumps({"id": "c1", "object": "chat.completion", "model": body["model"],
+                              "choices": [{"index": 0, "finish_reason": "stop",
+                                           "message": {"role": "assistant",
+                                                       "content": self.content(body, mode)}}]}).encode()
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client timed out
+
+    @classmethod
+    def serve(cls):
+        """start the stub on a free port of 127.0.0.1: (server, its completions URL)"""
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), cls)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return server, f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
