@@ -22,7 +22,6 @@
 --- or the environment: KIP_ARG_GUARD_URL, KIP_ARG_GUARD_MODEL,
 --- KIP_ARG_GUARD_KEY_ENV, KIP_ARG_GUARD_TIMEOUT_MS.
 local core = require "kip.core"
-local secrets = require "kip.secrets"
 local route_llm = require "kip.arg.route_llm"
 
 local M = {}
@@ -58,39 +57,20 @@ local AUTHORITY = {
 --- the chat-completions request for question q ({prompt, context, caller =
 --- {role, authority}}) under settings s
 function M.request(s, q)
-  local parts = {}
   local caller = q.caller or {}
-  parts[#parts + 1] = ("Caller (authenticated): role %s, authority %s."):format(tostring(caller.role or "unknown"),
-    AUTHORITY[caller.authority] or "unknown")
-  local history = type(q.context) == "table" and q.context.history
-  if type(history) == "table" and #history > 0 then
-    local turns = {}
-    for i = math.max(1, #history - route_llm.HISTORY_TURNS + 1), #history do
-      local turn = history[i]
-      local text = type(turn) == "table" and (turn.content or turn.text) or turn
-      if type(text) == "string" then turns[#turns + 1] = "> " .. secrets.redact(text) end
-    end
-    if #turns > 0 then parts[#parts + 1] = "Conversation so far (newest last):\n" .. table.concat(turns, "\n") end
-  end
-  parts[#parts + 1] = "Request:\n<<<\n" .. secrets.redact(tostring(q.prompt or "")) .. "\n>>>"
+  local parts = { ("Caller (authenticated): role %s, authority %s."):format(tostring(caller.role or "unknown"),
+    AUTHORITY[caller.authority] or "unknown") }
+  for _, part in ipairs(route_llm.request_parts(q)) do parts[#parts + 1] = part end
   local families = setmetatable({}, core.array_mt)
   for i, f in ipairs(M.FAMILIES) do families[i] = f end
   families[#families + 1] = core.null
-  return {
-    model = s.model,
-    temperature = 0,
-    messages = setmetatable({
-      { role = "system", content = M.SYSTEM_PROMPT },
-      { role = "user", content = table.concat(parts, "\n\n") },
-    }, core.array_mt),
-    response_format = { type = "json_schema", json_schema = { name = "guard", strict = true, schema = {
-      type = "object", additionalProperties = false, required = setmetatable({ "verdict", "family" }, core.array_mt),
-      properties = {
-        verdict = { type = "string", enum = setmetatable({ "allow", "refuse" }, core.array_mt) },
-        family = { type = setmetatable({ "string", "null" }, core.array_mt), enum = families },
-      },
-    } } },
-  }
+  return route_llm.body(s, M.SYSTEM_PROMPT, parts, "guard", {
+    type = "object", additionalProperties = false, required = setmetatable({ "verdict", "family" }, core.array_mt),
+    properties = {
+      verdict = { type = "string", enum = setmetatable({ "allow", "refuse" }, core.array_mt) },
+      family = { type = setmetatable({ "string", "null" }, core.array_mt), enum = families },
+    },
+  })
 end
 
 local function fail(fmt, ...) error(("guard hook: " .. fmt):format(...), 0) end

@@ -67,14 +67,10 @@ end
 
 local function redacted(text) return (secrets.redact(text)) end
 
---- the chat-completions request for hook question q ({prompt, context,
---- candidates = {{label, description}...}}) under settings s
-function M.request(s, q)
-  local ids, lines = {}, {}
-  for i, c in ipairs(q.candidates or {}) do
-    ids[i] = c.label
-    lines[i] = ("- %s: %s"):format(c.label, redacted(tostring(c.description or "")))
-  end
+--- the parts of a hook's user message every hook sends: the newest
+--- HISTORY_TURNS turns of context.history (when there are any) and the
+--- request, each with its secrets redacted
+function M.request_parts(q)
   local parts = {}
   local history = type(q.context) == "table" and q.context.history
   if type(history) == "table" and #history > 0 then
@@ -87,22 +83,40 @@ function M.request(s, q)
     if #turns > 0 then parts[#parts + 1] = "Conversation so far (newest last):\n" .. table.concat(turns, "\n") end
   end
   parts[#parts + 1] = "Request:\n<<<\n" .. redacted(tostring(q.prompt or "")) .. "\n>>>"
-  parts[#parts + 1] = "Candidates:\n" .. table.concat(lines, "\n")
-  local enum = setmetatable({}, core.array_mt)
-  for i, id in ipairs(ids) do enum[i] = id end
-  enum[#enum + 1] = core.null
+  return parts
+end
+
+--- a chat-completions body under settings s: the system prompt, one user
+--- message of `parts`, temperature 0 and a strict JSON schema named `name`
+function M.body(s, system, parts, name, schema)
   return {
     model = s.model,
     temperature = 0,
     messages = setmetatable({
-      { role = "system", content = M.SYSTEM_PROMPT },
+      { role = "system", content = system },
       { role = "user", content = table.concat(parts, "\n\n") },
     }, core.array_mt),
-    response_format = { type = "json_schema", json_schema = { name = "route", strict = true, schema = {
-      type = "object", additionalProperties = false, required = setmetatable({ "label" }, core.array_mt),
-      properties = { label = { type = setmetatable({ "string", "null" }, core.array_mt), enum = enum } },
-    } } },
+    response_format = { type = "json_schema", json_schema = { name = name, strict = true, schema = schema } },
   }
+end
+
+--- the chat-completions request for hook question q ({prompt, context,
+--- candidates = {{label, description}...}}) under settings s
+function M.request(s, q)
+  local ids, lines = {}, {}
+  for i, c in ipairs(q.candidates or {}) do
+    ids[i] = c.label
+    lines[i] = ("- %s: %s"):format(c.label, redacted(tostring(c.description or "")))
+  end
+  local parts = M.request_parts(q)
+  parts[#parts + 1] = "Candidates:\n" .. table.concat(lines, "\n")
+  local enum = setmetatable({}, core.array_mt)
+  for i, id in ipairs(ids) do enum[i] = id end
+  enum[#enum + 1] = core.null
+  return M.body(s, M.SYSTEM_PROMPT, parts, "route", {
+    type = "object", additionalProperties = false, required = setmetatable({ "label" }, core.array_mt),
+    properties = { label = { type = setmetatable({ "string", "null" }, core.array_mt), enum = enum } },
+  })
 end
 
 --- the content of a chat completion (HTTP status, body text), nil when the
