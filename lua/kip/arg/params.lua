@@ -120,28 +120,51 @@ function M.from_request(values, caller)
   return n
 end
 
+-- what parameter `name` (its spec) is, by its declared description and
+-- type, in the order fill reads them: "enum", "literal", "prefix" (with
+-- the list, literal or prefix as second value), "month", "email", "url",
+-- "tenant", "number", or "text" (free text: whatever part of the request
+-- says it)
+local function kind(name, spec, tenancy, user_params)
+  local desc = type(spec) == "table" and type(spec.description) == "string" and spec.description or ""
+  local ptype = type(spec) == "table" and spec.type or "string"
+  local enum = enum_values(desc)
+  if enum then return "enum", enum, desc end
+  local lit = literal(desc)
+  if lit then return "literal", lit, desc end
+  local prefix = id_prefix(desc)
+  if prefix then return "prefix", prefix, desc end
+  if desc:find("YYYY%-MM") then return "month", nil, desc end
+  if user_params[name] or name:find("email") or desc:lower():find("^email") then return "email", nil, desc end
+  if name:find("url") or desc:lower():find("^link") then return "url", nil, desc end
+  if tenancy.param and name == tenancy.param then return "tenant", nil, desc end
+  if ptype == "number" then return "number", nil, desc end
+  return "text", nil, desc
+end
+
+local function user_param_set(tenancy)
+  local set = {}
+  for _, p in ipairs(tenancy.user_params or {}) do set[p] = true end
+  return set
+end
+
 --- is parameter `name` of action a free text (a summary, a name: whatever
 --- part of the request says it), rather than a value of a shape (an
 --- enumeration, a literal, an identifier, a month, an address, a link, the
 --- tenant, a number)? What fills free text is no sign the request names
 --- the action.
 function M.free_text(a, name, pm)
-  local spec = (a.params or {})[name]
-  local desc = type(spec) == "table" and type(spec.description) == "string" and spec.description or ""
-  local ptype = type(spec) == "table" and spec.type or "string"
-  local user_params = {}
-  for _, p in ipairs((pm and pm.tenant or {}).user_params or {}) do user_params[p] = true end
-  return not (enum_values(desc) or literal(desc) or id_prefix(desc) or desc:find("YYYY%-MM") or user_params[name]
-    or name:find("email") or desc:lower():find("^email") or name:find("url") or desc:lower():find("^link")
-    or (pm and pm.tenant and name == pm.tenant.param) or ptype == "number")
+  local tenancy = pm and pm.tenant or {}
+  return kind(name, (a.params or {})[name], tenancy, user_param_set(tenancy)) == "text"
 end
 
--- does the request use a word of the action's name ("report" of report_security_incident)?
-local function names_action(a, an)
-  local have = {}
-  for _, x in ipairs(an.stems or {}) do have[x] = true end
-  for _, x in ipairs(lex.stems(((a.name or ""):gsub("_", " ")))) do if have[x] then return true end end
-  return false
+--- how many of the words of an action's name (`name`) a request whose
+--- stems are `stems` uses ("report" of report_security_incident)
+function M.name_words(name, stems)
+  local have, n = {}, 0
+  for _, x in ipairs(stems or {}) do have[x] = true end
+  for _, x in ipairs(lex.stems(((name or ""):gsub("_", " ")))) do if have[x] then n = n + 1 end end
+  return n
 end
 
 --- fill the params of action a from analysis an (prompt, emails, urls);
@@ -152,8 +175,7 @@ function M.fill(a, an, pm, caller, ent)
   local prompt = an.prompt
   caller, ent = caller or {}, ent or { persons = {}, tenants = {} }
   local tenancy = pm and pm.tenant or {}
-  local user_params = {}
-  for _, p in ipairs(tenancy.user_params or {}) do user_params[p] = true end
+  local user_params = user_param_set(tenancy)
   local other_person, other_tenant = false, nil
   for _, p in ipairs(ent.persons or {}) do if not p.self then other_person = true end end
   for _, t in ipairs(ent.tenants or {}) do if not t.own then other_tenant = other_tenant or t.value end end
@@ -163,26 +185,22 @@ function M.fill(a, an, pm, caller, ent)
   table.sort(names)
   local emails_used = 0
   for _, name in ipairs(names) do
-    local spec = a.params[name]
-    local desc = type(spec) == "table" and type(spec.description) == "string" and spec.description or ""
-    local ptype = type(spec) == "table" and spec.type or "string"
+    local k, arg, desc = kind(name, a.params[name], tenancy, user_params)
     local v
-    local enum = enum_values(desc)
-    local lit = literal(desc)
-    local prefix = id_prefix(desc)
-    if enum then
-      for _, e in ipairs(enum) do if has_stems(stems, e) then v = e break end end
-    elseif lit then
+    if k == "enum" then
+      for _, e in ipairs(arg) do if has_stems(stems, e) then v = e break end end
+    elseif k == "literal" then
+      local lit = arg
       if prompt:find("%f[%w]" .. escape(lit) .. "%f[%W]") then v = lit
       elseif lit == "all" and has_stems(stems, "all") then v = "all" end
       if not v and lit == "all" and (" " .. prompt:lower() .. " "):find("%Wall%W") then v = "all" end
       -- "Start and end dates, or 'all'": the dates the request names
       if not v and desc:lower():find("date") then v = M.dates(prompt) end
-    elseif prefix then
-      v = prompt:match("%f[%w]" .. escape(prefix) .. "[%w%-_]+")
-    elseif desc:find("YYYY%-MM") then
+    elseif k == "prefix" then
+      v = prompt:match("%f[%w]" .. escape(arg) .. "[%w%-_]+")
+    elseif k == "month" then
       v = prompt:match("%f[%d](%d%d%d%d%-%d%d)%f[%D]") or M.month(prompt)
-    elseif user_params[name] or name:find("email") or desc:lower():find("^email") then
+    elseif k == "email" then
       emails_used = emails_used + 1
       v = an.emails[emails_used]
       local own = desc:find("caller's own") or desc:find("requesting account") or desc:find("must be the caller")
@@ -194,18 +212,18 @@ function M.fill(a, an, pm, caller, ent)
         and not an.other_person then
         v = caller.user
       end
-    elseif name:find("url") or desc:lower():find("^link") then
+    elseif k == "url" then
       v = an.urls[1]
-    elseif tenancy.param and name == tenancy.param then
+    elseif k == "tenant" then
       for _, t in ipairs(ent.tenants or {}) do if t.value ~= "*" and not v then v = t.value end end
       if not v and an.snapshot then v = require("kip.arg.tenancy").loose_tenant(prompt, an.snapshot, pm) end
       if not v and not other_tenant then v = caller.tenant end
-    elseif ptype == "number" then
+    elseif k == "number" then
       local num = prompt:match("[%$€£]%s*([%d][%d,]*%.?%d*)") or prompt:match("([%d][%d,]*%.?%d*)%s*[A-Z][A-Z][A-Z]%f[%W]")
         or prompt:match("of%s+([%d][%d,]*%.?%d*)")
       if num then v = tonumber((num:gsub(",", ""))) end
     else
-      v = free_text(prompt, values, desc, names_action(a, an))
+      v = free_text(prompt, values, desc, M.name_words(a.name, an.stems) > 0)
     end
     if v == nil or v == "" then missing[#missing + 1] = name else values[name] = v end
   end

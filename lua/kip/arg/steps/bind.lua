@@ -120,12 +120,7 @@ function M.named_in_full(st, action)
 end
 
 -- how many of the words of an action's name the request uses
-local function names_words(st, name)
-  local have, n = {}, 0
-  for _, x in ipairs(st.analysis.stems) do have[x] = true end
-  for _, x in ipairs(lex.stems((name:gsub("_", " ")))) do if have[x] then n = n + 1 end end
-  return n
-end
+local function names_words(st, name) return params.name_words(name, st.analysis.stems) end
 
 -- parameters of act the request's own words fill with a value of a shape
 -- (not free text, not the caller's context)
