@@ -49,7 +49,7 @@ local function required_literals(p)
     local ch = p:sub(i, i)
     if ch == "%" then
       close()
-      if p:sub(i + 1, i + 1) == "f" or p:sub(i + 1, i + 1) == "b" then i = i + 2 else i = i + 2 end
+      i = i + 2 -- an escape ("%-") or a class letter ("%a"; "%f" is followed by its set)
     elseif ch == "[" then
       close()
       local j = i + 1
@@ -915,6 +915,27 @@ local HAVING = { "have", "has", "had", "owns?", "keeps?", "registered", "uses?",
 -- what follows a possessive without being a thing of theirs ("my colleague's been …")
 local NOT_OWNED = { been = true, gone = true, got = true, on = true, off = true, out = true, ["in"] = true, at = true,
   away = true, back = true, asking = true, wondering = true, leaving = true, coming = true }
+-- what a clause asking for data names of owner o (named in it): what they
+-- have, a thing marked as theirs ("which pets does my ex-partner have
+-- registered?", "when was my sister's cat last seen?"), or one of their
+-- private things not introduced as the caller's own; nil
+local function owner_data(c, o)
+  for _, v in ipairs(HAVING) do
+    if c:find("%f[%w]" .. o .. "%s+" .. v .. "%f[%W]") then return o .. ": what they " .. v end
+  end
+  local owned = c:match("%f[%w]" .. o .. "'s (%a+)")
+  if owned and not NOT_OWNED[owned] then return o .. "'s " .. owned end
+  for _, th in ipairs(THEIR_THINGS) do
+    if not (MEMBERS_ACCOUNT[th] or th == "account" or th == "password") then
+      local x = c:find("%f[%w]" .. th .. "%f[%W]")
+      if x and not c:sub(1, x - 1):find("%f[%w]my%s+%a*%s*$") and not c:sub(1, x - 1):find("%f[%w]our%s+%a*%s*$") then
+        return o .. ": " .. th
+      end
+    end
+  end
+  return nil
+end
+
 local function others_data_by_shape(t, req)
   local owners = {}
   for word in OTHERS:sub(2, -2):gmatch("[^|]+") do owners[#owners + 1] = word end
@@ -925,28 +946,11 @@ local function others_data_by_shape(t, req)
       :gsub("^%s*hey,?%s+", " ")
     local asks = false
     for _, a in ipairs(DATA_ASKS) do if lead:find("^%s*" .. a .. "%f[%W]") then asks = true break end end
-    if asks then
-      if not has_modal(c) then
-        for _, o in ipairs(owners) do
-          -- what someone has, or a thing of theirs marked as theirs ("which pets does
-          -- my ex-partner have registered?", "when was my sister's cat last seen?")
-          if c:find("%f[%w]" .. o .. "%f[%W]") then
-            for _, v in ipairs(HAVING) do
-              if c:find("%f[%w]" .. o .. "%s+" .. v .. "%f[%W]") then return o .. ": what they " .. v end
-            end
-            local owned = c:match("%f[%w]" .. o .. "'s (%a+)")
-            if owned and not NOT_OWNED[owned] then return o .. "'s " .. owned end
-          end
-          if c:find("%f[%w]" .. o .. "%f[%W]") then
-            for _, th in ipairs(THEIR_THINGS) do
-              if not (MEMBERS_ACCOUNT[th] or th == "account" or th == "password") then
-                local x = c:find("%f[%w]" .. th .. "%f[%W]")
-                if x and not c:sub(1, x - 1):find("%f[%w]my%s+%a*%s*$") and not c:sub(1, x - 1):find("%f[%w]our%s+%a*%s*$") then
-                  return o .. ": " .. th
-                end
-              end
-            end
-          end
+    if asks and not has_modal(c) then
+      for _, o in ipairs(owners) do
+        if c:find("%f[%w]" .. o .. "%f[%W]") then
+          local hit = owner_data(c, o)
+          if hit then return hit end
         end
       end
     end
