@@ -437,7 +437,13 @@ local function has_modal(c)
 end
 
 -- another person's things (general English: the people around the caller)
-local OTHERS = "(coworker|co%-worker|colleague|manager|boss|teammate|employee|someone else|another user|another member|other users|other people|everyone else|my team's|ex%-employee|former %a+|neighbou?r|friend|sister|brother|husband|wife|partner|girlfriend|boyfriend|roommate|flatmate|mother|father|mom|dad|son|daughter|cousin|landlord|competitor|intern|contractor|consultant|freelancer|assistant|secretary|new hire|guy|dude|woman|lady|fellow)"
+local OTHER_WORDS = {
+  "coworker", "co%-worker", "colleague", "manager", "boss", "teammate", "employee", "someone else", "another user",
+  "another member", "other users", "other people", "everyone else", "my team's", "ex%-employee", "former %a+",
+  "neighbou?r", "friend", "sister", "brother", "husband", "wife", "partner", "girlfriend", "boyfriend", "roommate",
+  "flatmate", "mother", "father", "mom", "dad", "son", "daughter", "cousin", "landlord", "competitor", "intern",
+  "contractor", "consultant", "freelancer", "assistant", "secretary", "new hire", "guy", "dude", "woman", "lady",
+  "fellow" }
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email address",
   "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone number", "address",
   "contact", "notes?", "drafts?", "records?", "history" }
@@ -591,7 +597,7 @@ local LOOK = { "see", "read", "access", "view", "open", "get", "check", "look at
 local EVERYONES = { "every", "all", "each", "other", "another", "any" }
 
 local function others_things(t, authority, noun)
-  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
+  for _, word in ipairs(OTHER_WORDS) do
     if t:find(word) then
       for _, th in ipairs(THEIR_THINGS) do
         if authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
@@ -633,7 +639,7 @@ local function others_things(t, authority, noun)
   if t:find("log in as") or t:find("sign in as") then return "their account" end
   -- another person named, then their things by a pronoun ("my coworker's on
   -- holiday, forward her incoming messages to me")
-  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
+  for _, word in ipairs(OTHER_WORDS) do
     local _, at = t:find("%f[%w]" .. word .. "%f[%W]")
     if at then
       for _, v in ipairs(REVEAL) do
@@ -677,7 +683,7 @@ local function others_things(t, authority, noun)
   -- uploaded", "give me the home address another member put in…")
   -- (only when someone other than the caller is named at all)
   local owner = false
-  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do if t:find(word) then owner = true break end end
+  for _, word in ipairs(OTHER_WORDS) do if t:find(word) then owner = true break end end
   for _, p in ipairs(PEOPLE) do if owner or t:find("%f[%w]" .. p .. "%f[%W]") then owner = true break end end
   for _, v in ipairs(owner and REVEAL or {}) do
     if t:find("%f[%w]" .. v .. "%f[%W]") then
@@ -685,7 +691,7 @@ local function others_things(t, authority, noun)
         local _, at = t:find("%f[%w]" .. v .. "%f[%W][^%.%?!]-%f[%w]" .. th .. "%f[%W]")
         if th ~= "account" and at and not about_rules(t, at) then
           local after = t:match("%f[%w]" .. th .. "%f[%W]([^%.%?!]*)")
-          for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
+          for _, word in ipairs(OTHER_WORDS) do
             if after and after:find(word) then return th end
           end
           for _, p in ipairs(PEOPLE) do
@@ -853,7 +859,7 @@ local POLITE = { "please", "pls", "kindly", "can you", "could you", "would you",
 local function acts_on_another(t, req)
   if req.caller.authority ~= "self" then return nil end
   local owners = {}
-  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do
+  for _, word in ipairs(OTHER_WORDS) do
     for _, det in ipairs { "my ", "our ", "the ", "a ", "my ex%-", "our ex%-" } do owners[#owners + 1] = det .. word end
   end
   for _, name in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = name:lower() end
@@ -938,7 +944,7 @@ end
 
 local function others_data_by_shape(t, req)
   local owners = {}
-  for word in OTHERS:sub(2, -2):gmatch("[^|]+") do owners[#owners + 1] = word end
+  for _, word in ipairs(OTHER_WORDS) do owners[#owners + 1] = word end
   for _, name in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = name:lower() end
   for _, clause in t:gmatch("()([^%.%?!;,]+)") do
     local c = " " .. clause:gsub("^%s+", "") .. " "
