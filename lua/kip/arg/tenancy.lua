@@ -32,10 +32,13 @@ for w in ([[our my your this that a an the whole entire same new their his her i
   some one current main default old other another shared own personal free paid trial existing second first
   different separate]]):gmatch("%S+") do NOT_A_NAME[w] = true end
 
+-- is word w (lower case) a word of the pinned ontology (or its stem)?
+local function known(m, w) return m.vocab[w] or m.stem_known[lex.stem(w)] end
+
 --- is word w (lower case) a name rather than a word of the domain?
 local function a_name(w, m, pm)
   if not w or #w < 2 or NOT_A_NAME[w] or lex.STOP[w] or lex.GENERIC[w] then return false end
-  if m.vocab[w] or m.stem_known[lex.stem(w)] then return false end
+  if known(m, w) then return false end
   if pm.role_words[w] or w == pm.tenant.noun then return false end
   return true
 end
@@ -116,7 +119,7 @@ local function tenant_mentions(text, m, pm, caller)
     local closes = words[i + 2] == nil
       or text:find("%f[%w]" .. w:gsub("%-", "%%-") .. "%s+" .. words[i + 1]:gsub("%-", "%%-") .. "%s*[,%.%?!;:]")
     local commerce = COMMERCE[v] or (v == "got" and words[i + 2] and OBJECT_ARTICLES[words[i + 2]:lower()]
-      and words[i + 3] and (m.vocab[words[i + 3]:lower()] or m.stem_known[lex.stem(words[i + 3]:lower())]))
+      and words[i + 3] and known(m, words[i + 3]:lower()))
     if w:find("^%l[%l%-]*$") and ((BARE_STATE[v] and closes) or commerce) and bare(w) then add(w) end
   end
   for i = 3, #words do -- ("the admin at acme", "the admins over at acme")
@@ -191,7 +194,7 @@ local function person_names(text, m, pm, tenants)
     local before = text:sub(1, pos - 1)
     local l = w:lower()
     local initial = before:match("^%s*$") or before:match("[%.%?!:;]%s*$") or before:match("[\"'(]%s*$")
-    if not initial and not skip[l] and not m.vocab[l] and not m.stem_known[lex.stem(l)] and not lex.STOP[l]
+    if not initial and not skip[l] and not known(m, l) and not lex.STOP[l]
       and not seen[w] then
       seen[w] = true
       out[#out + 1] = w
