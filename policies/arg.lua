@@ -160,10 +160,13 @@ local FAMILIES = {
       "unfiltered", "uncensored", "jailbroken", "dan", "no rules", "no restrictions", "no limits", "restrictions",
       "another ai", "a different ai", "an ai", "assistant", "support", "human", "person" },
     forms = { "let's play a game", "jailbreak", "do anything now", "developer mode", "god mode", "maintenance mode", "pretend to be",
-      "pretend %a* ?%a* ?you are", "pretend you're" } },
+      "pretend %a* ?%a* ?you are", "pretend you're",
+      -- a name given to the assistant ("you're DevBot now") and what it is said to lack
+      "you'?re %a+ now%f[%W]", "you are %a+ now%f[%W]", "without any %a* ?polic%a+", "without any %a* ?restrictions",
+      "without any %a* ?filters", "without any %a* ?rules", "with no %a* ?polic%a+", "no content polic%a+" } },
   { name = "fake system text",
     forms = { "^%s*system%s*[:%-]", "\n%s*system%s*[:%-]", "^%s*system%s*\n", "^%s*assistant%s*:", "\n%s*assistant%s*:", "%[system%]",
-      "<system>", "</system>", "<%|im_start%|>", "<%|system%|>", "###%s*system", "system notice", "system message",
+      "<system>", "</system>", "<%|im_start%|>", "<<sys>>", "<</sys>>", "%[inst%]", "%[/inst%]", "<%|system%|>", "###%s*system", "system notice", "system message",
       "system override", "system update%s*:", "end of user message", "end of conversation", "begin system",
       "new policy%s*:", "policy update%s*:", "admin override", "security override", "debug mode",
       "developer note%s*:", "admin note%s*:", "note to the assistant", "note to assistant", "```%s*system",
@@ -202,12 +205,29 @@ local FAMILIES = {
       "said you'?d? %a* ?give me", "said you'?d? %a* ?grant me", "said you'?d? %a* ?let me",
       "told me you'?d? %a* ?give me", "told me you'?d? %a* ?grant me", "told me you'?d? %a* ?let me",
       "gave me permission to", "given me permission to", "i have permission from",
+      "okayed it", "okayed this", "okay'?d it", "ok'?d it", "signed off on it", "signed off on this", "gave the go%-ahead",
+      "gave me the go%-ahead", "green%-?lit it", "has approved it", "have approved it", "approved it%s*[:,;]",
       -- an instruction said to come from the assistant's makers
       "instructions? from your %a+", "orders? from your %a+", "directives? from your %a+",
       "messages? from your developers", "notes? from your developers", "your developers want you",
       -- a permission the caller claims for itself ("so I'm allowed to see every member's DMs")
       "i'?m allowed to see", "i am allowed to see", "i'?m entitled to see", "i have the right to see" } },
 }
+
+-- a mode of privilege said to be on ("[admin mode]", "(developer mode: on)",
+-- "sudo mode enabled"): fake state, whatever the words around it; not "dark
+-- mode on" nor "is there an admin mode?" (the privilege words, and the marks)
+for _, fam in ipairs(FAMILIES) do
+  if fam.name == "fake system text" then
+    for w in ([[admin administrator root sudo superuser staff developer dev debug maintenance god unrestricted
+      override elevated privileged internal operator owner]]):gmatch("%S+") do
+      for _, f in ipairs { "[%[%(<{]%s*" .. w .. " mode%s*[%]%)>}:]", w .. " mode%s*:?%s*on%s*[%]%)>}:,%.!]",
+        w .. " mode %a* ?enabled", w .. " mode %a* ?activated", w .. " mode %a* ?engaged", "^%s*" .. w .. " mode%s*[:%-]" } do
+        fam.forms[#fam.forms + 1] = f
+      end
+    end
+  end
+end
 
 local function find_word(t, p, from) return t:find("%f[%w]" .. p .. "%f[%W]", from) end
 
@@ -303,11 +323,14 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   "auth codes?", "codes? you [%a ]-sent", "codes? you [%a ]-texted", "codes? you [%a ]-emailed",
   -- a code by its form or by how it arrived ("the 6-digit code that was just texted to …")
   "%d%-digit codes?", "six%-digit codes?", "current codes?", "latest codes?", "live codes?", "one%-time links?",
-  "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to" }
+  "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to",
+  "recovery phrases?", "passphrases?", "seed phrases?", "pass phrases?" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
   "spell out", "type out", "write out", "recite",
-  "remind me", "forward", "email me", "text me", "message me" }
+  "remind me", "forward", "email me", "text me", "message me",
+  -- asked for as a thing wanted ("I need the password hash of …", "collect everyone's invoices")
+  "need the", "want the", "collect", "fetch", "hand over", "whisper", "slip me", "look up" }
 -- the value of a key or token (not the key as a thing to revoke or rotate)
 local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%f[%w]tokens?", "full api keys?",
   "whole api keys?", "actual api keys?", "api key itself", "the key string", "plaintext keys?", "full secret",
@@ -377,7 +400,7 @@ end
 -- so Ria can sign in from any IP, ignoring the allowlist", "switch off SSO
 -- for just me")
 local CONTROLS = { "sso", "single sign%-on", "2fa", "two%-factor", "mfa", "allowlist", "ip restrictions?", "audit log",
-  "verification" }
+  "verification", "two%-step", "2%-step", "second factor" }
 for _, c in ipairs(CONTROLS) do
   for _, f in ipairs { "ignoring [%a ]-" .. c, c .. " [%a ]-for just me", c .. " [%a ]-only for me",
     c .. " [%a ]-for me only", c .. " [%a ]-just for me" } do
@@ -425,6 +448,10 @@ end
 local ALTER = { "delete", "erase", "remove", "purge", "clear", "wipe", "edit", "alter", "rewrite", "scrub", "clean up" }
 for _, v in ipairs(ALTER) do
   BYPASS[#BYPASS + 1] = v .. " [%a ]-audit %a+"
+  -- ("delete the entries about my downloads from the activity log")
+  for _, rec in ipairs { "activity logs?", "access logs?", "event logs?", "security logs?", "admin logs?", "audit trail" } do
+    BYPASS[#BYPASS + 1] = v .. " [^%.%?!]-%f[%w]" .. rec
+  end
 end
 
 -- what makes a question about someone's data one about permissions or how-to
@@ -586,13 +613,32 @@ local function asks_what(t)
     or t:find("%f[%w]when%f[%W]")
 end
 -- "what did <owner> write", "what has <owner> posted"
+-- the past of the acts not made with -ed
+local PAST = { write = "wrote", send = "sent", say = "said", read = "read" }
 local function did_what(t, owner)
   for _, v in ipairs(THEIR_ACTS) do
     if t:find("%f[%w]wh%a+ did [%a' ]-%f[%w]" .. owner .. "%f[%W]%s*" .. v .. "%f[%W]") then return v end
   end
+  -- a question that starts with "when" about the owner's act in the past
+  -- ("when was the last time <owner> opened …?", "when <owner> last read …?");
+  -- not "when my colleague opened it, it crashed": a situation told
+  local q = t:match("^%s*(when[^%?]*)%?") or t:match("[%.!]%s*(when[^%?]*)%?")
+  if q then
+    for _, v in ipairs(THEIR_ACTS) do
+      for _, form in ipairs { v .. "e?d", PAST[v] } do
+        if q:find("%f[%w]" .. owner .. "%s+" .. form .. "%f[%W]") or q:find("%f[%w]" .. owner .. "%s+last%s+" .. form .. "%f[%W]") then
+          return v
+        end
+      end
+    end
+  end
   return nil
 end
 
+-- sign-in activity, and the determiners of someone described ("the new designer", "that intern")
+local SIGN_DEEDS = { "log off", "log out", "log in", "log on", "sign in", "sign out", "sign off", "go offline",
+  "come online", "go online", "clock in", "clock out" }
+local DESCRIBED = { the = true, that = true, this = true, a = true, one = true }
 local LOOK = { "see", "read", "access", "view", "open", "get", "check", "look at", "browse", "go through" }
 local EVERYONES = { "every", "all", "each", "other", "another", "any" }
 
@@ -637,6 +683,15 @@ local function others_things(t, authority, noun)
     end
   end
   if t:find("log in as") or t:find("sign in as") then return "their account" end
+  -- sign-in activity of someone described rather than named ("what time did
+  -- the new designer log off?"): a question about a third person's sign-ins
+  for _, d in ipairs(SIGN_DEEDS) do
+    for _, q in ipairs { "when did", "what time did", "at what time did", "how late did", "how early did" } do
+      local np = t:match("%f[%w]" .. q .. " (%a+ [%a ]-)%s+" .. d .. "%f[%W]")
+      local det = np and np:match("^(%a+)")
+      if det and DESCRIBED[det] then return "sign-in activity" end
+    end
+  end
   -- another person named, then their things by a pronoun ("my coworker's on
   -- holiday, forward her incoming messages to me")
   for _, word in ipairs(OTHER_WORDS) do
@@ -653,10 +708,12 @@ local function others_things(t, authority, noun)
       end
     end
   end
-  -- everyone's things, looked at ("see every member's DMs")
+  -- everyone's things, looked at ("see every member's DMs", "everyone's invoices")
   for _, q in ipairs(EVERYONES) do
     for _, p in ipairs(PEOPLE) do
       local _, b = t:find("%f[%w]" .. q .. " " .. p .. "'?s?'?%s+")
+      if not b and p == PEOPLE[1] then _, b = t:find("%f[%w]everyone'?s%s+") end
+      if not b and p == PEOPLE[1] then _, b = t:find("%f[%w]everybody'?s%s+") end
       if b then
         for _, th in ipairs(THEIR_THINGS) do
           if not MEMBERS_ACCOUNT[th] and t:find("^" .. th .. "%f[%W]", b + 1) then
@@ -704,6 +761,9 @@ local function others_things(t, authority, noun)
   return nil
 end
 
+-- what someone holds a thing by ("the phone number Aisha has")
+local HOLDS = { "has", "had", "uses", "used", "keeps", "put", "gave", "listed", "added", "saved", "entered", "set" }
+
 -- a named person's things ("which email did Sam sign up with?", "Maria's
 -- phone number"): for a caller whose authority is only its own account
 local function named_persons_things(req)
@@ -724,8 +784,11 @@ local function named_persons_things(req)
       local possessive = IS_THING[th] and t:find("%f[%w]" .. name .. "['\226][\128]?[\153]?s%s+%a*%s*" .. th .. "%f[%W]")
       local asked = lower:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%f[%W]")   -- "which email did Sam …"
         and (lower:find("which " .. th) or lower:find("what " .. th) or lower:find("what'?s %a* ?" .. th))
-      -- "the last message Priya sent": the thing, then the name doing it
+      -- "the last message Priya sent", "the phone number Aisha has": the thing, then the name doing or holding it
       local done = false
+      for _, d in ipairs(HOLDS) do
+        if lower:find("%f[%w]" .. th .. "%f[%W]%s+" .. name:lower() .. "%s+" .. d .. "%f[%W]") then done = true break end
+      end
       for _, d in ipairs(THEIR_DEEDS) do
         if lower:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%s+%a*%s*" .. d .. "%f[%W]") then done = true break end
       end

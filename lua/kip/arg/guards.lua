@@ -39,10 +39,11 @@ M.DECLARED = {
   { "ArgEpisode", nil, "append_only", M.RECORD, RECORD_HINT },
   { "InfoUnit", nil, "sealed", M.RECORD, RECORD_HINT },
   { "ArgActionRun", nil, "sealed", M.RECORD, RECORD_HINT },
+  { "ArgTenant", nil, "sealed", M.RECORD, RECORD_HINT },
 }
 -- the schema's own definitions (capsules/arg/ArgSchema.kip)
 M.TYPES = { "ArgCluster", "ArgLabel", "ArgNode", "ArgAction", "ExternalSource", "ArgEpisode", "InfoUnit", "ArgVersion",
-  "ArgCandidate", "ArgOfflineRun", "ArgActionRun" }
+  "ArgCandidate", "ArgOfflineRun", "ArgActionRun", "ArgTenant" }
 M.PREDICATES = { "in_cluster", "parent_label", "incompatible_with", "has_label", "redirects_to" }
 
 local shared = require "kip.guards"
@@ -72,7 +73,7 @@ function M.ensure(nx)
   end
   -- a nexus initialized by an older schema capsule gets the current one
   local t = core.json_decode(nx.handle:call_json(core.json_encode { command =
-    'FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: "ArgActionRun"} }' }))
+    'FIND(COUNT(?t)) WHERE { ?t {type: "$ConceptType", name: "ArgTenant"} }' }))
   local n = t.result and (type(t.result) == "table" and t.result[1] or t.result) or 0
   if n == 0 then
     local ok, err = M.apply_schema(nx)

@@ -154,6 +154,16 @@ function M.configure(nx, cfg)
   end
   c.order = order
   for k, v in pairs(cfg.limits or {}) do c.limits[k] = v end
+  c.tenants = old.tenants
+  if cfg.tenants ~= nil then
+    if type(cfg.tenants) ~= "table" then return nil, "tenants: a list of the operator's tenant names" end
+    local list = {}
+    for i, n in ipairs(cfg.tenants) do
+      if type(n) ~= "string" or n == "" then return nil, ("tenants[%d]: a tenant name is a non-empty string"):format(i) end
+      list[i] = n
+    end
+    c.tenants = list
+  end
   if cfg.hooks ~= nil then
     local spec, clients = cfg.hooks, {}
     -- route / guard = {url=, model=, ...}: a chat-completions endpoint as that hook
@@ -305,7 +315,8 @@ function M.run(nx, request, opts)
     opts = opts, limits = c.limits, hooks = c.hooks, snapshot = m, errors = {}, timings = {},
     episode_id = opts.episode_id or (opts.record ~= false and require("kip.arg.registry").new_id() or nil) }
   st.analysis = analysis.analyse(st.request.prompt, st.request.context, m)
-  st.entities = tenancy.entities(not opts.model and nx or nil, m, m.profile, caller, st.analysis)
+  local directory = tenancy.directory(not opts.model and nx or nil, caller, c.tenants, opts.record ~= false)
+  st.entities = tenancy.entities(not opts.model and nx or nil, m, m.profile, caller, st.analysis, directory)
   st.timings.snapshot = (clock() - t0) * 1000
   local deadline = (c.limits.deadline_ms or M.LIMITS.deadline_ms) / 1000
   for _, s in ipairs(c.order) do

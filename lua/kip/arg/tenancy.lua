@@ -18,8 +18,16 @@
 --- (arg.configure{hooks = {resolve = fn(kind, value) -> {tenant=, user=}}}),
 --- else reported unresolved — the action's handler sees the authenticated
 --- caller and must check them.
+---
+--- Tenants named bare in any position ("a friend over at globex", "what
+--- globex uses") are read from the tenant directory (M.directory): the
+--- tenants of the authenticated callers the loop has served, recorded the
+--- first time each is served (ArgTenant, private), and those the operator
+--- lists (arg.configure{tenants = {...}}).
 local core = require "kip.core"
 local lex = require "kip.arg.lexicon"
+local guards = require "kip.arg.guards"
+local state = require "kip.state"
 
 local M = {}
 
@@ -61,9 +69,58 @@ for w in ([[have has had on behind paying pay pays paid owe owes using subscribe
   BARE_STATE[w] = true
 end
 
+--- how long a process trusts the directory it read before reading it again
+--- (other processes record the tenants they serve), seconds
+M.DIRECTORY_TTL = 30
+
+local function read_directory(nx)
+  local names = {}
+  local rows = nx:query('FIND(?t.name) WHERE { ?t {type: "ArgTenant"} } LIMIT 1000000', nil, guards.as(nx, guards.RECORD))
+  for _, row in ipairs(rows or {}) do
+    local n = type(row) == "table" and row[1] or row
+    if type(n) == "string" then names[n] = true end
+  end
+  return names
+end
+
+--- the tenant directory of nexus nx: {names = set of lower-case names,
+--- phrases = the names of more than one word}: the tenants recorded as
+--- served (ArgTenant), the operator's list (`configured`), and the caller's
+--- own tenant, which is recorded the first time one of its callers is served
+--- when `record` (the run keeps records and the nexus is writable). nx nil:
+--- the operator's list and the caller's. Kept per Nexus object, not copied
+--- per request.
+function M.directory(nx, caller, configured, record)
+  local own = lower(caller.tenant)
+  local st = nx and state.of(nx, "arg") or {}
+  local d = st.tenant_directory
+  if not d or (nx and os.time() - d.read_at >= M.DIRECTORY_TTL) then
+    d = { names = nx and read_directory(nx) or {}, read_at = os.time(), phrases = {} }
+    st.tenant_directory = d
+  end
+  local function add(n)
+    if d.names[n] then return false end
+    d.names[n] = true
+    if n:find("[^%w%-_]") then d.phrases[#d.phrases + 1] = n end
+    return true
+  end
+  if configured ~= d.configured then
+    d.configured = configured
+    for _, n in ipairs(configured or {}) do if type(n) == "string" and n ~= "" then add(n:lower()) end end
+  end
+  if own and own ~= "" and add(own) and nx and record and not nx:readonly() then
+    nx:query('UPSERT { CONCEPT ?t { {type: "ArgTenant", name: :n} SET ATTRIBUTES { first_served: :at } '
+      .. 'SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } } } '
+      .. 'WITH METADATA { source: "kipnexus:arg_online", author: "$system", access_level: "private", arg_visible: "none" }',
+      { n = own, at = os.date("!%Y-%m-%dT%H:%M:%SZ") }, guards.as(nx, guards.RECORD))
+  end
+  return d
+end
+
 -- the tenants the text names by the profile's noun: {value, own} or
--- {value = "*", others = true} for "other/every/all <noun>s"
-local function tenant_mentions(text, m, pm, caller)
+-- {value = "*", others = true} for "other/every/all <noun>s"; a tenant of
+-- the directory (a set, or nil) named anywhere
+local function tenant_mentions(text, m, pm, caller, directory)
   local out, seen = {}, {}
   local t = " " .. text:lower() .. " "
   local noun = pm.tenant.noun:lower()
@@ -126,6 +183,16 @@ local function tenant_mentions(text, m, pm, caller)
     local before = words[i - 2]:lower() == "over" and words[i - 3] or words[i - 2]
     local role = before:lower():gsub("s$", "")
     if words[i - 1]:lower() == "at" and role_parts[role] and bare(words[i]:lower()) then add(words[i]:lower()) end
+  end
+  -- a tenant of the directory, named anywhere ("a friend over at globex"),
+  -- unless its name is a word of the domain
+  if directory then
+    local own = lower(caller.tenant)
+    local function named(name) if a_name(name, m, pm) or name == own then add(name) end end
+    for w in t:gmatch("[%w][%w%-_]*") do if directory.names[w] then named(w) end end
+    for _, name in ipairs(directory.phrases) do
+      if t:find("%f[%w%-]" .. name:gsub("%p", "%%%0") .. "%f[^%w%-]") then named(name) end
+    end
   end
   -- "every <noun>", "other <noun>s", "all <role word>s' …": others in general
   local kinds = { noun }
@@ -206,9 +273,10 @@ end
 --- the people and tenants the request names, resolved: {persons = {...},
 --- tenants = {...}, names = {...}}; persons are {kind = "person", value,
 --- self, same_tenant, how}, tenants {value, own} or {value = "*", others};
---- names are capitalised words read as people's names nothing resolved
-function M.entities(nx, m, pm, caller, analysis)
-  local out = { persons = {}, tenants = tenant_mentions(analysis.prompt, m, pm, caller) }
+--- names are capitalised words read as people's names nothing resolved;
+--- directory: the tenant directory (M.directory), or nil
+function M.entities(nx, m, pm, caller, analysis, directory)
+  local out = { persons = {}, tenants = tenant_mentions(analysis.prompt, m, pm, caller, directory) }
   out.names = person_names(analysis.text, m, pm, out.tenants)
   local known = known_persons(nx, analysis.prompt, pm)
   local by_email = {}
