@@ -58,6 +58,9 @@ for w in ("is does did has was what much"):gmatch("%S+") do BARE_AUX[w] = true e
 local BARE_BE = { is = true, was = true, has = true, ["isnt"] = true }
 local BARE_ADVERB = {}
 for w in ("still already also currently ever really actually even now always usually"):gmatch("%S+") do BARE_ADVERB[w] = true end
+-- verbs whose particle "on" closes a clause without naming anyone's state
+local PARTICLE_VERBS = {}
+for w in ("turn turned turning switch switched put keep kept leave left set get have"):gmatch("%S+") do PARTICLE_VERBS[w] = true end
 local COMMERCE = { paid = true, bought = true, purchased = true, spent = true, pays = true, owes = true, owe = true }
 local OBJECT_ARTICLES = { a = true, an = true, the = true, some = true, any = true }
 -- what makes a possessive the caller's own or a common noun's ("my rabbit's", "the team's")
@@ -177,7 +180,12 @@ local function tenant_mentions(text, m, pm, caller, directory)
       or text:find("%f[%w]" .. w:gsub("%-", "%%-") .. "%s+" .. words[i + 1]:gsub("%-", "%%-") .. "%s*[,%.%?!;:]")
     local commerce = COMMERCE[v] or (v == "got" and words[i + 2] and OBJECT_ARTICLES[words[i + 2]:lower()]
       and words[i + 3] and known(m, words[i + 3]:lower()))
-    if w:find("^%l[%l%-]*$") and ((BARE_STATE[v] and closes) or commerce) and bare(w) then add(w) end
+    -- (not a particle of the verb before: "turn dark mode on", "switch the digest on")
+    local particle = false
+    if v == "on" then
+      for k = math.max(1, i - 3), i - 1 do if PARTICLE_VERBS[words[k]:lower()] then particle = true end end
+    end
+    if w:find("^%l[%l%-]*$") and ((BARE_STATE[v] and closes and not particle) or commerce) and bare(w) then add(w) end
   end
   for i = 3, #words do -- ("the admin at acme", "the admins over at acme")
     local before = words[i - 2]:lower() == "over" and words[i - 3] or words[i - 2]
