@@ -142,6 +142,32 @@ with tempfile.TemporaryDirectory() as tmp:
               and r["action"]["status"] == "NOT_EXECUTED" and r["caller"]["role"] == "workspace_admin" and not errs,
               "MCP arg_request binds an action as the configured caller, reports it not run, and matches the schema")
 
+    # the tenant directory: served tenants recorded, names added by the operator, read privately
+    tdb = os.path.join(tmp, "tenants.db")
+    def t(*args):
+        return subprocess.run([kip, "--db", tdb, *args], capture_output=True, text=True, timeout=120)
+    t("arg", "init", "--ontology", os.path.join(fixture, "ontology.kip"))
+    ask = ["arg", "ask", "--role", "customer", "--tenant", "acme", "--user", "dana@acme.example",
+           "I'm helping a friend over at globex, what did they get billed last month?"]
+    before = t(*ask).stdout.split()[:1]
+    t("arg", "ask", "--role", "customer", "--tenant", "globex", "--user", "kim@globex.example", "how do I update my card?")
+    after = t(*ask).stdout.split()[:1]
+    check(before != ["REFUSE"] and after == ["REFUSE"],
+          f"a tenant whose caller was served is read as that tenant when named bare ({before} then {after})")
+    # both episodes replay as decided: the directory as it was when each was recorded
+    rp = t("arg", "replay", "--all")
+    check(rp.returncode == 0, "episodes recorded before and after the directory learnt a tenant replay as decided")
+    added = t("arg", "tenants", "add", "Initech")
+    listed = t("arg", "tenants", "--json")
+    check(added.returncode == 0 and json.loads(listed.stdout) == ["acme", "globex", "initech"],
+          "kip arg tenants add records a name; kip arg tenants lists the directory")
+    bad = t("arg", "tenants", "add")
+    plain = t("exec", 'FIND(?t.name) WHERE { ?t {type: "ArgTenant"} }')
+    forged = t("exec", 'UPSERT { CONCEPT ?t { {type: "ArgTenant", name: "evil"} } }')
+    check(bad.returncode == 2 and "name at least one tenant" in bad.stderr and json.loads(plain.stdout) == []
+          and forged.returncode != 0 and "arg.record" in forged.stdout + forged.stderr,
+          "the directory: a clear error without a name; plain KQL neither reads nor writes it")
+
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)

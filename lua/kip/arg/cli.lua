@@ -44,6 +44,10 @@ changes out (publish, rollback).
   log [--outcome O] [--label L] [--since ISO] [--limit N] [--json | --ids]
                                  recorded episodes, newest first (--ids: the ids of the
                                  requests' episodes only, one per line, for scripts)
+  tenants [add NAME...]          the tenant directory: the tenants whose callers the loop has
+                                 served (recorded the first time), or add names it has not
+                                 served yet; a tenant of it is read as that tenant wherever
+                                 another tenant's request names it (docs/arg.md "Tenancy")
   feedback EPISODE --verified | --failed [--label LABEL] [--note TEXT]
                                  record a verification signal (the only way to
                                  INFO_CONFIRMED_SUCCESS); --label names the label the
@@ -94,7 +98,8 @@ local function report(cli, err)
 end
 
 local SUBCOMMANDS = { init = true, profile = true, ask = true, eval = true, replay = true, log = true, feedback = true,
-  offline = true, candidates = true, review = true, publish = true, versions = true, rollback = true, metrics = true }
+  offline = true, candidates = true, review = true, publish = true, versions = true, rollback = true, metrics = true,
+  tenants = true }
 
 local function run(cli, args)
   local arg = require "kip.arg"
@@ -130,6 +135,23 @@ local function run(cli, args)
         content_hash = r.content_hash, unchanged = r.unchanged }, true))
       for _, w in ipairs(r.warnings or {}) do cli:stderr("warning: %s", w) end
     else fail(err) end
+
+  elseif sub == "tenants" then
+    local tenancy = require "kip.arg.tenancy"
+    if positional[1] == "add" then
+      if #positional < 2 then cli:die("arg tenants add: name at least one tenant (kip arg tenants add NAME...)") end
+      for i = 2, #positional do
+        local ok, err = tenancy.record(nx, positional[i])
+        if not ok then fail(err) break end
+      end
+    elseif positional[1] ~= nil then
+      cli:die("arg tenants: unknown argument %s (kip arg tenants [add NAME...])", positional[1])
+    end
+    if status == 0 then
+      local list = tenancy.recorded(nx)
+      if o.json then print(core.json_encode(setmetatable(list, core.array_mt)))
+      else for _, n in ipairs(list) do print(n) end end
+    end
 
   elseif sub == "profile" then
     local snap, err = require("kip.arg.snapshot").get(nx)
@@ -359,7 +381,7 @@ end
 local commands = {}
 
 commands.arg = {
-  usage = "arg init|profile|ask|eval|replay|log|feedback|offline|candidates|review|publish|versions|rollback|metrics",
+  usage = "arg init|profile|ask|eval|replay|log|feedback|tenants|offline|candidates|review|publish|versions|rollback|metrics",
   summary = "the ARG loops: routed, governed requests with explicit\noutcomes, episodes and replay; versioned ontology changes (docs/arg.md)",
   help = M.HELP, run = run,
 }

@@ -39,7 +39,8 @@ M.DECLARED = {
   { "ArgEpisode", nil, "append_only", M.RECORD, RECORD_HINT },
   { "InfoUnit", nil, "sealed", M.RECORD, RECORD_HINT },
   { "ArgActionRun", nil, "sealed", M.RECORD, RECORD_HINT },
-  { "ArgTenant", nil, "sealed", M.RECORD, RECORD_HINT },
+  { "ArgTenant", nil, "sealed", M.RECORD,
+    "The tenant directory is written by the online loop and `kip arg tenants add NAME` (docs/arg.md \"Tenancy\")." },
 }
 -- the schema's own definitions (capsules/arg/ArgSchema.kip)
 M.TYPES = { "ArgCluster", "ArgLabel", "ArgNode", "ArgAction", "ExternalSource", "ArgEpisode", "InfoUnit", "ArgVersion",

@@ -315,7 +315,9 @@ function M.run(nx, request, opts)
     opts = opts, limits = c.limits, hooks = c.hooks, snapshot = m, errors = {}, timings = {},
     episode_id = opts.episode_id or (opts.record ~= false and require("kip.arg.registry").new_id() or nil) }
   st.analysis = analysis.analyse(st.request.prompt, st.request.context, m)
-  local directory = tenancy.directory(not opts.model and nx or nil, caller, c.tenants, opts.record ~= false)
+  -- (a replay reads the directory as it was: the names the episode found through it)
+  local directory = opts.replay and tenancy.directory(nil, caller, opts.replay_directory or {})
+    or tenancy.directory(not opts.model and nx or nil, caller, c.tenants, opts.record ~= false)
   st.entities = tenancy.entities(not opts.model and nx or nil, m, m.profile, caller, st.analysis, directory)
   st.timings.snapshot = (clock() - t0) * 1000
   local deadline = (c.limits.deadline_ms or M.LIMITS.deadline_ms) / 1000

@@ -189,6 +189,8 @@ function M.record(st)
     post_check = st.post_check,
     errors = copy(st.errors),
     actor = caller.actor,
+    -- the tenants the request was found to name through the tenant directory (replay reads them)
+    directory_tenants = M.directory_tenants(st),
   }
   setmetatable(episode.errors, core.array_mt) -- empty lists stay arrays (the copy below keeps metatables)
   if log then setmetatable(log.candidates, core.array_mt); setmetatable(log.method, core.array_mt) end
@@ -222,6 +224,15 @@ function M.record(st)
     return
   end
   st.info_registry = log
+end
+
+--- the tenants a run found named through the tenant directory (a list)
+function M.directory_tenants(st)
+  local out = setmetatable({}, core.array_mt)
+  for _, t in ipairs((st.entities or {}).tenants or {}) do
+    if t.how == "directory" then out[#out + 1] = t.value end
+  end
+  return out
 end
 
 -- ------------------------------------------------------------ action runs

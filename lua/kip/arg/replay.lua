@@ -61,6 +61,7 @@ function M.episode(nx, id, opts)
     record = false, episode_id = id, ctx = ctx or opts.ctx, replay = true,
     replay_hook = type(hook) == "table" and hook.answer or nil,
     replay_guard = type(guard) == "table" and guard.answer or nil,
+    replay_directory = type(a.directory_tenants) == "table" and a.directory_tenants or {},
     replay_action_status = type(a.action) == "table" and a.action.status or nil })
   if not r then return nil, rerr end
   -- the recorded decision went through JSON: compare like with like

@@ -111,13 +111,36 @@ function M.directory(nx, caller, configured, record)
     d.configured = configured
     for _, n in ipairs(configured or {}) do if type(n) == "string" and n ~= "" then add(n:lower()) end end
   end
-  if own and own ~= "" and add(own) and nx and record and not nx:readonly() then
-    nx:query('UPSERT { CONCEPT ?t { {type: "ArgTenant", name: :n} SET ATTRIBUTES { first_served: :at } '
-      .. 'SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } } } '
-      .. 'WITH METADATA { source: "kipnexus:arg_online", author: "$system", access_level: "private", arg_visible: "none" }',
-      { n = own, at = os.date("!%Y-%m-%dT%H:%M:%SZ") }, guards.as(nx, guards.RECORD))
-  end
+  if own and own ~= "" and add(own) and nx and record and not nx:readonly() then M.record(nx, own) end
   return d
+end
+
+--- record tenant `name` in the directory of nx (an ArgTenant, private to
+--- the loop; again: nothing changes). true, or nil and an error
+function M.record(nx, name)
+  if type(name) ~= "string" or not name:find("%S") then
+    return nil, { code = "ARG_REQUEST_INVALID", message = "a tenant name is a non-empty string",
+      hint = "kip arg tenants add NAME..." }
+  end
+  name = name:lower()
+  local found = nx:query('FIND(?t.name) WHERE { ?t {type: "ArgTenant", name: :n} }', { n = name }, guards.as(nx, guards.RECORD))
+  if found and #found > 0 then return true end
+  local _, err = nx:query('UPSERT { CONCEPT ?t { {type: "ArgTenant", name: :n} SET ATTRIBUTES { first_served: :at } '
+    .. 'SET PROPOSITIONS { ("belongs_to_domain", {type: "Domain", name: "ArgRegistry"}) } } } '
+    .. 'WITH METADATA { source: "kipnexus:arg_online", author: "$system", access_level: "private", arg_visible: "none" }',
+    { n = name, at = os.date("!%Y-%m-%dT%H:%M:%SZ") }, guards.as(nx, guards.RECORD))
+  if err then return nil, err end
+  local st = state.of(nx, "arg")
+  st.tenant_directory = nil -- read again with it
+  return true
+end
+
+--- the tenants recorded in nx's directory, sorted
+function M.recorded(nx)
+  local list = {}
+  for n in pairs(read_directory(nx)) do list[#list + 1] = n end
+  table.sort(list)
+  return list
 end
 
 -- the tenants the text names by the profile's noun: {value, own} or
@@ -196,7 +219,12 @@ local function tenant_mentions(text, m, pm, caller, directory)
   -- unless its name is a word of the domain
   if directory then
     local own = lower(caller.tenant)
-    local function named(name) if a_name(name, m, pm) or name == own then add(name) end end
+    local function named(name)
+      if (a_name(name, m, pm) or name == own) and not seen[name] then
+        add(name)
+        out[#out].how = "directory"
+      end
+    end
     for w in t:gmatch("[%w][%w%-_]*") do if directory.names[w] then named(w) end end
     for _, name in ipairs(directory.phrases) do
       if t:find("%f[%w%-]" .. name:gsub("%p", "%%%0") .. "%f[^%w%-]") then named(name) end
