@@ -123,6 +123,9 @@ function M.record(nx, name)
       hint = "kip arg tenants add NAME..." }
   end
   name = name:lower()
+  -- (a nexus initialised before the directory existed gets the type first)
+  local ok, gerr = guards.ensure(nx)
+  if not ok then return nil, gerr end
   local found = nx:query('FIND(?t.name) WHERE { ?t {type: "ArgTenant", name: :n} }', { n = name }, guards.as(nx, guards.RECORD))
   if found and #found > 0 then return true end
   local _, err = nx:query('UPSERT { CONCEPT ?t { {type: "ArgTenant", name: :n} SET ATTRIBUTES { first_served: :at } '
