@@ -800,9 +800,9 @@ static void close_size(results *R, int keep) {
   kip_close(R->nx);
   kip_close(R->rx);
   R->nx = R->rx = NULL;
-  if (keep) fprintf(stderr, "kept: %s\n", R->kpath);
+  if (keep) fprintf(stderr, "kept: %s and the hand-written side's %s\n", R->kpath, R->rpath);
   remove_db(R->kpath, !keep);
-  remove_db(R->rpath, 1);
+  remove_db(R->rpath, !keep);
 }
 
 /* load and measure one graph size; hold: leave both files open in R (the
@@ -903,25 +903,37 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
     for (int r = -3; r < runs; r++) { /* 3 warm-up runs */
       arguments_for(q, r < 0 ? 0 : r, karg, sarg, sizeof karg);
       const char *p[1] = {sarg};
-      /* warm the page cache for this argument first, so neither side pays
-      ** for reading pages the other already loaded */
-      raw_run(sq, p, queries[q].nparams);
       /* the value as a parameter (":a"), as agents send it: the same text
       ** each run, like the hand-written SQL's prepared statement */
       json_t *env = queries[q].nparams ? json_pack("{s:s,s:{s:s}}", "command", queries[q].kip, "parameters", "a", karg)
                                        : json_pack("{s:s}", "command", queries[q].kip);
       char *req = json_dumps(env, JSON_COMPACT);
       json_decref(env);
-      double k;
-      int ok = kip_call_timed(nx, req, &k);
+      /* each side runs this argument once untimed right before its timed
+      ** run (the pages it reads and its own code warm, as in a steady
+      ** state), and which side goes first alternates from run to run: a
+      ** side timed right after its own warm-up is not favoured by the order
+      ** (before, only the SQL warmed up and the SQL was always timed right
+      ** after KIP, which read the same pages — worth up to 2× on a hub's
+      ** 1-hop, measured: docs/performance.md) */
+      double k = 0, b, c = 0;
+      for (int side = 0; side < 2; side++) {
+        if ((side + r) % 2 == 0) {
+          if (!kip_call_timed(nx, req, NULL) || !kip_call_timed(nx, req, &k)) {
+            free(req);
+            return 0;
+          }
+        } else {
+          raw_run(sq, p, queries[q].nparams);
+          b = now_ms();
+          raw_run(sq, p, queries[q].nparams);
+          c = now_ms() - b;
+        }
+      }
       free(req);
-      if (!ok) return 0;
-      double b = now_ms();
-      raw_run(sq, p, queries[q].nparams);
-      double c = now_ms();
       if (r >= 0) {
         kt[r] = k;
-        st[r] = c - b;
+        st[r] = c;
       }
     }
     sqlite3_finalize(sq);
@@ -1012,7 +1024,7 @@ int main(int argc, char **argv) {
              "  --singles S  writes per round of single writes (default 500)\n"
              "  --scale K    also run at K times the size and print the growth between the sizes;\n"
              "               single writes are then measured once more with the two sizes alternated\n"
-             "  --keep       keep the KIP-loaded database files and print their paths\n"
+             "  --keep       keep the database files (KIP-loaded and hand-written) and print their paths\n"
              "  --import-only  time only the import path (stderr), e.g. to profile it; with --keep\n"
              "                 its file is kept\n"
              "environment: KIP_BENCH_SPLIT=1 prints where loads spend their time (writing / indexing,\n"
