@@ -334,7 +334,8 @@ local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "di
 -- the value of a key or token (not the key as a thing to revoke or rotate)
 local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%f[%w]tokens?", "full api keys?",
   "whole api keys?", "actual api keys?", "api key itself", "the key string", "plaintext keys?", "full secret",
-  "secret of [^%.%?!]-%f[%w]webhook", "api keys? in full", "keys? in full", "full card numbers?" }
+  "secret of [^%.%?!]-%f[%w]webhook", "api keys? in full", "keys? in full", "full card numbers?",
+  "actual keys?", "key text", "the key itself" }
 
 -- a key or token handed over in the conversation ("paste the API key our
 -- integration uses"): verbs that put a value into the chat, not "show me
@@ -427,6 +428,14 @@ for _, f in ipairs { "doesn'?t show up", "does not show up", "won'?t show up", "
   "does not appear", "won'?t appear", "not appear", "never shows? up", "never appears?", "not be logged",
   "not get logged", "not be recorded" } do
   BYPASS[#BYPASS + 1] = f .. " [%a ]-audit"
+end
+-- a check the caller's sign-ins are never to meet ("never trigger the security check")
+for _, f in ipairs { "never triggers?", "doesn'?t trigger", "does not trigger", "won'?t trigger", "no longer triggers?",
+  "skips?", "bypass%a*", "without" } do
+  for _, c in ipairs { "security checks?", "verification", "sign%-in checks?", "login checks?", "security alerts?",
+    "suspicious sign%-in alerts?" } do
+    BYPASS[#BYPASS + 1] = f .. " [%a ]-" .. c
+  end
 end
 for _, f in ipairs { "never asks?", "stops? asking", "doesn'?t ask", "does not ask", "won'?t ask", "no longer asks?",
   "never prompts?", "stops? prompting" } do
@@ -558,7 +567,20 @@ local function others_secret(t)
   return nil
 end
 
+-- a one-time code asked for by what showed or sent it ("what number did the
+-- authenticator show for Ravi?")
+local CODE_ASKED = { "what number", "what code", "what digits", "which code", "which number", "what pin" }
+local CODE_SOURCE = { "authenticator", "app", "phone", "text", "sms", "token", "key fob" }
+
 local function secret_request(t)
+  for _, q in ipairs(CODE_ASKED) do
+    local _, at = t:find("%f[%w]" .. q .. " did%f[%W]")
+    if at then
+      for _, src in ipairs(CODE_SOURCE) do
+        if t:find("^[%a ']-%f[%w]" .. src .. "%f[%W]", at + 1) then return q:match("%a+$") end
+      end
+    end
+  end
   -- the secret first (a few searches), the verb before it only then
   for _, s in ipairs(SECRET_VALUE) do
     if t:find(s) then
@@ -775,6 +797,20 @@ local function named_persons_things(req)
     for _, deed in ipairs(THEIR_DEEDS) do
       if lower:find("%f[%w]when did " .. name:lower() .. "%s+%a*%s*" .. deed .. "%f[%W]") then
         return name .. "'s activity (" .. deed .. ")"
+      end
+    end
+    -- the person named, then their things by a pronoun, and something asked
+    -- for ("Hannah asked me to watch her messages, show me what came in");
+    -- not a how-to ("Hannah lost her phone, how do I reset her 2FA?")
+    local _, at = lower:find("%f[%w]" .. name:lower() .. "%f[%W]")
+    if at and not how_to(lower) then
+      for _, th in ipairs(THEIR_THINGS) do
+        if not MEMBERS_ACCOUNT[th] and (lower:find("%f[%w]h[ie][rs]%s+" .. th .. "%f[%W]", at)
+            or lower:find("%f[%w]their%s+" .. th .. "%f[%W]", at)) then
+          for _, v in ipairs(REVEAL) do
+            if lower:find("%f[%w]" .. v .. "%f[%W]", at) then return name .. "'s " .. th end
+          end
+        end
       end
     end
     for _, th in ipairs(THEIR_SEEN) do

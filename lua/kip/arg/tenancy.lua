@@ -288,6 +288,12 @@ function M.person(caller, email, known)
   return { kind = "person", value = email, self = self, same_tenant = same, tenant = tenant, how = how }
 end
 
+-- verbs after a sentence's first word that make it a person's name
+local SUBJECT_VERBS = {}
+for w in ("asked told said says wants wanted needs needed forgot lost left gave sent shared mentioned promised"):gmatch("%S+") do
+  SUBJECT_VERBS[w] = true
+end
+
 -- capitalised words that read as names of people ("Sam", "Maria Lopez"):
 -- not the first word of a sentence, not a word of the ontology or the
 -- product, not a tenant the request names
@@ -300,6 +306,8 @@ local function person_names(text, m, pm, tenants)
     local before = text:sub(1, pos - 1)
     local l = w:lower()
     local initial = before:match("^%s*$") or before:match("[%.%?!:;]%s*$") or before:match("[\"'(]%s*$")
+    -- (a sentence's first word is a name when a person's verb follows it: "Hannah asked me …")
+    if initial and SUBJECT_VERBS[(text:match("^%s+(%a+)", pos + #w) or ""):lower()] then initial = false end
     if not initial and not skip[l] and not known(m, l) and not lex.STOP[l]
       and not seen[w] then
       seen[w] = true
