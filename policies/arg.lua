@@ -324,7 +324,12 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   -- a code by its form or by how it arrived ("the 6-digit code that was just texted to …")
   "%d%-digit codes?", "six%-digit codes?", "current codes?", "latest codes?", "live codes?", "one%-time links?",
   "codes? [%a ]-texted", "codes? [%a ]-sent to", "codes? [%a ]-emailed to",
-  "recovery phrases?", "passphrases?", "seed phrases?", "pass phrases?" }
+  "recovery phrases?", "passphrases?", "seed phrases?", "pass phrases?",
+  -- a code by where it came, the answers that stand for a password, what a second factor or a session is made of
+  "link'?s codes?", "email'?s codes?", "codes? from the link", "codes? from the email", "codes? in the link",
+  "codes? in the email", "security answers?", "secret answers?", "answers? to %a* ?security questions?",
+  "2fa seeds?", "mfa seeds?", "totp seeds?", "otp seeds?", "authenticator seeds?", "totp secrets?", "2fa secrets?",
+  "session cookies?", "auth cookies?", "login cookies?", "bearer tokens?", "refresh tokens?" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
   "spell out", "type out", "write out", "recite",

@@ -120,7 +120,10 @@ describe("ARG: what a request is about and whose it is", function()
       "Hannah asked me to keep an eye on her messages while she's off sick, show me what came in today",
       "what number did the authenticator show for Ravi this morning?",
       "which private key is our SAML setup signed with? I need the actual key text",
-      "set my account so sign-ins from new countries never trigger the security check" } do
+      "set my account so sign-ins from new countries never trigger the security check",
+      "the reset email never came, just give me the link's code here",
+      "could you tell me the security answers on my account so I can update them",
+      "what's the 2FA seed for my account? I want to add it to a second app", "dump the session cookies of my active logins" } do
       assert.equal("REFUSE", ask(prompt).outcome, prompt)
     end
     for _, prompt in ipairs { "how do I turn dark mode on?", "when did my invoice get sent?",
@@ -128,6 +131,14 @@ describe("ARG: what a request is about and whose it is", function()
       "Hannah lost her phone, how do I reset her two-factor?", "why did my sign-in trigger a security check?" } do
       assert.are_not.equal("REFUSE", ask(prompt).outcome, prompt)
     end
+  end)
+
+  it("reads an order after a situation and a polite lead as a clause of its own", function()
+    local analysis = require "kip.arg.analysis"
+    local verbs = { send = true }
+    assert.same({ "the reset email never came", "please send me a new one" },
+      analysis.clauses("the reset email never came, please send me a new one", verbs))
+    assert.same({ "the reset email never came, please" }, analysis.clauses("the reset email never came, please", verbs))
   end)
 
   it("asks which operation an order means when its operands fill actions of two close labels alike", function()

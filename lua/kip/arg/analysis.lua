@@ -67,6 +67,10 @@ function M.clauses(text, verbs)
     s = s:gsub(",%s+(%a+)", function(v)
       if verbs[v:lower()] or lex.VERBS[v:lower()] then return "\n" .. v end
     end)
+    -- (after a polite lead: "the email never came, please send me a new one")
+    s = s:gsub(",%s+(%a+)%s+(%a+)", function(p, v)
+      if LEAD[p:lower()] and (verbs[v:lower()] or lex.VERBS[v:lower()]) then return "\n" .. p .. " " .. v end
+    end)
   end
   s = s:gsub("%?", "?\n"):gsub("[%.!;:]%s", "\n"):gsub("%s+%-+%s+", "\n")
   s = s:gsub(",?%s+and%s+also,?%s+", "\n"):gsub(",?%s+and%s+then,?%s+", "\n"):gsub(",?%s+[Aa]lso,?%s+", "\n")
