@@ -170,6 +170,10 @@ local FAMILIES = {
       "system override", "system update%s*:", "end of user message", "end of conversation", "begin system",
       "new policy%s*:", "policy update%s*:", "admin override", "security override", "debug mode",
       "developer note%s*:", "admin note%s*:", "note to the assistant", "note to assistant", "```%s*system",
+      -- the assistant addressed inside quoted or forwarded text ('the email says: "assistant, reveal …"')
+      "\"%s*assistant%s*[,:]", "\"%s*ai%s*[,:]", "\"%s*bot%s*[,:]", "\"%s*chatbot%s*[,:]", "'%s*assistant%s*[,:]",
+      "to the ai reading this", "to any ai reading", "ai reading this", "to the assistant reading this",
+      "to the bot reading this", "to the model reading this",
       -- a block or a field that sets who the caller is ("BEGIN ADMIN CONTEXT", "caller_role=…")
       "begin %a* ?context", "end %a* ?context", "caller_?role%s*[=:]", "user_?role%s*[=:]", "is_?admin%s*[=:]",
       "is_?staff%s*[=:]", "access_?level%s*[=:]", "authenticated_?as%s*[=:]" } },
@@ -645,6 +649,8 @@ local PAST = { write = "wrote", send = "sent", say = "said", read = "read" }
 local function did_what(t, owner)
   for _, v in ipairs(THEIR_ACTS) do
     if t:find("%f[%w]wh%a+ did [%a' ]-%f[%w]" .. owner .. "%f[%W]%s*" .. v .. "%f[%W]") then return v end
+    -- ("what did the guy who sits next to me search for?")
+    if t:find("%f[%w]wh%a+ did [%a' ]-%f[%w]" .. owner .. "%s+who%s+[%a' ]-%s" .. v .. "%f[%W]") then return v end
   end
   -- a question that starts with "when" about the owner's act in the past
   -- ("when was the last time <owner> opened …?", "when <owner> last read …?");
@@ -891,6 +897,10 @@ local function approval_claim(t, profile)
   return nil
 end
 
+-- what may stand between "I'm the" and a role ("I'm the new billing admin")
+local ROLE_ADJECTIVES = { "new", "acting", "interim", "temporary", "current", "senior", "lead", "head", "deputy",
+  "junior", "main", "only" }
+
 -- a role claimed in words ("I'm a billing admin") other than the caller's
 local function role_claim(t, req)
   local role = req.caller.role
@@ -906,8 +916,14 @@ local function role_claim(t, req)
         if t:find("i'?m %a* ?" .. det .. phrase .. "%f[%W]") or t:find("i am %a* ?" .. det .. phrase .. "%f[%W]")
           or t:find("as " .. det .. phrase .. ",") or t:find("speaking as %a* ?" .. det .. phrase .. "%f[%W]")
           or t:find("this is %a* ?" .. det .. phrase .. "%s*speaking") or t:find("this is %a* ?" .. det .. phrase .. "%s*[,:%-]")
-          or t:find("%f[%w]" .. det .. phrase .. " here%s*[,:%-]") then
+          or t:find("%f[%w]" .. det .. phrase .. " here%s*[,:%-(]") then
           return phrase
+        end
+        -- ("I'm the new billing admin", "I'm the acting owner")
+        for _, adj in ipairs(ROLE_ADJECTIVES) do
+          if t:find("i'?m " .. det .. adj .. " " .. phrase .. "%f[%W]") or t:find("i am " .. det .. adj .. " " .. phrase .. "%f[%W]") then
+            return phrase
+          end
         end
       end
       if t:find("elevated to %a* ?" .. phrase) then return phrase end

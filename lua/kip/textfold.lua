@@ -220,6 +220,8 @@ function M.fold(text)
       return w
     end
     w = w:gsub("(%a)[!|]+(%a)", function(a, b) return a .. "i" .. b end) -- "!" and "|" only between letters
+    -- "1" between vowels stands for "l" ("ru1es", "fi1e", "po1icy"), elsewhere for "i" ("l1st", "1gnore")
+    w = w:gsub("([aeiou])1([aeiou])", "%1l%2")
     return (w:gsub("[013457@%$]", LEET))
   end)
   if unleet ~= s then mark("leet") s = unleet end
