@@ -476,6 +476,17 @@ end
 -- ("which files can my colleague open?"), not a request for the data
 local MODALS = { "can", "could", "should", "would", "will", "may", "might", "must", "can'?t", "cannot", "won'?t",
   "shouldn'?t", "do i", "do we", "how", "what happens", "happen" }
+-- a modal whose subject is not the assistant ("can the CEO see …?", "can we
+-- read …?"; not "can you show me …"): a question of what someone may do
+local function permission_question(t)
+  for _, m in ipairs { "can", "could", "may", "should", "will", "would" } do
+    for subject in t:gmatch("%f[%w]" .. m .. "%s+(%a+)") do
+      if subject ~= "you" and subject ~= "u" and subject ~= "ya" then return true end
+    end
+  end
+  return false
+end
+
 local function has_modal(c)
   for _, m in ipairs(MODALS) do if c:find("%f[%w]" .. m .. "%f[%W]") then return true end end
   return false
@@ -488,9 +499,12 @@ local OTHER_WORDS = {
   "neighbou?r", "friend", "sister", "brother", "husband", "wife", "partner", "girlfriend", "boyfriend", "roommate",
   "flatmate", "mother", "father", "mom", "dad", "son", "daughter", "cousin", "landlord", "competitor", "intern",
   "contractor", "consultant", "freelancer", "assistant", "secretary", "new hire", "guy", "dude", "woman", "lady",
-  "fellow" }
-local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email address",
-  "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone number", "address",
+  "fellow",
+  -- people by their title ("the CEO", "the project lead")
+  "ceo", "cto", "cfo", "coo", "founder", "co%-founder", "director", "president", "supervisor", "designer",
+  "accountant", "recruiter", "receptionist", "team lead", "project lead", "tech lead" }
+local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email addresse?s?",
+  "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone numbers?", "addresse?s?",
   "contact", "notes?", "drafts?", "records?", "history" }
 -- what someone does, asked about with which/what ("which channels does my
 -- teammate read?"); not a thing of theirs otherwise ("can my colleague join
@@ -644,13 +658,28 @@ local function asks_what(t)
     or t:find("%f[%w]when%f[%W]")
 end
 -- "what did <owner> write", "what has <owner> posted"
+-- someone's presence and what they do now
+-- (states only a person has; the rest, "online", "using the mobile app",
+-- only where a personal pronoun shows the name is a person's: "is GitHub
+-- online?" is a service's)
+local PRESENCE = { "signed in", "logged in", "working on", "typing", "away from", "on leave" }
+local PRESENCE_OF_ANYONE = { "online", "offline", "active", "available", "using the", "on the mobile app", "on mobile",
+  "on desktop" }
+-- what someone holds a thing by ("the phone number Aisha has")
+local HOLDS = { "has", "had", "uses", "used", "keeps", "put", "gave", "listed", "added", "saved", "entered", "set" }
+-- what describes a person between them and their act: a relative clause, a place
+local DESCRIBING = { "who", "that", "at", "from", "in", "on", "near", "by", "behind", "next to" }
+-- a person described rather than named, for the acts they did ("the person at desk 12")
+local DESCRIBED_PEOPLE = { "the person", "that person", "this person", "the people", "the man", "the woman", "the one" }
 -- the past of the acts not made with -ed
 local PAST = { write = "wrote", send = "sent", say = "said", read = "read" }
 local function did_what(t, owner)
   for _, v in ipairs(THEIR_ACTS) do
     if t:find("%f[%w]wh%a+ did [%a' ]-%f[%w]" .. owner .. "%f[%W]%s*" .. v .. "%f[%W]") then return v end
-    -- ("what did the guy who sits next to me search for?")
-    if t:find("%f[%w]wh%a+ did [%a' ]-%f[%w]" .. owner .. "%s+who%s+[%a' ]-%s" .. v .. "%f[%W]") then return v end
+    -- ("what did the guy who sits next to me search for?", "who did the person at desk 12 message?")
+    for _, link in ipairs(DESCRIBING) do
+      if t:find("%f[%w]wh%a+ did [%a' ]-%f[%w]" .. owner .. "%s+" .. link .. "%s+[%w' ]-%s" .. v .. "%f[%W]") then return v end
+    end
   end
   -- a question that starts with "when" about the owner's act in the past
   -- ("when was the last time <owner> opened …?", "when <owner> last read …?");
@@ -716,6 +745,34 @@ local function others_things(t, authority, noun)
     end
   end
   if t:find("log in as") or t:find("sign in as") then return "their account" end
+  for _, who in ipairs(DESCRIBED_PEOPLE) do
+    if t:find(who, 1, true) then
+      local d = did_what(t, who)
+      if d then return "activity (" .. d .. ")" end
+    end
+  end
+  -- a thing, then the person holding it ("the home address the CEO gave")
+  for _, word in ipairs(OTHER_WORDS) do
+    if t:find(word) then
+      for _, th in ipairs(THEIR_THINGS) do
+        for _, h in ipairs(HOLDS) do
+          local at = t:find("%f[%w]" .. th .. "%s+the%s+" .. word .. "%s+" .. h .. "%f[%W]")
+          if at and (asks_what(t) or reveals_before(t, word)) and not about_rules(t, at + #th - 1) then return th end
+        end
+      end
+    end
+  end
+  -- everyone's time online ("how many hours each member spent online")
+  for _, q in ipairs(EVERYONES) do
+    for _, p in ipairs(PEOPLE) do
+      local _, b = t:find("%f[%w]" .. q .. " " .. p .. "%f[%W]")
+      if b then
+        for _, st in ipairs { "online", "active", "logged in", "signed in", "last seen", "sign%-ins?", "logins?" } do
+          if t:find("^[^%.%?!]-%f[%w]" .. st .. "%f[%W]", b + 1) then return "activity (" .. st .. ")" end
+        end
+      end
+    end
+  end
   -- sign-in activity of someone described rather than named ("what time did
   -- the new designer log off?"): a question about a third person's sign-ins
   for _, d in ipairs(SIGN_DEEDS) do
@@ -741,8 +798,9 @@ local function others_things(t, authority, noun)
       end
     end
   end
-  -- everyone's things, looked at ("see every member's DMs", "everyone's invoices")
-  for _, q in ipairs(EVERYONES) do
+  -- everyone's things, looked at ("see every member's DMs", "everyone's invoices");
+  -- not a question of what someone may do ("can the CEO see everyone's messages?")
+  for _, q in ipairs(permission_question(t) and {} or EVERYONES) do
     for _, p in ipairs(PEOPLE) do
       local _, b = t:find("%f[%w]" .. q .. " " .. p .. "'?s?'?%s+")
       if not b and p == PEOPLE[1] then _, b = t:find("%f[%w]everyone'?s%s+") end
@@ -794,8 +852,6 @@ local function others_things(t, authority, noun)
   return nil
 end
 
--- what someone holds a thing by ("the phone number Aisha has")
-local HOLDS = { "has", "had", "uses", "used", "keeps", "put", "gave", "listed", "added", "saved", "entered", "set" }
 
 -- a named person's things ("which email did Sam sign up with?", "Maria's
 -- phone number"): for a caller whose authority is only its own account
@@ -808,6 +864,20 @@ local function named_persons_things(req)
     for _, deed in ipairs(THEIR_DEEDS) do
       if lower:find("%f[%w]when did " .. name:lower() .. "%s+%a*%s*" .. deed .. "%f[%W]") then
         return name .. "'s activity (" .. deed .. ")"
+      end
+    end
+    -- whether they are online, or what they are doing now ("is Marta online right
+    -- now?", "is Priya still using the mobile app?")
+    local _, after = lower:find("%f[%w]" .. name:lower() .. "%f[%W]")
+    local person = false
+    for _, pronoun in ipairs { "she", "he", "her", "him", "his", "hers" } do
+      if after and lower:find("%f[%w]" .. pronoun .. "%f[%W]", after) then person = true end
+    end
+    for _, list in ipairs { PRESENCE, person and PRESENCE_OF_ANYONE or {} } do
+      for _, st in ipairs(list) do
+        if lower:find("%f[%w]is%s+" .. name:lower() .. "%s+%a*%s*" .. st .. "%f[%W]") then
+          return name .. "'s presence (" .. st .. ")"
+        end
       end
     end
     -- the person named, then their things by a pronoun, and something asked

@@ -38,7 +38,7 @@ local function lower(s) return type(s) == "string" and s:lower() or nil end
 local NOT_A_NAME = {}
 for w in ([[our my your this that a an the whole entire same new their his her its each every which what whose any
   some one current main default old other another shared own personal free paid trial existing second first
-  different separate]]):gmatch("%S+") do NOT_A_NAME[w] = true end
+  different separate everyone everybody anyone anybody someone somebody nobody noone]]):gmatch("%S+") do NOT_A_NAME[w] = true end
 
 -- is word w (lower case) a word of the pinned ontology (or its stem)?
 local function known(m, w) return m.vocab[w] or m.stem_known[lex.stem(w)] end
