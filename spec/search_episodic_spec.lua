@@ -100,4 +100,25 @@ describe("SEARCH over conversations", function()
     assert.equal(1, r.categories[1].modes.keyword[1])
     assert.equal(1, r.categories[2].modes.keyword[5])
   end)
+  it("gives the same thing said again one place among the first results", function()
+    local path2 = H.tmpdb()
+    local nx2 = assert(kip.open { path = path2, embedder = false })
+    local cmd = { "UPSERT {", 'CONCEPT ?j { {type: "Person", name: "Jonah"} }' }
+    -- the same small talk in five conversations, shorter than the answer (BM25 prefers it)
+    for i = 1, 5 do
+      cmd[#cmd + 1] = event("r" .. i, "Jonah", "Maya", ("2025-0%d-01T10:00:00Z"):format(i), "I read a review of Piranesi, sounds good")
+    end
+    cmd[#cmd + 1] = event("answer", "Jonah", "Maya", "2025-06-01T10:00:00Z",
+      "I'm reading The Overstory at the moment, it's about trees and the people who fight for them")
+    cmd[#cmd + 1] = "}"
+    local r = nx2:execute(table.concat(cmd, "\n"))
+    assert.is_nil(r.error, r.error and r.error.message)
+    local got = names(nx2:execute('SEARCH CONCEPT :q WITH TYPE "Event" LIMIT 6', { q = "What book was Jonah reading?" }))
+    -- one of the repeats, the answer, then the other repeats: all six still returned
+    assert.equal(6, #got)
+    assert.equal("answer", got[2], table.concat(got, ","))
+    assert.truthy(got[1]:match("^r%d$"), table.concat(got, ","))
+    nx2:close()
+    H.cleanup(path2)
+  end)
 end)

@@ -11,7 +11,9 @@
 ** its best evidence, max(keyword, semantic). Every mode's _score is on one scale
 ** (0 = no evidence, 1 = an exact match) and THRESHOLD applies to it: in
 ** hybrid, t keeps what either mode keeps at t. Schema definitions follow
-** the instances unless the request targets the schema. Kind, WITH TYPE and the
+** the instances unless the request targets the schema, and an element that
+** says again what an earlier hit said follows those that say something new.
+** Kind, WITH TYPE and the
 ** request's governance scope filter the candidates *before* ranking (seed
 ** 003: vectors shortlist and rank, never widen the scope), and every
 ** returned hit is checked against the full scope once more.
@@ -163,6 +165,67 @@ static int schema_last(kip_ctx *c, const ast_search *q, const char *text, search
   return 0;
 }
 
+/* a text shorter than this is a label many elements share ("active"), not something said */
+#define REPEAT_MIN_CHARS 24
+
+/* the text an element says: its longest top-level string attribute (an
+** Event's content_summary, a note's body), hashed (FNV-1a); 0 when it has none */
+static uint64_t said_text_hash(const char *attrs) {
+  json_t *a = attrs ? json_loads(attrs, 0, NULL) : NULL;
+  const char *best = NULL;
+  size_t best_len = 0;
+  const char *key;
+  json_t *v;
+  json_object_foreach(a, key, v) {
+    if (json_is_string(v) && json_string_length(v) > best_len) {
+      best = json_string_value(v);
+      best_len = json_string_length(v);
+    }
+  }
+  uint64_t h = 0;
+  if (best && best_len >= REPEAT_MIN_CHARS) {
+    h = 1469598103934665603ull;
+    for (size_t i = 0; i < best_len; i++) h = (h ^ (unsigned char)best[i]) * 1099511628211ull;
+  }
+  json_decref(a);
+  return h;
+}
+
+/* the same thing said again ("I read a review of Piranesi" in ten
+** conversations) takes one place among the first results: a hit whose text
+** (said_text_hash) an earlier hit already said follows the hits that say
+** something new, in its order, until `limit` distinct ones are placed —
+** measured on the conversational sets (docs/search.md) */
+static int repeats_last(kip_ctx *c, search_hits *h, int64_t limit) {
+  if (h->n < 2 || search_cue_off("repeats")) return 0;
+  kip_stmt *st;
+  int rc = kip_prepare(c->nx, "SELECT attributes FROM element WHERE id = ?1", -1, &st);
+  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  search_hit *repeats = malloc(sizeof *repeats * h->n);
+  uint64_t *said = malloc(sizeof *said * h->n);
+  if (!repeats || !said) abort();
+  size_t w = 0, nr = 0, ns = 0, i = 0;
+  for (; i < h->n && (int64_t)w < limit; i++) {
+    kip_bind_int64(st, 1, h->v[i].id);
+    uint64_t t = kip_step(st) == KIP_ROW ? said_text_hash(kip_col_text(st, 0)) : 0;
+    kip_reset(st);
+    int again = 0;
+    for (size_t k = 0; t && k < ns && !again; k++) again = said[k] == t;
+    if (again) repeats[nr++] = h->v[i];
+    else {
+      if (t) said[ns++] = t;
+      h->v[w++] = h->v[i];
+    }
+  }
+  kip_finish(c->nx, st);
+  /* the distinct hits, the repeats, then the rest as they were */
+  memmove(h->v + w + nr, h->v + i, (h->n - i) * sizeof *h->v);
+  memcpy(h->v + w, repeats, nr * sizeof *repeats);
+  free(repeats);
+  free(said);
+  return 0;
+}
+
 static int render(kip_ctx *c, const search_hits *h, size_t n) {
   kip_stmt *st;
   int rc = kip_prepare(c->nx, "SELECT e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, "
@@ -216,6 +279,7 @@ int kip_exec_search(kip_ctx *c, const ast_command *cmd) {
   if (!rc) rc = rank(c, q, &sc, json_string_value(q->term), mode, cap, &h);
   search_scope_free(&sc);
   if (!rc) rc = schema_last(c, q, json_string_value(q->term), &h);
+  if (!rc) rc = repeats_last(c, &h, limit);
   /* the full check (links about links, any depth) on what is returned */
   if (!rc && c->nx->req->scope) {
     size_t w = 0;

@@ -13,7 +13,9 @@ open-domain):
     turn in one column, `porter unicode61`, the question's words OR-ed,
     ordered by FTS5's own bm25();
   - keyword and hybrid without the question's cues (KIP_SEARCH_WITHOUT=
-    people, dates, both: search_episodic.c), the effect of each.
+    people, dates, both: search_episodic.c), and without a repeated text's
+    single place among the first results (repeats: exec_search.c), the
+    effect of each.
 
 Usage: search_conversations.py KIP EMBEDDINGS.kvec [--sets dev,test] [--show]
 """
@@ -104,7 +106,8 @@ def main():
                        check=True, capture_output=True)
         base_env = dict(os.environ, KIP_EMBEDDINGS=vectors)
         rows, counts = [], None
-        runs = [("", ""), ("people", " without people"), ("dates", " without dates"), ("people,dates", " without both")]
+        runs = [("", ""), ("people", " without people"), ("dates", " without dates"), ("people,dates", " without both"),
+                ("repeats", " without repeats")]
         for off, suffix in runs:
             env = dict(base_env, KIP_SEARCH_WITHOUT=off)
             r = kip_eval(kip, db, qfile, env)
