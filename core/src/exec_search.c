@@ -11,7 +11,7 @@
 ** its best evidence, max(keyword, semantic). Every mode's _score is on one scale
 ** (0 = no evidence, 1 = an exact match) and THRESHOLD applies to it: in
 ** hybrid, t keeps what either mode keeps at t. Schema definitions follow
-** the instances unless the request targets the schema, and an element that
+** the instances unless the request targets the schema, and an episode that
 ** says again what an earlier hit said follows those that say something new.
 ** Kind, WITH TYPE and the
 ** request's governance scope filter the candidates *before* ranking (seed
@@ -168,10 +168,16 @@ static int schema_last(kip_ctx *c, const ast_search *q, const char *text, search
 /* a text shorter than this is a label many elements share ("active"), not something said */
 #define REPEAT_MIN_CHARS 24
 
-/* the text an element says: its longest top-level string attribute (an
-** Event's content_summary, a note's body), hashed (FNV-1a); 0 when it has none */
+/* what an episode says: the longest top-level string attribute (an RC11
+** Event's content_summary) of an element with a `start_time`, hashed
+** (FNV-1a); 0 for anything else — the same description on two concepts is
+** what the sleep cycle's duplicate probes look for, never to be pushed down */
 static uint64_t said_text_hash(const char *attrs) {
   json_t *a = attrs ? json_loads(attrs, 0, NULL) : NULL;
+  if (a && !json_is_string(json_object_get(a, "start_time"))) {
+    json_decref(a);
+    return 0;
+  }
   const char *best = NULL;
   size_t best_len = 0;
   const char *key;
@@ -192,7 +198,7 @@ static uint64_t said_text_hash(const char *attrs) {
 }
 
 /* the same thing said again ("I read a review of Piranesi" in ten
-** conversations) takes one place among the first results: a hit whose text
+** conversations) takes one place among the first results: an episode whose text
 ** (said_text_hash) an earlier hit already said follows the hits that say
 ** something new, in its order, until `limit` distinct ones are placed —
 ** measured on the conversational sets (docs/search.md) */
