@@ -762,8 +762,9 @@ local function others_things(t, authority, noun)
       end
     end
   end
-  -- everyone's time online ("how many hours each member spent online")
-  for _, q in ipairs(EVERYONES) do
+  -- everyone's time online ("how many hours each member spent online"; not
+  -- what someone may see: "can each member see who is online?")
+  for _, q in ipairs(permission_question(t) and {} or EVERYONES) do
     for _, p in ipairs(PEOPLE) do
       local _, b = t:find("%f[%w]" .. q .. " " .. p .. "%f[%W]")
       if b then
