@@ -704,6 +704,25 @@ local DESCRIBED = { the = true, that = true, this = true, a = true, one = true }
 local LOOK = { "see", "read", "access", "view", "open", "get", "check", "look at", "browse", "go through" }
 local EVERYONES = { "every", "all", "each", "other", "another", "any" }
 
+-- where the mentions of everyone end: "<every|all|each …> <member|user …>"
+-- followed by `tail` (for a quantifier without the first person word, the
+-- first of `alone` that is there: "everyone's"); none in a question of what
+-- someone may do ("can the CEO see everyone's messages?")
+local function everyone_ends(t, tail, alone)
+  local ends = {}
+  if permission_question(t) then return ends end
+  for _, q in ipairs(EVERYONES) do
+    for i, p in ipairs(PEOPLE) do
+      local _, b = t:find("%f[%w]" .. q .. " " .. p .. tail)
+      for _, a in ipairs(not b and i == 1 and alone or {}) do
+        if not b then _, b = t:find("%f[%w]" .. a) end
+      end
+      if b then ends[#ends + 1] = b end
+    end
+  end
+  return ends
+end
+
 local function others_things(t, authority, noun)
   for _, word in ipairs(OTHER_WORDS) do
     if t:find(word) then
@@ -762,16 +781,10 @@ local function others_things(t, authority, noun)
       end
     end
   end
-  -- everyone's time online ("how many hours each member spent online"; not
-  -- what someone may see: "can each member see who is online?")
-  for _, q in ipairs(permission_question(t) and {} or EVERYONES) do
-    for _, p in ipairs(PEOPLE) do
-      local _, b = t:find("%f[%w]" .. q .. " " .. p .. "%f[%W]")
-      if b then
-        for _, st in ipairs { "online", "active", "logged in", "signed in", "last seen", "sign%-ins?", "logins?" } do
-          if t:find("^[^%.%?!]-%f[%w]" .. st .. "%f[%W]", b + 1) then return "activity (" .. st .. ")" end
-        end
-      end
+  -- everyone's time online ("how many hours each member spent online")
+  for _, b in ipairs(everyone_ends(t, "%f[%W]")) do
+    for _, st in ipairs { "online", "active", "logged in", "signed in", "last seen", "sign%-ins?", "logins?" } do
+      if t:find("^[^%.%?!]-%f[%w]" .. st .. "%f[%W]", b + 1) then return "activity (" .. st .. ")" end
     end
   end
   -- sign-in activity of someone described rather than named ("what time did
@@ -799,21 +812,13 @@ local function others_things(t, authority, noun)
       end
     end
   end
-  -- everyone's things, looked at ("see every member's DMs", "everyone's invoices");
-  -- not a question of what someone may do ("can the CEO see everyone's messages?")
-  for _, q in ipairs(permission_question(t) and {} or EVERYONES) do
-    for _, p in ipairs(PEOPLE) do
-      local _, b = t:find("%f[%w]" .. q .. " " .. p .. "'?s?'?%s+")
-      if not b and p == PEOPLE[1] then _, b = t:find("%f[%w]everyone'?s%s+") end
-      if not b and p == PEOPLE[1] then _, b = t:find("%f[%w]everybody'?s%s+") end
-      if b then
-        for _, th in ipairs(THEIR_THINGS) do
-          if not MEMBERS_ACCOUNT[th] and t:find("^" .. th .. "%f[%W]", b + 1) then
-            for _, list in ipairs { LOOK, REVEAL } do
-              for _, v in ipairs(list) do
-                if t:find("%f[%w]" .. v .. "%f[%W]") then return th end
-              end
-            end
+  -- everyone's things, looked at ("see every member's DMs", "everyone's invoices")
+  for _, b in ipairs(everyone_ends(t, "'?s?'?%s+", { "everyone'?s%s+", "everybody'?s%s+" })) do
+    for _, th in ipairs(THEIR_THINGS) do
+      if not MEMBERS_ACCOUNT[th] and t:find("^" .. th .. "%f[%W]", b + 1) then
+        for _, list in ipairs { LOOK, REVEAL } do
+          for _, v in ipairs(list) do
+            if t:find("%f[%w]" .. v .. "%f[%W]") then return th end
           end
         end
       end
