@@ -21,7 +21,6 @@ overall and per category:
 Usage: pg_search_recall.py KIP [--sets dev,test]
 Exit 77 when PostgreSQL 15 is not installed (scripts/setup-deps installs it).
 """
-import json
 import os
 import re
 import subprocess
@@ -99,19 +98,11 @@ def main():
     os.chmod(tmp, 0o755)  # the server runs as another user and reads the files copied in
     with Cluster(os.path.join(tmp, "pg")) as pg:
         for name in sets:
-            qfile = os.path.join(HERE, "conversations", name, "questions.jsonl")
-            questions = [json.loads(l) for l in open(qfile) if l.strip()]
-            db = os.path.join(tmp, name + ".db")
-            subprocess.run([kip, "--db", db, "import", os.path.join(HERE, "conversations", name, "memory.kip")],
-                           check=True, capture_output=True)
-            import sqlite3
-            src = sqlite3.connect(db)
+            questions, db, _ = sc.load_set(kip, tmp, name)
             docs = os.path.join(tmp, name + "-docs.tsv")
             with open(docs, "w") as f:
-                for ename, attrs in src.execute("SELECT name, attributes FROM element WHERE type = 'Event'"):
-                    parts = []
-                    sc.flatten(json.loads(attrs), parts)
-                    text = " ".join(parts).replace("\\", " ").replace("\t", " ").replace("\n", " ")
+                for ename, text in sc.event_texts(db):
+                    text = text.replace("\\", " ").replace("\t", " ").replace("\n", " ")
                     f.write(f"{ename}\t{text}\n")
             qs = os.path.join(tmp, name + "-questions.tsv")
             with open(qs, "w") as f:

@@ -42,15 +42,31 @@ def flatten(v, out):
             flatten(x, out)
 
 
-def fts5_baseline(db, questions):
-    """recall per query of a plain FTS5 bm25() top 10 over the Events' text"""
+def load_set(kip, tmp, name):
+    """a conversational set imported into a fresh nexus under tmp: (questions, nexus path, questions file)"""
+    qfile = os.path.join(HERE, "conversations", name, "questions.jsonl")
+    questions = [json.loads(l) for l in open(qfile) if l.strip()]
+    db = os.path.join(tmp, name + ".db")
+    subprocess.run([kip, "--db", db, "import", os.path.join(HERE, "conversations", name, "memory.kip")],
+                   check=True, capture_output=True)
+    return questions, db, qfile
+
+
+def event_texts(db):
+    """(name, text) of every Event of the nexus: its string attributes joined, what the baselines index"""
     src = sqlite3.connect(db)
-    mem = sqlite3.connect(":memory:")
-    mem.execute("CREATE VIRTUAL TABLE t USING fts5(name UNINDEXED, text, tokenize = 'porter unicode61')")
     for name, attrs in src.execute("SELECT name, attributes FROM element WHERE type = 'Event'"):
         parts = []
         flatten(json.loads(attrs), parts)
-        mem.execute("INSERT INTO t VALUES (?, ?)", (name, " ".join(parts)))
+        yield name, " ".join(parts)
+    src.close()
+
+
+def fts5_baseline(db, questions):
+    """recall per query of a plain FTS5 bm25() top 10 over the Events' text"""
+    mem = sqlite3.connect(":memory:")
+    mem.execute("CREATE VIRTUAL TABLE t USING fts5(name UNINDEXED, text, tokenize = 'porter unicode61')")
+    mem.executemany("INSERT INTO t VALUES (?, ?)", event_texts(db))
     out = []
     for q in questions:
         words = re.findall(r"[A-Za-z0-9]+", q["query"])
@@ -99,11 +115,7 @@ def main():
         sets = sys.argv[sys.argv.index("--sets") + 1].split(",")
     tmp = tempfile.mkdtemp()
     for name in sets:
-        qfile = os.path.join(HERE, "conversations", name, "questions.jsonl")
-        questions = [json.loads(l) for l in open(qfile) if l.strip()]
-        db = os.path.join(tmp, name + ".db")
-        subprocess.run([kip, "--db", db, "import", os.path.join(HERE, "conversations", name, "memory.kip")],
-                       check=True, capture_output=True)
+        questions, db, qfile = load_set(kip, tmp, name)
         base_env = dict(os.environ, KIP_EMBEDDINGS=vectors)
         rows, counts = [], None
         runs = [("", ""), ("people", " without people"), ("dates", " without dates"), ("people,dates", " without both"),
