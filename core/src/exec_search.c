@@ -173,8 +173,10 @@ static int schema_last(kip_ctx *c, const ast_search *q, const char *text, search
 ** (FNV-1a); 0 for anything else — the same description on two concepts is
 ** what the sleep cycle's duplicate probes look for, never to be pushed down */
 static uint64_t said_text_hash(const char *attrs) {
-  json_t *a = attrs ? json_loads(attrs, 0, NULL) : NULL;
-  if (a && !json_is_string(json_object_get(a, "start_time"))) {
+  /* (most hits of most nexuses are not episodes: no parse for them) */
+  json_t *a = attrs && strstr(attrs, "\"start_time\"") ? json_loads(attrs, 0, NULL) : NULL;
+  if (!a) return 0;
+  if (!json_is_string(json_object_get(a, "start_time"))) {
     json_decref(a);
     return 0;
   }
