@@ -11,12 +11,12 @@ set_tests_properties(unit_core PROPERTIES ENVIRONMENT "KIP_PLAN_VERIFY=1")
 # docs/examples/statement (PING), driven through the public API
 add_library(kipcore_stmt_ext_obj OBJECT ${KIP_CORE_SOURCES} ${CMAKE_BINARY_DIR}/capsules_embedded.c)
 target_include_directories(kipcore_stmt_ext_obj PUBLIC core/include PRIVATE core/src)
-target_link_libraries(kipcore_stmt_ext_obj PUBLIC PkgConfig::SQLITE PkgConfig::JANSSON PkgConfig::PCRE2 PkgConfig::CURL Threads::Threads)
+target_link_libraries(kipcore_stmt_ext_obj PUBLIC PkgConfig::SQLITE PkgConfig::JANSSON PkgConfig::PCRE2 PkgConfig::CURL PkgConfig::LIBPQ Threads::Threads)
 kip_statement_extension(kipcore_stmt_ext_obj ${CMAKE_SOURCE_DIR}/docs/examples/statement)
 add_executable(test_statement_ext core/tests/test_statement_ext.c $<TARGET_OBJECTS:kipcore_stmt_ext_obj>)
 target_include_directories(test_statement_ext PRIVATE core/include)
 target_compile_options(test_statement_ext PRIVATE ${KIP_WARNINGS})
-target_link_libraries(test_statement_ext PRIVATE PkgConfig::SQLITE PkgConfig::JANSSON PkgConfig::PCRE2 PkgConfig::CURL Threads::Threads m)
+target_link_libraries(test_statement_ext PRIVATE PkgConfig::SQLITE PkgConfig::JANSSON PkgConfig::PCRE2 PkgConfig::CURL PkgConfig::LIBPQ Threads::Threads m)
 add_test(NAME statement_extension COMMAND test_statement_ext)
 
 find_program(BUSTED busted)
@@ -181,6 +181,13 @@ if(EXISTS "${KIP_CONFORMANCE_DIR}/run_conformance.py")
     if(n IN_LIST KIP_PENDING_FILES)
       set_tests_properties(conformance_${n} PROPERTIES DISABLED TRUE)
     endif()
+  endforeach()
+  # ... and on the PostgreSQL backend, each file on a throwaway cluster of its
+  # own (tests/pg_conformance.py; docs/postgresql.md), pending lists as above
+  foreach(f IN LISTS KIP_CASE_FILES)
+    get_filename_component(n ${f} NAME_WE)
+    add_test(NAME conformance_pg_${n} COMMAND ${CMAKE_SOURCE_DIR}/tests/conformance.sh
+             ${CMAKE_SOURCE_DIR}/tests/pg_conformance.py ${CMAKE_BINARY_DIR}/kip ${f} ${KIP_PENDING_PG_${n}})
   endforeach()
 else()
   # the suite is not there: one test that says so, reported as skipped

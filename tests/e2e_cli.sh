@@ -126,9 +126,13 @@ mcphelp=$("${KIP[@]}" mcp --help); readme=$(cat "$SRC/README.md")
 for t in $(grep -oh '{ name = "[a-z_]*"' "$SRC/lua/kip/mind/mcp.lua" "$SRC/lua/kip/arg/mcp.lua" | sed 's/.*"\(.*\)"/\1/'); do
   check "mcp_help_tool_$t" "$t" "$mcphelp"; check "readme_tool_$t" "\`$t\`" "$readme"
 done
-# a PostgreSQL URL is not a file path: said plainly, nothing created
-out=$(cd "$T" && "${KIP[@]}" --db "postgresql://me@127.0.0.1:5432/db?nexus=x" exec 'FIND(?x) WHERE { ?x {type: "Person"} }' 2>&1); rc=$?
-check pg_url_refused "this build has no PostgreSQL backend" "$out rc=$rc"
+# a PostgreSQL URL is not a file path: a server that is not there is said
+# plainly (no password shown), nothing created here
+out=$(cd "$T" && "${KIP[@]}" --db "postgresql://me:secret@127.0.0.1:1/db?nexus=x" exec 'FIND(?x) WHERE { ?x {type: "Person"} }' 2>&1); rc=$?
+check pg_url_refused "cannot connect to postgresql://me@127.0.0.1:1/db" "$out rc=$rc"
+case "$out" in *secret*) fails=$((fails+1)); echo "FAIL pg_url_password_shown: $out" ;; *) passes=$((passes+1)) ;; esac
+out=$(cd "$T" && "${KIP[@]}" --db "postgresql://me@127.0.0.1:1/db?nexus=No-Such" exec 'FIND(?x) WHERE { ?x {type: "Person"} }' 2>&1)
+check pg_url_bad_nexus "has a character other than a-z, 0-9 and _" "$out"
 check pg_url_exit "rc=2" "rc=$rc"
 [ ! -e "$T/postgresql:" ] && passes=$((passes+1)) || { fails=$((fails+1)); echo "FAIL pg_url_created_nothing"; }
 check readme_schema_version "the current version is $(grep -o 'KIP_SCHEMA_VERSION [0-9]*' "$SRC/core/src/"*.h | head -1 | awk '{print $2}')" "$readme"

@@ -13,6 +13,7 @@ standby beside it is a `pg_basebackup -R` copy streaming from it.
             st.wait_for(pg.lsn())
 
     pg_cluster.py selftest                # the harness itself, as ctest runs it
+    pg_cluster.py serve                   # a cluster for working by hand: prints its URL
 
 Exit 77 (ctest: skipped) when PostgreSQL 15's binaries are not installed
 (scripts/setup-deps installs them).
@@ -196,7 +197,29 @@ def selftest():
     return 1 if fails else 0
 
 
+def serve():
+    """a throwaway cluster for working by hand: prints its URL, runs until
+    interrupted (Ctrl-C or SIGTERM), then stops and removes it"""
+    import signal
+    import tempfile
+    root = tempfile.mkdtemp(prefix="kip-pg-")
+    cl = Cluster(root).start()
+    print(cl.url(), flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        while True:
+            time.sleep(3600)
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        cl.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "selftest":
         sys.exit(selftest())
+    if len(sys.argv) > 1 and sys.argv[1] == "serve":
+        sys.exit(serve())
     print(__doc__)

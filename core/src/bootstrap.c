@@ -158,7 +158,8 @@ int kip_bootstrap(kip_nexus *nx, const char *capsule_dir, kip_error *err) {
     if ((rc = kip_tx_begin(nx, err))) goto out;
     kip_stamp_now(nx);
     kip_stmt *up = NULL;
-    if (kip_prepare(nx, "INSERT OR REPLACE INTO kip_capsule(name, hash, applied_at) VALUES(?1,?2,?3)", -1, &up) !=
+    if (kip_prepare(nx, "INSERT INTO kip_capsule(name, hash, applied_at) VALUES(?1,?2,?3) "
+                                "ON CONFLICT(name) DO UPDATE SET hash = excluded.hash, applied_at = excluded.applied_at", -1, &up) !=
         KIP_STORE_OK)
       rc = kip_store_error(nx, kip_store_errcode(nx), err, "recording capsules");
     for (size_t i = 0; i < n && !rc; i++) {

@@ -148,12 +148,38 @@ struct kip_dialect {
   /* register what compiled queries call on the connection (hop traversal,
   ** kip_visible); 0 on success */
   int (*register_functions)(kip_nexus *nx);
+  /* "element `id` is inside the request's governance scope, and so are
+  ** its endpoints, transitively" (scope.c kip_in_scope) */
+  char *(*visible)(kql *C, const char *id);
+  /* null-safe equality and inequality ("IS" / "IS NOT" in SQLite) */
+  const char *is, *is_not;
+  /* an operand of the value functions (kip_cmp, kip_in, kip_contains …)
+  ** that is a column, not a value of the attributes: SQLite's values are
+  ** dynamically typed, PostgreSQL's functions take json */
+  char *(*column_value)(kql *C, const char *sql);
+  /* the type a whole attributes or metadata object is cast to as a value */
+  const char *json_type;
+  /* one ORDER BY term over result column `col` (nulls last); wrap: the
+  ** ordered query must be a subquery first (its terms are expressions
+  ** over output columns, which PostgreSQL allows only from a subquery) */
+  char *(*order_term)(kql *C, const char *col, int desc);
+  int order_wraps;
+  /* GROUP BY must name the joined rows whose columns a projection reads
+  ** (PostgreSQL infers functional dependence only from a primary key) */
+  int group_by_rows;
+  /* a LIMIT without a bound is NULL (PostgreSQL), not -1 (SQLite) */
+  int unlimited_null;
+  /* the element (?1) and every proposition that references it,
+  ** transitively: a WITH clause defining doomed(id) (exec_delete.c) */
+  const char *cascade_cte;
 };
 /* the dialect of the SQL nexus nx's store speaks */
 const kip_dialect *kql_dialect(kip_nexus *nx);
 
 /* dialect_sqlite.c */
 extern const kip_dialect kip_dialect_sqlite;
+/* dialect_pg.c */
+extern const kip_dialect kip_dialect_pg;
 /* dialect_sqlite_hops.c: the kip_hops table-valued function */
 int kip_register_hops(kip_nexus *nx);
 

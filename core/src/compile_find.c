@@ -131,6 +131,16 @@ static void append_from_where_group(kip_buf *sql, const frame *F, const kip_buf 
   }
 }
 
+/* the dialect's GROUP BY names the rows the projection reads beside the
+** variables' identities (each is one row per identity: the same groups) */
+static void group_by_rows(kql *C, frame *F, const char **vars, int nv, kip_buf *keys) {
+  if (!keys->len || !C->dialect->group_by_rows) return;
+  for (int i = 0; i < nv; i++) {
+    cvar *v = kql_lookup(F, vars[i]);
+    if (v && v->row) kip_buf_printf(keys, ", %s.id", v->row);
+  }
+}
+
 int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int *aggregated_out) {
   frame F;
   frame_init(&F, NULL);
@@ -198,12 +208,15 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
       int own = unique || refs_only(e, vars, nv);
       kip_buf_printf(&sel, ", %s(%s) AS ok%d", own ? "" : (f->order[i].desc ? "max" : "min"), kv, i);
       if (i) kip_buf_adds(&order, ", ");
-      kip_buf_printf(&order, "ok%d IS NULL, ok%d%s", i, i, f->order[i].desc ? " DESC" : "");
+      kip_buf_adds(&order, C->dialect->order_term(C, kql_strf(C, "ok%d", i), f->order[i].desc));
     }
     if (!rc) {
-      kip_buf_adds(sql, "SELECT ");
+      group_by_rows(C, &F, vars, nv, &keys);
+      int wrap = order.len && C->dialect->order_wraps;
+      kip_buf_adds(sql, wrap ? "SELECT * FROM (SELECT " : "SELECT ");
       kip_buf_add(sql, sel.p, sel.len);
       append_from_where_group(sql, &F, &keys);
+      if (wrap) kip_buf_adds(sql, ") AS q");
       if (order.len) {
         kip_buf_adds(sql, " ORDER BY ");
         kip_buf_add(sql, order.p, order.len);
@@ -288,19 +301,22 @@ int kip_find_sql(kql *C, const ast_find *f, kip_buf *sql, proj **projs_out, int 
         kip_buf_printf(&outer_sel, ", %s(o%d) AS ok%d", f->order[i].desc ? "max" : "min", i, i);
       }
       if (i) kip_buf_adds(&order, ", ");
-      kip_buf_printf(&order, "ok%d IS NULL, ok%d%s", i, i, f->order[i].desc ? " DESC" : "");
+      kip_buf_adds(&order, C->dialect->order_term(C, kql_strf(C, "ok%d", i), f->order[i].desc));
     }
     if (!rc) {
-      kip_buf_adds(sql, "SELECT ");
+      group_by_rows(C, &F, vars, nv, &keys);
+      int wrap = order.len && C->dialect->order_wraps;
+      kip_buf_adds(sql, wrap ? "SELECT * FROM (SELECT " : "SELECT ");
       kip_buf_add(sql, outer_sel.p, outer_sel.len);
       kip_buf_adds(sql, " FROM (SELECT ");
       kip_buf_add(sql, inner.p ? inner.p : "1", inner.p ? inner.len : 1);
       append_from_where_group(sql, &F, &keys);
-      kip_buf_adds(sql, ")");
+      kip_buf_adds(sql, ") AS s");
       if (groups.len) {
         kip_buf_adds(sql, " GROUP BY ");
         kip_buf_add(sql, groups.p, groups.len);
       }
+      if (wrap) kip_buf_adds(sql, ") AS q");
       if (order.len) {
         kip_buf_adds(sql, " ORDER BY ");
         kip_buf_add(sql, order.p, order.len);

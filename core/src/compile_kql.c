@@ -31,6 +31,7 @@ void kql_init(kql *C, kip_nexus *nx, kip_arena *a, kip_error *err) {
 const kip_dialect *kql_dialect(kip_nexus *nx) {
   switch (nx->sql_dialect) {
     case KIP_SQL_SQLITE: return &kip_dialect_sqlite;
+    case KIP_SQL_POSTGRESQL: return &kip_dialect_pg;
   }
   return &kip_dialect_sqlite;
 }
@@ -432,7 +433,7 @@ static int endpoint_join(kql *C, frame *F, const ast_endpoint *ep, const char *c
     v = bind_var(F, ep->var, VK_ELEM, kql_strf(C, "%s", col), NULL, 0);
     if (C->nx->req->scope) { /* a scoped endpoint needs its row; a link endpoint, its own endpoints checked */
       char *r = kql_row(C, F, v);
-      add_where(F, kql_strf(C, "(%s.type IS NOT NULL OR kip_visible(%s.id))", r, r));
+      add_where(F, kql_strf(C, "(%s.type IS NOT NULL OR %s)", r, C->dialect->visible(C, kql_strf(C, "%s.id", r))));
     } else if (needs_row(C, ep->var)) {
       kql_row(C, F, v);
     }
@@ -497,7 +498,7 @@ static char *compile_prop(kql *C, frame *F, const ast_prop *pr) {
   if (pr->id) {
     if (f) f->fixed = 1;
     add_where(F, id_condition(C, r, pr->id, 1));
-    if (C->nx->req->scope) add_where(F, kql_strf(C, "kip_visible(%s.id)", r)); /* its endpoints are not joined */
+    if (C->nx->req->scope) add_where(F, C->dialect->visible(C, kql_strf(C, "%s.id", r))); /* its endpoints are not joined */
     return r;
   }
   if (pd->kind == PRED_VAR) {
@@ -560,10 +561,10 @@ static char *path_kv(kql *C, frame *F, cvar *v, const ast_expr *e) {
       return kql_strf(C, "(SELECT CASE WHEN z.type IS NULL THEN 'P:' ELSE 'C:' END || z.id FROM element z WHERE z.id = %s.%s)",
                       r, e->field == F_SUBJECT ? "subject" : "object");
     case F_ATTRS:
-      if (!e->key) return kql_strf(C, "CAST(%s.attributes AS BLOB)", r);
+      if (!e->key) return kql_strf(C, "CAST(%s.attributes AS %s)", r, C->dialect->json_type);
       return kql_strf(C, "kip_attr(%s.attributes, %s)", r, kql_quote(C, e->key));
     case F_META:
-      if (!e->key) return kql_strf(C, "CAST(%s.metadata AS BLOB)", r);
+      if (!e->key) return kql_strf(C, "CAST(%s.metadata AS %s)", r, C->dialect->json_type);
       if (!strcmp(e->key, "_version")) return kql_strf(C, "%s.version", r);
       if (!strcmp(e->key, "_updated_at")) return kql_strf(C, "%s.updated_at", r);
       if (!strcmp(e->key, "_score")) return kql_strf(C, "NULL");
@@ -592,6 +593,17 @@ char *kql_kv(kql *C, frame *F, const ast_expr *e) {
       return NULL;
     default: return kql_bool(C, F, e);
   }
+}
+
+/* an operand of a value function as the dialect passes it: a column
+** (a variable, or a field that is not inside attributes or metadata) is
+** not a value of the attributes, whose type the functions take */
+static char *value_operand(kql *C, const ast_expr *e, char *sql) {
+  if (!sql) return NULL;
+  int column = e->kind == E_VAR ||
+               (e->kind == E_PATH && !((e->field == F_ATTRS || e->field == F_META) && e->key &&
+                                       strcmp(e->key, "_version") && strcmp(e->key, "_updated_at")));
+  return column ? C->dialect->column_value(C, sql) : sql;
 }
 
 static int is_text_field(const ast_expr *e, cvar *v) {
@@ -691,9 +703,9 @@ static char *kql_bool(kql *C, frame *F, const ast_expr *e) {
         cvar *rv = (r->kind == E_VAR || r->kind == E_PATH) ? kql_lookup(F, r->var) : NULL;
         if ((is_text_field(l, lv) && r->kind == E_LIT && json_is_string(r->lit)) ||
             (is_text_field(r, rv) && l->kind == E_LIT && json_is_string(l->lit)))
-          return kql_strf(C, "(%s %s %s)", a, e->op == OP_EQ ? "IS" : "IS NOT", b);
+          return kql_strf(C, "(%s %s %s)", a, e->op == OP_EQ ? C->dialect->is : C->dialect->is_not, b);
       }
-      return kql_strf(C, "kip_cmp(%s, %s, %d)", a, b, kc_of[e->op]);
+      return kql_strf(C, "kip_cmp(%s, %s, %d)", value_operand(C, l, a), value_operand(C, r, b), kc_of[e->op]);
     }
     case E_NOT: {
       char *a = kql_bool(C, F, e->args[0]);
@@ -713,19 +725,15 @@ static char *kql_bool(kql *C, frame *F, const ast_expr *e) {
         char *a = kql_kv(C, F, e->args[0]);
         if (!a) return NULL;
         if (json_array_size(list->lit) == 0) return kql_strf(C, "0");
-        /* one call with the whole list as one parameter: constant depth */
-        char *items = kip_json_dump(list->lit);
-        json_t *jv = json_string(items);
-        free(items);
-        char *b = bind(C, jv);
-        json_decref(jv);
-        return kql_strf(C, "kip_in(%s, %s)", a, b);
+        /* one call with the whole list as one parameter (a JSON value): constant depth */
+        return kql_strf(C, "kip_in(%s, %s)", value_operand(C, e->args[0], a), bind(C, list->lit));
       }
       static const char *fname[] = {[FN_CONTAINS] = "kip_contains", [FN_STARTS_WITH] = "kip_starts",
                                     [FN_ENDS_WITH] = "kip_ends", [FN_REGEX] = "kip_regex"};
       if (e->op >= FN_CONTAINS && e->op <= FN_REGEX) {
         char *a = kql_kv(C, F, e->args[0]), *b = kql_kv(C, F, e->args[1]);
-        return a && b ? kql_strf(C, "%s(%s, %s)", fname[e->op], a, b) : NULL;
+        return a && b ? kql_strf(C, "%s(%s, %s)", fname[e->op], value_operand(C, e->args[0], a), value_operand(C, e->args[1], b))
+                      : NULL;
       }
       fail_at(C, e->pos, KIP_E_SYNTAX, "Update expressions are valid only in UPDATE ... SET.",
               "function not allowed in FILTER");
@@ -736,7 +744,7 @@ static char *kql_bool(kql *C, frame *F, const ast_expr *e) {
       json_t *t = json_true();
       char *b = bind(C, t);
       json_decref(t);
-      return a ? kql_strf(C, "kip_cmp(%s, %s, 1)", a, b) : NULL;
+      return a ? kql_strf(C, "kip_cmp(%s, %s, 1)", value_operand(C, e, a), b) : NULL;
     }
   }
 }

@@ -32,4 +32,21 @@ static int register_functions(kip_nexus *nx) {
          sqlite3_create_function(nx->db, "kip_visible", 1, SQLITE_UTF8, nx, fn_visible, NULL, NULL) != SQLITE_OK;
 }
 
-const kip_dialect kip_dialect_sqlite = {"sqlite", param, hop_table, register_functions};
+static char *column_value(kql *C, const char *sql) {
+  (void)C;
+  return (char *)sql;
+}
+
+static char *visible(kql *C, const char *id) { return kql_strf(C, "kip_visible(%s)", id); }
+
+static char *order_term(kql *C, const char *col, int desc) {
+  return kql_strf(C, "%s IS NULL, %s%s", col, col, desc ? " DESC" : "");
+}
+
+const kip_dialect kip_dialect_sqlite = {
+    .name = "sqlite", .param = param, .hop_table = hop_table, .register_functions = register_functions,
+    .visible = visible, .is = "IS", .is_not = "IS NOT", .column_value = column_value, .json_type = "BLOB", .order_term = order_term,
+    .order_wraps = 0, .group_by_rows = 0,
+    .cascade_cte = "WITH RECURSIVE doomed(id) AS (VALUES(?1) "
+                   "UNION SELECT e.id FROM doomed d JOIN element e ON e.subject = d.id "
+                   "UNION SELECT e.id FROM doomed d JOIN element e ON e.object = d.id) "};

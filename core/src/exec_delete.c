@@ -10,20 +10,23 @@
 
 #include "exec.h"
 
-/* an element (?1) and every proposition referencing it, transitively */
-#define DOOMED_CTE                                                             \
-  "WITH RECURSIVE doomed(id) AS (VALUES(?1) "                                  \
-  "UNION SELECT e.id FROM doomed d JOIN element e ON e.subject = d.id "        \
-  "UNION SELECT e.id FROM doomed d JOIN element e ON e.object = d.id) "
-
 /* under a governance scope, every element a cascade would remove must be
 ** inside it (a DETACH must not remove a link to something the caller cannot see) */
+/* the cascade of an element (?1) followed by `rest` */
+static int prepare_cascade(kip_ctx *c, const char *rest, kip_stmt **st) {
+  kip_buf b;
+  kip_buf_init(&b);
+  kip_buf_adds(&b, kql_dialect(c->nx)->cascade_cte);
+  kip_buf_adds(&b, rest);
+  int prc = kip_prepare(c->nx, b.p, (int)b.len, st);
+  kip_buf_free(&b);
+  return prc;
+}
+
 static int cascade_in_scope(kip_ctx *c, int64_t id, kip_pos pos) {
   if (!c->nx->req->scope) return 0;
-  static const char *sql =
-      DOOMED_CTE "SELECT id FROM doomed";
   kip_stmt *st;
-  int prc = kip_prepare(c->nx, sql, -1, &st);
+  int prc = prepare_cascade(c, "SELECT id FROM doomed", &st);
   if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
   kip_bind_int64(st, 1, id);
   int rc = 0;
@@ -38,16 +41,30 @@ static int cascade_in_scope(kip_ctx *c, int64_t id, kip_pos pos) {
 }
 
 /* delete an element and every proposition that references it, transitively */
-static int cascade_delete(kip_ctx *c, int64_t id, int64_t *concepts, int64_t *props) {
-  static const char *sql =
-      DOOMED_CTE
-      "SELECT count(*) FILTER (WHERE e.type IS NULL), count(*) FILTER (WHERE e.type IS NOT NULL) "
-      "FROM doomed d JOIN element e ON e.id = d.id";
-  static const char *del =
-      DOOMED_CTE
-      "DELETE FROM element WHERE id IN (SELECT id FROM doomed)";
+/* the write guards over every element the cascade removes, where the store
+** does not check its deletes itself (SQLite's triggers do: store.c) */
+static int cascade_guarded(kip_ctx *c, int64_t id) {
+  if (!c->nx->pg) return 0;
   kip_stmt *st;
-  int prc = kip_prepare(c->nx, sql, -1, &st);
+  int prc = prepare_cascade(c, "SELECT e.id, e.type, e.name, e.predicate, e.subject FROM doomed d JOIN element e ON e.id = d.id",
+                            &st);
+  if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
+  kip_bind_int64(st, 1, id);
+  int refused = 0;
+  while (!refused && (prc = kip_step(st)) == KIP_ROW)
+    refused = kip_write_refused(c->nx, 'd', kip_col_int64(st, 0), kip_col_text(st, 1), kip_col_text(st, 2),
+                                kip_col_text(st, 3), kip_col_int64(st, 4));
+  kip_finish(c->nx, st);
+  if (refused) return kip_store_guard_error(c->nx, c->err, "deleting");
+  return prc == KIP_DONE ? 0 : kip_store_error(c->nx, prc, c->err, "computing the cascade");
+}
+
+static int cascade_delete(kip_ctx *c, int64_t id, int64_t *concepts, int64_t *props) {
+  kip_stmt *st;
+  int prc = prepare_cascade(c,
+                            "SELECT count(*) FILTER (WHERE e.type IS NULL), count(*) FILTER (WHERE e.type IS NOT NULL) "
+                            "FROM doomed d JOIN element e ON e.id = d.id",
+                            &st);
   if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
   kip_bind_int64(st, 1, id);
   if ((prc = kip_step(st)) == KIP_ROW) {
@@ -56,7 +73,8 @@ static int cascade_delete(kip_ctx *c, int64_t id, int64_t *concepts, int64_t *pr
   }
   kip_finish(c->nx, st);
   if (prc != KIP_ROW) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
-  prc = kip_prepare(c->nx, del, -1, &st);
+  if (cascade_guarded(c, id)) return c->err->code;
+  prc = prepare_cascade(c, "DELETE FROM element WHERE id IN (SELECT id FROM doomed)", &st);
   if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "deleting");
   kip_bind_int64(st, 1, id);
   prc = kip_step(st);

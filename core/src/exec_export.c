@@ -172,7 +172,8 @@ static int read_run(kip_ctx *c, export_query *X, int run, int64_t after, int64_t
   if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "selecting the export set");
   kql_bind_all(&X->C[run], st);
   kip_bind_int64(st, (int)X->page[run].after, after);
-  kip_bind_int64(st, (int)X->page[run].limit, limit);
+  if (limit < 0 && kql_dialect(c->nx)->unlimited_null) kip_bind_null(st, (int)X->page[run].limit);
+  else kip_bind_int64(st, (int)X->page[run].limit, limit);
   while ((prc = kip_step(st)) == KIP_ROW) {
     if (limit < 0 && (int64_t)out->n >= c->nx->req->max_rows) {
       rc = kip_err(c->err, KIP_E_RESOURCE, "Export a narrower pattern (per type, domain or predicate).",

@@ -76,7 +76,7 @@ static int check_bounded_exploration(kip_ctx *c, const ast_find *f, int aggregat
   const ast_prop *p = unconstrained_exploration(f->where);
   if (!p) return 0;
   kip_stmt *st;
-  int prc = kip_prepare(c->nx, "SELECT count(*) FROM (SELECT 1 FROM element WHERE predicate IS NOT NULL LIMIT ?1)",
+  int prc = kip_prepare(c->nx, "SELECT count(*) FROM (SELECT 1 FROM element WHERE predicate IS NOT NULL LIMIT ?1) AS l",
                                -1, &st);
   if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "counting propositions");
   kip_bind_int64(st, 1, KIP_EXPLORATION_THRESHOLD + 1);

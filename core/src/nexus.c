@@ -20,11 +20,6 @@ int kip_open(const char *path, const kip_open_options *opt, kip_nexus **out, kip
   kip_err_clear(err);
   *out = NULL;
   if (!path || !*path) return kip_err(err, KIP_E_INTERNAL, "Pass a database file path.", "no database path given");
-  if (!strncmp(path, "postgresql://", 13) || !strncmp(path, "postgres://", 11))
-    return kip_err(err, KIP_E_INTERNAL,
-                   "A nexus is an SQLite file for now: pass a file path. The PostgreSQL backend is designed, not built "
-                   "(docs/postgresql.md).",
-                   "the path is a PostgreSQL URL; this build has no PostgreSQL backend");
   kip_nexus *nx = calloc(1, sizeof *nx);
   if (!nx) return kip_err(err, KIP_E_RESOURCE, NULL, "out of memory");
   nx->req = &nx->idle;

@@ -192,7 +192,8 @@ static int find_people(kip_ctx *c, search_scope *sc, search_cues *cu, const char
 int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const char *text, search_cues *cu) {
   memset(cu, 0, sizeof *cu);
   kip_buf_init(&cu->boost);
-  if (q->propositions) return 0;
+  /* (a PostgreSQL nexus has no cues yet: they are SQLite's JSON and word index) */
+  if (q->propositions || c->nx->sql_dialect == KIP_SQL_POSTGRESQL) return 0;
   if (!search_cue_off("dates")) find_dates(cu, text);
   if (!search_cue_off("people")) {
     int rc = find_people(c, sc, cu, text);

@@ -75,8 +75,8 @@ void search_scope_free(search_scope *sc) {
 }
 
 void search_add_filter(kip_buf *sql, const search_scope *sc, const ast_search *q) {
-  kip_buf_adds(sql, q->propositions ? "e.predicate IS NOT NULL AND (?9002 IS NULL OR e.predicate = ?9002)"
-                                    : "e.type IS NOT NULL AND (?9002 IS NULL OR e.type = ?9002)");
+  kip_buf_adds(sql, q->propositions ? "e.predicate IS NOT NULL AND (CAST(?9002 AS TEXT) IS NULL OR e.predicate = ?9002)"
+                                    : "e.type IS NOT NULL AND (CAST(?9002 AS TEXT) IS NULL OR e.type = ?9002)");
   if (sc->cond) kip_buf_printf(sql, " AND %s", sc->cond);
 }
 

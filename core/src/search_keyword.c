@@ -176,15 +176,27 @@ static void quote_fts(kip_buf *b, const char *s) {
 }
 
 /* "t1" OR "t2" OR "a phrase" — stopwords only when nothing else is left;
-** a lone word also as a prefix */
-static void word_query(const query *q, kip_buf *b) {
+** a lone word also as a prefix. On PostgreSQL the same as a tsquery's text:
+** 't1' | 't2' | 'a' <-> 'phrase', a lone word 'w':* (the words hold no
+** quote: words_of splits on every byte that is not a letter or digit) */
+static void word_query(const query *q, kip_buf *b, int pg) {
   int content = 0;
   for (int i = 0; i < q->n; i++) content += !q->t[i].stop;
   for (int i = 0; i < q->n; i++) {
     if (content && q->t[i].stop) continue;
-    if (b->len) kip_buf_adds(b, " OR ");
-    quote_fts(b, q->t[i].text);
-    if (q->n == 1 && !q->t[i].phrase) kip_buf_addc(b, '*');
+    if (b->len) kip_buf_adds(b, pg ? " | " : " OR ");
+    int prefix = q->n == 1 && !q->t[i].phrase;
+    if (!pg) quote_fts(b, q->t[i].text);
+    else {
+      kip_buf_adds(b, prefix ? "" : "(");
+      for (const char *w = q->t[i].text; *w; w++) {
+        if (w == q->t[i].text || w[-1] == ' ') kip_buf_addc(b, '\'');
+        if (*w == ' ') kip_buf_adds(b, "' <-> ");
+        else kip_buf_addc(b, *w);
+      }
+      kip_buf_adds(b, prefix ? "'" : "')");
+    }
+    if (prefix) kip_buf_adds(b, pg ? ":*" : "*");
   }
 }
 
@@ -317,24 +329,38 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   int rc = search_cues_init(c, sc, q, text, &cu);
   query qq;
   query_init(&qq, text);
+  int pg = c->nx->sql_dialect == KIP_SQL_POSTGRESQL;
   kip_buf word;
   kip_buf_init(&word);
-  word_query(&qq, &word);
+  word_query(&qq, &word, pg);
   if (!rc && word.len) {
     kip_buf_addc(&word, 0);
     kip_buf rank;
     kip_buf_init(&rank);
-    kip_buf_printf(&rank, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", %d) AS r, kip_matched(search_word), %s AS b",
-                   sc->cond ? 1 : 0, cu.boost.len ? cu.boost.p : "0.0");
+    if (pg) /* ts_rank_cd with the fields' weights (D unused, C body, B heading, A name), rank / (rank + 1) */
+      kip_buf_printf(&rank, "ts_rank_cd('{0.1, %g, %g, 1.0}', f.doc, tq, 32) AS r, 0, %s AS b", 1.0 / 3, 2.0 / 3,
+                     cu.boost.len ? cu.boost.p : "0.0");
+    else
+      kip_buf_printf(&rank, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", %d) AS r, kip_matched(search_word), %s AS b",
+                     sc->cond ? 1 : 0, cu.boost.len ? cu.boost.p : "0.0");
     kip_buf_addc(&rank, 0);
-    rc = collect(c, q, sc, rank.p, "search_word f JOIN element e ON e.id = f.rowid", "search_word MATCH ?9001",
-                 " ORDER BY r + (1 - r) * b DESC LIMIT ?9003", word.p, &qq, cap, ROW_RANKED, h);
+    rc = collect(c, q, sc, rank.p,
+                 pg ? "search_doc f JOIN element e ON e.id = f.id CROSS JOIN to_tsquery('english', ?9001) AS tq"
+                    : "search_word f JOIN element e ON e.id = f.rowid",
+                 /* (PostgreSQL orders by an output column only by its bare name; it has no cues: b is 0) */
+                 pg ? "f.doc @@ tq" : "search_word MATCH ?9001",
+                 pg ? " ORDER BY r DESC LIMIT ?9003" : " ORDER BY r + (1 - r) * b DESC LIMIT ?9003", word.p, &qq,
+                 cap, ROW_RANKED, h);
     kip_buf_free(&rank);
   }
   search_cues_free(&cu);
   kip_buf_free(&word);
   size_t chars = utf8_chars(qq.lower);
-  if (!rc && chars >= 3) {
+  if (!rc && chars >= 3 && pg) { /* substrings of the name and heading (no trigram index there yet: a scan) */
+    rc = collect(c, q, sc, NULL, "search_doc f JOIN element e ON e.id = f.id",
+                 "(strpos(lower(f.name), ?9001) > 0 OR strpos(lower(f.heading), ?9001) > 0)", " LIMIT ?9003", qq.lower,
+                 &qq, cap, ROW_SUBSTRING, h);
+  } else if (!rc && chars >= 3) {
     kip_buf tri;
     kip_buf_init(&tri);
     quote_fts(&tri, qq.lower);
@@ -344,8 +370,8 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
     kip_buf_free(&tri);
   } else if (!rc && chars > 0 && h->n == 0) { /* too short for trigrams: a bounded scan */
     rc = collect(c, q, sc, NULL, "element e",
-                 q->propositions ? "instr(lower(e.predicate), ?9001)"
-                                 : "(instr(lower(e.name), ?9001) OR instr(lower(e.attributes), ?9001))",
+                 q->propositions ? "instr(lower(e.predicate), ?9001) > 0"
+                                 : "(instr(lower(e.name), ?9001) > 0 OR instr(lower(e.attributes), ?9001) > 0)",
                  " LIMIT ?9003", qq.lower, &qq, cap, ROW_SUBSTRING, h);
   }
   query_free(&qq);

@@ -30,6 +30,10 @@ int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim) {
   *out = NULL;
   kip_vector_status vs;
   kip_error e;
+  if (nx->sql_dialect == KIP_SQL_POSTGRESQL) {
+    kip_warn(c, "vectors are not kept on the PostgreSQL backend yet; keyword search was used (docs/postgresql.md)");
+    return 0;
+  }
   if (kip_vector_state(nx, &vs, &e)) {
     *c->err = e;
     return e.code;

@@ -6,6 +6,7 @@
 ** store_tx.c (transactions), store_elements.c (element rows), store_bulk.c
 ** (bulk loads), store_schema.c (the schema), store_rows.c (the row API).
 */
+#include "store_pg.h"
 #include "store_sqlite.h"
 
 #include <errno.h>
@@ -33,6 +34,7 @@ void kip_stamp_now(kip_nexus *nx) {
 }
 
 int kip_store_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
+  if (nx->pg) return kip_pg_exec(nx, sql, err, what);
   char *msg = NULL;
   int rc = sqlite3_exec(nx->db, sql, NULL, NULL, &msg);
   if (rc != SQLITE_OK) {
@@ -51,9 +53,9 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_FIND_PROP] = "SELECT id FROM element WHERE subject=?1 AND predicate=?2 AND object=?3",
     /* inserts leave an existing element alone (the caller then merges into it) */
     [ST_INSERT_CONCEPT] = ("INSERT INTO element(id, type, name, attributes, metadata, version, updated_at) "
-                           "VALUES(?9,?1,?2,?3,?4,1,?5) ON CONFLICT(type, name) WHERE type IS NOT NULL DO NOTHING"),
+                           "VALUES(?6,?1,?2,?3,?4,1,?5) ON CONFLICT(type, name) WHERE type IS NOT NULL DO NOTHING"),
     [ST_INSERT_PROP] = ("INSERT INTO element(id, subject, predicate, object, attributes, metadata, version, updated_at) "
-                        "VALUES(?9,?1,?2,?3,?4,?5,1,?6) "
+                        "VALUES(?7,?1,?2,?3,?4,?5,1,?6) "
                         "ON CONFLICT(subject, predicate, object) WHERE subject IS NOT NULL DO NOTHING"),
     [ST_NEXT_ID] = "UPDATE kip_id_alloc SET counter = counter + 1 RETURNING counter - 1, base_bits, secret",
     [ST_NEXT_EXTENT] = "UPDATE kip_id_alloc SET extents = extents + 1 RETURNING extents - 1, base_bits, secret",
@@ -82,7 +84,7 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_SEARCH_MERGE_WORD] = "INSERT INTO search_word(search_word, rank) VALUES('merge', ?1)",
     [ST_SEARCH_MERGE_TRIGRAM] = "INSERT INTO search_trigram(search_trigram, rank) VALUES('merge', ?1)",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
-                          "UNION ALL SELECT min(id) FROM element WHERE object=?1) HAVING min(id) IS NOT NULL"),
+                          "UNION ALL SELECT min(id) FROM element WHERE object=?1) AS r HAVING min(id) IS NOT NULL"),
 };
 
 static int progress_handler(void *ud) {
@@ -150,8 +152,31 @@ static void configure_sqlite(void) {
   sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, -1);
 }
 
+/* index what a migration or another tool wrote (both stores, at open) */
+static int index_what_waits(kip_nexus *nx, kip_error *err) {
+  if (nx->readonly_file) return 0;
+  kip_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+  int rc = kip_step(st);
+  kip_reset(st);
+  if (rc == KIP_ROW && ((rc = kip_tx_begin(nx, err)) || (rc = kip_tx_commit_upkeep(nx, err)))) return rc;
+  return 0;
+}
+
+/* the persistent statements of a PostgreSQL nexus: the same SQL where the
+** two dialects agree (store_pg_schema.c kip_pg_stmt_sql gives the rest) */
+static int prepare_pg_statements(kip_nexus *nx, kip_error *err) {
+  for (int i = 0; i < ST_COUNT; i++) {
+    const char *sql = kip_pg_stmt_sql(i);
+    if (!(nx->stmts[i] = kip_pg_prepare_persistent(nx, sql ? sql : stmt_sql[i])))
+      return kip_pg_error(nx, KIP_PG_ERROR, err, "preparing statements");
+  }
+  return kip_guards_open(nx, err) || index_what_waits(nx, err) ? err->code : 0;
+}
+
 int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, int (*extra_functions)(kip_nexus *),
                    kip_error *err) {
+  if (kip_store_is_url(path))
+    return kip_pg_open(nx, path, opt, extra_functions, err) ? err->code : prepare_pg_statements(nx, err);
   pthread_once(&sqlite_configured, configure_sqlite);
   nx->readonly_file = opt && opt->readonly;
   if (!nx->readonly_file && !writable_path(path)) nx->readonly_file = nx->readonly_fallback = 1;
@@ -218,14 +243,7 @@ int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt,
   ** index builder's scratch file */
   if ((rc = kip_store_check_indexes(nx, err))) return rc;
   if (!nx->readonly_file) kip_index_builder_cleanup(sqlite3_db_filename(nx->db, "main"));
-  /* index what a migration or another tool wrote */
-  if (!nx->readonly_file) {
-    sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc == SQLITE_ROW && ((rc = kip_tx_begin(nx, err)) || (rc = kip_tx_commit_upkeep(nx, err)))) return rc;
-  }
-  return 0;
+  return index_what_waits(nx, err);
 }
 
 /* ------------------------------------------------------ statement cache */
@@ -242,6 +260,7 @@ struct kip_stmt_slot {
 struct sqlite3 *kip_store_db(kip_nexus *nx) { return nx ? nx->db : NULL; }
 
 int kip_prepare(kip_nexus *nx, const char *sql, int len, kip_stmt **out) {
+  if (nx->pg) return kip_pg_prepare(nx, sql, len, out);
   sqlite3_stmt **st = (sqlite3_stmt **)out;
   size_t n = len < 0 ? strlen(sql) : (size_t)len;
   if (!nx->stmt_cache) nx->stmt_cache = calloc(STMT_CACHE_SLOTS, sizeof *nx->stmt_cache);
@@ -268,6 +287,10 @@ int kip_prepare(kip_nexus *nx, const char *sql, int len, kip_stmt **out) {
 }
 
 void kip_finish(kip_nexus *nx, kip_stmt *stmt) {
+  if (PG_IS(stmt)) {
+    kip_pg_finish(nx, stmt);
+    return;
+  }
   sqlite3_stmt *st = SQ(stmt);
   if (!st) return;
   for (int i = 0; nx->stmt_cache && i < STMT_CACHE_SLOTS; i++)
@@ -290,6 +313,13 @@ static void stmt_cache_free(kip_nexus *nx) {
 }
 
 void kip_store_close(kip_nexus *nx) {
+  if (nx->pg) {
+    kip_store_defined_forget(nx);
+    kip_guards_close(nx);
+    kip_free_sql_state(nx);
+    kip_pg_close(nx);
+    return;
+  }
   stmt_cache_free(nx);
   if (nx->db && !nx->readonly_file) {
     kip_error ignored;
@@ -309,6 +339,7 @@ void kip_store_close(kip_nexus *nx) {
 }
 
 int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
+  if (nx->pg) return kip_pg_error(nx, rc, err, what);
   int prim = rc & 0xff;
   if (nx->req->cancelled)
     return kip_err(err, KIP_E_TIMEOUT, "The client cancelled the request; nothing of this command was written.",
@@ -354,6 +385,7 @@ int kip_store_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
 }
 
 int64_t kip_store_count(kip_nexus *nx, const char *sql) {
+  if (nx->pg) return kip_pg_count(nx, sql);
   sqlite3_stmt *st;
   int64_t n = -1;
   if (sqlite3_prepare_v2(nx->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)

@@ -36,12 +36,19 @@ int kip_bind_int64(kip_stmt *st, int i, int64_t v);
 int kip_bind_double(kip_stmt *st, int i, double v);
 int kip_bind_null(kip_stmt *st, int i);
 int kip_bind_text(kip_stmt *st, int i, const char *s, int n, int copy);
+/* bind malloc'd text; the statement frees it */
+int kip_bind_text_owned(kip_stmt *st, int i, char *s, int n);
+void kip_clear_bindings(kip_stmt *st);
 /* bind malloc'd JSON text as a JSON value; the statement frees it */
 int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n);
 /* the last store error code of the connection */
 int kip_store_errcode(kip_nexus *nx);
 /* a statement was interrupted (the code kip_store_error maps to KIP_4001/4002) */
 int kip_store_interrupt_code(void);
+/* rows the last write statement changed; rows every write statement of the
+** connection changed */
+int64_t kip_store_changes(kip_nexus *nx);
+int64_t kip_store_total_changes(kip_nexus *nx);
 
 #define KIP_SCHEMA_VERSION 10
 /* search-index segment merging (store_search_sync.c): every 4th indexing write,
@@ -100,10 +107,11 @@ typedef struct kip_request {
 } kip_request;
 
 /* the SQL dialects a store can speak (kip_nexus.sql_dialect) */
-enum { KIP_SQL_SQLITE };
+enum { KIP_SQL_SQLITE, KIP_SQL_POSTGRESQL };
 
 struct kip_nexus {
-  struct sqlite3 *db;
+  struct sqlite3 *db;            /* the SQLite store's connection, or NULL */
+  struct kip_pg *pg;             /* the PostgreSQL store's (store_pg.h), or NULL */
   kip_stmt *stmts[ST_COUNT];     /* persistent prepared statements */
   int tx_depth;                  /* 0 = autocommit; 1 = BEGIN; >1 = savepoints */
   int read_tx;                   /* the open transaction is a read transaction (kip_tx_begin_read) */
@@ -135,7 +143,7 @@ struct kip_nexus {
   kip_embedder embedder;         /* for vectors (store_vectors.c), when has_embedder */
   int vectors_behind;            /* queued elements the in-transaction embedder catches up after requests */
   int has_embedder;
-  int sql_dialect;               /* the SQL this store speaks: KIP_SQL_SQLITE (the compiler's table for it: compile.h) */
+  int sql_dialect;               /* the SQL this store speaks: KIP_SQL_SQLITE / _POSTGRESQL (the compiler's table: compile.h) */
   /* what the layers above keep per nexus, in their own structs: owned and
   ** freed by them (kip_close); the store never looks inside */
   struct kip_exec_state *exec;   /* exec_upsert.c: the concepts bulk commands found or created */
@@ -288,6 +296,15 @@ void kip_store_expect_ids(kip_nexus *nx, int64_t n);
 ** the store does not know the compiler */
 int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, int (*extra_functions)(kip_nexus *),
                    kip_error *err);
+/* the store family's own (store_elements.c): step a write statement (its
+** failure mapped to a KIP error); the error of a write a guard refused
+** (KIP_4004, naming the guard); forget the memo of defined types and
+** predicates */
+int kip_store_step_write(kip_nexus *nx, kip_stmt *st, kip_error *err, const char *what);
+int kip_store_guard_error(kip_nexus *nx, kip_error *err, const char *what);
+void kip_store_defined_forget(kip_nexus *nx);
+/* 1 when path names a PostgreSQL nexus (postgresql:// or postgres://) */
+int kip_store_is_url(const char *path);
 void kip_store_close(kip_nexus *nx);
 
 /* map an SQLite failure to a kip_error (busy, interrupt, constraint, ...) */

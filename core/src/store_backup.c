@@ -8,6 +8,9 @@
 int kip_backup(kip_nexus *nx, const char *path, void (*progress)(int done, int total, void *ud), void *ud,
                kip_error *err) {
   kip_err_clear(err);
+  if (nx->pg)
+    return kip_err(err, KIP_E_INTERNAL, "Back a PostgreSQL nexus up with the server's tools (pg_dump -n kip_NAME) or kip dump.",
+                   "kip backup copies an SQLite nexus file; this nexus is on PostgreSQL");
   sqlite3 *dst;
   if (sqlite3_open_v2(path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
     kip_err(err, KIP_E_INTERNAL, "Check the path and the directory's permissions.", "cannot create %s: %s", path,

@@ -14,6 +14,7 @@
 /* foreign key enforcement on this connection (outside transactions only:
 ** SQLite ignores the pragma inside one); 0 when it took effect */
 int kip_store_foreign_keys(kip_nexus *nx, int on) {
+  if (nx->pg) return 1; /* PostgreSQL checks them in every command */
   if (nx->tx_depth != 0 || !sqlite3_get_autocommit(nx->db)) return 1;
   if (sqlite3_exec(nx->db, on ? "PRAGMA foreign_keys=ON" : "PRAGMA foreign_keys=OFF", NULL, NULL, NULL) != SQLITE_OK)
     return 1;
@@ -24,6 +25,7 @@ int kip_store_foreign_keys(kip_nexus *nx, int on) {
 
 int kip_store_end_bulk(kip_nexus *nx, kip_error *err) {
   nx->invalidations++; /* a command that may delete or merge concepts follows */
+  if (nx->pg) return 0; /* no deferred indexes nor index builder there */
   if (nx->foreign_keys_off && kip_store_foreign_keys(nx, 1))
     return kip_err(err, KIP_E_INTERNAL, "Close and reopen the nexus before using it again.",
                    "foreign key checks are still off after a bulk command and cannot be switched back on");
@@ -55,6 +57,7 @@ int kip_store_end_bulk(kip_nexus *nx, kip_error *err) {
   "CREATE INDEX IF NOT EXISTS " ELEMENT_PRED_INDEX
 
 int kip_store_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err) {
+  if (nx->pg) return 0; /* PostgreSQL keeps its indexes through a load */
   if (!nx->indexes_deferred) {
     char sql[96];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT 1 FROM element LIMIT %lld)", (long long)writes);

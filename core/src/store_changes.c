@@ -18,50 +18,50 @@
 */
 #include <stdio.h>
 
-#include "store_sqlite.h"
+#include "store_sqlite.h" /* CHANGE_GENERATION */
 
 char *kip_changes_json(kip_nexus *nx, int64_t after, int64_t before, int64_t max, kip_error *err) {
   kip_err_clear(err);
   if (max < 0) max = 0;
   if (max > ((int64_t)1 << 50)) max = (int64_t)1 << 50;
-  sqlite3_stmt *st;
+  kip_stmt *st;
   /* one statement: one snapshot of the generation and the rows */
-  int rc = kip_prepare_sq(nx,
+  int rc = kip_prepare(nx,
                           "SELECT g.v, c.id, c.is_prop, max(c.domain) FROM (SELECT " CHANGE_GENERATION " AS v) g "
                           "LEFT JOIN (SELECT k.id, k.gen, k.domain, e.subject IS NOT NULL AS is_prop FROM kip_changed k "
                           "JOIN element e ON e.id = k.id UNION ALL "
                           "SELECT e.id, r.gen, 0, e.subject IS NOT NULL FROM kip_changed_run r "
                           "JOIN element e ON e.id BETWEEN r.lo AND r.hi) c "
                           "ON c.gen >= ?1 AND c.gen < (CASE WHEN ?2 < 0 THEN g.v ELSE ?2 END) "
-                          "GROUP BY c.id ORDER BY c.id LIMIT ?3",
+                          "GROUP BY g.v, c.id, c.is_prop ORDER BY c.id LIMIT ?3",
                           -1, &st);
-  if (rc != SQLITE_OK) {
+  if (rc != KIP_STORE_OK) {
     kip_store_error(nx, rc, err, "reading the change log");
     return NULL;
   }
-  sqlite3_bind_int64(st, 1, after);
-  sqlite3_bind_int64(st, 2, before);
-  sqlite3_bind_int64(st, 3, max + 1);
+  kip_bind_int64(st, 1, after);
+  kip_bind_int64(st, 2, before);
+  kip_bind_int64(st, 3, max + 1);
   kip_buf b, domain;
   kip_buf_init(&b);
   kip_buf_init(&domain);
   int64_t generation = 0, n = 0, nd = 0;
   int truncated = 0;
   kip_buf_adds(&b, "{\"ids\":[");
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    generation = sqlite3_column_int64(st, 0);
-    if (sqlite3_column_type(st, 1) == SQLITE_NULL) continue; /* nothing logged: the generation alone */
+  while ((rc = kip_step(st)) == KIP_ROW) {
+    generation = kip_col_int64(st, 0);
+    if (kip_col_type(st, 1) == KIP_COL_NULL) continue; /* nothing logged: the generation alone */
     if (n == max) {
       truncated = 1;
       break;
     }
     char id[32];
-    kip_format_id(id, sizeof id, sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2));
+    kip_format_id(id, sizeof id, kip_col_int64(st, 1), (int)kip_col_int64(st, 2));
     kip_buf_printf(&b, "%s\"%s\"", n++ ? "," : "", id);
-    if (sqlite3_column_int(st, 3)) kip_buf_printf(&domain, "%s\"%s\"", nd++ ? "," : "", id);
+    if ((int)kip_col_int64(st, 3)) kip_buf_printf(&domain, "%s\"%s\"", nd++ ? "," : "", id);
   }
-  kip_finish_sq(nx, st);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+  kip_finish(nx, st);
+  if (rc != KIP_ROW && rc != KIP_DONE) {
     kip_buf_free(&b);
     kip_buf_free(&domain);
     kip_store_error(nx, rc, err, "reading the change log");

@@ -8,6 +8,7 @@
 ** engine-maintained _version/_updated_at, the write guards' refusals, the
 ** memo of defined types and predicates, and element id text (C:<n>, P:<n>).
 */
+#include "store_pg.h"
 #include "store_sqlite.h"
 
 #include <stdio.h>
@@ -41,10 +42,10 @@ void kip_elem_clear(kip_elem *e) {
   memset(e, 0, sizeof *e);
 }
 
-static char *col_dup(sqlite3_stmt *st, int i) {
-  const unsigned char *s = sqlite3_column_text(st, i);
+static char *col_dup(kip_stmt *st, int i) {
+  const char *s = kip_col_text(st, i);
   if (!s) return NULL;
-  size_t n = (size_t)sqlite3_column_bytes(st, i);
+  size_t n = (size_t)kip_col_bytes(st, i);
   char *p = malloc(n + 1);
   if (!p) return NULL;
   memcpy(p, s, n);
@@ -52,65 +53,65 @@ static char *col_dup(sqlite3_stmt *st, int i) {
   return p;
 }
 
-static json_t *col_json(sqlite3_stmt *st, int i) {
-  const char *s = (const char *)sqlite3_column_text(st, i);
-  json_t *v = s ? json_loadb(s, (size_t)sqlite3_column_bytes(st, i), 0, NULL) : NULL;
+static json_t *col_json(kip_stmt *st, int i) {
+  const char *s = kip_col_text(st, i);
+  json_t *v = s ? json_loadb(s, (size_t)kip_col_bytes(st, i), 0, NULL) : NULL;
   return v && json_is_object(v) ? v : (json_decref(v), json_object());
 }
 
 int kip_store_get(kip_nexus *nx, int64_t id, kip_elem *out, kip_error *err) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_GET]);
+  kip_stmt *st = nx->stmts[ST_GET];
   memset(out, 0, sizeof *out);
-  sqlite3_bind_int64(st, 1, id);
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
+  kip_bind_int64(st, 1, id);
+  int rc = kip_step(st);
+  if (rc == KIP_ROW) {
     out->id = id;
-    out->is_prop = sqlite3_column_type(st, 1) == SQLITE_NULL;
+    out->is_prop = kip_col_type(st, 1) == KIP_COL_NULL;
     out->type = col_dup(st, 1);
     out->name = col_dup(st, 2);
-    out->subject = sqlite3_column_int64(st, 3);
+    out->subject = kip_col_int64(st, 3);
     out->predicate = col_dup(st, 4);
-    out->object = sqlite3_column_int64(st, 5);
+    out->object = kip_col_int64(st, 5);
     out->attrs = col_json(st, 6);
     out->meta = col_json(st, 7);
-    out->version = sqlite3_column_int64(st, 8);
-    sqlite3_reset(st);
+    out->version = kip_col_int64(st, 8);
+    kip_reset(st);
     return 0;
   }
-  sqlite3_reset(st);
-  if (rc == SQLITE_DONE) return KIP_E_NOT_FOUND;
+  kip_reset(st);
+  if (rc == KIP_DONE) return KIP_E_NOT_FOUND;
   return kip_store_error(nx, rc, err, "reading an element");
 }
 
-static int step_id(kip_nexus *nx, sqlite3_stmt *st, int64_t *id, kip_error *err, const char *what) {
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
-    *id = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
+static int step_id(kip_nexus *nx, kip_stmt *st, int64_t *id, kip_error *err, const char *what) {
+  int rc = kip_step(st);
+  if (rc == KIP_ROW) {
+    *id = kip_col_int64(st, 0);
+    kip_reset(st);
     return 0;
   }
-  sqlite3_reset(st);
+  kip_reset(st);
   *id = 0;
-  if (rc == SQLITE_DONE) return KIP_E_NOT_FOUND;
+  if (rc == KIP_DONE) return KIP_E_NOT_FOUND;
   return kip_store_error(nx, rc, err, what);
 }
 
 int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, int64_t *id, kip_error *err) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_FIND_CONCEPT]);
-  sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+  kip_stmt *st = nx->stmts[ST_FIND_CONCEPT];
+  kip_bind_text(st, 1, type, -1, 0);
+  kip_bind_text(st, 2, name, -1, 0);
   int rc = step_id(nx, st, id, err, "looking up a concept");
-  sqlite3_clear_bindings(st);
+  kip_clear_bindings(st);
   return rc;
 }
 
 int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t *id, kip_error *err) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_FIND_PROP]);
-  sqlite3_bind_int64(st, 1, s);
-  sqlite3_bind_text(st, 2, p, -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 3, o);
+  kip_stmt *st = nx->stmts[ST_FIND_PROP];
+  kip_bind_int64(st, 1, s);
+  kip_bind_text(st, 2, p, -1, 0);
+  kip_bind_int64(st, 3, o);
   int rc = step_id(nx, st, id, err, "looking up a proposition");
-  sqlite3_clear_bindings(st);
+  kip_clear_bindings(st);
   return rc;
 }
 
@@ -130,8 +131,8 @@ void kip_store_defined_forget(kip_nexus *nx) {
 }
 
 static char **defined_slot(kip_nexus *nx, const char *meta, const char *name) {
-  unsigned version = 0;
-  if (sqlite3_file_control(nx->db, "main", SQLITE_FCNTL_DATA_VERSION, &version) != SQLITE_OK) return NULL;
+  unsigned version = kip_store_file_version(nx);
+  if (!version) return NULL;
   if (version != nx->defined_version) {
     kip_store_defined_forget(nx);
     nx->defined_version = version;
@@ -142,6 +143,11 @@ static char **defined_slot(kip_nexus *nx, const char *meta, const char *name) {
 }
 
 unsigned kip_store_file_version(kip_nexus *nx) {
+  if (nx->pg) { /* the write generation, plus one: never 0 (0 = unknown) */
+    int64_t g = 0;
+    kip_error ignored;
+    return step_id(nx, nx->stmts[ST_DATA_VERSION], &g, &ignored, "reading the write generation") ? 0 : (unsigned)g + 1;
+  }
   unsigned version = 0;
   if (sqlite3_file_control(nx->db, "main", SQLITE_FCNTL_DATA_VERSION, &version) != SQLITE_OK) return 0;
   return version;
@@ -150,12 +156,12 @@ unsigned kip_store_file_version(kip_nexus *nx) {
 int kip_store_is_defined(kip_nexus *nx, const char *meta, const char *name, kip_error *err) {
   char **slot = defined_slot(nx, meta, name);
   if (slot && *slot && (*slot)[0] == meta[1] && !strcmp(*slot + 1, name)) return 1;
-  sqlite3_stmt *st = SQ(nx->stmts[ST_IS_DEFINED]);
+  kip_stmt *st = nx->stmts[ST_IS_DEFINED];
   int64_t one;
-  sqlite3_bind_text(st, 1, meta, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+  kip_bind_text(st, 1, meta, -1, 0);
+  kip_bind_text(st, 2, name, -1, 0);
   int rc = step_id(nx, st, &one, err, "checking the schema");
-  sqlite3_clear_bindings(st);
+  kip_clear_bindings(st);
   if (rc == 0 && slot) {
     size_t n = strlen(name);
     char *entry = malloc(n + 2);
@@ -171,21 +177,21 @@ int kip_store_is_defined(kip_nexus *nx, const char *meta, const char *name, kip_
   return -1;
 }
 
-int kip_store_step_write(kip_nexus *nx, sqlite3_stmt *st, kip_error *err, const char *what) {
-  int rc = sqlite3_step(st);
-  sqlite3_reset(st);
-  sqlite3_clear_bindings(st);
-  if (rc == SQLITE_DONE) return 0;
+int kip_store_step_write(kip_nexus *nx, kip_stmt *st, kip_error *err, const char *what) {
+  int rc = kip_step(st);
+  kip_reset(st);
+  kip_clear_bindings(st);
+  if (rc == KIP_DONE) return 0;
   return kip_store_error(nx, rc, err, what);
 }
 
 /* an object's JSON text; none or an empty one is "{}" (most propositions
 ** carry no attributes: nothing to allocate) */
-static int bind_json(sqlite3_stmt *st, int i, const json_t *v) {
-  if (!v || (json_is_object(v) && json_object_size(v) == 0)) return sqlite3_bind_text(st, i, "{}", 2, SQLITE_STATIC);
+static int bind_json(kip_stmt *st, int i, const json_t *v) {
+  if (!v || (json_is_object(v) && json_object_size(v) == 0)) return kip_bind_text(st, i, "{}", 2, 0);
   char *s = kip_json_dump(v);
   if (!s) return SQLITE_NOMEM;
-  return sqlite3_bind_text(st, i, s, -1, free);
+  return kip_bind_text_owned(st, i, s, -1);
 }
 
 static int listed(const char *const *list, const char *kind) {
@@ -211,18 +217,18 @@ int kip_write_refused(kip_nexus *nx, char op, int64_t id, const char *type, cons
 ** mark for the SEARCH index; *id is the new id, or 0 when the element exists
 ** (its id goes back to the run); GUARD_REFUSED with err filled when a write
 ** guard refuses the insert */
-static int insert_element(kip_nexus *nx, sqlite3_stmt *st, const char *type, const char *name, const char *predicate,
+static int insert_element(kip_nexus *nx, kip_stmt *st, const char *type, const char *name, const char *predicate,
                           int64_t subject, int64_t nid, int64_t *id, kip_error *err, const char *what) {
   if (kip_write_refused(nx, 'i', nid, type, name, predicate, subject)) {
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    kip_reset(st);
+    kip_clear_bindings(st);
     kip_store_unuse_id(nx, nid);
     *id = 0;
     kip_store_guard_error(nx, err, what);
     return GUARD_REFUSED;
   }
   int rc = kip_store_step_write(nx, st, err, what);
-  int inserted = !rc && sqlite3_changes(nx->db) > 0;
+  int inserted = !rc && kip_store_changes(nx) > 0;
   *id = inserted ? nid : 0;
   if (!inserted) {
     kip_store_unuse_id(nx, nid);
@@ -246,13 +252,13 @@ static int insert_element(kip_nexus *nx, sqlite3_stmt *st, const char *type, con
 ** index is synced. */
 int kip_store_mark_fresh(kip_nexus *nx, kip_error *err) {
   if (nx->fresh_n == 0) return 0;
-  sqlite3_stmt *mark = SQ(nx->stmts[ST_MARK_FRESH]);
-  sqlite3_bind_int64(mark, 1, nx->fresh_lo);
-  sqlite3_bind_int64(mark, 2, nx->fresh_lo + nx->fresh_n - 1);
+  kip_stmt *mark = nx->stmts[ST_MARK_FRESH];
+  kip_bind_int64(mark, 1, nx->fresh_lo);
+  kip_bind_int64(mark, 2, nx->fresh_lo + nx->fresh_n - 1);
   kip_index_builder_record(nx, nx->fresh_lo, nx->fresh_lo + nx->fresh_n - 1);
-  sqlite3_stmt *log = SQ(nx->stmts[ST_MARK_CHANGED]);
-  sqlite3_bind_int64(log, 1, nx->fresh_lo);
-  sqlite3_bind_int64(log, 2, nx->fresh_lo + nx->fresh_n - 1);
+  kip_stmt *log = nx->stmts[ST_MARK_CHANGED];
+  kip_bind_int64(log, 1, nx->fresh_lo);
+  kip_bind_int64(log, 2, nx->fresh_lo + nx->fresh_n - 1);
   nx->fresh_n = 0;
   int rc = kip_store_step_write(nx, mark, err, "recording new elements for the search index");
   return rc ? rc : kip_store_step_write(nx, log, err, "recording new elements in the change log");
@@ -260,16 +266,16 @@ int kip_store_mark_fresh(kip_nexus *nx, kip_error *err) {
 
 int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,
                              const json_t *meta, int64_t *id, kip_error *err) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_INSERT_CONCEPT]);
+  kip_stmt *st = nx->stmts[ST_INSERT_CONCEPT];
   int64_t nid;
   int rc = kip_store_next_id(nx, &nid, err);
   if (rc) return rc;
-  sqlite3_bind_int64(st, 9, nid);
-  sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+  kip_bind_int64(st, 6, nid);
+  kip_bind_text(st, 1, type, -1, 0);
+  kip_bind_text(st, 2, name, -1, 0);
   bind_json(st, 3, attrs);
   bind_json(st, 4, meta);
-  sqlite3_bind_text(st, 5, nx->req->now, -1, SQLITE_STATIC);
+  kip_bind_text(st, 5, nx->req->now, -1, 0);
   rc = insert_element(nx, st, type, name, NULL, 0, nid, id, err, "creating a concept");
   int64_t found = 0;
   kip_error ignored;
@@ -280,17 +286,17 @@ int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, 
 
 int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, const json_t *attrs,
                           const json_t *meta, int64_t *id, kip_error *err) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_INSERT_PROP]);
+  kip_stmt *st = nx->stmts[ST_INSERT_PROP];
   int64_t nid;
   int rc = kip_store_next_id(nx, &nid, err);
   if (rc) return rc;
-  sqlite3_bind_int64(st, 9, nid);
-  sqlite3_bind_int64(st, 1, s);
-  sqlite3_bind_text(st, 2, p, -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 3, o);
+  kip_bind_int64(st, 7, nid);
+  kip_bind_int64(st, 1, s);
+  kip_bind_text(st, 2, p, -1, 0);
+  kip_bind_int64(st, 3, o);
   bind_json(st, 4, attrs);
   bind_json(st, 5, meta);
-  sqlite3_bind_text(st, 6, nx->req->now, -1, SQLITE_STATIC);
+  kip_bind_text(st, 6, nx->req->now, -1, 0);
   rc = insert_element(nx, st, NULL, NULL, p, s, nid, id, err, "creating a proposition");
   int64_t found = 0;
   kip_error ignored;
@@ -299,33 +305,53 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
   return rc;
 }
 
+/* the write guards of an update or delete where no trigger checks them (a
+** PostgreSQL nexus: SQLite's TEMP triggers call back into the engine,
+** store.c): the row as it is, and a link given a new subject as created
+** under it; 1 with err filled when refused */
+static int checked_without_trigger(kip_nexus *nx, char op, int64_t id, int64_t new_subject, kip_error *err,
+                                   const char *what) {
+  if (!nx->pg) return 0;
+  kip_elem e;
+  kip_error ignored;
+  if (kip_store_get(nx, id, &e, &ignored)) return 0; /* nothing there: the write changes nothing */
+  int refused = kip_write_refused(nx, op, id, e.type, e.name, e.predicate, e.subject) ||
+                (new_subject && new_subject != e.subject && kip_write_refused(nx, 'i', id, NULL, NULL, e.predicate, new_subject));
+  kip_elem_clear(&e);
+  if (refused) kip_store_guard_error(nx, err, what);
+  return refused;
+}
+
 int kip_store_update(kip_nexus *nx, int64_t id, const json_t *attrs, const json_t *meta, kip_error *err) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_UPDATE]);
-  sqlite3_bind_int64(st, 1, id);
+  if (checked_without_trigger(nx, 'u', id, 0, err, "updating an element")) return err->code;
+  kip_stmt *st = nx->stmts[ST_UPDATE];
+  kip_bind_int64(st, 1, id);
   bind_json(st, 2, attrs);
   bind_json(st, 3, meta);
-  sqlite3_bind_text(st, 4, nx->req->now, -1, SQLITE_STATIC);
+  kip_bind_text(st, 4, nx->req->now, -1, 0);
   return kip_store_step_write(nx, st, err, "updating an element");
 }
 
 int kip_store_delete(kip_nexus *nx, int64_t id, kip_error *err) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_DELETE]);
-  sqlite3_bind_int64(st, 1, id);
+  if (checked_without_trigger(nx, 'd', id, 0, err, "deleting an element")) return err->code;
+  kip_stmt *st = nx->stmts[ST_DELETE];
+  kip_bind_int64(st, 1, id);
   return kip_store_step_write(nx, st, err, "deleting an element");
 }
 
 int kip_store_repoint(kip_nexus *nx, int64_t id, int64_t subject, int64_t object, kip_error *err) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_REPOINT]);
-  sqlite3_bind_int64(st, 1, id);
-  sqlite3_bind_int64(st, 2, subject);
-  sqlite3_bind_int64(st, 3, object);
-  sqlite3_bind_text(st, 4, nx->req->now, -1, SQLITE_STATIC);
+  if (checked_without_trigger(nx, 'u', id, subject, err, "repointing a proposition")) return err->code;
+  kip_stmt *st = nx->stmts[ST_REPOINT];
+  kip_bind_int64(st, 1, id);
+  kip_bind_int64(st, 2, subject);
+  kip_bind_int64(st, 3, object);
+  kip_bind_text(st, 4, nx->req->now, -1, 0);
   return kip_store_step_write(nx, st, err, "repointing a proposition");
 }
 
 int kip_store_next_referrer(kip_nexus *nx, int64_t id, int64_t *referrer, kip_error *err) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_NEXT_REFERRER]);
-  sqlite3_bind_int64(st, 1, id);
+  kip_stmt *st = nx->stmts[ST_NEXT_REFERRER];
+  kip_bind_int64(st, 1, id);
   return step_id(nx, st, referrer, err, "finding references");
 }
 

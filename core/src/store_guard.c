@@ -68,8 +68,8 @@ static void rows_free(struct kip_guards *g) {
   g->n = 0;
 }
 
-static char *dup_col(sqlite3_stmt *st, int i) {
-  const unsigned char *s = sqlite3_column_text(st, i);
+static char *dup_col(kip_stmt *st, int i) {
+  const unsigned char *s = (const unsigned char *)kip_col_text(st, i);
   if (!s || !*s) return NULL;
   char *d = strdup((const char *)s);
   if (!d) abort();
@@ -79,22 +79,21 @@ static char *dup_col(sqlite3_stmt *st, int i) {
 /* PRAGMA data_version through the connection's prepared statement: it
 ** changes when another connection committed (a write transaction asks) */
 static int64_t data_version(kip_nexus *nx) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_DATA_VERSION]);
-  int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-  sqlite3_reset(st);
+  kip_stmt *st = nx->stmts[ST_DATA_VERSION];
+  int64_t v = kip_step(st) == KIP_ROW ? kip_col_int64(st, 0) : -1;
+  kip_reset(st);
   return v;
 }
 
 /* (re)read kip_guard into the cache */
 static int load(kip_nexus *nx, kip_error *err) {
   struct kip_guards *g = nx->guards;
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(nx->db, "SELECT type, name, mode, capability, owner, hint FROM kip_guard ORDER BY type, name",
-                              -1, &st, NULL);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the guards");
+  kip_stmt *st;
+  int rc = kip_prepare(nx, "SELECT type, name, mode, capability, owner, hint FROM kip_guard ORDER BY type, name", -1, &st);
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "reading the guards");
   rows_free(g);
   int cap = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+  while ((rc = kip_step(st)) == KIP_ROW) {
     if (g->n == cap) {
       cap = cap ? cap * 2 : 16;
       g->v = realloc(g->v, (size_t)cap * sizeof *g->v);
@@ -103,15 +102,15 @@ static int load(kip_nexus *nx, kip_error *err) {
     guard_row *r = &g->v[g->n++];
     r->type = dup_col(st, 0);
     r->name = dup_col(st, 1);
-    const unsigned char *mode = sqlite3_column_text(st, 2);
+    const unsigned char *mode = (const unsigned char *)kip_col_text(st, 2);
     r->append_only = mode && !strcmp((const char *)mode, "append_only");
     r->capability = dup_col(st, 3);
     r->owner = dup_col(st, 4);
     r->hint = dup_col(st, 5);
     if (!r->type) r->type = strdup("");
   }
-  sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) return kip_store_error(nx, rc, err, "reading the guards");
+  kip_finish(nx, st);
+  if (rc != KIP_DONE) return kip_store_error(nx, rc, err, "reading the guards");
   g->data_version = data_version(nx);
   g->generation++;
   return 0;
@@ -178,13 +177,13 @@ static void record_bypass(kip_nexus *nx, char op, int64_t id, int is_prop, const
 ** malloc'd */
 static void concept_of(kip_nexus *nx, int64_t id, char **type, char **name) {
   *type = *name = NULL;
-  sqlite3_stmt *st = SQ(nx->stmts[ST_CONCEPT_OF]);
-  sqlite3_bind_int64(st, 1, id);
-  if (sqlite3_step(st) == SQLITE_ROW) {
+  kip_stmt *st = nx->stmts[ST_CONCEPT_OF];
+  kip_bind_int64(st, 1, id);
+  if (kip_step(st) == KIP_ROW) {
     *type = dup_col(st, 0);
     *name = dup_col(st, 1);
   }
-  sqlite3_reset(st);
+  kip_reset(st);
 }
 
 int kip_guard_refused(kip_nexus *nx, char op, int64_t id, const char *type, const char *name, const char *predicate,
@@ -240,41 +239,39 @@ int kip_guard_refused(kip_nexus *nx, char op, int64_t id, const char *type, cons
 int kip_guards_flush(kip_nexus *nx, kip_error *err) {
   struct kip_guards *g = nx->guards;
   if (!g || (g->nlog == 0 && g->dropped == 0)) return 0;
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(nx->db,
-                              "INSERT INTO kip_guard_log(at, op, element, kind, owner, reason) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                              -1, &st, NULL);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "logging maintenance writes");
+  kip_stmt *st;
+  int rc = kip_prepare(nx, "INSERT INTO kip_guard_log(at, op, element, kind, owner, reason) VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &st);
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "logging maintenance writes");
   const char *reason = nx->req->maintenance ? nx->req->maintenance : "maintenance";
-  for (int i = 0; i < g->nlog && rc == SQLITE_OK; i++) {
+  for (int i = 0; i < g->nlog && rc == KIP_STORE_OK; i++) {
     const bypass *b = &g->log[i];
     const char *op = b->op == 'i' ? "insert" : b->op == 'u' ? "update" : "delete";
-    sqlite3_bind_text(st, 1, nx->req->now, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
+    kip_bind_text(st, 1, nx->req->now, -1, 0);
+    kip_bind_text(st, 2, op, -1, 0);
     char eid[32];
     kip_format_id(eid, sizeof eid, b->id, b->is_prop);
-    sqlite3_bind_text(st, 3, eid, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, b->kind, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, b->owner, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, reason, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(nx->db);
-    sqlite3_reset(st);
+    kip_bind_text(st, 3, eid, -1, 1);
+    kip_bind_text(st, 4, b->kind, -1, 0);
+    kip_bind_text(st, 5, b->owner, -1, 0);
+    kip_bind_text(st, 6, reason, -1, 0);
+    rc = kip_step(st) == KIP_DONE ? KIP_STORE_OK : kip_store_errcode(nx);
+    kip_reset(st);
   }
-  if (rc == SQLITE_OK && g->dropped) {
+  if (rc == KIP_STORE_OK && g->dropped) {
     char more[96];
     snprintf(more, sizeof more, "%lld more bypassed write(s) not listed", (long long)g->dropped);
-    sqlite3_bind_text(st, 1, nx->req->now, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, "more", -1, SQLITE_STATIC);
-    sqlite3_bind_null(st, 3);
-    sqlite3_bind_text(st, 4, more, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, reason, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(nx->db);
+    kip_bind_text(st, 1, nx->req->now, -1, 0);
+    kip_bind_text(st, 2, "more", -1, 0);
+    kip_bind_null(st, 3);
+    kip_bind_text(st, 4, more, -1, 1);
+    kip_bind_text(st, 5, "", -1, 0);
+    kip_bind_text(st, 6, reason, -1, 0);
+    rc = kip_step(st) == KIP_DONE ? KIP_STORE_OK : kip_store_errcode(nx);
   }
-  sqlite3_finalize(st);
+  kip_finish(nx, st);
   g->nlog = 0;
   g->dropped = 0;
-  return rc == SQLITE_OK ? 0 : kip_store_error(nx, rc, err, "logging maintenance writes");
+  return rc == KIP_STORE_OK ? 0 : kip_store_error(nx, rc, err, "logging maintenance writes");
 }
 
 void kip_guards_rolled_back(kip_nexus *nx) {
@@ -305,23 +302,21 @@ int kip_guard_declare(kip_nexus *nx, const kip_guard *guard, kip_error *err) {
     return kip_err(err, KIP_E_SYNTAX, "Use \"sealed\" or \"append_only\".", "unknown guard mode \"%.64s\"", mode);
   int rc = kip_tx_begin(nx, err);
   if (rc) return rc;
-  sqlite3_stmt *st;
-  rc = sqlite3_prepare_v2(nx->db,
-                          "INSERT INTO kip_guard(type, name, mode, capability, owner, hint) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
+  kip_stmt *st;
+  rc = kip_prepare(nx, "INSERT INTO kip_guard(type, name, mode, capability, owner, hint) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
                           "ON CONFLICT(type, name) DO UPDATE SET mode = excluded.mode, capability = excluded.capability, "
-                          "owner = excluded.owner, hint = excluded.hint",
-                          -1, &st, NULL);
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, guard->type, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, guard->name ? guard->name : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, mode, -1, SQLITE_STATIC);
-    if (guard->capability) sqlite3_bind_text(st, 4, guard->capability, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, guard->owner, -1, SQLITE_STATIC);
-    if (guard->hint) sqlite3_bind_text(st, 6, guard->hint, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(nx->db);
-    sqlite3_finalize(st);
+                          "owner = excluded.owner, hint = excluded.hint", -1, &st);
+  if (rc == KIP_STORE_OK) {
+    kip_bind_text(st, 1, guard->type, -1, 0);
+    kip_bind_text(st, 2, guard->name ? guard->name : "", -1, 0);
+    kip_bind_text(st, 3, mode, -1, 0);
+    if (guard->capability) kip_bind_text(st, 4, guard->capability, -1, 0);
+    kip_bind_text(st, 5, guard->owner, -1, 0);
+    if (guard->hint) kip_bind_text(st, 6, guard->hint, -1, 0);
+    rc = kip_step(st) == KIP_DONE ? KIP_STORE_OK : kip_store_errcode(nx);
+    kip_finish(nx, st);
   }
-  if (rc != SQLITE_OK) {
+  if (rc != KIP_STORE_OK) {
     kip_store_error(nx, rc, err, "declaring a guard");
     kip_tx_rollback(nx);
     return err->code;
@@ -337,14 +332,14 @@ int kip_guard_drop(kip_nexus *nx, const char *owner, kip_error *err) {
   if (!valid_text(owner, 63)) return kip_err(err, KIP_E_SYNTAX, "Name the owner whose guards to drop.", "no owner given");
   int rc = kip_tx_begin(nx, err);
   if (rc) return rc;
-  sqlite3_stmt *st;
-  rc = sqlite3_prepare_v2(nx->db, "DELETE FROM kip_guard WHERE owner = ?1", -1, &st, NULL);
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(nx->db);
-    sqlite3_finalize(st);
+  kip_stmt *st;
+  rc = kip_prepare(nx, "DELETE FROM kip_guard WHERE owner = ?1", -1, &st);
+  if (rc == KIP_STORE_OK) {
+    kip_bind_text(st, 1, owner, -1, 0);
+    rc = kip_step(st) == KIP_DONE ? KIP_STORE_OK : kip_store_errcode(nx);
+    kip_finish(nx, st);
   }
-  if (rc != SQLITE_OK) {
+  if (rc != KIP_STORE_OK) {
     kip_store_error(nx, rc, err, "dropping guards");
     kip_tx_rollback(nx);
     return err->code;
@@ -386,23 +381,21 @@ char *kip_guards_json(kip_nexus *nx, int log_limit) {
     kip_buf_addc(&b, '}');
   }
   kip_buf_adds(&b, "],\"log\":[");
-  sqlite3_stmt *st;
+  kip_stmt *st;
   if (log_limit > 0 &&
-      sqlite3_prepare_v2(nx->db,
-                         "SELECT at, op, element, kind, owner, reason FROM kip_guard_log ORDER BY seq DESC LIMIT ?1", -1,
-                         &st, NULL) == SQLITE_OK) {
-    sqlite3_bind_int(st, 1, log_limit);
-    for (int k = 0; sqlite3_step(st) == SQLITE_ROW; k++) {
+      kip_prepare(nx, "SELECT at, op, element, kind, owner, reason FROM kip_guard_log ORDER BY seq DESC LIMIT ?1", -1, &st) == KIP_STORE_OK) {
+    kip_bind_int64(st, 1, log_limit);
+    for (int k = 0; kip_step(st) == KIP_ROW; k++) {
       kip_buf_adds(&b, k ? ",{" : "{");
-      add_text_or_null(&b, "at", sqlite3_column_text(st, 0), 0);
-      add_text_or_null(&b, "op", sqlite3_column_text(st, 1), 1);
-      add_text_or_null(&b, "element", sqlite3_column_text(st, 2), 1);
-      add_text_or_null(&b, "kind", sqlite3_column_text(st, 3), 1);
-      add_text_or_null(&b, "owner", sqlite3_column_text(st, 4), 1);
-      add_text_or_null(&b, "reason", sqlite3_column_text(st, 5), 1);
+      add_text_or_null(&b, "at", (const unsigned char *)kip_col_text(st, 0), 0);
+      add_text_or_null(&b, "op", (const unsigned char *)kip_col_text(st, 1), 1);
+      add_text_or_null(&b, "element", (const unsigned char *)kip_col_text(st, 2), 1);
+      add_text_or_null(&b, "kind", (const unsigned char *)kip_col_text(st, 3), 1);
+      add_text_or_null(&b, "owner", (const unsigned char *)kip_col_text(st, 4), 1);
+      add_text_or_null(&b, "reason", (const unsigned char *)kip_col_text(st, 5), 1);
       kip_buf_addc(&b, '}');
     }
-    sqlite3_finalize(st);
+    kip_finish(nx, st);
   }
   kip_buf_adds(&b, "]}}");
   return kip_buf_detach(&b);

@@ -74,37 +74,35 @@ static int64_t run_start(uint64_t c, int first, int run_bits, uint64_t key) {
 
 /* first use on this nexus: pick k0 above every id it ever had, and a secret */
 static int init_alloc(kip_nexus *nx, kip_error *err) {
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(nx->db,
-                              "SELECT max(coalesce((SELECT max(id) FROM element), 0),"
-                              " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'element'), 0))",
-                              -1, &st, NULL);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "initialising the id allocator");
-  int64_t max = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-  sqlite3_finalize(st);
+  /* (an SQLite file of schema v1–v2 numbered its elements by AUTOINCREMENT) */
+  int64_t max = kip_store_count(nx, nx->pg ? "SELECT coalesce(max(id), 0) FROM element"
+                                           : "SELECT max(coalesce((SELECT max(id) FROM element), 0),"
+                                             " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'element'), 0))");
+  if (max < 0) return kip_store_error(nx, kip_store_errcode(nx), err, "initialising the id allocator");
   int k0 = MIN_BASE_BITS;
   while (k0 < MAX_ID_BITS - 2 && (1ll << k0) <= max) k0++;
   int64_t secret;
   sqlite3_randomness(sizeof secret, &secret);
-  rc = sqlite3_prepare_v2(nx->db, "UPDATE kip_id_alloc SET base_bits = ?1, secret = ?2", -1, &st, NULL);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "initialising the id allocator");
-  sqlite3_bind_int(st, 1, k0);
-  sqlite3_bind_int64(st, 2, secret);
-  rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? 0 : kip_store_error(nx, rc, err, "initialising the id allocator");
+  kip_stmt *st;
+  int rc = kip_prepare(nx, "UPDATE kip_id_alloc SET base_bits = ?1, secret = ?2", -1, &st);
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "initialising the id allocator");
+  kip_bind_int64(st, 1, k0);
+  kip_bind_int64(st, 2, secret);
+  rc = kip_step(st);
+  kip_finish(nx, st);
+  return rc == KIP_DONE ? 0 : kip_store_error(nx, rc, err, "initialising the id allocator");
 }
 
 /* 1 when no element has an id in [start, start + n) (rows another tool
 ** inserted, e.g. with a plain sqlite3 shell, may sit anywhere) */
 static int run_is_free(kip_nexus *nx, int64_t start, int64_t n, kip_error *err) {
-  sqlite3_stmt *st = SQ(nx->stmts[ST_ID_RANGE_USED]);
-  sqlite3_bind_int64(st, 1, start);
-  sqlite3_bind_int64(st, 2, start + n - 1);
-  int rc = sqlite3_step(st);
-  sqlite3_reset(st);
-  if (rc == SQLITE_ROW) return 0;
-  if (rc == SQLITE_DONE) return 1;
+  kip_stmt *st = nx->stmts[ST_ID_RANGE_USED];
+  kip_bind_int64(st, 1, start);
+  kip_bind_int64(st, 2, start + n - 1);
+  int rc = kip_step(st);
+  kip_reset(st);
+  if (rc == KIP_ROW) return 0;
+  if (rc == KIP_DONE) return 1;
   kip_store_error(nx, rc, err, "allocating an id");
   return -1;
 }
@@ -113,19 +111,19 @@ static int run_is_free(kip_nexus *nx, int64_t start, int64_t n, kip_error *err) 
 ** extents; runs that are not free are skipped (never reused either) */
 static int next_run(kip_nexus *nx, kip_error *err) {
   int extent = nx->id_taken >= (1 << UNIT_BITS) || nx->id_expect > (1 << UNIT_BITS);
-  sqlite3_stmt *st = SQ(nx->stmts[extent ? ST_NEXT_EXTENT : ST_NEXT_ID]);
+  kip_stmt *st = nx->stmts[extent ? ST_NEXT_EXTENT : ST_NEXT_ID];
   for (int attempt = 0; attempt < 64; attempt++) {
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-      sqlite3_reset(st);
+    int rc = kip_step(st);
+    if (rc != KIP_ROW) {
+      kip_reset(st);
       return kip_store_error(nx, rc, err, "allocating an id");
     }
-    int null_base = sqlite3_column_type(st, 1) == SQLITE_NULL;
-    uint64_t c = (uint64_t)sqlite3_column_int64(st, 0);
-    int k0 = sqlite3_column_int(st, 1);
-    uint64_t key = (uint64_t)sqlite3_column_int64(st, 2);
-    sqlite3_step(st); /* RETURNING: run to completion */
-    sqlite3_reset(st);
+    int null_base = kip_col_type(st, 1) == KIP_COL_NULL;
+    uint64_t c = (uint64_t)kip_col_int64(st, 0);
+    int k0 = (int)kip_col_int64(st, 1);
+    uint64_t key = (uint64_t)kip_col_int64(st, 2);
+    kip_step(st); /* RETURNING: run to completion */
+    kip_reset(st);
     if (!null_base) {
       int bits = extent ? EXTENT_BITS : UNIT_BITS;
       int first = k0 + extent; /* units in blocks k0, k0+2, ...; extents in k0+1, k0+3, ... */

@@ -1,29 +1,69 @@
 /*
-** store_rows.c — the row API of the storage seam (store.h) over SQLite
-** statements: stepping, reading columns, binding parameters. The layers
-** above the store read every result through these calls and never see an
-** sqlite3 type (docs/architecture.md "The storage seam").
+** store_rows.c — the row API of the storage seam (store.h): stepping,
+** reading columns, binding parameters. The layers above the store read
+** every result through these calls and never see a backend's type
+** (docs/architecture.md "The storage seam"). An SQLite statement is an
+** sqlite3_stmt; a PostgreSQL one is tagged (store_pg.h PG_IS) and served by
+** store_pg_rows.c.
 */
 #include <stdlib.h>
 
+#include "store_pg.h"
 #include "store_sqlite.h"
 
-int kip_step(kip_stmt *st) { return sqlite3_step(SQ(st)); }
-void kip_reset(kip_stmt *st) { sqlite3_reset(SQ(st)); }
-int kip_col_type(kip_stmt *st, int i) { return sqlite3_column_type(SQ(st), i); }
-int64_t kip_col_int64(kip_stmt *st, int i) { return sqlite3_column_int64(SQ(st), i); }
-double kip_col_double(kip_stmt *st, int i) { return sqlite3_column_double(SQ(st), i); }
-const char *kip_col_text(kip_stmt *st, int i) { return (const char *)sqlite3_column_text(SQ(st), i); }
-const void *kip_col_blob(kip_stmt *st, int i) { return sqlite3_column_blob(SQ(st), i); }
-int kip_col_bytes(kip_stmt *st, int i) { return sqlite3_column_bytes(SQ(st), i); }
-int kip_bind_count(kip_stmt *st) { return sqlite3_bind_parameter_count(SQ(st)); }
-int kip_bind_int64(kip_stmt *st, int i, int64_t v) { return sqlite3_bind_int64(SQ(st), i, v); }
-int kip_bind_double(kip_stmt *st, int i, double v) { return sqlite3_bind_double(SQ(st), i, v); }
-int kip_bind_null(kip_stmt *st, int i) { return sqlite3_bind_null(SQ(st), i); }
+int kip_step(kip_stmt *st) { return PG_IS(st) ? kip_pg_step(PG_ST(st)) : sqlite3_step(SQ(st)); }
+void kip_reset(kip_stmt *st) {
+  if (PG_IS(st)) kip_pg_reset(PG_ST(st));
+  else sqlite3_reset(SQ(st));
+}
+void kip_clear_bindings(kip_stmt *st) {
+  if (PG_IS(st)) kip_pg_clear_bindings(PG_ST(st));
+  else sqlite3_clear_bindings(SQ(st));
+}
+int kip_col_type(kip_stmt *st, int i) { return PG_IS(st) ? kip_pg_col_type(PG_ST(st), i) : sqlite3_column_type(SQ(st), i); }
+int64_t kip_col_int64(kip_stmt *st, int i) {
+  return PG_IS(st) ? kip_pg_col_int64(PG_ST(st), i) : sqlite3_column_int64(SQ(st), i);
+}
+double kip_col_double(kip_stmt *st, int i) {
+  return PG_IS(st) ? kip_pg_col_double(PG_ST(st), i) : sqlite3_column_double(SQ(st), i);
+}
+const char *kip_col_text(kip_stmt *st, int i) {
+  return PG_IS(st) ? kip_pg_col_text(PG_ST(st), i) : (const char *)sqlite3_column_text(SQ(st), i);
+}
+const void *kip_col_blob(kip_stmt *st, int i) {
+  return PG_IS(st) ? kip_pg_col_blob(PG_ST(st), i) : sqlite3_column_blob(SQ(st), i);
+}
+int kip_col_bytes(kip_stmt *st, int i) { return PG_IS(st) ? kip_pg_col_bytes(PG_ST(st), i) : sqlite3_column_bytes(SQ(st), i); }
+/* the largest parameter number */
+int kip_bind_count(kip_stmt *st) {
+  if (!PG_IS(st)) return sqlite3_bind_parameter_count(SQ(st));
+  return PG_ST(st)->npmap ? (int)PG_ST(st)->pmap[PG_ST(st)->npmap - 1] : 0;
+}
+int kip_bind_int64(kip_stmt *st, int i, int64_t v) {
+  return PG_IS(st) ? kip_pg_bind_int64(PG_ST(st), i, v) : sqlite3_bind_int64(SQ(st), i, v);
+}
+int kip_bind_double(kip_stmt *st, int i, double v) {
+  return PG_IS(st) ? kip_pg_bind_double(PG_ST(st), i, v) : sqlite3_bind_double(SQ(st), i, v);
+}
+int kip_bind_null(kip_stmt *st, int i) { return PG_IS(st) ? kip_pg_bind_null(PG_ST(st), i) : sqlite3_bind_null(SQ(st), i); }
 int kip_bind_text(kip_stmt *st, int i, const char *s, int n, int copy) {
+  if (PG_IS(st)) return kip_pg_bind_text(PG_ST(st), i, s, n);
   return sqlite3_bind_text(SQ(st), i, s, n, copy ? SQLITE_TRANSIENT : SQLITE_STATIC);
 }
+int kip_bind_text_owned(kip_stmt *st, int i, char *s, int n) {
+  if (!PG_IS(st)) return sqlite3_bind_text(SQ(st), i, s, n, free);
+  int rc = kip_pg_bind_text(PG_ST(st), i, s, n);
+  free(s);
+  return rc;
+}
 /* JSON values travel as BLOBs: the SQL functions tell them from strings (store_sqlfunc.c) */
-int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n) { return sqlite3_bind_blob(SQ(st), i, s, n, free); }
-int kip_store_errcode(kip_nexus *nx) { return sqlite3_errcode(nx->db); }
+int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n) {
+  if (!PG_IS(st)) return sqlite3_bind_blob(SQ(st), i, s, n, free);
+  int rc = kip_pg_bind_json(PG_ST(st), i, s, n);
+  free(s);
+  return rc;
+}
+int kip_store_errcode(kip_nexus *nx) { return nx->pg ? KIP_PG_ERROR : sqlite3_errcode(nx->db); }
 int kip_store_interrupt_code(void) { return SQLITE_INTERRUPT; }
+int64_t kip_store_changes(kip_nexus *nx) { return nx->pg ? nx->pg->changes : sqlite3_changes64(nx->db); }
+int64_t kip_store_total_changes(kip_nexus *nx) { return nx->pg ? nx->pg->total_changes : sqlite3_total_changes64(nx->db); }

@@ -243,7 +243,7 @@ static void *builder_main(void *arg) {
 
 /* ------------------------------------------------------------- the writer */
 void kip_index_builder_start(kip_nexus *nx) {
-  if (nx->index_builder || nx->readonly_file) return;
+  if (nx->index_builder || nx->readonly_file || nx->pg) return; /* an SQLite file's */
   const char *path = sqlite3_db_filename(nx->db, "main");
   if (!path || !path[0] || strlen(path) >= sizeof nx->index_builder->main_path) return; /* in memory */
   sqlite3_stmt *st;

@@ -10,9 +10,11 @@
 */
 #include <stdio.h>
 
+#include "store_pg.h"
 #include "store_sqlite.h"
 
 int kip_search_sync(kip_nexus *nx, kip_error *err) {
+  if (nx->pg) return kip_pg_search_sync(nx, err);
   sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
   if (nx->readonly_file || !st) return 0; /* !st: still migrating; caught up when open completes */
   if (kip_store_mark_fresh(nx, err)) return err->code;
@@ -137,6 +139,7 @@ int kip_sync_index(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64
 }
 
 int64_t kip_unindexed(kip_nexus *nx) {
+  if (nx->pg) return nx->fresh_n > 0 || kip_store_count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_dirty LIMIT 1) AS d") > 0;
   sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
   if (!st) return 0;
   if (nx->fresh_n > 0) return 1; /* new elements of the running transaction */

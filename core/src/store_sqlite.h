@@ -30,11 +30,5 @@ static inline void kip_finish_sq(kip_nexus *nx, sqlite3_stmt *st) { kip_finish(n
 ** the writing transaction started from (it is bumped at commit) */
 #define CHANGE_GENERATION "coalesce((SELECT CAST(value AS INTEGER) FROM kip_info WHERE key = 'write_generation'), 0)"
 
-/* store_elements.c: step a write statement (its failure mapped to a KIP error) */
-int kip_store_step_write(kip_nexus *nx, sqlite3_stmt *st, kip_error *err, const char *what);
-/* store_elements.c: the error of a write a guard refused (KIP_4004, naming the guard) */
-int kip_store_guard_error(kip_nexus *nx, kip_error *err, const char *what);
-/* store_elements.c: forget the memo of defined types and predicates */
-void kip_store_defined_forget(kip_nexus *nx);
 
 #endif

@@ -2,18 +2,24 @@
 ** store_tx.c — the store's transactions: nested write transactions (BEGIN
 ** IMMEDIATE / SAVEPOINT) whose commit indexes for SEARCH, flushes the guard
 ** log and counts the write generation; read transactions over one
-** snapshot; rollback, which nothing interrupts.
+** snapshot; rollback, which nothing interrupts. On PostgreSQL a write
+** transaction takes the nexus's advisory lock (one writer per nexus, as
+** SQLite's write lock) and a read transaction is a REPEATABLE READ snapshot.
 */
+#include "store_pg.h"
 #include "store_sqlite.h"
 
 #include <stdio.h>
 
 int kip_tx_begin(kip_nexus *nx, kip_error *err) {
-  char sql[48];
-  if (nx->tx_depth == 0) snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
-  else snprintf(sql, sizeof sql, "SAVEPOINT kip_sp%d", nx->tx_depth);
+  char sql[224];
+  if (nx->tx_depth > 0) snprintf(sql, sizeof sql, "SAVEPOINT kip_sp%d", nx->tx_depth);
+  else if (nx->pg)
+    snprintf(sql, sizeof sql, "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(hashtextextended('%s', 7))",
+             nx->pg->schema);
+  else snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
   if (kip_store_exec(nx, sql, err, "starting a transaction")) return err->code;
-  if (nx->tx_depth == 0) nx->tx_changes0 = sqlite3_total_changes64(nx->db);
+  if (nx->tx_depth == 0) nx->tx_changes0 = kip_store_total_changes(nx);
   nx->tx_depth++;
   /* the writer's lock is held: guards another process declared are current */
   if (nx->tx_depth == 1 && kip_guards_refresh(nx, err)) {
@@ -28,7 +34,9 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err) {
 ** and never the write lock); nested inside a transaction it is a no-op */
 int kip_tx_begin_read(kip_nexus *nx, kip_error *err) {
   if (nx->tx_depth > 0) return 0;
-  if (kip_store_step_write(nx, SQ(nx->stmts[ST_BEGIN_READ]), err, "starting a read transaction")) return err->code;
+  if (nx->pg ? kip_store_exec(nx, "BEGIN ISOLATION LEVEL REPEATABLE READ", err, "starting a read transaction")
+             : kip_store_step_write(nx, nx->stmts[ST_BEGIN_READ], err, "starting a read transaction"))
+    return err->code;
   nx->tx_depth = 1;
   nx->read_tx = 1;
   return 0;
@@ -36,6 +44,13 @@ int kip_tx_begin_read(kip_nexus *nx, kip_error *err) {
 
 void kip_tx_end_read(kip_nexus *nx) {
   if (!nx->read_tx) return;
+  if (nx->pg) {
+    kip_error ignored;
+    kip_store_exec(nx, "COMMIT", &ignored, "ending a read transaction");
+    nx->tx_depth = 0;
+    nx->read_tx = 0;
+    return;
+  }
   sqlite3_step(SQ(nx->stmts[ST_END_READ]));
   sqlite3_reset(SQ(nx->stmts[ST_END_READ]));
   if (!sqlite3_get_autocommit(nx->db)) sqlite3_exec(nx->db, "ROLLBACK", NULL, NULL, NULL);
@@ -47,19 +62,21 @@ void kip_tx_end_read(kip_nexus *nx) {
 ** (kip_write_generation): a host learns whether anything changed since it
 ** last looked without reading the graph */
 static int bump_write_generation(kip_nexus *nx, kip_error *err) {
-  if (nx->tx_upkeep || sqlite3_total_changes64(nx->db) == nx->tx_changes0) return 0;
+  if (nx->tx_upkeep || kip_store_total_changes(nx) == nx->tx_changes0) return 0;
   return kip_store_exec(nx,
-                        "INSERT INTO kip_info(key, value) VALUES('write_generation', 1) "
-                        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                        nx->pg ? "INSERT INTO kip_info(key, value) VALUES('write_generation', '1') "
+                                 "ON CONFLICT(key) DO UPDATE SET value = (kip_info.value::bigint + 1)::text"
+                               : "INSERT INTO kip_info(key, value) VALUES('write_generation', 1) "
+                                 "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
                         err, "counting the write generation");
 }
 
 int64_t kip_write_generation(kip_nexus *nx) {
-  sqlite3_stmt *st;
-  if (kip_prepare_sq(nx, "SELECT CAST(value AS INTEGER) FROM kip_info WHERE key = 'write_generation'", -1, &st) != SQLITE_OK)
+  kip_stmt *st;
+  if (kip_prepare(nx, "SELECT CAST(value AS BIGINT) FROM kip_info WHERE key = 'write_generation'", -1, &st) != KIP_STORE_OK)
     return -1;
-  int64_t g = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-  kip_finish_sq(nx, st);
+  int64_t g = kip_step(st) == KIP_ROW ? kip_col_int64(st, 0) : 0;
+  kip_finish(nx, st);
   return g;
 }
 
@@ -97,7 +114,8 @@ void kip_tx_rollback(kip_nexus *nx) {
   else snprintf(sql, sizeof sql, "ROLLBACK TO kip_sp%d; RELEASE kip_sp%d", nx->tx_depth - 1, nx->tx_depth - 1);
   int64_t saved = nx->req->deadline_us;
   nx->req->deadline_us = 0; /* a rollback must never be interrupted */
-  sqlite3_exec(nx->db, sql, NULL, NULL, NULL);
+  if (nx->pg) PQclear(PQexec(nx->pg->conn, sql));
+  else sqlite3_exec(nx->db, sql, NULL, NULL, NULL);
   nx->req->deadline_us = saved;
   nx->tx_depth--;
   kip_guards_rolled_back(nx);

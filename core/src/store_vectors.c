@@ -21,6 +21,13 @@
 
 #include "store_sqlite.h"
 
+/* a PostgreSQL nexus has no vectors yet (docs/postgresql.md) */
+static int no_vectors(kip_error *err) {
+  return kip_err(err, KIP_E_INTERNAL, "Use keyword search there, or an SQLite nexus for semantic search (docs/postgresql.md).",
+                 "vectors are not kept on the PostgreSQL backend yet");
+}
+
+
 #define EMBED_BATCH 64
 #define ADOPT_AT_ONCE_MAX 20000
 #define VECTORS_PER_REQUEST 512 /* a backlog too large to embed at open: embedded this many after each request */
@@ -220,6 +227,7 @@ static int record_model(kip_nexus *nx, kip_error *err) {
 }
 
 int kip_reset_vectors(kip_nexus *nx, kip_error *err) {
+  if (nx->pg) return no_vectors(err);
   kip_err_clear(err);
   if (!nx->has_embedder)
     return kip_err(err, KIP_E_INTERNAL, "Configure an embedder first (docs/search.md).", "the nexus has no embedder");
@@ -325,6 +333,7 @@ int64_t kip_vector_catch_up(kip_nexus *nx, int64_t limit, kip_error *err) {
 
 int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud,
                       kip_error *err) {
+  if (nx->pg) return no_vectors(err);
   return embed_queue(nx, batch, 0, progress, ud, err);
 }
 
@@ -340,26 +349,26 @@ void kip_vector_catch_up_some(kip_nexus *nx) {
 /* kip_info's value of key, copied into out ("" when absent) */
 static void info_value(kip_nexus *nx, const char *key, char *out, size_t n) {
   out[0] = 0;
-  sqlite3_stmt *st;
-  if (kip_prepare_sq(nx, "SELECT value FROM kip_info WHERE key = ?1", -1, &st) != SQLITE_OK) return;
-  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-    snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
-  kip_finish_sq(nx, st);
+  kip_stmt *st;
+  if (kip_prepare(nx, "SELECT value FROM kip_info WHERE key = ?1", -1, &st) != KIP_STORE_OK) return;
+  kip_bind_text(st, 1, key, -1, 0);
+  if (kip_step(st) == KIP_ROW && kip_col_text(st, 0)) snprintf(out, n, "%s", kip_col_text(st, 0));
+  kip_finish(nx, st);
 }
 
 static int set_info(kip_nexus *nx, const char *key, const char *value, kip_error *err) {
   if (nx->readonly_file) return kip_err(err, KIP_E_DENIED, "Open the nexus read-write.", "the nexus is read-only");
   if (kip_tx_begin(nx, err)) return err->code;
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(nx->db, "INSERT OR REPLACE INTO kip_info(key, value) VALUES(?1, ?2)", -1, &st, NULL);
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(nx->db);
-    sqlite3_finalize(st);
+  kip_stmt *st;
+  int rc = kip_prepare(nx, "INSERT INTO kip_info(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                       -1, &st);
+  if (rc == KIP_STORE_OK) {
+    kip_bind_text(st, 1, key, -1, 0);
+    kip_bind_text(st, 2, value, -1, 0);
+    rc = kip_step(st) == KIP_DONE ? KIP_STORE_OK : kip_store_errcode(nx);
+    kip_finish(nx, st);
   }
-  if (rc != SQLITE_OK) {
+  if (rc != KIP_STORE_OK) {
     kip_tx_rollback(nx);
     return kip_store_error(nx, rc, err, "recording what SEARCH measured");
   }
@@ -367,6 +376,7 @@ static int set_info(kip_nexus *nx, const char *key, const char *value, kip_error
 }
 
 int kip_search_primary(kip_nexus *nx) {
+  if (nx->pg) return KIP_PRIMARY_KEYWORD;
   char v[16];
   info_value(nx, "search_hybrid_primary", v, sizeof v);
   return strcmp(v, "semantic") ? KIP_PRIMARY_KEYWORD : KIP_PRIMARY_SEMANTIC;
@@ -377,6 +387,7 @@ const char *kip_search_primary_name(kip_nexus *nx) {
 }
 
 int kip_search_set_primary(kip_nexus *nx, const char *mode, kip_error *err) {
+  if (nx->pg) return no_vectors(err);
   kip_err_clear(err);
   if (!mode || (strcmp(mode, "keyword") && strcmp(mode, "semantic")))
     return kip_err(err, KIP_E_VALUE_TYPE, "Give \"keyword\" or \"semantic\" (kip search eval says which measured better).",
@@ -399,6 +410,10 @@ int kip_search_set_default_mode(kip_nexus *nx, const char *mode, kip_error *err)
 }
 
 int kip_set_embedder(kip_nexus *nx, const kip_embedder *e, kip_error *err) {
+  if (nx->pg && e) { /* no vectors there yet: the embedder is not attached */
+    if (e->release) e->release(e->ud);
+    return 0;
+  }
   kip_err_clear(err);
   if (nx->has_embedder && nx->embedder.release) nx->embedder.release(nx->embedder.ud);
   nx->has_embedder = 0;
@@ -461,9 +476,13 @@ static int vector_status(kip_nexus *nx, kip_vector_status *out, int count_vector
   return 0;
 }
 
-int kip_vector_state(kip_nexus *nx, kip_vector_status *out, kip_error *err) { return vector_status(nx, out, 0, err); }
+int kip_vector_state(kip_nexus *nx, kip_vector_status *out, kip_error *err) {
+  return nx->pg ? no_vectors(err) : vector_status(nx, out, 0, err);
+}
 
-int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err) { return vector_status(nx, out, 1, err); }
+int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err) {
+  return nx->pg ? no_vectors(err) : vector_status(nx, out, 1, err);
+}
 
 /* ------------------------------------------------------------ verification */
 #define VERIFY_ROW_SQL                                                                                            \
@@ -476,6 +495,7 @@ static void note_problem(kip_vector_check *out, int64_t id, const char *what) {
 }
 
 int kip_vector_verify(kip_nexus *nx, kip_vector_check *out, kip_error *err) {
+  if (nx->pg) return no_vectors(err);
   kip_err_clear(err);
   memset(out, 0, sizeof *out);
   char model[128];

@@ -116,7 +116,8 @@ function Host:open_nexus(governed, fail)
     cache_mb = self.global.cache_mb or M.BULK_CACHE_MB[self.command], call = gov.call,
     on_policy_error = function(msg) if not opening then io.stderr:write("kip: ", msg, "\n") end end }
   opening = false
-  if not nx then fail("cannot open the nexus %s: %s", path, tostring(err)) end
+  -- (a URL's password is never shown)
+  if not nx then fail("cannot open the nexus %s: %s", (path:gsub("^(%a+://[^/@:]*):[^/@]*@", "%1@")), tostring(err)) end
   -- a policy named on the command line that cannot load: stop here, naming what there is
   local missing = nx.policies and nx.policies:missing()
   if missing then

@@ -1,0 +1,396 @@
+/*
+** store_pg.c — the PostgreSQL store's connection (docs/postgresql.md,
+** issue 40): a postgresql:// URL and its nexus (`?nexus=NAME`, a schema
+** `kip_NAME` of the database), the prepared statements by SQL text (the
+** statement cache of kip_prepare, "?n" placeholders spelt "$n"), SQL scripts,
+** and the server's failures mapped to KIP errors by SQLSTATE. The family's
+** other files: store_pg_rows.c (the row API), store_pg_schema.c (the schema
+** and the functions compiled queries call).
+**
+** Writers of one nexus are serialised by a transaction-level advisory lock
+** on the nexus (store_tx.c): a write transaction sees the latest committed
+** state and no other writer, as SQLite's BEGIN IMMEDIATE gives; readers do
+** not wait (MVCC), and a read batch is one REPEATABLE READ snapshot.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_pg.h"
+
+#define URL_HINT \
+  "Write postgresql://USER@HOST:PORT/DATABASE?nexus=NAME (NAME: letters, digits and _; credentials from the URL, " \
+  "PGPASSWORD or ~/.pgpass)."
+
+int kip_store_is_url(const char *path) {
+  return path && (!strncmp(path, "postgresql://", 13) || !strncmp(path, "postgres://", 11));
+}
+
+void kip_pg_keep_error(struct kip_pg *pg, const PGresult *res) {
+  const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+  const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+  snprintf(pg->sqlstate, sizeof pg->sqlstate, "%s", state ? state : (PQstatus(pg->conn) == CONNECTION_BAD ? "08006" : "XX000"));
+  snprintf(pg->message, sizeof pg->message, "%s", msg ? msg : PQerrorMessage(pg->conn));
+  size_t n = strlen(pg->message);
+  while (n && (pg->message[n - 1] == '\n' || pg->message[n - 1] == ' ')) pg->message[--n] = 0;
+}
+
+/* ------------------------------------------------------------ the URL */
+/* the URL without ?nexus= (libpq refuses parameters it does not know), the
+** nexus name, and the URL as messages show it (no password) */
+static int split_url(const char *url, char *conninfo, size_t cap, char *nexus, size_t ncap, char *shown, size_t scap,
+                     kip_error *err) {
+  snprintf(nexus, ncap, "default");
+  const char *q = strchr(url, '?');
+  size_t base = q ? (size_t)(q - url) : strlen(url);
+  if (base + 1 >= cap) return kip_err(err, KIP_E_INTERNAL, URL_HINT, "the PostgreSQL URL is too long");
+  memcpy(conninfo, url, base);
+  size_t n = base;
+  conninfo[n] = 0;
+  int first = 1;
+  for (const char *p = q ? q + 1 : NULL; p && *p;) {
+    const char *amp = strchr(p, '&');
+    size_t len = amp ? (size_t)(amp - p) : strlen(p);
+    if (len > 6 && !strncmp(p, "nexus=", 6)) {
+      size_t vl = len - 6;
+      if (vl == 0 || vl >= ncap - 8)
+        return kip_err(err, KIP_E_INTERNAL, URL_HINT, "the nexus name of the PostgreSQL URL is empty or too long");
+      for (size_t k = 0; k < vl; k++) {
+        char c = p[6 + k];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+          return kip_err(err, KIP_E_INTERNAL, URL_HINT,
+                         "the nexus name '%.*s' of the PostgreSQL URL has a character other than a-z, 0-9 and _",
+                         (int)vl, p + 6);
+      }
+      snprintf(nexus, ncap, "%.*s", (int)vl, p + 6);
+    } else if (len) {
+      if (n + len + 2 >= cap) return kip_err(err, KIP_E_INTERNAL, URL_HINT, "the PostgreSQL URL is too long");
+      conninfo[n++] = first ? '?' : '&';
+      memcpy(conninfo + n, p, len);
+      n += len;
+      conninfo[n] = 0;
+      first = 0;
+    }
+    p = amp ? amp + 1 : NULL;
+  }
+  /* shown: scheme://user@host... with any :password removed */
+  const char *auth = strstr(url, "://");
+  const char *at = auth ? strchr(auth + 3, '@') : NULL;
+  const char *colon = auth && at ? memchr(auth + 3, ':', (size_t)(at - auth - 3)) : NULL;
+  if (colon) snprintf(shown, scap, "%.*s%.*s", (int)(colon - url), url, (int)(base - (size_t)(at - url)), at);
+  else snprintf(shown, scap, "%.*s", (int)base, url);
+  return 0;
+}
+
+/* ------------------------------------------------------- placeholders */
+/* the placeholders of sql in order: SQLite's numbers ("?n", a bare "?" one
+** more than the largest before it), each with its position; literals and
+** quoted identifiers skipped. Calls f(ud, start, end, number) for each. */
+static void each_placeholder(const char *sql, size_t len, void (*f)(void *, size_t, size_t, unsigned), void *ud) {
+  unsigned next = 1;
+  for (size_t i = 0; i < len; i++) {
+    char c = sql[i];
+    if (c == '\'' || c == '"') {
+      size_t j = i + 1;
+      while (j < len && !(sql[j] == c && (j + 1 >= len || sql[j + 1] != c))) j += sql[j] == c ? 2 : 1;
+      i = j;
+      continue;
+    }
+    if (c != '?') continue;
+    size_t j = i + 1;
+    unsigned v = 0;
+    while (j < len && sql[j] >= '0' && sql[j] <= '9' && v < 100000) v = v * 10 + (unsigned)(sql[j++] - '0');
+    if (j == i + 1) v = next;
+    if (v >= next) next = v + 1;
+    f(ud, i, j, v);
+    i = j - 1;
+  }
+}
+
+typedef struct numbers {
+  unsigned *v;
+  int n, cap;
+} numbers;
+
+static void collect_number(void *ud, size_t start, size_t end, unsigned v) {
+  (void)start;
+  (void)end;
+  numbers *ns = ud;
+  for (int k = 0; k < ns->n; k++)
+    if (ns->v[k] == v) return;
+  if (ns->n == ns->cap) {
+    ns->cap = ns->cap ? ns->cap * 2 : 8;
+    ns->v = realloc(ns->v, (size_t)ns->cap * sizeof *ns->v);
+    if (!ns->v) abort();
+  }
+  int k = ns->n++;
+  while (k > 0 && ns->v[k - 1] > v) { /* kept sorted */
+    ns->v[k] = ns->v[k - 1];
+    k--;
+  }
+  ns->v[k] = v;
+}
+
+typedef struct respell {
+  const char *sql;
+  size_t at;
+  const numbers *ns;
+  kip_buf out;
+} respell;
+
+static void write_number(void *ud, size_t start, size_t end, unsigned v) {
+  respell *r = ud;
+  kip_buf_add(&r->out, r->sql + r->at, start - r->at);
+  int k = 0;
+  while (r->ns->v[k] != v) k++;
+  kip_buf_printf(&r->out, "$%d", k + 1);
+  r->at = end;
+}
+
+/* PostgreSQL numbers its parameters densely ($1..$n, each typed): SQLite's
+** numbers, which may leave gaps (?9002), map to them in order (*map: the
+** SQLite number of each $k, malloc'd) */
+char *kip_pg_placeholders(const char *sql, size_t len, size_t *out_len, unsigned **map, int *nmap) {
+  numbers ns = {0};
+  each_placeholder(sql, len, collect_number, &ns);
+  respell r = {sql, 0, &ns, {0}};
+  kip_buf_init(&r.out);
+  each_placeholder(sql, len, write_number, &r);
+  kip_buf_add(&r.out, sql + r.at, len - r.at);
+  *out_len = r.out.len;
+  if (map) {
+    *map = ns.v;
+    *nmap = ns.n;
+  } else {
+    free(ns.v);
+  }
+  return kip_buf_detach(&r.out);
+}
+
+/* ---------------------------------------------------------- statements */
+static kip_pg_stmt *prepare_new(kip_nexus *nx, const char *sql, size_t n) {
+  struct kip_pg *pg = nx->pg;
+  size_t pn;
+  unsigned *map = NULL;
+  int nmap = 0;
+  char *text = kip_pg_placeholders(sql, n, &pn, &map, &nmap);
+  kip_pg_stmt *st = calloc(1, sizeof *st);
+  if (!st) abort();
+  st->nx = nx;
+  st->row = -1;
+  st->pmap = map;
+  st->npmap = nmap;
+  snprintf(st->name, sizeof st->name, "kip%u", ++pg->next_name);
+  PGresult *r = PQprepare(pg->conn, st->name, text, 0, NULL);
+  free(text);
+  if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+    kip_pg_keep_error(pg, r);
+    PQclear(r);
+    free(st->pmap);
+    free(st);
+    return NULL;
+  }
+  PQclear(r);
+  r = PQdescribePrepared(pg->conn, st->name);
+  if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+    kip_pg_keep_error(pg, r);
+    PQclear(r);
+    kip_pg_stmt_free(st);
+    return NULL;
+  }
+  st->nparams = PQnparams(r);
+  st->ptypes = calloc((size_t)(st->nparams ? st->nparams : 1), sizeof *st->ptypes);
+  st->values = calloc((size_t)(st->nparams ? st->nparams : 1), sizeof *st->values);
+  if (!st->ptypes || !st->values) abort();
+  for (int k = 0; k < st->nparams; k++) st->ptypes[k] = PQparamtype(r, k);
+  PQclear(r);
+  st->sql = malloc(n + 1);
+  if (!st->sql) abort();
+  memcpy(st->sql, sql, n);
+  st->sql[n] = 0;
+  st->sql_len = n;
+  return st;
+}
+
+static void deallocate(struct kip_pg *pg, kip_pg_stmt *st) {
+  if (!st) return;
+  if (pg->conn && PQstatus(pg->conn) == CONNECTION_OK && PQtransactionStatus(pg->conn) != PQTRANS_INERROR) {
+    char sql[48];
+    snprintf(sql, sizeof sql, "DEALLOCATE %s", st->name);
+    PQclear(PQexec(pg->conn, sql));
+  }
+  kip_pg_stmt_free(st);
+}
+
+int kip_pg_prepare(kip_nexus *nx, const char *sql, int len, kip_stmt **out) {
+  struct kip_pg *pg = nx->pg;
+  size_t n = len < 0 ? strlen(sql) : (size_t)len;
+  int victim = -1;
+  for (int i = 0; i < PG_CACHE_SLOTS; i++) {
+    kip_pg_stmt *c = pg->cache[i];
+    if (c && !c->busy && c->sql_len == n && !memcmp(c->sql, sql, n)) {
+      c->busy = 1;
+      c->used = ++pg->clock;
+      *out = PG_KS(c);
+      return KIP_STORE_OK;
+    }
+    if (!c || (!c->busy && (victim < 0 || (pg->cache[victim] && c->used < pg->cache[victim]->used)))) {
+      if (victim < 0 || pg->cache[victim]) victim = i;
+    }
+  }
+  kip_pg_stmt *st = prepare_new(nx, sql, n);
+  *out = NULL;
+  if (!st) return KIP_PG_ERROR;
+  st->busy = 1;
+  st->used = ++pg->clock;
+  if (victim >= 0) {
+    deallocate(pg, pg->cache[victim]);
+    pg->cache[victim] = st;
+  }
+  *out = PG_KS(st);
+  return KIP_STORE_OK;
+}
+
+/* a persistent statement of the store (nx->stmts): outside the cache */
+kip_stmt *kip_pg_prepare_persistent(kip_nexus *nx, const char *sql) {
+  kip_pg_stmt *st = prepare_new(nx, sql, strlen(sql));
+  return st ? PG_KS(st) : NULL;
+}
+
+void kip_pg_finish(kip_nexus *nx, kip_stmt *stmt) {
+  if (!stmt) return;
+  kip_pg_stmt *st = PG_ST(stmt);
+  kip_pg_reset(st);
+  kip_pg_clear_bindings(st);
+  for (int i = 0; i < PG_CACHE_SLOTS; i++)
+    if (nx->pg->cache[i] == st) {
+      st->busy = 0;
+      return;
+    }
+  deallocate(nx->pg, st);
+}
+
+/* ------------------------------------------------------------- scripts */
+int kip_pg_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
+  struct kip_pg *pg = nx->pg;
+  PGresult *r = PQexec(pg->conn, sql);
+  ExecStatusType s = PQresultStatus(r);
+  if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) {
+    const char *n = PQcmdTuples(r);
+    const char *tag = PQcmdStatus(r);
+    if (n && *n && tag && (!strncmp(tag, "INSERT", 6) || !strncmp(tag, "UPDATE", 6) || !strncmp(tag, "DELETE", 6)))
+      pg->total_changes += atoll(n);
+    PQclear(r);
+    return 0;
+  }
+  kip_pg_keep_error(pg, r);
+  PQclear(r);
+  return kip_pg_error(nx, KIP_PG_ERROR, err, what);
+}
+
+int64_t kip_pg_count(kip_nexus *nx, const char *sql) {
+  size_t n;
+  char *text = kip_pg_placeholders(sql, strlen(sql), &n, NULL, NULL);
+  PGresult *r = PQexec(nx->pg->conn, text);
+  free(text);
+  int64_t v = -1;
+  if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0 && !PQgetisnull(r, 0, 0)) v = atoll(PQgetvalue(r, 0, 0));
+  else if (PQresultStatus(r) != PGRES_TUPLES_OK) kip_pg_keep_error(nx->pg, r);
+  PQclear(r);
+  return v;
+}
+
+int kip_pg_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
+  struct kip_pg *pg = nx->pg;
+  const char *s = pg->sqlstate, *m = pg->message;
+  if (nx->req->cancelled)
+    return kip_err(err, KIP_E_TIMEOUT, "The client cancelled the request; nothing of this command was written.",
+                   "the request was cancelled while %s", what);
+  if (rc == KIP_PG_INTERRUPT || nx->req->timed_out)
+    return kip_err(err, KIP_E_TIMEOUT, NULL, "execution exceeded the time budget while %s", what);
+  if (!strncmp(m, "KIP_4004: write-protected", 25)) return kip_store_guard_error(nx, err, what);
+  if (!strncmp(m, "KIP_4002: ", 10))
+    return kip_err(err, KIP_E_RESOURCE, "Lower the hop range or anchor the path closer to its target.", "%s", m + 10);
+  if (nx->req->regex_error)
+    return kip_err(err, KIP_E_SYNTAX, "Check the REGEX pattern (PCRE2 syntax).", "%s", nx->req->regex_msg);
+  if (!strncmp(s, "08", 2) || !strcmp(s, "57P01") || !strcmp(s, "57P02") || !strcmp(s, "57P03"))
+    return kip_err(err, KIP_E_INTERNAL,
+                   "The PostgreSQL server closed the connection or is restarting; nothing of this command was applied. "
+                   "Retry once the server is up.",
+                   "lost the connection to %s while %s: %s", pg->where, what, m);
+  if (!strcmp(s, "40001") || !strcmp(s, "40P01") || !strcmp(s, "55P03"))
+    return kip_err(err, KIP_E_TIMEOUT, "Another writer holds the nexus; retry shortly.",
+                   "the nexus is busy while %s: %s", what, m);
+  if (!strcmp(s, "25006"))
+    return kip_err(err, KIP_E_DENIED,
+                   "This connection is read-only (a standby, or the nexus was opened read-only): send writes to the "
+                   "primary's URL.",
+                   "the nexus is read-only while %s", what);
+  if (!strcmp(s, "42501"))
+    return kip_err(err, KIP_E_DENIED, "Grant the URL's user the rights on the nexus's schema, or connect as its owner.",
+                   "permission denied on %s while %s: %s", pg->where, what, m);
+  if (!strncmp(s, "53", 2) || !strncmp(s, "54", 2))
+    return kip_err(err, KIP_E_RESOURCE, "The server ran out of a resource: lower LIMIT or the batch size, or ask its operator.",
+                   "the server's resources are exhausted while %s: %s", what, m);
+  return kip_err(err, KIP_E_INTERNAL, NULL, "database error while %s: %s (SQLSTATE %s)", what, m, s);
+}
+
+/* -------------------------------------------------------- open / close */
+static void quiet_notices(void *arg, const char *message) {
+  (void)arg;
+  (void)message;
+}
+
+int kip_pg_open(kip_nexus *nx, const char *url, const kip_open_options *opt, int (*extra_functions)(kip_nexus *),
+                kip_error *err) {
+  char conninfo[2048], shown[256];
+  struct kip_pg *pg = calloc(1, sizeof *pg);
+  if (!pg) return kip_err(err, KIP_E_RESOURCE, NULL, "out of memory");
+  nx->pg = pg;
+  nx->sql_dialect = KIP_SQL_POSTGRESQL;
+  if (split_url(url, conninfo, sizeof conninfo, pg->nexus, sizeof pg->nexus, shown, sizeof shown, err)) return err->code;
+  snprintf(pg->where, sizeof pg->where, "%s (nexus %s)", shown, pg->nexus);
+  snprintf(pg->schema, sizeof pg->schema, "kip_%s", pg->nexus);
+  pg->conn = PQconnectdb(conninfo);
+  if (PQstatus(pg->conn) != CONNECTION_OK) {
+    char m[400];
+    snprintf(m, sizeof m, "%s", PQerrorMessage(pg->conn));
+    size_t n = strlen(m);
+    while (n && (m[n - 1] == '\n' || m[n - 1] == ' ')) m[--n] = 0;
+    return kip_err(err, KIP_E_INTERNAL,
+                   "Check that the server runs and accepts this user from here (host, port, pg_hba.conf, password in "
+                   "PGPASSWORD or ~/.pgpass).",
+                   "cannot connect to %s: %s", shown, m);
+  }
+  PQsetNoticeProcessor(pg->conn, quiet_notices, NULL);
+  if (strcmp(PQparameterStatus(pg->conn, "server_encoding") ? PQparameterStatus(pg->conn, "server_encoding") : "", "UTF8"))
+    return kip_err(err, KIP_E_INTERNAL, "Create the database with ENCODING 'UTF8' (createdb -E UTF8 -T template0 NAME).",
+                   "the database of %s is not UTF-8 (server_encoding %s)", shown,
+                   PQparameterStatus(pg->conn, "server_encoding") ? PQparameterStatus(pg->conn, "server_encoding") : "?");
+  if (PQserverVersion(pg->conn) < 130000)
+    return kip_err(err, KIP_E_INTERNAL, "Use PostgreSQL 13 or later.", "the server of %s is PostgreSQL %d", shown,
+                   PQserverVersion(pg->conn) / 10000);
+  char setup[256];
+  snprintf(setup, sizeof setup,
+           "SET client_min_messages = warning; SET search_path = %s; SET default_transaction_read_only = %s",
+           pg->schema, opt && opt->readonly ? "on" : "off");
+  if (kip_pg_exec(nx, setup, err, "configuring the connection")) return err->code;
+  nx->readonly_file = opt && opt->readonly;
+  int created = 0;
+  if (kip_pg_migrate(nx, &created, err)) return err->code;
+  if (extra_functions && extra_functions(nx)) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register the query functions");
+  return 0;
+}
+
+void kip_pg_close(kip_nexus *nx) {
+  struct kip_pg *pg = nx->pg;
+  if (!pg) return;
+  for (int i = 0; i < PG_CACHE_SLOTS; i++) kip_pg_stmt_free(pg->cache[i]);
+  for (int i = 0; i < ST_COUNT; i++) {
+    if (nx->stmts[i]) kip_pg_stmt_free(PG_ST(nx->stmts[i]));
+    nx->stmts[i] = NULL;
+  }
+  if (pg->conn) PQfinish(pg->conn);
+  free(pg);
+  nx->pg = NULL;
+}

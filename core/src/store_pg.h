@@ -1,0 +1,109 @@
+/*
+** store_pg.h — the PostgreSQL side of the storage seam (store.h), private to
+** the PostgreSQL store family (store_pg*.c; docs/postgresql.md, issue 40).
+** A nexus is a schema `kip_<name>` of a database reached by a
+** postgresql:// URL; its statements are libpq prepared statements behind the
+** same row API as SQLite's (kip_step, kip_col_*, kip_bind_*).
+**
+** A kip_stmt of this store is a kip_pg_stmt pointer with its lowest bit set
+** (PG_TAG): the row API (store_rows.c) tells the two stores' statements
+** apart without a lookup, and an SQLite statement is never tagged.
+*/
+#ifndef KIP_STORE_PG_H
+#define KIP_STORE_PG_H
+#include <libpq-fe.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* the row API's error code for a failed PostgreSQL statement (the failure
+** itself is kept in the connection: kip_pg.sqlstate / message) */
+#define KIP_PG_ERROR 1
+/* a statement the server cancelled (deadline, the host's cancellation) */
+#define KIP_PG_INTERRUPT 9
+
+typedef struct kip_pg_stmt {
+  kip_nexus *nx;
+  char name[24];          /* the server-side prepared statement */
+  char *sql;              /* the SQL text it was prepared from (the cache's key) */
+  size_t sql_len;
+  int nparams;
+  unsigned *pmap;         /* the SQLite number ("?n") of each parameter $k, ascending */
+  int npmap;
+  unsigned *ptypes;       /* the parameters' types as the server inferred them (Oids) */
+  char **values;          /* text-format parameter values (NULL = SQL NULL), owned */
+  PGresult *res;          /* the result of the running execution */
+  int executed, row, nrows;
+  char **cells;           /* per column: what kip_col_text / blob decoded for the current row */
+  int ncells;
+  int cells_row;
+  int busy;               /* handed out by kip_prepare, not yet finished */
+  uint64_t used;
+} kip_pg_stmt;
+
+#define PG_TAG ((uintptr_t)1)
+#define PG_IS(st) (((uintptr_t)(st)) & PG_TAG)
+#define PG_ST(st) ((kip_pg_stmt *)(((uintptr_t)(st)) & ~PG_TAG))
+#define PG_KS(p) ((kip_stmt *)(((uintptr_t)(p)) | PG_TAG))
+
+#define PG_CACHE_SLOTS 128
+
+struct kip_pg {
+  PGconn *conn;
+  char nexus[64];         /* the nexus name of the URL (?nexus=), default "default" */
+  char schema[72];        /* kip_<nexus> */
+  char where[352];        /* the URL without its password, and the nexus: for messages */
+  kip_pg_stmt *cache[PG_CACHE_SLOTS];
+  uint64_t clock;
+  unsigned next_name;
+  char sqlstate[6];       /* of the last failure */
+  char message[512];
+  int64_t changes;        /* rows the last write statement changed */
+  int64_t total_changes;  /* rows every write statement changed on this connection */
+  int64_t tx_changes0;    /* total_changes when the outer write transaction began */
+  unsigned data_version;  /* the write generation last read (kip_store_file_version) */
+};
+
+/* store_pg.c: the connection */
+int kip_pg_open(kip_nexus *nx, const char *url, const kip_open_options *opt, int (*extra_functions)(kip_nexus *),
+                kip_error *err);
+void kip_pg_close(kip_nexus *nx);
+int kip_pg_prepare(kip_nexus *nx, const char *sql, int len, kip_stmt **st);
+void kip_pg_finish(kip_nexus *nx, kip_stmt *st);
+kip_stmt *kip_pg_prepare_persistent(kip_nexus *nx, const char *sql);
+int kip_pg_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *what);
+int64_t kip_pg_count(kip_nexus *nx, const char *sql);
+int kip_pg_error(kip_nexus *nx, int rc, kip_error *err, const char *what);
+/* keep a failed result's SQLSTATE and message in the connection */
+void kip_pg_keep_error(struct kip_pg *pg, const PGresult *res);
+/* the SQL text with SQLite's "?n" placeholders spelt "$k", numbered
+** densely; *map (malloc'd, when map is not NULL) gives each $k's n */
+char *kip_pg_placeholders(const char *sql, size_t len, size_t *out_len, unsigned **map, int *nmap);
+
+/* store_pg_rows.c: the row API over a prepared statement */
+int kip_pg_step(kip_pg_stmt *st);
+void kip_pg_reset(kip_pg_stmt *st);
+void kip_pg_clear_bindings(kip_pg_stmt *st);
+void kip_pg_stmt_free(kip_pg_stmt *st);
+int kip_pg_col_type(kip_pg_stmt *st, int i);
+int64_t kip_pg_col_int64(kip_pg_stmt *st, int i);
+double kip_pg_col_double(kip_pg_stmt *st, int i);
+const char *kip_pg_col_text(kip_pg_stmt *st, int i);
+const void *kip_pg_col_blob(kip_pg_stmt *st, int i);
+int kip_pg_col_bytes(kip_pg_stmt *st, int i);
+int kip_pg_bind_int64(kip_pg_stmt *st, int i, int64_t v);
+int kip_pg_bind_double(kip_pg_stmt *st, int i, double v);
+int kip_pg_bind_null(kip_pg_stmt *st, int i);
+int kip_pg_bind_text(kip_pg_stmt *st, int i, const char *s, int n);
+int kip_pg_bind_json(kip_pg_stmt *st, int i, const char *s, int n);
+
+/* store_pg_search.c: index the elements waiting in search_dirty */
+int kip_pg_search_sync(kip_nexus *nx, kip_error *err);
+
+/* store_pg_schema.c: create or check the nexus's schema and the functions
+** compiled queries call (*created: it was empty) */
+int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err);
+/* the persistent statements' SQL where it differs from SQLite's (NULL: the same) */
+const char *kip_pg_stmt_sql(int which);
+
+#endif

@@ -1,0 +1,270 @@
+/*
+** store_pg_schema.c — a PostgreSQL nexus's schema (docs/postgresql.md):
+** the same tables as an SQLite nexus file (store_schema.c) in a schema
+** `kip_<nexus>` of the database — `element` with its partial unique
+** indexes, the capsule record, the id allocator, guards, the change log and
+** the list of elements waiting for the SEARCH index, kept by triggers — and
+** the functions compiled queries call, with the value semantics of
+** store_sqlfunc.c (RC11 §3: type-strict equality, ordering within a type).
+**
+** A KIP value is a `json` here (store_pg_rows.c): kip_attr gives the value of
+** a key as the engine wrote it, text and all. Attributes and metadata are
+** `text` columns holding the engine's compact JSON byte for byte, so a
+** nexus answers with the same bytes on both backends.
+**
+** Created in one transaction under the nexus's advisory lock; the version
+** is the row `pg_schema_version` of kip_info.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_pg.h"
+
+#define PG_SCHEMA_VERSION 2
+
+/* the tables, in scripts of a few statements */
+static const char *const TABLES[] = {
+    "CREATE TABLE element(\n"
+    "  id bigint PRIMARY KEY,\n"
+    "  type text COLLATE \"C\", name text COLLATE \"C\",\n"
+    "  subject bigint REFERENCES element(id),\n"
+    "  predicate text COLLATE \"C\",\n"
+    "  object bigint REFERENCES element(id),\n"
+    "  attributes text NOT NULL DEFAULT '{}',\n"
+    "  metadata text NOT NULL DEFAULT '{}',\n"
+    "  version bigint NOT NULL DEFAULT 1,\n"
+    "  updated_at text NOT NULL,\n"
+    "  CHECK ((type IS NOT NULL AND name IS NOT NULL AND subject IS NULL AND predicate IS NULL AND object IS NULL)\n"
+    "      OR (type IS NULL AND name IS NULL AND subject IS NOT NULL AND predicate IS NOT NULL AND object IS NOT NULL)));\n"
+    "CREATE UNIQUE INDEX element_concept ON element(type, name) WHERE type IS NOT NULL;\n"
+    "CREATE INDEX element_name ON element(name) WHERE name IS NOT NULL;\n"
+    "CREATE UNIQUE INDEX element_spo ON element(subject, predicate, object) WHERE subject IS NOT NULL;\n"
+    "CREATE INDEX element_ops ON element(object, predicate, subject) WHERE object IS NOT NULL;\n"
+    "CREATE INDEX element_pred ON element(predicate, subject, object) WHERE predicate IS NOT NULL;\n"
+    "CREATE TABLE kip_capsule(name text PRIMARY KEY, hash text NOT NULL, applied_at text NOT NULL);\n"
+    "CREATE TABLE kip_info(key text PRIMARY KEY, value text);\n"
+    "CREATE TABLE kip_id_alloc(one int PRIMARY KEY CHECK (one = 1), counter bigint NOT NULL,\n"
+    "  extents bigint NOT NULL DEFAULT 0, base_bits int, secret bigint);\n"
+    "INSERT INTO kip_id_alloc(one, counter) VALUES(1, 0);\n"
+    "CREATE TABLE search_dirty(id bigint PRIMARY KEY, fresh int NOT NULL DEFAULT 0);\n"
+    "CREATE TABLE kip_guard(type text NOT NULL, name text NOT NULL DEFAULT '',\n"
+    "  mode text NOT NULL CHECK (mode IN ('sealed', 'append_only')), capability text, owner text NOT NULL, hint text,\n"
+    "  PRIMARY KEY (type, name));\n"
+    "CREATE TABLE kip_guard_log(seq bigserial PRIMARY KEY, at text NOT NULL, op text NOT NULL, element text,\n"
+    "  kind text NOT NULL, owner text NOT NULL, reason text NOT NULL);\n"
+    "CREATE TABLE kip_changed(id bigint PRIMARY KEY, gen bigint NOT NULL, domain int NOT NULL DEFAULT 0);\n"
+    "CREATE TABLE kip_changed_run(lo bigint PRIMARY KEY, hi bigint NOT NULL, gen bigint NOT NULL);\n"
+    /* the change log and the SEARCH index's list, as store_schema.c's triggers keep them */,
+    "CREATE FUNCTION kip_generation() RETURNS bigint LANGUAGE sql STABLE AS\n"
+    "  $$SELECT coalesce((SELECT value::bigint FROM kip_info WHERE key = 'write_generation'), 0)$$;\n"
+    "CREATE FUNCTION kip_element_changed() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+    "DECLARE g bigint := kip_generation();\n"
+    "BEGIN\n"
+    "  IF TG_OP = 'UPDATE' THEN\n"
+    "    INSERT INTO kip_changed(id, gen) VALUES (NEW.id, g) ON CONFLICT (id) DO UPDATE SET gen = excluded.gen;\n"
+    "    IF NEW.attributes IS DISTINCT FROM OLD.attributes OR NEW.subject IS DISTINCT FROM OLD.subject\n"
+    "       OR NEW.object IS DISTINCT FROM OLD.object THEN\n"
+    "      INSERT INTO search_dirty(id) VALUES (NEW.id) ON CONFLICT DO NOTHING;\n"
+    "    END IF;\n"
+    "    RETURN NEW;\n"
+    "  END IF;\n"
+    "  INSERT INTO search_dirty(id) VALUES (OLD.id) ON CONFLICT DO NOTHING;\n"
+    "  IF OLD.subject IS NOT NULL THEN\n"
+    "    INSERT INTO kip_changed(id, gen, domain) VALUES (OLD.subject, g, (OLD.predicate = 'belongs_to_domain')::int)\n"
+    "      ON CONFLICT (id) DO UPDATE SET gen = excluded.gen, domain = greatest(kip_changed.domain, excluded.domain);\n"
+    "    INSERT INTO kip_changed(id, gen) VALUES (OLD.object, g) ON CONFLICT (id) DO UPDATE SET gen = excluded.gen;\n"
+    "  END IF;\n"
+    "  RETURN OLD;\n"
+    "END $$;\n"
+    "CREATE TRIGGER element_changed AFTER UPDATE OR DELETE ON element FOR EACH ROW EXECUTE FUNCTION kip_element_changed();\n",
+    NULL};
+
+/* the functions compiled queries call (store_sqlfunc.c's, over json);
+** replaced at every open of an older build's schema */
+/* v2: the SEARCH index (store_pg_search.c), everything listed for it */
+static const char *const SEARCH_V2 =
+    "CREATE TABLE search_doc(id bigint PRIMARY KEY, doc tsvector NOT NULL, name text, heading text);\n"
+    "CREATE INDEX search_doc_words ON search_doc USING gin(doc);\n"
+    "INSERT INTO search_dirty(id) SELECT id FROM element ON CONFLICT DO NOTHING;\n";
+
+static const char *const FUNCTIONS[] = {
+    /* a kv: NULL for an absent key or a JSON null */
+    "CREATE OR REPLACE FUNCTION kip_attr(a text, k text) RETURNS json LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT CASE WHEN json_typeof(v) = 'null' THEN NULL ELSE v END FROM (SELECT a::json -> k AS v) s$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_attrj(a text, k text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT (a::json -> k)::text$$;\n"
+    /* a string kv's text, NULL for anything else */
+    "CREATE OR REPLACE FUNCTION kip_str(a json) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT CASE WHEN json_typeof(a) = 'string' THEN a #>> '{}' END$$;\n"
+    /* numbers as SQLite compares them: two integers exactly, else as doubles */
+    "CREATE OR REPLACE FUNCTION kip_num_cmp(a json, b json) RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT CASE WHEN a::text ~ '[.eE]' OR b::text ~ '[.eE]'\n"
+    "    THEN CASE WHEN (a::text)::float8 < (b::text)::float8 THEN -1 WHEN (a::text)::float8 > (b::text)::float8 THEN 1 ELSE 0 END\n"
+    "    ELSE sign((a::text)::numeric - (b::text)::numeric)::int END$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_cmp(a json, b json, op int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$\n"
+    "DECLARE ta text := nullif(json_typeof(a), 'null'); tb text := nullif(json_typeof(b), 'null'); c int;\n"
+    "BEGIN\n"
+    "  IF op <= 2 THEN\n"
+    "    IF ta IS NULL OR tb IS NULL THEN RETURN (ta IS NULL AND tb IS NULL) = (op = 1); END IF;\n"
+    "    IF ta <> tb THEN RETURN op = 2; END IF;\n"
+    "    IF ta = 'number' THEN RETURN (kip_num_cmp(a, b) = 0) = (op = 1); END IF;\n"
+    "    IF ta = 'string' THEN RETURN ((a #>> '{}') = (b #>> '{}')) = (op = 1); END IF;\n"
+    "    RETURN (a::text = b::text) = (op = 1);\n"
+    "  END IF;\n"
+    "  IF ta IS NULL OR tb IS NULL OR ta <> tb THEN RETURN false; END IF;\n"
+    "  IF ta = 'number' THEN c := kip_num_cmp(a, b);\n"
+    "  ELSIF ta = 'string' THEN\n"
+    "    c := CASE WHEN (a #>> '{}') COLLATE \"C\" < (b #>> '{}') COLLATE \"C\" THEN -1\n"
+    "              WHEN (a #>> '{}') = (b #>> '{}') THEN 0 ELSE 1 END;\n"
+    "  ELSE RETURN false; END IF;\n"
+    "  RETURN CASE op WHEN 3 THEN c < 0 WHEN 4 THEN c <= 0 WHEN 5 THEN c > 0 ELSE c >= 0 END;\n"
+    "END $$;\n"
+    "CREATE OR REPLACE FUNCTION kip_in(a json, list json) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT EXISTS (SELECT 1 FROM json_array_elements(list) x WHERE kip_cmp(a, x, 1))$$;\n"
+    /* string operators: false unless both are strings */
+    "CREATE OR REPLACE FUNCTION kip_contains_text(a text, b text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT coalesce(strpos(a, b) > 0 OR b = '', false)$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_starts_text(a text, b text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT coalesce(starts_with(a, b), false)$$;\n",
+    "CREATE OR REPLACE FUNCTION kip_ends_text(a text, b text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT coalesce(length(b) <= length(a) AND right(a, length(b)) = b, false)$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_regex_text(a text, b text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT coalesce(a ~ b, false)$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_contains(a json, b json) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT kip_contains_text(kip_str(a), kip_str(b))$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_starts(a json, b json) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT kip_starts_text(kip_str(a), kip_str(b))$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_ends(a json, b json) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT kip_ends_text(kip_str(a), kip_str(b))$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_regex(a json, b json) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT kip_regex_text(kip_str(a), kip_str(b))$$;\n",
+    /* SUM / AVG over numbers only: an integer sum while every number is an
+    ** integer and it fits 64 bits, else a double sum (SQLite's arithmetic) */
+    "DO $$BEGIN CREATE TYPE kip_sumacc AS (isum numeric, rsum float8, n bigint, is_real boolean);\n"
+    "  EXCEPTION WHEN duplicate_object THEN NULL; END$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_sum_step(s kip_sumacc, v json) RETURNS kip_sumacc LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$\n"
+    "BEGIN\n"
+    "  IF s IS NULL THEN s := ROW(0, 0, 0, false)::kip_sumacc; END IF;\n"
+    "  IF v IS NULL OR json_typeof(v) <> 'number' THEN RETURN s; END IF;\n"
+    "  IF NOT s.is_real AND v::text !~ '[.eE]' AND abs(s.isum + (v::text)::numeric) <= 9223372036854775807 THEN\n"
+    "    s.isum := s.isum + (v::text)::numeric;\n"
+    "  ELSE\n"
+    "    IF NOT s.is_real THEN s.rsum := s.isum::float8; s.is_real := true; END IF;\n"
+    "    s.rsum := s.rsum + (v::text)::float8;\n"
+    "  END IF;\n"
+    "  s.n := s.n + 1;\n"
+    "  RETURN s;\n"
+    "END $$;\n"
+    "CREATE OR REPLACE FUNCTION kip_real(x double precision) RETURNS json LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT (CASE WHEN x::text ~ '[.eE]' THEN x::text ELSE x::text || '.0' END)::json$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_sum_final(s kip_sumacc) RETURNS json LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT CASE WHEN s IS NULL OR s.n = 0 THEN NULL WHEN s.is_real THEN kip_real(s.rsum) ELSE (s.isum::text)::json END$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_avg_final(s kip_sumacc) RETURNS json LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT CASE WHEN s IS NULL OR s.n = 0 THEN NULL\n"
+    "    ELSE kip_real((CASE WHEN s.is_real THEN s.rsum ELSE s.isum::float8 END) / s.n) END$$;\n"
+    "CREATE OR REPLACE AGGREGATE kip_sum(json) (SFUNC = kip_sum_step, STYPE = kip_sumacc, FINALFUNC = kip_sum_final);\n"
+    "CREATE OR REPLACE AGGREGATE kip_avg(json) (SFUNC = kip_sum_step, STYPE = kip_sumacc, FINALFUNC = kip_avg_final);\n"
+    /* ORDER BY over values (dialect_pg.c order_term): numbers, then strings
+    ** in code-point order, then other JSON by its text — SQLite's order */
+    "DO $$BEGIN CREATE TYPE kip_key AS (r int, n numeric, t text COLLATE \"C\");\n"
+    "  EXCEPTION WHEN duplicate_object THEN NULL; END$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_key(a json) RETURNS kip_key LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT CASE json_typeof(a) WHEN 'number' THEN ROW(1, (a::text)::numeric, NULL)::kip_key\n"
+    "    WHEN 'string' THEN ROW(2, NULL, a #>> '{}')::kip_key WHEN 'null' THEN NULL\n"
+    "    ELSE ROW(3, NULL, a::text)::kip_key END$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_key(a text) RETURNS kip_key LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT ROW(2, NULL, a)::kip_key$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_key(a bigint) RETURNS kip_key LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT ROW(1, a, NULL)::kip_key$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_key(a double precision) RETURNS kip_key LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT ROW(1, a::numeric, NULL)::kip_key$$;\n"
+    /* min / max of values in that order (FIND … ORDER BY a value of a group) */
+    "CREATE OR REPLACE FUNCTION kip_least(s json, v json) RETURNS json LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT CASE WHEN v IS NULL OR json_typeof(v) = 'null' THEN s WHEN s IS NULL OR kip_key(v) < kip_key(s) THEN v ELSE s END$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_greatest(s json, v json) RETURNS json LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT CASE WHEN v IS NULL OR json_typeof(v) = 'null' THEN s WHEN s IS NULL OR kip_key(v) > kip_key(s) THEN v ELSE s END$$;\n"
+    "CREATE OR REPLACE AGGREGATE min(json) (SFUNC = kip_least, STYPE = json);\n"
+    "CREATE OR REPLACE AGGREGATE max(json) (SFUNC = kip_greatest, STYPE = json);\n",
+    /* the text the SEARCH index holds of an element's attributes (store_sqlfunc.c
+    ** kip_search_text): 0 the heading keys' strings, 1 every other string */
+    "CREATE OR REPLACE FUNCTION kip_strings(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT string_agg(x #>> '{}', E'\\n') FROM jsonb_path_query(v, 'strict $.**') x WHERE jsonb_typeof(x) = 'string'$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_search_text(a text, which int) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT string_agg(kip_strings(value), E'\\n') FROM jsonb_each(CASE WHEN a LIKE '{%' THEN a::jsonb END)\n"
+    "    WHERE (key IN ('aliases', 'title', 'keywords', 'tags')) = (which = 0)$$;\n"
+    "CREATE OR REPLACE FUNCTION instr(a text, b text) RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT strpos(a, b)$$;\n"
+    "CREATE OR REPLACE FUNCTION kip_kv_json(a json) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
+    "  $$SELECT coalesce(a::text, 'null')$$;\n",
+    NULL};
+
+const char *kip_pg_stmt_sql(int which) {
+  switch (which) {
+    case ST_MARK_FRESH:
+      return "INSERT INTO search_dirty(id, fresh) SELECT id, 1 FROM element WHERE id BETWEEN ?1 AND ?2 "
+             "ON CONFLICT (id) DO UPDATE SET fresh = 1";
+    case ST_MARK_CHANGED:
+      return "INSERT INTO kip_changed_run(lo, hi, gen) VALUES(?1, ?2, kip_generation()) "
+             "ON CONFLICT (lo) DO UPDATE SET hi = greatest(kip_changed_run.hi, excluded.hi), gen = excluded.gen";
+    case ST_DATA_VERSION: return "SELECT kip_generation()";
+    /* transactions are begun and ended by scripts (store_tx.c); the SEARCH
+    ** index is not kept on this backend yet */
+    case ST_BEGIN_READ: case ST_END_READ: case ST_SEARCH_UNINDEX_TRIGRAM: case ST_SEARCH_UNINDEX_WORD:
+    case ST_SEARCH_INDEX_WORD: case ST_SEARCH_INDEX_TRIGRAM: case ST_SEARCH_MERGE_WORD: case ST_SEARCH_MERGE_TRIGRAM:
+      return "SELECT 1";
+    default: return NULL;
+  }
+}
+
+int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err) {
+  struct kip_pg *pg = nx->pg;
+  char sql[512];
+  *created = 0;
+  snprintf(sql, sizeof sql, "SELECT (to_regclass('%s.kip_info') IS NOT NULL)::int", pg->schema);
+  int64_t exists = kip_pg_count(nx, sql);
+  if (exists < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema version");
+  int64_t v = 0;
+  if (exists) {
+    snprintf(sql, sizeof sql, "SELECT coalesce((SELECT value::bigint FROM %s.kip_info WHERE key = 'pg_schema_version'), 0)",
+             pg->schema);
+    v = kip_pg_count(nx, sql);
+    if (v < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema version");
+  }
+  if (v == PG_SCHEMA_VERSION) return 0;
+  if (v > PG_SCHEMA_VERSION)
+    return kip_err(err, KIP_E_INTERNAL, "Upgrade kipnexus to open this nexus.",
+                   "the nexus %s has schema version %lld, newer than this build supports (%d)", pg->where, (long long)v,
+                   PG_SCHEMA_VERSION);
+  if (nx->readonly_file)
+    return kip_err(err, KIP_E_INTERNAL, "Open it once read-write to initialise it.",
+                   "the nexus %s is not initialised and was opened read-only", pg->where);
+  snprintf(sql, sizeof sql,
+           "BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('%s', 7)); CREATE SCHEMA IF NOT EXISTS %s",
+           pg->schema, pg->schema);
+  if (kip_pg_exec(nx, sql, err, "creating the nexus's schema")) return err->code;
+  snprintf(sql, sizeof sql, "SELECT (to_regclass('%s.kip_info') IS NOT NULL)::int", pg->schema);
+  exists = kip_pg_count(nx, sql); /* another process may have won the race */
+  int rc = exists < 0 ? kip_pg_error(nx, KIP_PG_ERROR, err, "creating the nexus's schema") : 0;
+  if (!rc && !exists) {
+    *created = 1;
+    for (int i = 0; !rc && TABLES[i]; i++) rc = kip_pg_exec(nx, TABLES[i], err, "creating the nexus's tables");
+  }
+  if (!rc) { /* another process may have migrated it meanwhile */
+    snprintf(sql, sizeof sql, "SELECT coalesce((SELECT value::bigint FROM %s.kip_info WHERE key = 'pg_schema_version'), 0)",
+             pg->schema);
+    v = exists ? kip_pg_count(nx, sql) : 0;
+    if (v < 0) rc = kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema version");
+  }
+  if (!rc && v < 2) rc = kip_pg_exec(nx, SEARCH_V2, err, "creating the SEARCH index");
+  for (int i = 0; !rc && FUNCTIONS[i]; i++) rc = kip_pg_exec(nx, FUNCTIONS[i], err, "creating the nexus's functions");
+  if (!rc) {
+    snprintf(sql, sizeof sql,
+             "INSERT INTO kip_info(key, value) VALUES('pg_schema_version', '%d') "
+             "ON CONFLICT (key) DO UPDATE SET value = excluded.value; COMMIT",
+             PG_SCHEMA_VERSION);
+    rc = kip_pg_exec(nx, sql, err, "creating the nexus's schema");
+  }
+  if (rc) PQclear(PQexec(pg->conn, "ROLLBACK"));
+  return rc;
+}

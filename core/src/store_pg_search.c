@@ -1,0 +1,39 @@
+/*
+** store_pg_search.c — the SEARCH index of a PostgreSQL nexus (RC11 §5.2;
+** docs/postgresql.md "Search"): one row per element in search_doc, a
+** tsvector of the `english` configuration (Snowball stemming and
+** stopwords) with the fields BM25F weighs on SQLite — the name weight A,
+** the heading (aliases, title, keywords, tags) B, the body (every other
+** string of the attributes; a proposition's endpoint names) C — and the
+** name and heading as text for substring matches. Kept like SQLite's index:
+** the elements written since the last sync wait in search_dirty (marked
+** by the store and the element trigger) and are indexed again in the
+** writer's transaction before its commit (store_tx.c). Ranked by
+** search_keyword.c (ts_rank_cd).
+*/
+#include "store_pg.h"
+
+/* the text of an element's fields, as store_sqlfunc.c's kip_search_text
+** gives it to SQLite's index; the order of the strings does not matter
+** to a tsvector */
+#define INDEX_SCRIPT                                                                                                 \
+  "DELETE FROM search_doc WHERE id IN (SELECT id FROM search_dirty);\n"                                              \
+  "INSERT INTO search_doc(id, doc, name, heading) SELECT e.id,\n"                                                    \
+  "  setweight(to_tsvector('english', coalesce(e.name, e.predicate, '')), 'A') ||\n"                                 \
+  "  setweight(to_tsvector('english', coalesce(kip_search_text(e.attributes, 0), '')), 'B') ||\n"                     \
+  "  setweight(to_tsvector('english', concat_ws(E'\\n', kip_search_text(e.attributes, 1), s.name, o.name)), 'C'),\n"  \
+  "  coalesce(e.name, e.predicate), kip_search_text(e.attributes, 0)\n"                                              \
+  "FROM search_dirty d JOIN element e ON e.id = d.id LEFT JOIN element s ON s.id = e.subject\n"                       \
+  "LEFT JOIN element o ON o.id = e.object;\n"                                                                       \
+  "DELETE FROM search_dirty"
+
+int kip_pg_search_sync(kip_nexus *nx, kip_error *err) {
+  if (nx->readonly_file || !nx->stmts[ST_SEARCH_PENDING]) return 0;
+  if (kip_store_mark_fresh(nx, err)) return err->code;
+  kip_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+  int rc = kip_step(st);
+  kip_reset(st);
+  if (rc == KIP_DONE) return 0;
+  if (rc != KIP_ROW) return kip_pg_error(nx, rc, err, "indexing for SEARCH");
+  return kip_pg_exec(nx, INDEX_SCRIPT, err, "indexing for SEARCH");
+}

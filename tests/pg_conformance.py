@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""The KIP conformance suite on the PostgreSQL backend (docs/postgresql.md).
+
+Starts a throwaway PostgreSQL cluster (tests/pg_cluster.py), and runs the
+suite's run_conformance.py with a `kip` that maps each case's database path
+to a nexus of that cluster (postgresql://…?nexus=<hash of the path>), so
+every case runs on a fresh nexus as it does on SQLite. It takes the
+runner's own arguments, so tests/conformance.sh runs it as it runs the
+runner (ctest conformance_pg_<file>):
+
+    pg_conformance.py --bin KIP [--url URL] [runner options] CASE_FILE...
+
+The runner is the one beside the case files' folder (or
+$KIP_CONFORMANCE_RUNNER); --url uses a running server instead of starting
+one (pg_cluster.py serve). Prints the runner's output; exits with its status.
+"""
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pg_cluster  # noqa: E402
+
+WRAPPER = """#!/bin/sh
+# kip on a PostgreSQL nexus named after the --db path (tests/pg_conformance.py)
+db=""; args=""
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--db" ]; then db=$2; shift 2; continue; fi
+  break
+done
+nexus=c$(printf '%s' "$db" | md5sum | cut -c1-24)
+exec {kip} --db "{url}?nexus=$nexus" "$@"
+"""
+
+
+def take(args, flag):
+    if flag not in args or args.index(flag) + 1 >= len(args):
+        return None
+    i = args.index(flag)
+    value = args[i + 1]
+    del args[i:i + 2]
+    return value
+
+
+def main(argv):
+    rest = list(argv)
+    kip, url = take(rest, "--bin"), take(rest, "--url")
+    cases = [a for a in rest if a.endswith(".json")]
+    runner = os.environ.get("KIP_CONFORMANCE_RUNNER") or (
+        os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(cases[0]))), "run_conformance.py") if cases else None)
+    if not kip or not runner or not os.path.exists(runner):
+        print(__doc__)
+        return 2
+    kip = os.path.abspath(kip)
+    with tempfile.TemporaryDirectory(prefix="kip-pgconf-") as tmp:
+        os.chmod(tmp, 0o755)  # the server's unprivileged account reaches its cluster inside
+        cluster = None
+        if not url:
+            if not pg_cluster.available():
+                print("FAIL: PostgreSQL 15 is not installed (scripts/setup-deps installs it)")
+                return 1
+            cluster = pg_cluster.Cluster(os.path.join(tmp, "pg")).start()
+            url = cluster.url()
+        try:
+            wrapper = os.path.join(tmp, "kip-pg")
+            with open(wrapper, "w") as f:
+                f.write(WRAPPER.replace("{kip}", kip).replace("{url}", url))
+            os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IEXEC)
+            return subprocess.run([sys.executable, runner, "--bin", wrapper] + rest).returncode
+        finally:
+            if cluster:
+                cluster.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
