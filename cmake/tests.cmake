@@ -33,6 +33,10 @@ if(BUSTED)
     set_tests_properties(spec_luajit PROPERTIES ENVIRONMENT
       "LUA_PATH=${KIP_LUA_PATH};LUA_CPATH=${CMAKE_BINARY_DIR}/luajit/?.so\;\;;KIP_PLAN_VERIFY=1")
   endif()
+  # the ARG, sleep, mind, exactness and security specs on the PostgreSQL backend
+  # (a throwaway cluster; docs/postgresql.md)
+  find_program(PYTHON3_FOR_SPECS python3)
+  add_test(NAME spec_pg COMMAND ${PYTHON3_FOR_SPECS} ${CMAKE_SOURCE_DIR}/tests/pg_specs.py ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 endif()
 
 add_test(NAME e2e_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_cli.sh ${CMAKE_BINARY_DIR})

@@ -1,15 +1,22 @@
 -- Shared helpers of the busted specs (loaded with dofile; not a spec itself).
 local H = {}
 
---- A fresh database path in the temp directory.
+--- A fresh database path in the temp directory; with $KIP_TEST_PG (a
+--- server's URL: tests/pg_specs.py) a fresh nexus on that server instead.
 function H.tmpdb(ext)
   local p = os.tmpname()
   os.remove(p)
+  local server = os.getenv("KIP_TEST_PG")
+  if server and server ~= "" and not ext then
+    return server .. "?nexus=s" .. p:gsub("[^%w]", ""):lower()
+  end
   return p .. (ext or ".db")
 end
 
---- Remove a database file and its companions (WAL, SHM, the policy decision log).
+--- Remove a database file and its companions (WAL, SHM, the policy decision
+--- log); a nexus on a server goes with the server.
 function H.cleanup(p)
+  if p:match("^postgres") then return end
   for _, s in ipairs { "", "-wal", "-shm", "-policy.log", "-policy.log.1" } do os.remove(p .. s) end
 end
 

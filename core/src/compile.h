@@ -151,6 +151,9 @@ struct kip_dialect {
   /* "element `id` is inside the request's governance scope, and so are
   ** its endpoints, transitively" (scope.c kip_in_scope) */
   char *(*visible)(kql *C, const char *id);
+  /* the prefix that keeps a column's index from driving a plan ("+" in
+  ** SQLite; PostgreSQL's planner has no such hint and needs none: "") */
+  const char *not_indexed;
   /* null-safe equality and inequality ("IS" / "IS NOT" in SQLite) */
   const char *is, *is_not;
   /* an operand of the value functions (kip_cmp, kip_in, kip_contains …)

@@ -372,7 +372,7 @@ static char *compile_prop(kql *C, frame *F, const ast_prop *pr);
 static char *id_condition(kql *C, const char *r, const json_t *idv, int want_prop) {
   int64_t id;
   int p;
-  if (!kip_parse_id(json_string_value(idv), &id, &p) || p != want_prop) return kql_strf(C, "0");
+  if (!kip_parse_id(json_string_value(idv), &id, &p) || p != want_prop) return kql_strf(C, "1 = 0");
   return kql_strf(C, "%s.id = %lld AND %s.%s IS NOT NULL", r, (long long)id, r, want_prop ? "subject" : "type");
 }
 
@@ -412,7 +412,7 @@ static char *compile_concept(kql *C, frame *F, const ast_concept *cc) {
   ** keeps SQLite from starting at every element of the type, whatever its
   ** statistics say (the plan walks the edge from the anchor) */
   int filter_only = v && !cc->name && !cc->id && reached(C, cc->var);
-  if (cc->type) add_where(F, kql_strf(C, filter_only ? "+%s.type = %s" : "%s.type = %s", r, bind(C, cc->type)));
+  if (cc->type) add_where(F, kql_strf(C, "%s%s.type = %s", filter_only ? C->dialect->not_indexed : "", r, bind(C, cc->type)));
   else add_where(F, kql_strf(C, "%s.type IS NOT NULL", r));
   if (cc->name) add_where(F, kql_strf(C, "%s.name = %s", r, bind(C, cc->name)));
   row_fact *f = (cc->type && cc->name) || cc->id ? fact_of(C, F, r) : NULL;
@@ -724,7 +724,7 @@ static char *kql_bool(kql *C, frame *F, const ast_expr *e) {
         }
         char *a = kql_kv(C, F, e->args[0]);
         if (!a) return NULL;
-        if (json_array_size(list->lit) == 0) return kql_strf(C, "0");
+        if (json_array_size(list->lit) == 0) return kql_strf(C, "1 = 0");
         /* one call with the whole list as one parameter (a JSON value): constant depth */
         return kql_strf(C, "kip_in(%s, %s)", value_operand(C, e->args[0], a), bind(C, list->lit));
       }
@@ -854,7 +854,7 @@ static int compile_optional(kql *C, frame *F, const ast_where *w) {
       if (on.len) kip_buf_adds(&on, " AND ");
       kip_buf_printf(&on, "%s.v_%s = %s", o, names[i], outer->expr);
     }
-    add_join(F, kql_strf(C, "LEFT JOIN (%s) %s ON %s", sel, o, on.len ? on.p : "1"));
+    add_join(F, kql_strf(C, "LEFT JOIN (%s) %s ON %s", sel, o, on.len ? on.p : "1 = 1"));
     kip_buf_free(&on);
     for (int i = 0; i < n; i++) {
       if (kql_lookup(F, names[i])) continue;

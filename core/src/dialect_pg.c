@@ -63,7 +63,7 @@ static char *order_term(kql *C, const char *col, int desc) {
 
 const kip_dialect kip_dialect_pg = {
     .name = "postgresql", .param = param, .hop_table = hop_table, .register_functions = register_functions,
-    .visible = visible, .is = "IS NOT DISTINCT FROM", .is_not = "IS DISTINCT FROM", .column_value = column_value, .json_type = "json",
+    .visible = visible, .not_indexed = "", .is = "IS NOT DISTINCT FROM", .is_not = "IS DISTINCT FROM", .column_value = column_value, .json_type = "json",
     .order_term = order_term, .order_wraps = 1, .group_by_rows = 1, .unlimited_null = 1,
     /* PostgreSQL allows one recursive term */
     .cascade_cte = "WITH RECURSIVE doomed(id) AS (SELECT CAST(?1 AS bigint) "

@@ -45,7 +45,7 @@ static char *order_term(kql *C, const char *col, int desc) {
 
 const kip_dialect kip_dialect_sqlite = {
     .name = "sqlite", .param = param, .hop_table = hop_table, .register_functions = register_functions,
-    .visible = visible, .is = "IS", .is_not = "IS NOT", .column_value = column_value, .json_type = "BLOB", .order_term = order_term,
+    .visible = visible, .not_indexed = "+", .is = "IS", .is_not = "IS NOT", .column_value = column_value, .json_type = "BLOB", .order_term = order_term,
     .order_wraps = 0, .group_by_rows = 0,
     .cascade_cte = "WITH RECURSIVE doomed(id) AS (VALUES(?1) "
                    "UNION SELECT e.id FROM doomed d JOIN element e ON e.subject = d.id "

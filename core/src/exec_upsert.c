@@ -168,8 +168,8 @@ void kip_exec_state_free(kip_nexus *nx) {
 /* the memo for this command, or NULL when it is not a bulk command */
 static concept_table *concept_memo(kip_nexus *nx) {
   if (!nx->req->bulk || nx->req->scope) return NULL;
-  int64_t version = kip_store_count(nx, "PRAGMA data_version");
-  if (version < 0) return NULL;
+  unsigned version = kip_store_file_version(nx);
+  if (!version) return NULL;
   if (nx->exec && (nx->exec->invalidations != nx->invalidations || nx->exec->data_version != version))
     kip_exec_state_free(nx);
   if (!nx->exec && (nx->exec = calloc(1, sizeof *nx->exec))) {

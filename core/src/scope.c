@@ -73,7 +73,7 @@ int kip_scope_begin(kip_nexus *nx, const kip_call_options *opt, kip_arena *a, ki
                    " AND (e.subject IS NULL OR EXISTS (SELECT 1 FROM element s WHERE s.id = e.subject AND %s))"
                    " AND (e.object IS NULL OR EXISTS (SELECT 1 FROM element o WHERE o.id = e.object AND %s))"
                    " AND e.id = ?%zu",
-                   cond ? cond : "1", scond ? scond : "1", ocond ? ocond : "1", json_array_size(C.binds) + 1);
+                   cond ? cond : "1 = 1", scond ? scond : "1 = 1", ocond ? ocond : "1 = 1", json_array_size(C.binds) + 1);
     int prc = kip_prepare(nx, sql.p, (int)sql.len, &nx->req->scope_check);
     if (prc != KIP_STORE_OK) rc = kip_store_error(nx, prc, err, "preparing the scope check");
     else kql_bind_all(&C, nx->req->scope_check);

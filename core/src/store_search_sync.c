@@ -61,7 +61,7 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
 
 int kip_merge_index(kip_nexus *nx, kip_error *err) {
   kip_err_clear(err);
-  if (nx->readonly_file) return 0;
+  if (nx->readonly_file || nx->pg) return 0; /* PostgreSQL's GIN index merges its pending list itself */
   kip_index_builder_invalidate(nx);
   if (kip_tx_begin(nx, err)) return err->code;
   if (kip_store_exec(nx,
@@ -90,7 +90,8 @@ static int sync_keywords(kip_nexus *nx, int64_t batch, void (*progress)(int64_t,
   /* what an index builder indexed beside the load counts as done (store_search_build.c) */
   int64_t beside = nx->indexed_beside;
   int64_t total = kip_store_count(nx, "SELECT count(*) FROM search_dirty"), done = 0;
-  if (total < 0) return kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting unindexed elements");
+  if (total < 0) return kip_store_error(nx, kip_store_errcode(nx), err, "counting unindexed elements");
+  if (nx->pg) batch = 0; /* one pass (store_pg_search.c): the batches below are SQLite's */
   if (total == 0) {
     if (progress && beside > 0) progress(beside, beside, ud);
     return 0;

@@ -15,10 +15,29 @@ local state = require "kip.state"
 
 local M = { MAX_BYTES = 1024 * 1024 }
 
+--- where a nexus on a PostgreSQL server keeps this host's decision log:
+--- $KIP_STATE_DIR, else $XDG_STATE_HOME/kipnexus, else ~/.local/state/kipnexus,
+--- in a file named after the server, database and nexus (never the password)
+local function server_log(nx, url)
+  local s = state.of(nx, "policy_log")
+  if s.server_path ~= nil then return s.server_path or nil end
+  local dir = os.getenv("KIP_STATE_DIR")
+  if not dir or dir == "" then
+    local base = os.getenv("XDG_STATE_HOME")
+    if not base or base == "" then base = (os.getenv("HOME") or "/tmp") .. "/.local/state" end
+    dir = base .. "/kipnexus"
+  end
+  local name = url:gsub("^%a+://", ""):gsub("^[^@/]*@", ""):gsub("[^%w_.-]+", "_")
+  s.server_path = not dir:find("'", 1, true) and os.execute("mkdir -p '" .. dir .. "'") and dir .. "/" .. name .. "-policy.log"
+    or false
+  return s.server_path or nil
+end
+
 --- the log file of nexus nx, or nil (an in-memory nexus, or kip.open{policy_log = false})
 function M.path(nx)
   local p = nx.path
   if not p or p == "" or p == ":memory:" or p:match("^file:") or nx.policy_log == false then return nil end
+  if p:match("^postgres") then return server_log(nx, p) end
   return p .. "-policy.log"
 end
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""The busted specs of the governed subsystems and the core's exactness and
+security on the PostgreSQL backend (docs/postgresql.md).
+
+Starts a throwaway PostgreSQL cluster (tests/pg_cluster.py) and runs each
+spec with busted (Lua 5.4) and $KIP_TEST_PG set to its URL: spec/helpers.lua
+then gives every spec a fresh nexus on that server instead of a file. What
+PostgreSQL does not do yet is left out by name (--filter-out), so it stays
+visible here.
+
+    pg_specs.py SOURCE_DIR BUILD_DIR [SPEC...]
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pg_cluster  # noqa: E402
+
+SPECS = ["arg", "arg_domain", "arg_offline", "arg_injection_families", "sleep", "mind", "exactness", "security",
+         "query", "kip", "policy", "merge_export"]
+# not on PostgreSQL yet: vectors (docs/postgresql.md "Not built yet")
+PENDING = ["probes.for.semantic.near%-duplicates"]  # Lua patterns (busted --filter-out: no spaces)
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    src, build = os.path.abspath(argv[0]), os.path.abspath(argv[1])
+    specs = argv[2:] or SPECS
+    if not pg_cluster.available():
+        print("FAIL: PostgreSQL 15 is not installed (scripts/setup-deps installs it)")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="kip-pgspecs-") as tmp:
+        os.chmod(tmp, 0o755)  # the server's unprivileged account reaches its cluster inside
+        cluster = pg_cluster.Cluster(os.path.join(tmp, "pg")).start()
+        try:
+            env = dict(os.environ, KIP_TEST_PG=cluster.url(), KIP_STATE_DIR=os.path.join(tmp, "state"),
+                       KIP_HOME=src, KIP_PLAN_VERIFY="1")
+            for var in ("LUA_PATH", "LUA_PATH_5_4"):
+                env[var] = f"{src}/lua/?.lua;{src}/lua/?/init.lua;{src}/spec/?.lua;;"
+            for var in ("LUA_CPATH", "LUA_CPATH_5_4"):
+                env[var] = f"{build}/lua54/?.so;;"
+            failed = []
+            for spec in specs:
+                cmd = ["busted", "--lua=lua5.4", "-o", "utfTerminal"]
+                for p in PENDING:
+                    cmd.append("--filter-out=" + p)
+                cmd.append(os.path.join(src, "spec", spec + "_spec.lua"))
+                r = subprocess.run(cmd, env=env, cwd=src)
+                if r.returncode != 0:
+                    failed.append(spec)
+            for p in PENDING:
+                print(f"(pending on PostgreSQL: {p.replace('%', '').replace('.', ' ')})")
+            print(f"{len(specs) - len(failed)}/{len(specs)} spec files passed on PostgreSQL" +
+                  (f"; failed: {', '.join(failed)}" if failed else ""))
+            return 1 if failed else 0
+        finally:
+            cluster.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
