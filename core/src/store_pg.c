@@ -370,12 +370,17 @@ int kip_pg_open(kip_nexus *nx, const char *url, const kip_open_options *opt, int
   if (PQserverVersion(pg->conn) < 130000)
     return kip_err(err, KIP_E_INTERNAL, "Use PostgreSQL 13 or later.", "the server of %s is PostgreSQL %d", shown,
                    PQserverVersion(pg->conn) / 10000);
+  /* a hot standby serves reads only: opened read-only, as an SQLite file
+  ** that cannot be written is (kip_nexus_readonly 2) */
+  int64_t standby = kip_pg_count(nx, "SELECT pg_is_in_recovery()::int");
+  if (standby < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "asking the server whether it is a standby");
+  nx->readonly_file = (opt && opt->readonly) || standby;
+  nx->readonly_fallback = standby && !(opt && opt->readonly);
   char setup[256];
   snprintf(setup, sizeof setup,
            "SET client_min_messages = warning; SET search_path = %s; SET default_transaction_read_only = %s",
-           pg->schema, opt && opt->readonly ? "on" : "off");
+           pg->schema, nx->readonly_file ? "on" : "off");
   if (kip_pg_exec(nx, setup, err, "configuring the connection")) return err->code;
-  nx->readonly_file = opt && opt->readonly;
   int created = 0;
   if (kip_pg_migrate(nx, &created, err)) return err->code;
   if (extra_functions && extra_functions(nx)) return kip_err(err, KIP_E_INTERNAL, NULL, "cannot register the query functions");

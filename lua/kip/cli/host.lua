@@ -127,7 +127,8 @@ function Host:open_nexus(governed, fail)
   end
   if nx.embedder_unreachable then io.stderr:write("kip: warning: ", nx.embedder_unreachable, "\n") end
   if nx:readonly() == "not writable" then
-    io.stderr:write("kip: ", nx.path, " is not writable: opened read-only (reads work, writes are refused)\n")
+    io.stderr:write("kip: ", (nx.path:gsub("^(%a+://[^/@:]*):[^/@]*@", "%1@")),
+      " is not writable (a read-only file, or a standby server): opened read-only (reads work, writes are refused)\n")
   end
   return nx
 end
