@@ -106,8 +106,7 @@ if(PYTHON3_FOR_E2E)
   # a streaming standby answers read-only calls and refuses writes
   add_test(NAME e2e_pg_standby COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_pg_standby.py ${CMAKE_BINARY_DIR})
   # kip migrate SQLite -> PostgreSQL -> SQLite, verified, ids aside
-  add_test(NAME e2e_pg_migrate COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_pg_migrate.py ${CMAKE_BINARY_DIR}
-           ${KIP_SHARED_DEFAULT})
+  add_test(NAME e2e_pg_migrate COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_pg_migrate.py ${CMAKE_BINARY_DIR})
   add_test(NAME e2e_pg_concurrency COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_pg_concurrency.py ${CMAKE_BINARY_DIR} 8 40)
   # the ARG online loop on ../shared/arg: eval scored by its check.py, replay, JSON Schemas, MCP
   add_test(NAME e2e_arg COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg.py ${CMAKE_BINARY_DIR})

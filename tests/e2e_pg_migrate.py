@@ -4,7 +4,7 @@
 reproduces the export element for element, ids aside; migrating again changes
 nothing; a target that holds something else is not verified (exit 1).
 
-Usage: e2e_pg_migrate.py BUILD_DIR SHARED_DIR
+Usage: e2e_pg_migrate.py BUILD_DIR [SHARED_DIR]   (default: $KIP_SHARED, else ../shared beside the checkout)
 """
 import os
 import re
@@ -42,7 +42,9 @@ def blocks(kip, db):
 
 def main(argv):
     kip = os.path.join(os.path.abspath(argv[0]), "kip")
-    fixtures = os.path.join(os.path.abspath(argv[1]), "conformance", "fixtures")
+    shared = argv[1] if len(argv) > 1 else os.environ.get("KIP_SHARED") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared")
+    fixtures = os.path.join(os.path.abspath(shared), "conformance", "fixtures")
     if not pg_cluster.available():
         print("FAIL: PostgreSQL 15 is not installed (scripts/setup-deps installs it)")
         return 1

@@ -10,6 +10,7 @@ visible here.
 
     pg_specs.py SOURCE_DIR BUILD_DIR [SPEC...]
 """
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -43,15 +44,20 @@ def main(argv):
                 env[var] = f"{src}/lua/?.lua;{src}/lua/?/init.lua;{src}/spec/?.lua;;"
             for var in ("LUA_CPATH", "LUA_CPATH_5_4"):
                 env[var] = f"{build}/lua54/?.so;;"
-            failed = []
-            for spec in specs:
+            def run(spec):
                 cmd = ["busted", "--lua=lua5.4", "-o", "utfTerminal"]
                 for p in PENDING:
                     cmd.append("--filter-out=" + p)
                 cmd.append(os.path.join(src, "spec", spec + "_spec.lua"))
-                r = subprocess.run(cmd, env=env, cwd=src)
-                if r.returncode != 0:
-                    failed.append(spec)
+                return spec, subprocess.run(cmd, env=env, cwd=src, capture_output=True, text=True)
+
+            failed = []
+            # the spec files side by side, each its own nexuses on the one server
+            with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+                for spec, r in pool.map(run, specs):
+                    print(f"== {spec}\n{r.stdout}{r.stderr}", end="", flush=True)
+                    if r.returncode != 0:
+                        failed.append(spec)
             for p in PENDING:
                 print(f"(pending on PostgreSQL: {p.replace('%', '').replace('.', ' ')})")
             print(f"{len(specs) - len(failed)}/{len(specs)} spec files passed on PostgreSQL" +

@@ -46,17 +46,21 @@ char *kip_explain_json(kip_nexus *nx, const char *command, size_t len, const cha
     kip_buf_adds(&out, ",\"plan\":[");
     kip_buf q;
     kip_buf_init(&q);
-    kip_buf_adds(&q, "EXPLAIN QUERY PLAN ");
+    /* SQLite's plan rows (id, parent, detail), or PostgreSQL's EXPLAIN: a
+    ** line of text per row, numbered */
+    int pg = nx->sql_dialect == KIP_SQL_POSTGRESQL;
+    kip_buf_adds(&q, pg ? "EXPLAIN " : "EXPLAIN QUERY PLAN ");
     kip_buf_add(&q, sql.p, sql.len);
     kip_stmt *st;
     if (kip_prepare(nx, q.p, (int)q.len, &st) == KIP_STORE_OK) {
       kql_bind_all(&C, st);
-      int first = 1;
+      int n = 0;
       while (kip_step(st) == KIP_ROW) {
-        if (!first) kip_buf_addc(&out, ',');
-        first = 0;
-        kip_buf_printf(&out, "{\"id\":%d,\"parent\":%d,\"detail\":", (int)kip_col_int64(st, 0), (int)kip_col_int64(st, 1));
-        kip_write_text(&out, st, 3);
+        if (n) kip_buf_addc(&out, ',');
+        n++;
+        if (pg) kip_buf_printf(&out, "{\"id\":%d,\"parent\":0,\"detail\":", n);
+        else kip_buf_printf(&out, "{\"id\":%d,\"parent\":%d,\"detail\":", (int)kip_col_int64(st, 0), (int)kip_col_int64(st, 1));
+        kip_write_text(&out, st, pg ? 0 : 3);
         kip_buf_addc(&out, '}');
       }
       kip_finish(nx, st);

@@ -27,7 +27,8 @@ commands:
 local OPTIONS = [[
 
 options:
-  --db PATH    the nexus file (default: $KIP_DB, else $XDG_DATA_HOME/kip/nexus.db)
+  --db PATH    the nexus file (default: $KIP_DB, else $XDG_DATA_HOME/kip/nexus.db), or a
+               nexus on a PostgreSQL server: postgresql://USER@HOST:PORT/DB?nexus=NAME
   --embedder local|none|URL|FILE.lua|FILE.kvec
                what makes vectors for SEARCH semantic/hybrid (default: $KIP_EMBEDDER, else
                the local word vectors when installed: $KIP_EMBEDDINGS or the built-in
@@ -54,7 +55,8 @@ environment: KIP_DB, KIP_EMBEDDER, KIP_EMBEDDER_MODEL, KIP_EMBEDDER_KEY_ENV,
   KIP_ARG_ROUTE_URL, KIP_ARG_ROUTE_MODEL, KIP_ARG_ROUTE_KEY_ENV, KIP_ARG_ROUTE_TIMEOUT_MS
   (an OpenAI-compatible chat-completions endpoint as the ARG route hook, docs/arg.md);
   KIP_UI_VENDOR (where kip ui finds its drawing library, docs/ui.md);
-  XDG_DATA_HOME (the default nexus), XDG_STATE_HOME (the REPL's history)
+  XDG_DATA_HOME (the default nexus), XDG_STATE_HOME (the REPL's history); KIP_STATE_DIR
+  (where a nexus on a PostgreSQL server keeps this host's policy decision log, docs/postgresql.md)
 
 governance (call, exec, mcp, repl, import and the subsystems' commands): requests pass the
 policies' pre- and post-checks.

@@ -258,7 +258,7 @@ commands.parse = {
 }
 
 commands.explain = {
-  usage = "explain 'KQL'", summary = "print the generated SQL and SQLite's plan",
+  usage = "explain 'KQL'", summary = "print the generated SQL and the database's plan",
   help = "usage: kip [--db PATH] explain 'KQL' [-p name=value]...\n\nPrints the SQL the compiler generates and SQLite's query plan.\n",
   run = function(cli, args)
     local o, text = cli:parse(args, { { "-p", key = "params", value = "name=value", multi = true } })
