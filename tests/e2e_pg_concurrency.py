@@ -22,11 +22,11 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pg_cluster  # noqa: E402
+from fixtures import Checks  # noqa: E402
 
 READ = 'FIND(?c.attributes.n, ?c.metadata._version) WHERE { ?c {type: "Counter", name: "c"} }'
 STEP = ('UPSERT { CONCEPT ?c { {type: "Counter", name: "c"} EXPECT VERSION :v SET ATTRIBUTES { n: :n } } '
@@ -125,47 +125,33 @@ def main(argv):
     workers = int(argv[1]) if len(argv) > 1 else 8
     seconds = float(argv[2]) if len(argv) > 2 else 40
     kip = os.path.join(build, "kip")
-    if not pg_cluster.available():
-        print("FAIL: PostgreSQL 15 is not installed (scripts/setup-deps installs it)")
-        return 1
-    fails = 0
+    checks = Checks(600)
+    check = checks.check
+    with pg_cluster.throwaway("kip-pgconc-") as (cluster, tmp):
+        url = cluster.url() + "?nexus=counter"
+        check("schema", "error" not in call(kip, url, SCHEMA))
+        init = call(kip, url, 'UPSERT { CONCEPT ?c { {type: "Counter", name: "c"} SET ATTRIBUTES { n: 0 } } } '
+                              'WITH METADATA { source: "e2e_pg_concurrency", author: "$system" }')
+        check("counter", "error" not in init, init)
 
-    def check(name, ok, detail=""):
-        nonlocal fails
-        print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"), flush=True)
-        fails += not ok
+        acked, _ = run_phase(kip, url, tmp, workers, seconds)
+        n, ticks = state(kip, url)
+        print(f"phase 1: {workers} clients x {seconds:g} s: {len(acked)} acknowledged increments, counter {n}")
+        check("some increments acknowledged", len(acked) > workers, len(acked))
+        check("no lost update (counter == acknowledged increments)", n == len(acked), f"{n} != {len(acked)}")
+        check("no half-applied command (counter == ticks)", n == len(ticks), f"{n} != {len(ticks)}")
+        check("every acknowledged tick exists", set(acked) <= ticks, sorted(set(acked) - ticks)[:5])
 
-    with tempfile.TemporaryDirectory(prefix="kip-pgconc-") as tmp:
-        os.chmod(tmp, 0o755)
-        cluster = pg_cluster.Cluster(os.path.join(tmp, "pg")).start()
-        try:
-            url = cluster.url() + "?nexus=counter"
-            check("schema", "error" not in call(kip, url, SCHEMA))
-            init = call(kip, url, 'UPSERT { CONCEPT ?c { {type: "Counter", name: "c"} SET ATTRIBUTES { n: 0 } } } '
-                                  'WITH METADATA { source: "e2e_pg_concurrency", author: "$system" }')
-            check("counter", "error" not in init, init)
-
-            acked, _ = run_phase(kip, url, tmp, workers, seconds)
-            n, ticks = state(kip, url)
-            print(f"phase 1: {workers} clients x {seconds:g} s: {len(acked)} acknowledged increments, counter {n}")
-            check("some increments acknowledged", len(acked) > workers, len(acked))
-            check("no lost update (counter == acknowledged increments)", n == len(acked), f"{n} != {len(acked)}")
-            check("no half-applied command (counter == ticks)", n == len(ticks), f"{n} != {len(ticks)}")
-            check("every acknowledged tick exists", set(acked) <= ticks, sorted(set(acked) - ticks)[:5])
-
-            before = n
-            acked2, killed = run_phase(kip, url, tmp, workers, seconds / 2, cluster, crash=True)
-            n, ticks = state(kip, url)
-            print(f"phase 2: {killed} clients killed, the server stopped immediately once: "
-                  f"{len(acked2)} acknowledged increments, counter {before} -> {n}")
-            check("clients were killed and the server crashed", killed == 2)
-            check("no half-applied command after the crashes (counter == ticks)", n == len(ticks), f"{n} != {len(ticks)}")
-            check("no lost acknowledged write", set(acked2) <= ticks, sorted(set(acked2) - ticks)[:5])
-            check("no increment beyond what was sent", n - before >= len(acked2), f"{n - before} < {len(acked2)}")
-        finally:
-            cluster.stop()
-    print(f"{'FAIL' if fails else 'PASS'}: {fails} check(s) failed")
-    return 1 if fails else 0
+        before = n
+        acked2, killed = run_phase(kip, url, tmp, workers, seconds / 2, cluster, crash=True)
+        n, ticks = state(kip, url)
+        print(f"phase 2: {killed} clients killed, the server stopped immediately once: "
+              f"{len(acked2)} acknowledged increments, counter {before} -> {n}")
+        check("clients were killed and the server crashed", killed == 2)
+        check("no half-applied command after the crashes (counter == ticks)", n == len(ticks), f"{n} != {len(ticks)}")
+        check("no lost acknowledged write", set(acked2) <= ticks, sorted(set(acked2) - ticks)[:5])
+        check("no increment beyond what was sent", n - before >= len(acked2), f"{n - before} < {len(acked2)}")
+    checks.finish()
 
 
 if __name__ == "__main__":

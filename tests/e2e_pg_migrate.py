@@ -10,18 +10,13 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pg_cluster  # noqa: E402
+from fixtures import Checks  # noqa: E402
 
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {str(detail)[:600]}"), flush=True)
-    fails += not ok
+checks = Checks(600)
+check = checks.check
 
 
 def blocks(kip, db):
@@ -45,38 +40,29 @@ def main(argv):
     shared = argv[1] if len(argv) > 1 else os.environ.get("KIP_SHARED") or os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared")
     fixtures = os.path.join(os.path.abspath(shared), "conformance", "fixtures")
-    if not pg_cluster.available():
-        print("FAIL: PostgreSQL 15 is not installed (scripts/setup-deps installs it)")
-        return 1
-    with tempfile.TemporaryDirectory(prefix="kip-pgmigrate-") as tmp:
-        os.chmod(tmp, 0o755)
-        cluster = pg_cluster.Cluster(os.path.join(tmp, "pg")).start()
-        try:
-            src, back, url = os.path.join(tmp, "src.db"), os.path.join(tmp, "back.db"), cluster.url() + "?nexus=moved"
-            for f in ("devteam.kip", "pharma.kip"):
-                subprocess.run([kip, "--db", src, "import", os.path.join(fixtures, f)], capture_output=True, check=True)
-            r = subprocess.run([kip, "migrate", src, url, "--page", "40"], capture_output=True, text=True)
-            check("SQLite -> PostgreSQL, verified", r.returncode == 0 and "verified:" in r.stderr, r.stderr)
-            r = subprocess.run([kip, "migrate", url, back], capture_output=True, text=True)
-            check("PostgreSQL -> SQLite, verified", r.returncode == 0 and "verified:" in r.stderr, r.stderr)
-            a, b = blocks(kip, src), blocks(kip, back)
-            check(f"the round trip reproduces the export ({len(a)} elements, ids aside)", a == b and len(a) > 100,
-                  next((x for x, y in zip(a, b) if x != y), f"{len(a)} vs {len(b)}"))
-            check("... and the PostgreSQL nexus exports the same", blocks(kip, url) == a)
-            r = subprocess.run([kip, "migrate", src, url], capture_output=True, text=True)
-            check("migrating again changes nothing and verifies", r.returncode == 0 and blocks(kip, url) == a, r.stderr)
-            subprocess.run([kip, "--db", url, "exec", 'UPSERT { CONCEPT ?p { {type: "Person", name: "Extra"} '
-                            'SET ATTRIBUTES {person_class: "Human"} } } WITH METADATA {source: "e2e", author: "$system"}'],
-                           capture_output=True, check=True)
-            r = subprocess.run([kip, "migrate", src, url], capture_output=True, text=True)
-            check("a target holding something else is not verified (exit 1)", r.returncode == 1 and "NOT verified" in r.stderr,
-                  r.stderr)
-            r = subprocess.run([kip, "migrate", src], capture_output=True, text=True)
-            check("a missing TARGET is an error with help", r.returncode != 0 and "TARGET" in r.stderr, r.stderr)
-        finally:
-            cluster.stop()
-    print(f"{'FAIL' if fails else 'PASS'}: {fails} check(s) failed")
-    return 1 if fails else 0
+    with pg_cluster.throwaway("kip-pgmigrate-") as (cluster, tmp):
+        src, back, url = os.path.join(tmp, "src.db"), os.path.join(tmp, "back.db"), cluster.url() + "?nexus=moved"
+        for f in ("devteam.kip", "pharma.kip"):
+            subprocess.run([kip, "--db", src, "import", os.path.join(fixtures, f)], capture_output=True, check=True)
+        r = subprocess.run([kip, "migrate", src, url, "--page", "40"], capture_output=True, text=True)
+        check("SQLite -> PostgreSQL, verified", r.returncode == 0 and "verified:" in r.stderr, r.stderr)
+        r = subprocess.run([kip, "migrate", url, back], capture_output=True, text=True)
+        check("PostgreSQL -> SQLite, verified", r.returncode == 0 and "verified:" in r.stderr, r.stderr)
+        a, b = blocks(kip, src), blocks(kip, back)
+        check(f"the round trip reproduces the export ({len(a)} elements, ids aside)", a == b and len(a) > 100,
+              next((x for x, y in zip(a, b) if x != y), f"{len(a)} vs {len(b)}"))
+        check("... and the PostgreSQL nexus exports the same", blocks(kip, url) == a)
+        r = subprocess.run([kip, "migrate", src, url], capture_output=True, text=True)
+        check("migrating again changes nothing and verifies", r.returncode == 0 and blocks(kip, url) == a, r.stderr)
+        subprocess.run([kip, "--db", url, "exec", 'UPSERT { CONCEPT ?p { {type: "Person", name: "Extra"} '
+                        'SET ATTRIBUTES {person_class: "Human"} } } WITH METADATA {source: "e2e", author: "$system"}'],
+                       capture_output=True, check=True)
+        r = subprocess.run([kip, "migrate", src, url], capture_output=True, text=True)
+        check("a target holding something else is not verified (exit 1)", r.returncode == 1 and "NOT verified" in r.stderr,
+              r.stderr)
+        r = subprocess.run([kip, "migrate", src], capture_output=True, text=True)
+        check("a missing TARGET is an error with help", r.returncode != 0 and "TARGET" in r.stderr, r.stderr)
+    checks.finish()
 
 
 if __name__ == "__main__":

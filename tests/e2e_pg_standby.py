@@ -12,18 +12,13 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pg_cluster  # noqa: E402
+from fixtures import Checks  # noqa: E402
 
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"), flush=True)
-    fails += not ok
+checks = Checks(600)
+check = checks.check
 
 
 def call(kip, url, req, readonly=False):
@@ -34,43 +29,31 @@ def call(kip, url, req, readonly=False):
 
 def main(argv):
     kip = os.path.join(os.path.abspath(argv[0]), "kip")
-    if not pg_cluster.available():
-        print("FAIL: PostgreSQL 15 is not installed (scripts/setup-deps installs it)")
-        return 1
-    with tempfile.TemporaryDirectory(prefix="kip-pgstandby-") as tmp:
-        os.chmod(tmp, 0o755)
-        primary = pg_cluster.Cluster(os.path.join(tmp, "pg")).start()
-        try:
-            url = primary.url() + "?nexus=shared"
-            w, _ = call(kip, url, {"command": 'UPSERT { CONCEPT ?p { {type: "Person", name: "Ada"} '
-                                              'SET ATTRIBUTES {person_class: "Human", aliases: ["Countess"]} } } '
-                                              'WITH METADATA {source: "e2e", author: "$system"}'})
-            check("a write on the primary", "error" not in w, w)
-            standby = primary.standby()
-            try:
-                check("the standby replays it", standby.wait_for(primary.lsn()))
-                surl = standby.url() + "?nexus=shared"
-                r, err = call(kip, surl, {"command": 'FIND(?p.name) WHERE { ?p {type: "Person", name: "Ada"} }'}, True)
-                check("a read-only call answered by the standby", r.get("result") == ["Ada"], r)
-                r, _ = call(kip, surl, {"commands": ['FIND(COUNT(?p)) WHERE { ?p {type: "Person"} }',
-                                                     'SEARCH CONCEPT "countess"']}, True)
-                res = r.get("result") or []
-                check("a read-only batch and SEARCH on the standby",
-                      len(res) == 2 and res[0].get("result") == 3 and (res[1].get("result") or [{}])[0].get("name") == "Ada", r)
-                check("the CLI says the standby opened read-only", "opened read-only" in err, err)
-                r, _ = call(kip, surl, {"command": 'UPSERT { CONCEPT ?p { {type: "Person", name: "Bob"} '
-                                                   'SET ATTRIBUTES {person_class: "Human"} } }'})
-                e = r.get("error") or {}
-                check("a write sent to the standby is refused (KIP_4004)", e.get("code") == "KIP_4004", r)
-                check("... saying why", "read-only" in (e.get("message", "") + e.get("hint", "")), e)
-                r, _ = call(kip, url, {"command": 'FIND(COUNT(?p)) WHERE { ?p {type: "Person", name: "Bob"} }'}, True)
-                check("... and nothing was written", r.get("result") == 0, r)
-            finally:
-                standby.stop()
-        finally:
-            primary.stop()
-    print(f"{'FAIL' if fails else 'PASS'}: {fails} check(s) failed")
-    return 1 if fails else 0
+    with pg_cluster.throwaway("kip-pgstandby-") as (primary, _):
+        url = primary.url() + "?nexus=shared"
+        w, _ = call(kip, url, {"command": 'UPSERT { CONCEPT ?p { {type: "Person", name: "Ada"} '
+                                          'SET ATTRIBUTES {person_class: "Human", aliases: ["Countess"]} } } '
+                                          'WITH METADATA {source: "e2e", author: "$system"}'})
+        check("a write on the primary", "error" not in w, w)
+        with primary.standby() as standby:
+            check("the standby replays it", standby.wait_for(primary.lsn()))
+            surl = standby.url() + "?nexus=shared"
+            r, err = call(kip, surl, {"command": 'FIND(?p.name) WHERE { ?p {type: "Person", name: "Ada"} }'}, True)
+            check("a read-only call answered by the standby", r.get("result") == ["Ada"], r)
+            r, _ = call(kip, surl, {"commands": ['FIND(COUNT(?p)) WHERE { ?p {type: "Person"} }',
+                                                 'SEARCH CONCEPT "countess"']}, True)
+            res = r.get("result") or []
+            check("a read-only batch and SEARCH on the standby",
+                  len(res) == 2 and res[0].get("result") == 3 and (res[1].get("result") or [{}])[0].get("name") == "Ada", r)
+            check("the CLI says the standby opened read-only", "opened read-only" in err, err)
+            r, _ = call(kip, surl, {"command": 'UPSERT { CONCEPT ?p { {type: "Person", name: "Bob"} '
+                                               'SET ATTRIBUTES {person_class: "Human"} } }'})
+            e = r.get("error") or {}
+            check("a write sent to the standby is refused (KIP_4004)", e.get("code") == "KIP_4004", r)
+            check("... saying why", "read-only" in (e.get("message", "") + e.get("hint", "")), e)
+            r, _ = call(kip, url, {"command": 'FIND(COUNT(?p)) WHERE { ?p {type: "Person", name: "Bob"} }'}, True)
+            check("... and nothing was written", r.get("result") == 0, r)
+    checks.finish()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ standby beside it is a `pg_basebackup -R` copy streaming from it.
 Exit 77 (ctest: skipped) when PostgreSQL 15's binaries are not installed
 (scripts/setup-deps installs them).
 """
+import contextlib
 import os
 import pwd
 import shutil
@@ -197,23 +198,37 @@ def selftest():
     return 1 if fails else 0
 
 
+@contextlib.contextmanager
+def throwaway(prefix="kip-pg-"):
+    """a started cluster in a fresh temporary directory, and that directory
+    (for the test's own files); stopped by its pid and removed on exit. A
+    test that needs it fails (exit 1) when PostgreSQL is not installed."""
+    if not available():
+        print(f"FAIL: PostgreSQL 15 is not installed ({BIN}; scripts/setup-deps installs it)")
+        sys.exit(1)
+    root = tempfile.mkdtemp(prefix=prefix)
+    try:
+        cl = Cluster(root).start()
+        try:
+            yield cl, root
+        finally:
+            cl.stop()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def serve():
     """a throwaway cluster for working by hand: prints its URL, runs until
     interrupted (Ctrl-C or SIGTERM), then stops and removes it"""
     import signal
-    import tempfile
-    root = tempfile.mkdtemp(prefix="kip-pg-")
-    cl = Cluster(root).start()
-    print(cl.url(), flush=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    try:
-        while True:
-            time.sleep(3600)
-    except (KeyboardInterrupt, SystemExit):
-        pass
-    finally:
-        cl.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    with throwaway() as (cl, _):
+        print(cl.url(), flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except (KeyboardInterrupt, SystemExit):
+            pass
     return 0
 
 

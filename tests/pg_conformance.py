@@ -54,24 +54,19 @@ def main(argv):
         print(__doc__)
         return 2
     kip = os.path.abspath(kip)
-    with tempfile.TemporaryDirectory(prefix="kip-pgconf-") as tmp:
-        os.chmod(tmp, 0o755)  # the server's unprivileged account reaches its cluster inside
-        cluster = None
-        if not url:
-            if not pg_cluster.available():
-                print("FAIL: PostgreSQL 15 is not installed (scripts/setup-deps installs it)")
-                return 1
-            cluster = pg_cluster.Cluster(os.path.join(tmp, "pg")).start()
-            url = cluster.url()
-        try:
-            wrapper = os.path.join(tmp, "kip-pg")
-            with open(wrapper, "w") as f:
-                f.write(WRAPPER.replace("{kip}", kip).replace("{url}", url))
-            os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IEXEC)
-            return subprocess.run([sys.executable, runner, "--bin", wrapper] + rest).returncode
-        finally:
-            if cluster:
-                cluster.stop()
+
+    def run(server, tmp):
+        wrapper = os.path.join(tmp, "kip-pg")
+        with open(wrapper, "w") as f:
+            f.write(WRAPPER.replace("{kip}", kip).replace("{url}", server))
+        os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IEXEC)
+        return subprocess.run([sys.executable, runner, "--bin", wrapper] + rest).returncode
+
+    if url:
+        with tempfile.TemporaryDirectory(prefix="kip-pgconf-") as tmp:
+            return run(url, tmp)
+    with pg_cluster.throwaway("kip-pgconf-") as (cluster, tmp):
+        return run(cluster.url(), tmp)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ import concurrent.futures
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pg_cluster  # noqa: E402
@@ -31,40 +30,33 @@ def main(argv):
         return 2
     src, build = os.path.abspath(argv[0]), os.path.abspath(argv[1])
     specs = argv[2:] or SPECS
-    if not pg_cluster.available():
-        print("FAIL: PostgreSQL 15 is not installed (scripts/setup-deps installs it)")
-        return 1
-    with tempfile.TemporaryDirectory(prefix="kip-pgspecs-") as tmp:
-        os.chmod(tmp, 0o755)  # the server's unprivileged account reaches its cluster inside
-        cluster = pg_cluster.Cluster(os.path.join(tmp, "pg")).start()
-        try:
-            env = dict(os.environ, KIP_TEST_PG=cluster.url(), KIP_STATE_DIR=os.path.join(tmp, "state"),
-                       KIP_HOME=src, KIP_PLAN_VERIFY="1")
-            for var in ("LUA_PATH", "LUA_PATH_5_4"):
-                env[var] = f"{src}/lua/?.lua;{src}/lua/?/init.lua;{src}/spec/?.lua;;"
-            for var in ("LUA_CPATH", "LUA_CPATH_5_4"):
-                env[var] = f"{build}/lua54/?.so;;"
-            def run(spec):
-                cmd = ["busted", "--lua=lua5.4", "-o", "utfTerminal"]
-                for p in PENDING:
-                    cmd.append("--filter-out=" + p)
-                cmd.append(os.path.join(src, "spec", spec + "_spec.lua"))
-                return spec, subprocess.run(cmd, env=env, cwd=src, capture_output=True, text=True)
+    with pg_cluster.throwaway("kip-pgspecs-") as (cluster, tmp):
+        env = dict(os.environ, KIP_TEST_PG=cluster.url(), KIP_STATE_DIR=os.path.join(tmp, "state"),
+                   KIP_HOME=src, KIP_PLAN_VERIFY="1")
+        for var in ("LUA_PATH", "LUA_PATH_5_4"):
+            env[var] = f"{src}/lua/?.lua;{src}/lua/?/init.lua;{src}/spec/?.lua;;"
+        for var in ("LUA_CPATH", "LUA_CPATH_5_4"):
+            env[var] = f"{build}/lua54/?.so;;"
 
-            failed = []
-            # the spec files side by side, each its own nexuses on the one server
-            with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
-                for spec, r in pool.map(run, specs):
-                    print(f"== {spec}\n{r.stdout}{r.stderr}", end="", flush=True)
-                    if r.returncode != 0:
-                        failed.append(spec)
+        def run(spec):
+            cmd = ["busted", "--lua=lua5.4", "-o", "utfTerminal"]
             for p in PENDING:
-                print(f"(pending on PostgreSQL: {p.replace('%', '').replace('.', ' ')})")
-            print(f"{len(specs) - len(failed)}/{len(specs)} spec files passed on PostgreSQL" +
-                  (f"; failed: {', '.join(failed)}" if failed else ""))
-            return 1 if failed else 0
-        finally:
-            cluster.stop()
+                cmd.append("--filter-out=" + p)
+            cmd.append(os.path.join(src, "spec", spec + "_spec.lua"))
+            return spec, subprocess.run(cmd, env=env, cwd=src, capture_output=True, text=True)
+
+        failed = []
+        # the spec files side by side, each its own nexuses on the one server
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            for spec, r in pool.map(run, specs):
+                print(f"== {spec}\n{r.stdout}{r.stderr}", end="", flush=True)
+                if r.returncode != 0:
+                    failed.append(spec)
+        for p in PENDING:
+            print(f"(pending on PostgreSQL: {p.replace('%', '').replace('.', ' ')})")
+        print(f"{len(specs) - len(failed)}/{len(specs)} spec files passed on PostgreSQL" +
+              (f"; failed: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
 
 
 if __name__ == "__main__":

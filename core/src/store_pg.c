@@ -271,15 +271,18 @@ void kip_pg_finish(kip_nexus *nx, kip_stmt *stmt) {
 }
 
 /* ------------------------------------------------------------- scripts */
+int64_t kip_pg_rows_written(PGresult *r) {
+  const char *tag = PQcmdStatus(r), *n = PQcmdTuples(r);
+  if (!tag || !n || !*n || (strncmp(tag, "INSERT", 6) && strncmp(tag, "UPDATE", 6) && strncmp(tag, "DELETE", 6))) return 0;
+  return atoll(n);
+}
+
 int kip_pg_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
   struct kip_pg *pg = nx->pg;
   PGresult *r = PQexec(pg->conn, sql);
   ExecStatusType s = PQresultStatus(r);
   if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) {
-    const char *n = PQcmdTuples(r);
-    const char *tag = PQcmdStatus(r);
-    if (n && *n && tag && (!strncmp(tag, "INSERT", 6) || !strncmp(tag, "UPDATE", 6) || !strncmp(tag, "DELETE", 6)))
-      pg->total_changes += atoll(n);
+    pg->total_changes += kip_pg_rows_written(r);
     PQclear(r);
     return 0;
   }

@@ -74,6 +74,9 @@ kip_stmt *kip_pg_prepare_persistent(kip_nexus *nx, const char *sql);
 int kip_pg_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *what);
 int64_t kip_pg_count(kip_nexus *nx, const char *sql);
 int kip_pg_error(kip_nexus *nx, int rc, kip_error *err, const char *what);
+/* the rows an INSERT, UPDATE or DELETE (with or without RETURNING) wrote; 0
+** for anything else */
+int64_t kip_pg_rows_written(PGresult *r);
 /* keep a failed result's SQLSTATE and message in the connection */
 void kip_pg_keep_error(struct kip_pg *pg, const PGresult *res);
 /* the SQL text with SQLite's "?n" placeholders spelt "$k", numbered

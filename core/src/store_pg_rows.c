@@ -139,13 +139,8 @@ int kip_pg_step(kip_pg_stmt *st) {
       st->res = NULL;
       return !strcmp(pg->sqlstate, "57014") ? KIP_PG_INTERRUPT : KIP_PG_ERROR;
     }
-    const char *n = PQcmdTuples(st->res);
-    pg->changes = n && *n ? atoll(n) : 0;
-    const char *tag = PQcmdStatus(st->res);
-    if (tag && (!strncmp(tag, "INSERT", 6) || !strncmp(tag, "UPDATE", 6) || !strncmp(tag, "DELETE", 6)))
-      pg->total_changes += pg->changes;
-    else
-      pg->changes = 0;
+    pg->changes = kip_pg_rows_written(st->res);
+    pg->total_changes += pg->changes;
     st->nrows = s == PGRES_TUPLES_OK ? PQntuples(st->res) : 0;
     int nf = PQnfields(st->res);
     if (nf > st->ncells) {

@@ -209,7 +209,7 @@ const char *kip_pg_stmt_sql(int which) {
              "ON CONFLICT (lo) DO UPDATE SET hi = greatest(kip_changed_run.hi, excluded.hi), gen = excluded.gen";
     case ST_DATA_VERSION: return "SELECT kip_generation()";
     /* transactions are begun and ended by scripts (store_tx.c); the SEARCH
-    ** index is not kept on this backend yet */
+    ** index is kept by store_pg_search.c, not by SQLite's statements */
     case ST_BEGIN_READ: case ST_END_READ: case ST_SEARCH_UNINDEX_TRIGRAM: case ST_SEARCH_UNINDEX_WORD:
     case ST_SEARCH_INDEX_WORD: case ST_SEARCH_INDEX_TRIGRAM: case ST_SEARCH_MERGE_WORD: case ST_SEARCH_MERGE_TRIGRAM:
       return "SELECT 1";
@@ -217,20 +217,26 @@ const char *kip_pg_stmt_sql(int which) {
   }
 }
 
+/* whether the nexus's tables exist, and its schema version (0: none) */
+static int schema_version(kip_nexus *nx, int64_t *exists, int64_t *v, kip_error *err) {
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT (to_regclass('%s.kip_info') IS NOT NULL)::int", nx->pg->schema);
+  *exists = kip_pg_count(nx, sql);
+  *v = 0;
+  if (*exists > 0) {
+    snprintf(sql, sizeof sql, "SELECT coalesce((SELECT value::bigint FROM %s.kip_info WHERE key = 'pg_schema_version'), 0)",
+             nx->pg->schema);
+    *v = kip_pg_count(nx, sql);
+  }
+  return *exists < 0 || *v < 0 ? kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema version") : 0;
+}
+
 int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err) {
   struct kip_pg *pg = nx->pg;
   char sql[512];
   *created = 0;
-  snprintf(sql, sizeof sql, "SELECT (to_regclass('%s.kip_info') IS NOT NULL)::int", pg->schema);
-  int64_t exists = kip_pg_count(nx, sql);
-  if (exists < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema version");
-  int64_t v = 0;
-  if (exists) {
-    snprintf(sql, sizeof sql, "SELECT coalesce((SELECT value::bigint FROM %s.kip_info WHERE key = 'pg_schema_version'), 0)",
-             pg->schema);
-    v = kip_pg_count(nx, sql);
-    if (v < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema version");
-  }
+  int64_t exists, v;
+  if (schema_version(nx, &exists, &v, err)) return err->code;
   if (v == PG_SCHEMA_VERSION) return 0;
   if (v > PG_SCHEMA_VERSION)
     return kip_err(err, KIP_E_INTERNAL, "Upgrade kipnexus to open this nexus.",
@@ -243,18 +249,11 @@ int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err) {
            "BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('%s', 7)); CREATE SCHEMA IF NOT EXISTS %s",
            pg->schema, pg->schema);
   if (kip_pg_exec(nx, sql, err, "creating the nexus's schema")) return err->code;
-  snprintf(sql, sizeof sql, "SELECT (to_regclass('%s.kip_info') IS NOT NULL)::int", pg->schema);
-  exists = kip_pg_count(nx, sql); /* another process may have won the race */
-  int rc = exists < 0 ? kip_pg_error(nx, KIP_PG_ERROR, err, "creating the nexus's schema") : 0;
+  /* under the lock: another process may have created or migrated it meanwhile */
+  int rc = schema_version(nx, &exists, &v, err);
   if (!rc && !exists) {
     *created = 1;
     for (int i = 0; !rc && TABLES[i]; i++) rc = kip_pg_exec(nx, TABLES[i], err, "creating the nexus's tables");
-  }
-  if (!rc) { /* another process may have migrated it meanwhile */
-    snprintf(sql, sizeof sql, "SELECT coalesce((SELECT value::bigint FROM %s.kip_info WHERE key = 'pg_schema_version'), 0)",
-             pg->schema);
-    v = exists ? kip_pg_count(nx, sql) : 0;
-    if (v < 0) rc = kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema version");
   }
   if (!rc && v < 2) rc = kip_pg_exec(nx, SEARCH_V2, err, "creating the SEARCH index");
   for (int i = 0; !rc && FUNCTIONS[i]; i++) rc = kip_pg_exec(nx, FUNCTIONS[i], err, "creating the nexus's functions");

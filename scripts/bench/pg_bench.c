@@ -75,6 +75,16 @@ static void concept_name(char *out, size_t n, int t, int64_t i) { snprintf(out, 
 /* ---------------------------------------------------------------- load */
 #define BATCH 1000
 
+/* send the UPSERT being built in b, closed, and start the next one */
+static int flush(kip_nexus *nx, kip_buf *b, const char *what) {
+  kip_buf_adds(b, " } WITH METADATA { source: \"bench\", author: \"$system\" }");
+  kip_buf_addc(b, 0);
+  int good = ok(call(nx, b->p, NULL, NULL), what);
+  b->len = 0;
+  kip_buf_adds(b, "UPSERT {");
+  return good;
+}
+
 static double load(kip_nexus *nx, int64_t nlinks) {
   double t0 = now_ms();
   char name[64];
@@ -88,12 +98,8 @@ static double load(kip_nexus *nx, int64_t nlinks) {
   for (int p = 0; p < 5; p++)
     kip_buf_printf(&b, " CONCEPT ?p%d { {type: \"$PropositionType\", name: \"%s\"} SET ATTRIBUTES { description: \"bench\", "
                    "subject_types: [\"*\"], object_types: [\"*\"] } }", p, preds[p]);
-  kip_buf_adds(&b, " } WITH METADATA { source: \"bench\", author: \"$system\" }");
-  kip_buf_addc(&b, 0);
-  if (!ok(call(nx, b.p, NULL, NULL), "defining the schema")) return -1;
+  if (!flush(nx, &b, "defining the schema")) return -1;
   int64_t in_batch = 0;
-  b.len = 0;
-  kip_buf_adds(&b, "UPSERT {");
   for (int t = 0; t < NT; t++)
     for (int64_t i = 0; i < count[t]; i++) {
       concept_name(name, sizeof name, t, i);
@@ -102,11 +108,7 @@ static double load(kip_nexus *nx, int64_t nlinks) {
                      (long long)in_batch, TYPES[t], name, (long long)(i % 100), i % 3 ? "active" : "archived",
                      WORDS[i % 16], WORDS[(i / 16) % 16]);
       if (++in_batch == BATCH) {
-        kip_buf_adds(&b, " } WITH METADATA { source: \"bench\", author: \"$system\" }");
-        kip_buf_addc(&b, 0);
-        if (!ok(call(nx, b.p, NULL, NULL), "loading concepts")) return -1;
-        b.len = 0;
-        kip_buf_adds(&b, "UPSERT {");
+        if (!flush(nx, &b, "loading concepts")) return -1;
         in_batch = 0;
       }
     }
@@ -129,11 +131,7 @@ static double load(kip_nexus *nx, int64_t nlinks) {
     kip_buf_printf(&b, " PROPOSITION ?l%lld { ({type: \"%s\", name: \"%s\"}, \"%s\", {type: \"%s\", name: \"%s\"}) }",
                    (long long)in_batch, TYPES[st], s, preds[p], TYPES[ot], o);
     if (++in_batch == BATCH || k == nlinks - 1) {
-      kip_buf_adds(&b, " } WITH METADATA { source: \"bench\", author: \"$system\" }");
-      kip_buf_addc(&b, 0);
-      if (!ok(call(nx, b.p, NULL, NULL), "loading propositions")) return -1;
-      b.len = 0;
-      kip_buf_adds(&b, "UPSERT {");
+      if (!flush(nx, &b, "loading propositions")) return -1;
       in_batch = 0;
     }
   }
