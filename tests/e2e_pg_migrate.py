@@ -2,7 +2,9 @@
 """kip migrate between an SQLite file and a PostgreSQL nexus (docs/postgresql.md
 "Moving a memory"), on a throwaway server: SQLite -> PostgreSQL -> SQLite
 reproduces the export element for element, ids aside; migrating again changes
-nothing; a target that holds something else is not verified (exit 1).
+nothing; a target that holds something else is not verified (exit 1); kip
+dump of the PostgreSQL nexus restored into a new PostgreSQL nexus and into an
+SQLite file gives the same export.
 
 Usage: e2e_pg_migrate.py BUILD_DIR [SHARED_DIR]   (default: $KIP_SHARED, else ../shared beside the checkout)
 """
@@ -52,6 +54,13 @@ def main(argv):
         check(f"the round trip reproduces the export ({len(a)} elements, ids aside)", a == b and len(a) > 100,
               next((x for x, y in zip(a, b) if x != y), f"{len(a)} vs {len(b)}"))
         check("... and the PostgreSQL nexus exports the same", blocks(kip, url) == a)
+        dump = os.path.join(tmp, "moved.jsonl")
+        r = subprocess.run([kip, "--db", url, "dump", "-o", dump], capture_output=True, text=True)
+        check("kip dump of a PostgreSQL nexus", r.returncode == 0 and os.path.getsize(dump) > 0, r.stderr)
+        for target in (cluster.url() + "?nexus=restored", os.path.join(tmp, "restored.db")):
+            r = subprocess.run([kip, "--db", target, "restore", dump], capture_output=True, text=True)
+            check(f"... restored into {'PostgreSQL' if target.startswith('postgres') else 'SQLite'} exports the same",
+                  r.returncode == 0 and blocks(kip, target) == a, r.stderr)
         r = subprocess.run([kip, "migrate", src, url], capture_output=True, text=True)
         check("migrating again changes nothing and verifies", r.returncode == 0 and blocks(kip, url) == a, r.stderr)
         subprocess.run([kip, "--db", url, "exec", 'UPSERT { CONCEPT ?p { {type: "Person", name: "Extra"} '

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pg_cluster  # noqa: E402
 
 SPECS = ["arg", "arg_domain", "arg_offline", "arg_injection_families", "sleep", "mind", "exactness", "security",
-         "query", "kip", "policy", "merge_export"]
+         "query", "kip", "policy", "merge_export", "store_assumptions"]
 # not on PostgreSQL yet: vectors (docs/postgresql.md "Not built yet")
 PENDING = ["probes.for.semantic.near%-duplicates"]  # Lua patterns (busted --filter-out: no spaces)
 

@@ -519,6 +519,79 @@ static int exec_prop_block(upsert_state *U, const ast_block *b, const json_t *st
   return rc;
 }
 
+static void found_concept(void *ud, const char *type, const char *name, int64_t id) {
+  remember_concept(ud, type, name, id);
+}
+
+/* the concepts the command names by {type, name} — its CONCEPT blocks and
+** the endpoints of its PROPOSITION blocks — that exist already, looked up
+** together where a lookup is a round trip (kip_store_find_concepts): a
+** load's links name their endpoints again and again. Only without a
+** governance scope (what is remembered is not checked against one). */
+#define PREFETCH_MAX 20000
+static int prefetch_concepts(upsert_state *U, const ast_command *cmd) {
+  kip_nexus *nx = U->c->nx;
+  if (!nx->pg || nx->req->scope) return 0;
+  const char **types = malloc(PREFETCH_MAX * sizeof *types), **names = malloc(PREFETCH_MAX * sizeof *names);
+  if (!types || !names) abort();
+  int n = 0;
+  for (int i = 0; i < cmd->n && n < PREFETCH_MAX - 2; i++) {
+    const ast_upsert *u = &cmd->stmts[i]->u.upsert;
+    for (int j = 0; j < u->n && n < PREFETCH_MAX - 2; j++) {
+      const ast_block *b = u->blocks[j];
+      const ast_concept *named[2] = {NULL, NULL};
+      if (b->kind == B_CONCEPT) named[0] = b->concept;
+      else if (b->prop && !b->prop->id) {
+        if (b->prop->subject.kind == EP_CONCEPT) named[0] = b->prop->subject.concept;
+        if (b->prop->object.kind == EP_CONCEPT) named[1] = b->prop->object.concept;
+      }
+      for (int k = 0; k < 2; k++) {
+        const ast_concept *cc = named[k];
+        if (!cc || cc->id || !json_is_string(cc->type) || !json_is_string(cc->name)) continue;
+        const char *type = json_string_value(cc->type), *name = json_string_value(cc->name);
+        if (known_concept(U, type, name)) continue;
+        types[n] = type;
+        names[n++] = name;
+      }
+    }
+  }
+  int rc = kip_store_find_concepts(nx, n, types, names, found_concept, U, U->c->err);
+  free(types);
+  free(names);
+  if (rc) return rc;
+  /* then the links between concepts it knows now: those that exist are
+  ** not assumed new by a batch of inserts */
+  int64_t *subjects = malloc(PREFETCH_MAX * sizeof *subjects), *objects = malloc(PREFETCH_MAX * sizeof *objects);
+  const char **preds = malloc(PREFETCH_MAX * sizeof *preds);
+  if (!subjects || !objects || !preds) abort();
+  n = 0;
+  for (int i = 0; i < cmd->n && n < PREFETCH_MAX; i++) {
+    const ast_upsert *u = &cmd->stmts[i]->u.upsert;
+    for (int j = 0; j < u->n && n < PREFETCH_MAX; j++) {
+      const ast_prop *pr = u->blocks[j]->prop;
+      if (u->blocks[j]->kind != B_PROP || !pr || pr->id || pr->subject.kind != EP_CONCEPT || pr->object.kind != EP_CONCEPT)
+        continue;
+      const ast_concept *sc = pr->subject.concept, *oc = pr->object.concept;
+      if (sc->id || oc->id || !json_is_string(sc->type) || !json_is_string(sc->name) || !json_is_string(oc->type) ||
+          !json_is_string(oc->name))
+        continue;
+      hentry *hs = known_concept(U, json_string_value(sc->type), json_string_value(sc->name));
+      if (!hs) continue;
+      int64_t s = hs->id;
+      hentry *ho = known_concept(U, json_string_value(oc->type), json_string_value(oc->name));
+      if (!ho) continue;
+      subjects[n] = s;
+      objects[n] = ho->id;
+      preds[n++] = pr->pred.names[0];
+    }
+  }
+  rc = kip_store_note_existing_props(nx, n, subjects, preds, objects, U->c->err);
+  free(subjects);
+  free(objects);
+  free(preds);
+  return rc;
+}
+
 int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
   upsert_state U;
   memset(&U, 0, sizeof U);
@@ -532,7 +605,7 @@ int kip_exec_upsert(kip_ctx *c, const ast_command *cmd) {
   int64_t named = 0; /* the elements it names: one per block (SET PROPOSITIONS may add more) */
   for (int i = 0; i < cmd->n; i++) named += cmd->stmts[i]->u.upsert.n;
   kip_store_expect_ids(c->nx, named);
-  int rc = 0;
+  int rc = prefetch_concepts(&U, cmd);
   for (int i = 0; !rc && i < cmd->n; i++) {
     const ast_upsert *u = &cmd->stmts[i]->u.upsert;
     if ((rc = walk_reserved(u, c->err))) break;

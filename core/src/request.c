@@ -44,6 +44,19 @@ static ast_command *parse_command(kip_arena *a, const char *text, size_t len, co
   return kip_parse(a, text, len, params, err);
 }
 
+/* a command runs again because an assumption of the store proved wrong
+** (docs/postgresql.md "Round trips and plans"): what its first run put in
+** the response, and its error, are dropped */
+static void run_again(kip_ctx *c) {
+  c->out->len = 0;
+  free(c->next_cursor);
+  c->next_cursor = NULL;
+  kip_buf_free(&c->warnings);
+  memset(&c->warnings, 0, sizeof c->warnings);
+  kip_err_clear(c->err);
+  c->nx->req->timed_out = c->nx->req->regex_error = 0;
+}
+
 /* Execute a parsed command (cmd NULL: report parse_err) under options opt;
 ** write its response object to out. Returns 1 when it was a KML command
 ** that failed during execution (the batch must stop). */
@@ -94,14 +107,25 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
     if (cmd->is_kml) {
       kip_stamp_now(nx);
       int checks_off = bulk ? kip_bulk_before(nx, cmd, bulk) : 0;
-      rc = kip_tx_begin(nx, &err);
-      if (!rc) {
-        if (bulk) rc = kip_bulk_begin(nx, bulk, &err);
-        if (!rc) rc = dispatch(&c, cmd);
-        nx->req->bulk = 0;
-        if (!rc && !nx->req->defer_index) rc = kip_search_sync(nx, &err); /* also inside a dry_run's outer transaction */
-        if (rc) kip_tx_rollback(nx);
-        else rc = kip_tx_commit(nx, &err);
+      /* the elements it creates may wait in a batch when the command is
+      ** its own transaction (PostgreSQL): assumed new, and run again one
+      ** insert at a time when one was not */
+      int outermost = nx->tx_depth == 0;
+      for (int attempt = 0;; attempt++) {
+        kip_pg_batch_writes(nx, outermost && attempt == 0);
+        rc = kip_tx_begin(nx, &err);
+        if (!rc) {
+          if (bulk) rc = kip_bulk_begin(nx, bulk, &err);
+          if (!rc) rc = dispatch(&c, cmd);
+          nx->req->bulk = 0;
+          if (!rc && !nx->req->defer_index) rc = kip_search_sync(nx, &err); /* also inside a dry_run's outer transaction */
+          if (rc) kip_tx_rollback(nx);
+          else rc = kip_tx_commit(nx, &err);
+        }
+        kip_pg_batch_writes(nx, 0);
+        int redo = kip_pg_batch_failed(nx);
+        if (!rc || !redo || attempt) break;
+        run_again(&c);
       }
       rc = kip_bulk_after(nx, checks_off, rc, &err);
       stop = rc != 0;
@@ -109,9 +133,18 @@ static int execute_command(kip_nexus *nx, kip_arena *a, ast_command *cmd, const 
       /* a query reads one snapshot, its schema checks included: one read
       ** transaction (a lock taken once, not per statement) */
       kip_error begin_err; /* none: each statement reads in its own */
-      int read_tx = nx->tx_depth == 0 && !kip_tx_begin_read(nx, &begin_err);
+      int read_tx = nx->tx_depth == 0 && !kip_tx_begin_read_repeatable(nx, &begin_err);
       rc = dispatch(&c, cmd);
-      if (read_tx) kip_tx_end_read(nx);
+      if (read_tx && kip_tx_end_read_stale(nx)) {
+        /* it assumed a write generation that had moved (PostgreSQL): what
+        ** it read is void; again, reading the generation first */
+        run_again(&c);
+        read_tx = !kip_tx_begin_read(nx, &begin_err);
+        rc = dispatch(&c, cmd);
+        if (read_tx) kip_tx_end_read(nx);
+      } else if (read_tx) {
+        kip_tx_end_read(nx);
+      }
     }
     nx->req->deadline_us = 0;
     nx->req->write_protected = nx->req->append_only = nx->req->capabilities = NULL;

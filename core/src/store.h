@@ -335,6 +335,19 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err);
 /* a read-only batch: one snapshot for all its statements */
 int kip_tx_begin_read(kip_nexus *nx, kip_error *err);
 void kip_tx_end_read(kip_nexus *nx);
+/* a read transaction whose reads may be repeated: on PostgreSQL its
+** decisions may rest on the write generation last seen, checked in the
+** round trip of its first statement instead of one of its own. Ending it,
+** kip_tx_end_read_stale returns 1 when that generation had moved: nothing
+** it read is valid and the caller runs its reads again (request.c) */
+int kip_tx_begin_read_repeatable(kip_nexus *nx, kip_error *err);
+/* a write command that may be run again: on PostgreSQL the elements it
+** creates may wait in a batch (store_pg_batch.c; a no-op on SQLite).
+** kip_pg_batch_failed, after its transaction ended, says whether it must be
+** run again with batching off (an element it assumed new existed) */
+void kip_pg_batch_writes(kip_nexus *nx, int on);
+int kip_pg_batch_failed(kip_nexus *nx);
+int kip_tx_end_read_stale(kip_nexus *nx);
 /* index the elements changed since the last sync (search_dirty) for SEARCH;
 ** kip_tx_commit calls it before every outermost COMMIT */
 int kip_search_sync(kip_nexus *nx, kip_error *err);
@@ -349,6 +362,18 @@ void kip_stamp_now(kip_nexus *nx);
 
 int kip_store_get(kip_nexus *nx, int64_t id, kip_elem *out, kip_error *err); /* 0 / KIP_E_NOT_FOUND */
 int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, int64_t *id, kip_error *err);
+/* the concepts of a list that exist, looked up in one statement where a
+** statement is a round trip (PostgreSQL; 0 and nothing reported on SQLite,
+** whose lookups one at a time cost less): found(ud, type, name, id) for
+** each; 0 or a KIP error */
+int kip_store_find_concepts(kip_nexus *nx, int n, const char *const *types, const char *const *names,
+                            void (*found)(void *ud, const char *type, const char *name, int64_t id), void *ud,
+                            kip_error *err);
+/* the same for propositions by (subject, predicate, object): each that
+** exists is recorded as met (kip_pg_batch_seen), so that a batch does not
+** assume it new */
+int kip_store_note_existing_props(kip_nexus *nx, int n, const int64_t *subjects, const char *const *predicates,
+                                  const int64_t *objects, kip_error *err);
 int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t *id, kip_error *err);
 /* create an element; *id = 0 when one with this identity exists (nothing written) */
 int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,

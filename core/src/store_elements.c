@@ -105,6 +105,69 @@ int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, in
   return rc;
 }
 
+int kip_store_find_concepts(kip_nexus *nx, int n, const char *const *types, const char *const *names,
+                            void (*found)(void *ud, const char *type, const char *name, int64_t id), void *ud,
+                            kip_error *err) {
+  if (!nx->pg || n <= 0) return 0;
+  kip_buf b;
+  kip_buf_init(&b);
+  kip_buf_addc(&b, '[');
+  for (int i = 0; i < n; i++) {
+    kip_buf_adds(&b, i ? ",{\"t\":" : "{\"t\":");
+    kip_buf_json_str(&b, types[i], strlen(types[i]));
+    kip_buf_adds(&b, ",\"n\":");
+    kip_buf_json_str(&b, names[i], strlen(names[i]));
+    kip_buf_addc(&b, '}');
+  }
+  kip_buf_addc(&b, ']');
+  if (b.oom) {
+    kip_buf_free(&b);
+    return kip_err(err, KIP_E_RESOURCE, NULL, "out of memory");
+  }
+  kip_stmt *st;
+  int rc = kip_prepare(nx,
+                       "SELECT e.id, e.type, e.name FROM json_to_recordset(?1) AS x(t text, n text) "
+                       "JOIN element e ON e.type = x.t COLLATE \"C\" AND e.name = x.n COLLATE \"C\"",
+                       -1, &st);
+  if (rc != KIP_STORE_OK) {
+    kip_buf_free(&b);
+    return kip_store_error(nx, rc, err, "looking up concepts");
+  }
+  kip_bind_json_owned(st, 1, kip_buf_detach(&b), -1);
+  while ((rc = kip_step(st)) == KIP_ROW) found(ud, kip_col_text(st, 1), kip_col_text(st, 2), kip_col_int64(st, 0));
+  kip_finish(nx, st);
+  return rc == KIP_DONE ? 0 : kip_store_error(nx, rc, err, "looking up concepts");
+}
+
+int kip_store_note_existing_props(kip_nexus *nx, int n, const int64_t *subjects, const char *const *predicates,
+                                  const int64_t *objects, kip_error *err) {
+  if (!kip_pg_batching(nx) || n <= 0) return 0;
+  kip_buf b;
+  kip_buf_init(&b);
+  kip_buf_addc(&b, '[');
+  for (int i = 0; i < n; i++) {
+    kip_buf_printf(&b, "%s{\"s\":%lld,\"o\":%lld,\"p\":", i ? "," : "", (long long)subjects[i], (long long)objects[i]);
+    kip_buf_json_str(&b, predicates[i], strlen(predicates[i]));
+    kip_buf_addc(&b, '}');
+  }
+  kip_buf_addc(&b, ']');
+  kip_stmt *st;
+  int rc = b.oom ? KIP_PG_ERROR
+                 : kip_prepare(nx,
+                               "SELECT e.subject, e.predicate, e.object FROM json_to_recordset(?1) AS x(s bigint, p text, o bigint) "
+                               "JOIN element e ON e.subject = x.s AND e.predicate = x.p COLLATE \"C\" AND e.object = x.o",
+                               -1, &st);
+  if (rc != KIP_STORE_OK) {
+    kip_buf_free(&b);
+    return kip_store_error(nx, rc, err, "looking up propositions");
+  }
+  kip_bind_json_owned(st, 1, kip_buf_detach(&b), -1);
+  while ((rc = kip_step(st)) == KIP_ROW)
+    kip_pg_batch_seen(nx, NULL, NULL, kip_col_int64(st, 0), kip_col_text(st, 1), kip_col_int64(st, 2));
+  kip_finish(nx, st);
+  return rc == KIP_DONE ? 0 : kip_store_error(nx, rc, err, "looking up propositions");
+}
+
 int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t *id, kip_error *err) {
   kip_stmt *st = nx->stmts[ST_FIND_PROP];
   kip_bind_int64(st, 1, s);
@@ -143,10 +206,21 @@ static char **defined_slot(kip_nexus *nx, const char *meta, const char *name) {
 }
 
 unsigned kip_store_file_version(kip_nexus *nx) {
-  if (nx->pg) { /* the write generation, plus one: never 0 (0 = unknown) */
+  if (nx->pg) { /* the write generation, plus one: never 0 (0 = unknown); it
+                 ** holds while a transaction is open (a snapshot, or the
+                 ** writer's lock: this writer bumps it when it commits) */
+    struct kip_pg *pg = nx->pg;
+    if (nx->tx_depth > 0 && pg->data_version_known) return pg->data_version;
+    if (pg->may_assume && pg->deferred && pg->last_version) { /* checked with the first statement */
+      pg->assumed = pg->data_version_known = 1;
+      return pg->data_version = pg->last_version;
+    }
     int64_t g = 0;
     kip_error ignored;
-    return step_id(nx, nx->stmts[ST_DATA_VERSION], &g, &ignored, "reading the write generation") ? 0 : (unsigned)g + 1;
+    if (step_id(nx, nx->stmts[ST_DATA_VERSION], &g, &ignored, "reading the write generation")) return 0;
+    pg->last_version = pg->data_version = (unsigned)g + 1;
+    pg->data_version_known = nx->tx_depth > 0;
+    return pg->data_version;
   }
   unsigned version = 0;
   if (sqlite3_file_control(nx->db, "main", SQLITE_FCNTL_DATA_VERSION, &version) != SQLITE_OK) return 0;
@@ -217,8 +291,15 @@ int kip_write_refused(kip_nexus *nx, char op, int64_t id, const char *type, cons
 ** mark for the SEARCH index; *id is the new id, or 0 when the element exists
 ** (its id goes back to the run); GUARD_REFUSED with err filled when a write
 ** guard refuses the insert */
+/* an element's attributes or metadata as the element table holds them */
+static char *json_text(const json_t *v) {
+  if (!v || (json_is_object(v) && json_object_size(v) == 0)) return strdup("{}");
+  return kip_json_dump(v);
+}
+
 static int insert_element(kip_nexus *nx, kip_stmt *st, const char *type, const char *name, const char *predicate,
-                          int64_t subject, int64_t nid, int64_t *id, kip_error *err, const char *what) {
+                          int64_t subject, int64_t object, const json_t *battrs, const json_t *bmeta, int64_t nid,
+                          int64_t *id, kip_error *err, const char *what) {
   if (kip_write_refused(nx, 'i', nid, type, name, predicate, subject)) {
     kip_reset(st);
     kip_clear_bindings(st);
@@ -227,7 +308,19 @@ static int insert_element(kip_nexus *nx, kip_stmt *st, const char *type, const c
     kip_store_guard_error(nx, err, what);
     return GUARD_REFUSED;
   }
-  int rc = kip_store_step_write(nx, st, err, what);
+  int rc;
+  if (kip_pg_batching(nx) && !kip_pg_batch_seen(nx, type, name, subject, predicate, object)) {
+    /* assumed new; checked when the batch goes (store_pg_batch.c) */
+    kip_clear_bindings(st);
+    char *attrs = json_text(battrs), *meta = json_text(bmeta);
+    if (type) kip_pg_batch_concept(nx, nid, type, name, attrs, meta);
+    else kip_pg_batch_prop(nx, nid, subject, predicate, object, attrs, meta);
+    free(attrs);
+    free(meta);
+    rc = kip_pg_batch_full(nx) && kip_pg_batch_flush(nx->pg) ? kip_pg_error(nx, KIP_PG_ERROR, err, what) : 0;
+  } else {
+    rc = kip_store_step_write(nx, st, err, what);
+  }
   int inserted = !rc && kip_store_changes(nx) > 0;
   *id = inserted ? nid : 0;
   if (!inserted) {
@@ -276,7 +369,7 @@ int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, 
   bind_json(st, 3, attrs);
   bind_json(st, 4, meta);
   kip_bind_text(st, 5, nx->req->now, -1, 0);
-  rc = insert_element(nx, st, type, name, NULL, 0, nid, id, err, "creating a concept");
+  rc = insert_element(nx, st, type, name, NULL, 0, 0, attrs, meta, nid, id, err, "creating a concept");
   int64_t found = 0;
   kip_error ignored;
   if (rc == GUARD_REFUSED) /* meeting the element writes nothing: then there is no insert to refuse */
@@ -297,7 +390,7 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
   bind_json(st, 4, attrs);
   bind_json(st, 5, meta);
   kip_bind_text(st, 6, nx->req->now, -1, 0);
-  rc = insert_element(nx, st, NULL, NULL, p, s, nid, id, err, "creating a proposition");
+  rc = insert_element(nx, st, NULL, NULL, p, s, o, attrs, meta, nid, id, err, "creating a proposition");
   int64_t found = 0;
   kip_error ignored;
   if (rc == GUARD_REFUSED) /* meeting the element writes nothing: then there is no insert to refuse */

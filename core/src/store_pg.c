@@ -167,6 +167,127 @@ char *kip_pg_placeholders(const char *sql, size_t len, size_t *out_len, unsigned
   return kip_buf_detach(&r.out);
 }
 
+/* ---------------------------------------------------------- round trips */
+/* send the pipeline's sync, read the first result of each of the n
+** statements sent before it (NULL when the connection broke), and leave
+** pipeline mode */
+static void pipeline_results(struct kip_pg *pg, PGresult **out, int n) {
+  PQpipelineSync(pg->conn);
+  PGresult *r;
+  for (int i = 0; i < n; i++) {
+    out[i] = NULL;
+    while ((r = PQgetResult(pg->conn))) {
+      if (!out[i]) out[i] = r;
+      else PQclear(r);
+    }
+  }
+  while ((r = PQgetResult(pg->conn))) {
+    int sync = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+    PQclear(r);
+    if (sync) break;
+  }
+  PQexitPipelineMode(pg->conn);
+}
+
+void kip_pg_drain(struct kip_pg *pg) {
+  if (!pg->draining) return;
+  pg->draining = 0;
+  PGresult *r;
+  while ((r = PQgetResult(pg->conn))) PQclear(r);
+}
+
+void kip_pg_defer(struct kip_pg *pg, const char *sql) { pg->deferred = sql; }
+
+void kip_pg_send_without_waiting(struct kip_pg *pg, const char *sql) {
+  kip_pg_drain(pg);
+  pg->deferred = NULL;
+  if (PQsendQuery(pg->conn, sql)) pg->draining = 1;
+}
+
+/* the rows waiting in a batch go before any other statement */
+static int flush_batch(struct kip_pg *pg) {
+  /* (a batch that failed voids the transaction: nothing more runs in it
+  ** until it is rolled back, kip_pg_rollback) */
+  return pg->batch_failed || ((pg->batch_rows[0] || pg->batch_rows[1]) && kip_pg_batch_flush(pg));
+}
+
+void kip_pg_rollback(struct kip_pg *pg, const char *sql, int outermost) {
+  kip_pg_drain(pg);
+  if (outermost) kip_pg_batch_discard(pg);
+  else if (flush_batch(pg)) return; /* the transaction is void: the outermost rollback follows */
+  PQclear(PQexec(pg->conn, sql));
+}
+
+PGresult *kip_pg_query(struct kip_pg *pg, const char *sql) {
+  kip_pg_drain(pg);
+  if (flush_batch(pg)) return NULL;
+  if (pg->assumed) pg->stale = 1; /* (not a read's statement: the read is repeated without assuming) */
+  if (!pg->deferred) return PQexec(pg->conn, sql);
+  kip_buf b; /* a script: the deferred statement leads it */
+  kip_buf_init(&b);
+  kip_buf_printf(&b, "%s; %s", pg->deferred, sql);
+  kip_buf_addc(&b, 0);
+  pg->deferred = NULL;
+  PGresult *r = PQexec(pg->conn, b.p);
+  kip_buf_free(&b);
+  return r;
+}
+
+/* a generation read: the value plus one, 0 when it could not be read */
+static unsigned generation_of(PGresult *r) {
+  if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) < 1 || PQgetisnull(r, 0, 0)) return 0;
+  return (unsigned)atoll(PQgetvalue(r, 0, 0)) + 1;
+}
+
+/* an assumed generation against the one read: a mismatch marks the read
+** stale (the caller repeats it) */
+static void check_assumption(struct kip_pg *pg, unsigned read) {
+  pg->assumed = 0;
+  if (read) pg->last_version = read;
+  if (read != pg->data_version) pg->stale = 1;
+}
+
+PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values) {
+  struct kip_pg *pg = nx->pg;
+  kip_pg_drain(pg);
+  if (flush_batch(pg)) return NULL;
+  if (!pg->deferred) return PQexecPrepared(pg->conn, name, nparams, values, NULL, NULL, 0);
+  const char *first = pg->deferred;
+  pg->deferred = NULL;
+  if (!PQenterPipelineMode(pg->conn)) return NULL;
+  /* the deferred BEGIN, the generation when it was assumed, the statement */
+  int check = pg->assumed, n = check ? 3 : 2;
+  PGresult *got[3] = {NULL, NULL, NULL};
+  PQsendQueryParams(pg->conn, first, 0, NULL, NULL, NULL, NULL, 0);
+  if (check) PQsendQueryPrepared(pg->conn, PG_ST(nx->stmts[ST_DATA_VERSION])->name, 0, NULL, NULL, NULL, 0);
+  PQsendQueryPrepared(pg->conn, name, nparams, values, NULL, NULL, 0);
+  pipeline_results(pg, got, n);
+  if (check) {
+    check_assumption(pg, generation_of(got[1]));
+    PQclear(got[1]);
+  }
+  if (PQresultStatus(got[0]) != PGRES_COMMAND_OK || pg->stale) { /* what follows did not run, or is void */
+    PQclear(got[n - 1]);
+    return got[0];
+  }
+  PQclear(got[0]);
+  return got[n - 1];
+}
+
+int kip_pg_assumption_stale(kip_nexus *nx) {
+  struct kip_pg *pg = nx->pg;
+  if (pg->assumed) { /* nothing was read: the generation, outside the snapshot (a later one is as good) */
+    kip_pg_stmt *g = PG_ST(nx->stmts[ST_DATA_VERSION]);
+    kip_pg_drain(pg);
+    PGresult *r = PQexecPrepared(pg->conn, g->name, 0, NULL, NULL, NULL, 0);
+    check_assumption(pg, generation_of(r));
+    PQclear(r);
+  }
+  int stale = pg->stale;
+  pg->stale = 0;
+  return stale;
+}
+
 /* ---------------------------------------------------------- statements */
 static kip_pg_stmt *prepare_new(kip_nexus *nx, const char *sql, size_t n) {
   struct kip_pg *pg = nx->pg;
@@ -181,23 +302,25 @@ static kip_pg_stmt *prepare_new(kip_nexus *nx, const char *sql, size_t n) {
   st->pmap = map;
   st->npmap = nmap;
   snprintf(st->name, sizeof st->name, "kip%u", ++pg->next_name);
-  PGresult *r = PQprepare(pg->conn, st->name, text, 0, NULL);
+  /* the statement and its description in one round trip */
+  kip_pg_drain(pg);
+  PGresult *got[2] = {NULL, NULL};
+  if (PQenterPipelineMode(pg->conn)) {
+    PQsendPrepare(pg->conn, st->name, text, 0, NULL);
+    PQsendDescribePrepared(pg->conn, st->name);
+    pipeline_results(pg, got, 2);
+  }
   free(text);
+  PGresult *r = got[0] && PQresultStatus(got[0]) != PGRES_COMMAND_OK ? got[0] : got[1];
   if (PQresultStatus(r) != PGRES_COMMAND_OK) {
     kip_pg_keep_error(pg, r);
-    PQclear(r);
+    PQclear(got[0]);
+    PQclear(got[1]);
     free(st->pmap);
     free(st);
     return NULL;
   }
-  PQclear(r);
-  r = PQdescribePrepared(pg->conn, st->name);
-  if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-    kip_pg_keep_error(pg, r);
-    PQclear(r);
-    kip_pg_stmt_free(st);
-    return NULL;
-  }
+  PQclear(got[0]);
   st->nparams = PQnparams(r);
   st->ptypes = calloc((size_t)(st->nparams ? st->nparams : 1), sizeof *st->ptypes);
   st->values = calloc((size_t)(st->nparams ? st->nparams : 1), sizeof *st->values);
@@ -214,6 +337,7 @@ static kip_pg_stmt *prepare_new(kip_nexus *nx, const char *sql, size_t n) {
 
 static void deallocate(struct kip_pg *pg, kip_pg_stmt *st) {
   if (!st) return;
+  if (pg->conn) kip_pg_drain(pg);
   if (pg->conn && PQstatus(pg->conn) == CONNECTION_OK && PQtransactionStatus(pg->conn) != PQTRANS_INERROR) {
     char sql[48];
     snprintf(sql, sizeof sql, "DEALLOCATE %s", st->name);
@@ -279,7 +403,7 @@ int64_t kip_pg_rows_written(PGresult *r) {
 
 int kip_pg_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *what) {
   struct kip_pg *pg = nx->pg;
-  PGresult *r = PQexec(pg->conn, sql);
+  PGresult *r = kip_pg_query(pg, sql);
   ExecStatusType s = PQresultStatus(r);
   if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) {
     pg->total_changes += kip_pg_rows_written(r);
@@ -294,7 +418,7 @@ int kip_pg_exec(kip_nexus *nx, const char *sql, kip_error *err, const char *what
 int64_t kip_pg_count(kip_nexus *nx, const char *sql) {
   size_t n;
   char *text = kip_pg_placeholders(sql, strlen(sql), &n, NULL, NULL);
-  PGresult *r = PQexec(nx->pg->conn, text);
+  PGresult *r = kip_pg_query(nx->pg, text);
   free(text);
   int64_t v = -1;
   if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0 && !PQgetisnull(r, 0, 0)) v = atoll(PQgetvalue(r, 0, 0));
@@ -338,6 +462,16 @@ int kip_pg_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
   return kip_err(err, KIP_E_INTERNAL, NULL, "database error while %s: %s (SQLSTATE %s)", what, m, s);
 }
 
+void kip_pg_after_commit(kip_nexus *nx, int64_t rows) {
+  struct kip_pg *pg = nx->pg;
+  pg->written_since_analyze += rows;
+  if (pg->written_since_analyze < 5000 || pg->written_since_analyze * 5 < pg->analyzed_rows) return;
+  PGresult *r = kip_pg_query(pg, "ANALYZE element; SELECT reltuples::bigint FROM pg_class WHERE oid = 'element'::regclass");
+  if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) pg->analyzed_rows = atoll(PQgetvalue(r, 0, 0));
+  PQclear(r); /* (a failure leaves the statistics to autovacuum) */
+  pg->written_since_analyze = 0;
+}
+
 /* -------------------------------------------------------- open / close */
 static void quiet_notices(void *arg, const char *message) {
   (void)arg;
@@ -379,9 +513,14 @@ int kip_pg_open(kip_nexus *nx, const char *url, const kip_open_options *opt, int
   if (standby < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "asking the server whether it is a standby");
   nx->readonly_file = (opt && opt->readonly) || standby;
   nx->readonly_fallback = standby && !(opt && opt->readonly);
-  char setup[256];
+  /* plans made once per statement (force_generic_plan): a custom plan
+  ** costs more to make than a point lookup costs to run, and the statements
+  ** compiled queries prepare are shaped by the compiler to anchor where the
+  ** query is bound (docs/postgresql.md "Round trips and plans") */
+  char setup[320];
   snprintf(setup, sizeof setup,
-           "SET client_min_messages = warning; SET search_path = %s; SET default_transaction_read_only = %s",
+           "SET client_min_messages = warning; SET search_path = %s; SET default_transaction_read_only = %s; "
+           "SET plan_cache_mode = force_generic_plan",
            pg->schema, nx->readonly_file ? "on" : "off");
   if (kip_pg_exec(nx, setup, err, "configuring the connection")) return err->code;
   int created = 0;
@@ -399,6 +538,7 @@ void kip_pg_close(kip_nexus *nx) {
     nx->stmts[i] = NULL;
   }
   if (pg->conn) PQfinish(pg->conn);
+  kip_pg_batch_discard(pg);
   free(pg);
   nx->pg = NULL;
 }

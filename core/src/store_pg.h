@@ -61,7 +61,24 @@ struct kip_pg {
   int64_t changes;        /* rows the last write statement changed */
   int64_t total_changes;  /* rows every write statement changed on this connection */
   int64_t tx_changes0;    /* total_changes when the outer write transaction began */
-  unsigned data_version;  /* the write generation last read (kip_store_file_version) */
+  unsigned data_version;  /* the write generation read in the open transaction (kip_store_file_version) */
+  int data_version_known; /* data_version holds for the transaction open now */
+  const char *deferred;   /* a statement sent with the next one, in the same round trip (a read's BEGIN) */
+  int draining;           /* a statement was sent without waiting for its result (a read's COMMIT) */
+  /* the generation of a repeatable read (kip_tx_begin_read_repeatable):
+  ** the last one seen is assumed, and read with its first statement */
+  unsigned last_version;  /* the write generation last read (+1), 0 unknown */
+  int may_assume;         /* the open read may assume it */
+  int assumed;            /* it did: data_version is last_version, not read yet */
+  int stale;              /* the generation read with the first statement was another */
+  int may_batch;          /* new elements may wait in a batch (store_pg_batch.c) */
+  int batch_failed;       /* a batch inserted fewer rows than assumed: the command is void */
+  kip_buf batch[2];       /* the waiting concepts' and propositions' rows, JSON */
+  int64_t batch_rows[2];
+  uint64_t *seen;         /* hashes of the identities batched in this command (open addressing, 0 empty) */
+  size_t seen_cap, seen_n;
+  int64_t written_since_analyze; /* element rows this connection wrote since its last ANALYZE */
+  int64_t analyzed_rows;  /* the element table's rows then */
 };
 
 /* store_pg.c: the connection */
@@ -77,11 +94,44 @@ int kip_pg_error(kip_nexus *nx, int rc, kip_error *err, const char *what);
 /* the rows an INSERT, UPDATE or DELETE (with or without RETURNING) wrote; 0
 ** for anything else */
 int64_t kip_pg_rows_written(PGresult *r);
+/* round trips: the results of a statement sent without waiting are read
+** before the connection is used again (kip_pg_drain); the statement
+** deferred by kip_pg_defer travels with the next one. kip_pg_run executes
+** a prepared statement, kip_pg_query a script, both after those. */
+void kip_pg_drain(struct kip_pg *pg);
+void kip_pg_defer(struct kip_pg *pg, const char *sql);
+int kip_pg_send_deferred(struct kip_pg *pg);
+void kip_pg_send_without_waiting(struct kip_pg *pg, const char *sql);
+PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values);
+/* the generation an assuming read assumed, checked now if no statement
+** checked it yet; 1 when it was stale */
+int kip_pg_assumption_stale(kip_nexus *nx);
+PGresult *kip_pg_query(struct kip_pg *pg, const char *sql);
+/* ROLLBACK (outermost: what waits in a batch is dropped) or ROLLBACK TO */
+void kip_pg_rollback(struct kip_pg *pg, const char *sql, int outermost);
 /* keep a failed result's SQLSTATE and message in the connection */
 void kip_pg_keep_error(struct kip_pg *pg, const PGresult *res);
 /* the SQL text with SQLite's "?n" placeholders spelt "$k", numbered
 ** densely; *map (malloc'd, when map is not NULL) gives each $k's n */
 char *kip_pg_placeholders(const char *sql, size_t len, size_t *out_len, unsigned **map, int *nmap);
+
+/* after a commit that wrote `rows` rows: the planner's statistics taken
+** again when this connection wrote a fifth of the table since it last
+** took them (a bulk load; autovacuum would, a minute later) */
+void kip_pg_after_commit(kip_nexus *nx, int64_t rows);
+
+/* store_pg_batch.c: new elements sent a batch at a time */
+void kip_pg_batch_discard(struct kip_pg *pg);
+int kip_pg_batching(kip_nexus *nx);
+/* whether an element of this identity was batched in this command already
+** (then it is written one statement at a time: it meets that one); records it */
+int kip_pg_batch_seen(kip_nexus *nx, const char *type, const char *name, int64_t s, const char *p, int64_t o);
+void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const char *name, const char *attrs,
+                          const char *meta);
+void kip_pg_batch_prop(kip_nexus *nx, int64_t id, int64_t s, const char *p, int64_t o, const char *attrs,
+                       const char *meta);
+int kip_pg_batch_full(kip_nexus *nx);
+int kip_pg_batch_flush(struct kip_pg *pg);
 
 /* store_pg_rows.c: the row API over a prepared statement */
 int kip_pg_step(kip_pg_stmt *st);
@@ -100,7 +150,9 @@ int kip_pg_bind_null(kip_pg_stmt *st, int i);
 int kip_pg_bind_text(kip_pg_stmt *st, int i, const char *s, int n);
 int kip_pg_bind_json(kip_pg_stmt *st, int i, const char *s, int n);
 
-/* store_pg_search.c: index the elements waiting in search_dirty */
+/* store_pg_search.c: index the elements waiting in search_dirty (by the
+** function KIP_PG_SEARCH_SYNC creates, one of the schema's) */
+extern const char *const KIP_PG_SEARCH_SYNC;
 int kip_pg_search_sync(kip_nexus *nx, kip_error *err);
 
 /* store_pg_schema.c: create or check the nexus's schema and the functions

@@ -129,10 +129,17 @@ int kip_pg_step(kip_pg_stmt *st) {
   struct kip_pg *pg = st->nx->pg;
   if (!st->executed) {
     if (kip_interrupted(st->nx)) return KIP_PG_INTERRUPT;
-    st->res = PQexecPrepared(pg->conn, st->name, st->nparams, (const char *const *)st->values, NULL, NULL, 0);
+    st->res = kip_pg_run(st->nx, st->name, st->nparams, (const char *const *)st->values);
     st->executed = 1;
     st->row = -1;
     ExecStatusType s = PQresultStatus(st->res);
+    if (pg->stale) { /* the read assumed a generation that had moved: void */
+      snprintf(pg->sqlstate, sizeof pg->sqlstate, "KIPGN");
+      snprintf(pg->message, sizeof pg->message, "the write generation moved; the read is repeated");
+      PQclear(st->res);
+      st->res = NULL;
+      return KIP_PG_ERROR;
+    }
     if (s != PGRES_TUPLES_OK && s != PGRES_COMMAND_OK) {
       kip_pg_keep_error(pg, st->res);
       PQclear(st->res);

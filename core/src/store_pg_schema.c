@@ -21,7 +21,10 @@
 
 #include "store_pg.h"
 
-#define PG_SCHEMA_VERSION 2
+#define PG_SCHEMA_VERSION 3
+
+/* the write generation (store_tx.c bumps it as a writer commits) */
+#define PG_GENERATION "SELECT coalesce((SELECT value::bigint FROM kip_info WHERE key = 'write_generation'), 0)"
 
 /* the tables, in scripts of a few statements */
 static const char *const TABLES[] = {
@@ -55,11 +58,22 @@ static const char *const TABLES[] = {
     "  kind text NOT NULL, owner text NOT NULL, reason text NOT NULL);\n"
     "CREATE TABLE kip_changed(id bigint PRIMARY KEY, gen bigint NOT NULL, domain int NOT NULL DEFAULT 0);\n"
     "CREATE TABLE kip_changed_run(lo bigint PRIMARY KEY, hi bigint NOT NULL, gen bigint NOT NULL);\n"
-    /* the change log and the SEARCH index's list, as store_schema.c's triggers keep them */,
-    "CREATE FUNCTION kip_generation() RETURNS bigint LANGUAGE sql STABLE AS\n"
-    "  $$SELECT coalesce((SELECT value::bigint FROM kip_info WHERE key = 'write_generation'), 0)$$;\n"
-    "CREATE FUNCTION kip_element_changed() RETURNS trigger LANGUAGE plpgsql AS $$\n"
-    "DECLARE g bigint := kip_generation();\n"
+    /* (the change log's function and trigger are FUNCTIONS') */,
+    NULL};
+
+/* the functions compiled queries call (store_sqlfunc.c's, over json);
+** replaced at every open of an older build's schema */
+/* v2: the SEARCH index (store_pg_search.c), everything listed for it */
+static const char *const SEARCH_V2 =
+    "CREATE TABLE search_doc(id bigint PRIMARY KEY, doc tsvector NOT NULL, name text, heading text);\n"
+    "CREATE INDEX search_doc_words ON search_doc USING gin(doc);\n"
+    "INSERT INTO search_dirty(id) SELECT id FROM element ON CONFLICT DO NOTHING;\n";
+
+static const char *const FUNCTIONS[] = {
+    /* the change log and the SEARCH index's list, as store_schema.c's
+    ** triggers keep them (v3: the generation read inline, not by a call) */
+    "CREATE OR REPLACE FUNCTION kip_element_changed() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+    "DECLARE g bigint := (" PG_GENERATION ");\n"
     "BEGIN\n"
     "  IF TG_OP = 'UPDATE' THEN\n"
     "    INSERT INTO kip_changed(id, gen) VALUES (NEW.id, g) ON CONFLICT (id) DO UPDATE SET gen = excluded.gen;\n"
@@ -77,21 +91,13 @@ static const char *const TABLES[] = {
     "  END IF;\n"
     "  RETURN OLD;\n"
     "END $$;\n"
+    "DROP TRIGGER IF EXISTS element_changed ON element;\n"
     "CREATE TRIGGER element_changed AFTER UPDATE OR DELETE ON element FOR EACH ROW EXECUTE FUNCTION kip_element_changed();\n",
-    NULL};
-
-/* the functions compiled queries call (store_sqlfunc.c's, over json);
-** replaced at every open of an older build's schema */
-/* v2: the SEARCH index (store_pg_search.c), everything listed for it */
-static const char *const SEARCH_V2 =
-    "CREATE TABLE search_doc(id bigint PRIMARY KEY, doc tsvector NOT NULL, name text, heading text);\n"
-    "CREATE INDEX search_doc_words ON search_doc USING gin(doc);\n"
-    "INSERT INTO search_dirty(id) SELECT id FROM element ON CONFLICT DO NOTHING;\n";
-
-static const char *const FUNCTIONS[] = {
     /* a kv: NULL for an absent key or a JSON null */
+    /* (one expression, so that the planner inlines it: a call costs more
+    ** than reading the key twice) */
     "CREATE OR REPLACE FUNCTION kip_attr(a text, k text) RETURNS json LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
-    "  $$SELECT CASE WHEN json_typeof(v) = 'null' THEN NULL ELSE v END FROM (SELECT a::json -> k AS v) s$$;\n"
+    "  $$SELECT CASE WHEN json_typeof(a::json -> k) = 'null' THEN NULL ELSE a::json -> k END$$;\n"
     "CREATE OR REPLACE FUNCTION kip_attrj(a text, k text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
     "  $$SELECT (a::json -> k)::text$$;\n"
     /* a string kv's text, NULL for anything else */
@@ -102,23 +108,32 @@ static const char *const FUNCTIONS[] = {
     "  $$SELECT CASE WHEN a::text ~ '[.eE]' OR b::text ~ '[.eE]'\n"
     "    THEN CASE WHEN (a::text)::float8 < (b::text)::float8 THEN -1 WHEN (a::text)::float8 > (b::text)::float8 THEN 1 ELSE 0 END\n"
     "    ELSE sign((a::text)::numeric - (b::text)::numeric)::int END$$;\n"
+    /* (numbers compared in place: a call of kip_num_cmp per row cost more
+    ** than the comparison) */
     "CREATE OR REPLACE FUNCTION kip_cmp(a json, b json, op int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$\n"
-    "DECLARE ta text := nullif(json_typeof(a), 'null'); tb text := nullif(json_typeof(b), 'null'); c int;\n"
+    "DECLARE ta text := json_typeof(a); tb text := json_typeof(b); c int; sa text; sb text;\n"
     "BEGIN\n"
+    "  IF ta = 'null' THEN ta := NULL; END IF;\n"
+    "  IF tb = 'null' THEN tb := NULL; END IF;\n"
     "  IF op <= 2 THEN\n"
     "    IF ta IS NULL OR tb IS NULL THEN RETURN (ta IS NULL AND tb IS NULL) = (op = 1); END IF;\n"
     "    IF ta <> tb THEN RETURN op = 2; END IF;\n"
-    "    IF ta = 'number' THEN RETURN (kip_num_cmp(a, b) = 0) = (op = 1); END IF;\n"
-    "    IF ta = 'string' THEN RETURN ((a #>> '{}') = (b #>> '{}')) = (op = 1); END IF;\n"
-    "    RETURN (a::text = b::text) = (op = 1);\n"
+    "  ELSIF ta IS NULL OR tb IS NULL OR ta <> tb THEN RETURN false;\n"
     "  END IF;\n"
-    "  IF ta IS NULL OR tb IS NULL OR ta <> tb THEN RETURN false; END IF;\n"
-    "  IF ta = 'number' THEN c := kip_num_cmp(a, b);\n"
+    "  IF ta = 'number' THEN\n"
+    "    sa := a::text; sb := b::text;\n"
+    "    IF sa ~ '[.eE]' OR sb ~ '[.eE]' THEN\n"
+    "      c := CASE WHEN sa::float8 < sb::float8 THEN -1 WHEN sa::float8 > sb::float8 THEN 1 ELSE 0 END;\n"
+    "    ELSE\n"
+    "      c := CASE WHEN sa::numeric < sb::numeric THEN -1 WHEN sa::numeric > sb::numeric THEN 1 ELSE 0 END;\n"
+    "    END IF;\n"
     "  ELSIF ta = 'string' THEN\n"
-    "    c := CASE WHEN (a #>> '{}') COLLATE \"C\" < (b #>> '{}') COLLATE \"C\" THEN -1\n"
-    "              WHEN (a #>> '{}') = (b #>> '{}') THEN 0 ELSE 1 END;\n"
-    "  ELSE RETURN false; END IF;\n"
-    "  RETURN CASE op WHEN 3 THEN c < 0 WHEN 4 THEN c <= 0 WHEN 5 THEN c > 0 ELSE c >= 0 END;\n"
+    "    sa := a #>> '{}'; sb := b #>> '{}';\n"
+    "    c := CASE WHEN sa COLLATE \"C\" < sb COLLATE \"C\" THEN -1 WHEN sa = sb THEN 0 ELSE 1 END;\n"
+    "  ELSIF op <= 2 THEN RETURN (a::text = b::text) = (op = 1);\n"
+    "  ELSE RETURN false;\n"
+    "  END IF;\n"
+    "  RETURN CASE op WHEN 1 THEN c = 0 WHEN 2 THEN c <> 0 WHEN 3 THEN c < 0 WHEN 4 THEN c <= 0 WHEN 5 THEN c > 0 ELSE c >= 0 END;\n"
     "END $$;\n"
     "CREATE OR REPLACE FUNCTION kip_in(a json, list json) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
     "  $$SELECT EXISTS (SELECT 1 FROM json_array_elements(list) x WHERE kip_cmp(a, x, 1))$$;\n"
@@ -188,11 +203,13 @@ static const char *const FUNCTIONS[] = {
     "CREATE OR REPLACE AGGREGATE max(json) (SFUNC = kip_greatest, STYPE = json);\n",
     /* the text the SEARCH index holds of an element's attributes (store_sqlfunc.c
     ** kip_search_text): 0 the heading keys' strings, 1 every other string */
-    "CREATE OR REPLACE FUNCTION kip_strings(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
-    "  $$SELECT string_agg(x #>> '{}', E'\\n') FROM jsonb_path_query(v, 'strict $.**') x WHERE jsonb_typeof(x) = 'string'$$;\n"
+    /* (one JSON path per field: a walk of every value per key cost 3x) */
     "CREATE OR REPLACE FUNCTION kip_search_text(a text, which int) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
-    "  $$SELECT string_agg(kip_strings(value), E'\\n') FROM jsonb_each(CASE WHEN a LIKE '{%' THEN a::jsonb END)\n"
-    "    WHERE (key IN ('aliases', 'title', 'keywords', 'tags')) = (which = 0)$$;\n"
+    "  $$SELECT string_agg(x #>> '{}', E'\\n') FROM jsonb_path_query(CASE WHEN a LIKE '{%' AND a <> '{}' THEN a::jsonb END,\n"
+    "    CASE WHEN which = 0 THEN 'strict $.keyvalue() ? (@.key == \"aliases\" || @.key == \"title\" || @.key == \"keywords\"\n"
+    "      || @.key == \"tags\").value.** ? (@.type() == \"string\")'::jsonpath\n"
+    "    ELSE 'strict $.keyvalue() ? (!(@.key == \"aliases\" || @.key == \"title\" || @.key == \"keywords\"\n"
+    "      || @.key == \"tags\")).value.** ? (@.type() == \"string\")'::jsonpath END) x$$;\n"
     "CREATE OR REPLACE FUNCTION instr(a text, b text) RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
     "  $$SELECT strpos(a, b)$$;\n"
     "CREATE OR REPLACE FUNCTION kip_kv_json(a json) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS\n"
@@ -205,9 +222,10 @@ const char *kip_pg_stmt_sql(int which) {
       return "INSERT INTO search_dirty(id, fresh) SELECT id, 1 FROM element WHERE id BETWEEN ?1 AND ?2 "
              "ON CONFLICT (id) DO UPDATE SET fresh = 1";
     case ST_MARK_CHANGED:
-      return "INSERT INTO kip_changed_run(lo, hi, gen) VALUES(?1, ?2, kip_generation()) "
+      return "INSERT INTO kip_changed_run(lo, hi, gen) VALUES(?1, ?2, (" PG_GENERATION ")) "
              "ON CONFLICT (lo) DO UPDATE SET hi = greatest(kip_changed_run.hi, excluded.hi), gen = excluded.gen";
-    case ST_DATA_VERSION: return "SELECT kip_generation()";
+    /* the query itself: a call of the SQL function costs its executor's start, ~0.1 ms */
+    case ST_DATA_VERSION: return PG_GENERATION;
     /* transactions are begun and ended by scripts (store_tx.c); the SEARCH
     ** index is kept by store_pg_search.c, not by SQLite's statements */
     case ST_BEGIN_READ: case ST_END_READ: case ST_SEARCH_UNINDEX_TRIGRAM: case ST_SEARCH_UNINDEX_WORD:
@@ -257,6 +275,7 @@ int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err) {
   }
   if (!rc && v < 2) rc = kip_pg_exec(nx, SEARCH_V2, err, "creating the SEARCH index");
   for (int i = 0; !rc && FUNCTIONS[i]; i++) rc = kip_pg_exec(nx, FUNCTIONS[i], err, "creating the nexus's functions");
+  if (!rc) rc = kip_pg_exec(nx, KIP_PG_SEARCH_SYNC, err, "creating the nexus's functions");
   if (!rc) {
     snprintf(sql, sizeof sql,
              "INSERT INTO kip_info(key, value) VALUES('pg_schema_version', '%d') "

@@ -19,6 +19,7 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err) {
              nx->pg->schema);
   else snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
   if (kip_store_exec(nx, sql, err, "starting a transaction")) return err->code;
+  if (nx->pg && nx->tx_depth == 0) nx->pg->data_version_known = 0;
   if (nx->tx_depth == 0) nx->tx_changes0 = kip_store_total_changes(nx);
   nx->tx_depth++;
   /* the writer's lock is held: guards another process declared are current */
@@ -31,22 +32,41 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err) {
 
 /* a read transaction: every statement until kip_tx_end_read reads the same
 ** snapshot of the file (BEGIN DEFERRED takes no lock until the first read,
-** and never the write lock); nested inside a transaction it is a no-op */
+** and never the write lock); nested inside a transaction it is a no-op.
+** On PostgreSQL the BEGIN travels with the first statement and the COMMIT
+** is not waited for: a read costs the round trips of its statements */
 int kip_tx_begin_read(kip_nexus *nx, kip_error *err) {
   if (nx->tx_depth > 0) return 0;
-  if (nx->pg ? kip_store_exec(nx, "BEGIN ISOLATION LEVEL REPEATABLE READ", err, "starting a read transaction")
-             : kip_store_step_write(nx, nx->stmts[ST_BEGIN_READ], err, "starting a read transaction"))
+  if (nx->pg) {
+    kip_pg_defer(nx->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ");
+    nx->pg->data_version_known = 0;
+  } else if (kip_store_step_write(nx, nx->stmts[ST_BEGIN_READ], err, "starting a read transaction")) {
     return err->code;
+  }
   nx->tx_depth = 1;
   nx->read_tx = 1;
   return 0;
 }
 
+int kip_tx_begin_read_repeatable(kip_nexus *nx, kip_error *err) {
+  if (kip_tx_begin_read(nx, err)) return err->code;
+  if (nx->pg && nx->read_tx) nx->pg->may_assume = 1;
+  return 0;
+}
+
+int kip_tx_end_read_stale(kip_nexus *nx) {
+  int stale = nx->pg && nx->read_tx && nx->pg->may_assume && kip_pg_assumption_stale(nx);
+  kip_tx_end_read(nx);
+  return stale;
+}
+
 void kip_tx_end_read(kip_nexus *nx) {
   if (!nx->read_tx) return;
   if (nx->pg) {
-    kip_error ignored;
-    kip_store_exec(nx, "COMMIT", &ignored, "ending a read transaction");
+    struct kip_pg *pg = nx->pg;
+    if (pg->deferred) kip_pg_defer(pg, NULL); /* nothing was read: nothing began */
+    else kip_pg_send_without_waiting(pg, "COMMIT");
+    pg->data_version_known = pg->may_assume = pg->assumed = pg->stale = 0;
     nx->tx_depth = 0;
     nx->read_tx = 0;
     return;
@@ -89,12 +109,15 @@ int kip_tx_commit(kip_nexus *nx, kip_error *err) {
   char sql[48];
   if (nx->tx_depth == 1) snprintf(sql, sizeof sql, "COMMIT");
   else snprintf(sql, sizeof sql, "RELEASE kip_sp%d", nx->tx_depth - 1);
+  int64_t written = nx->tx_depth == 1 ? kip_store_total_changes(nx) - nx->tx_changes0 : 0;
   if (kip_store_exec(nx, sql, err, "committing")) {
     kip_tx_rollback(nx);
     return err->code;
   }
+  if (nx->pg && written > 0) kip_pg_after_commit(nx, written);
   nx->tx_depth--;
   if (nx->tx_depth == 0) {
+    if (nx->pg) nx->pg->data_version_known = nx->pg->last_version = 0;
     nx->tx_upkeep = 0;
     kip_store_end_run(nx); /* a run of ids never outlives its transaction */
     kip_index_builder_publish(nx);
@@ -114,7 +137,8 @@ void kip_tx_rollback(kip_nexus *nx) {
   else snprintf(sql, sizeof sql, "ROLLBACK TO kip_sp%d; RELEASE kip_sp%d", nx->tx_depth - 1, nx->tx_depth - 1);
   int64_t saved = nx->req->deadline_us;
   nx->req->deadline_us = 0; /* a rollback must never be interrupted */
-  if (nx->pg) PQclear(PQexec(nx->pg->conn, sql));
+  if (nx->pg && nx->tx_depth == 1 && nx->pg->deferred) kip_pg_defer(nx->pg, NULL); /* nothing began */
+  else if (nx->pg) kip_pg_rollback(nx->pg, sql, nx->tx_depth == 1);
   else sqlite3_exec(nx->db, sql, NULL, NULL, NULL);
   nx->req->deadline_us = saved;
   nx->tx_depth--;
@@ -122,6 +146,7 @@ void kip_tx_rollback(kip_nexus *nx) {
   kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
   nx->invalidations++; /* caches above may hold concepts the rollback removed */
   if (nx->tx_depth == 0) { /* the elements of the run are gone */
+    if (nx->pg) nx->pg->data_version_known = 0;
     nx->tx_upkeep = 0;
     nx->fresh_n = 0;
     kip_index_builder_discard(nx);

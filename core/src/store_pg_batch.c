@@ -1,0 +1,166 @@
+/*
+** store_pg_batch.c — new elements written a batch at a time on PostgreSQL
+** (docs/postgresql.md "Round trips"; issue 40). An UPSERT that creates
+** elements inserts each with `INSERT … ON CONFLICT DO NOTHING` and reads
+** whether it was inserted; on a server each is a round trip. A write
+** command may instead assume each such insert creates its element: the
+** rows wait in the connection and go as one statement per kind (concepts,
+** then the propositions that may name them) before any other statement
+** and before the commit. The statement reports how many rows it inserted;
+** fewer than assumed (an element that existed, or a failure) makes the
+** command void — its transaction is rolled back and request.c runs it again
+** without assuming, one insert at a time, as an SQLite nexus runs it.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_pg.h"
+
+/* the batch's rows: a JSON array per kind, read by json_to_recordset */
+#define FLUSH_CONCEPTS                                                                                             \
+  "INSERT INTO element(id, type, name, attributes, metadata, version, updated_at) "                              \
+  "SELECT x.id, x.t, x.n, x.a, x.m, 1, x.u FROM json_to_recordset($1::json) AS x(id bigint, t text, n text, "     \
+  "a text, m text, u text) ORDER BY x.id ON CONFLICT (type, name) WHERE type IS NOT NULL DO NOTHING"
+#define FLUSH_PROPS                                                                                                \
+  "INSERT INTO element(id, subject, predicate, object, attributes, metadata, version, updated_at) "               \
+  "SELECT x.id, x.s, x.p, x.o, x.a, x.m, 1, x.u FROM json_to_recordset($1::json) AS x(id bigint, s bigint, "      \
+  "p text, o bigint, a text, m text, u text) ORDER BY x.id "                                                     \
+  "ON CONFLICT (subject, predicate, object) WHERE subject IS NOT NULL DO NOTHING"
+
+/* a batch holds at most this many rows of a kind before it is sent */
+#define BATCH_ROWS 2000
+
+void kip_pg_batch_writes(kip_nexus *nx, int on) {
+  struct kip_pg *pg = nx->pg;
+  if (!pg) return;
+  pg->may_batch = on;
+  pg->seen_n = 0;
+  if (pg->seen) memset(pg->seen, 0, pg->seen_cap * sizeof *pg->seen);
+  if (on) pg->batch_failed = 0;
+  else if (!pg->batch_failed) kip_pg_batch_discard(pg); /* (a transaction that ended sent or dropped it) */
+}
+
+void kip_pg_batch_discard(struct kip_pg *pg) {
+  if (!pg->may_batch) { /* the command is over */
+    free(pg->seen);
+    pg->seen = NULL;
+    pg->seen_cap = pg->seen_n = 0;
+  }
+  for (int k = 0; k < 2; k++) {
+    kip_buf_free(&pg->batch[k]);
+    pg->batch_rows[k] = 0;
+  }
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ULL;
+  return h;
+}
+
+int kip_pg_batch_seen(kip_nexus *nx, const char *type, const char *name, int64_t s, const char *p, int64_t o) {
+  struct kip_pg *pg = nx->pg;
+  uint64_t h = 14695981039346656037ULL;
+  if (type) {
+    h = fnv(fnv(fnv(h, "c", 1), type, strlen(type) + 1), name, strlen(name));
+  } else {
+    h = fnv(fnv(fnv(fnv(h, "p", 1), &s, sizeof s), p, strlen(p) + 1), &o, sizeof o);
+  }
+  if (!h) h = 1;
+  if (2 * (pg->seen_n + 1) > pg->seen_cap) { /* grow, keeping it at most half full */
+    size_t cap = pg->seen_cap ? 2 * pg->seen_cap : 4096;
+    uint64_t *t = calloc(cap, sizeof *t);
+    if (!t) abort();
+    for (size_t i = 0; i < pg->seen_cap; i++) {
+      if (!pg->seen[i]) continue;
+      size_t j = pg->seen[i] & (cap - 1);
+      while (t[j]) j = (j + 1) & (cap - 1);
+      t[j] = pg->seen[i];
+    }
+    free(pg->seen);
+    pg->seen = t;
+    pg->seen_cap = cap;
+  }
+  size_t j = h & (pg->seen_cap - 1);
+  for (; pg->seen[j]; j = (j + 1) & (pg->seen_cap - 1))
+    if (pg->seen[j] == h) return 1;
+  pg->seen[j] = h;
+  pg->seen_n++;
+  return 0;
+}
+
+int kip_pg_batching(kip_nexus *nx) { return nx->pg && nx->pg->may_batch && !nx->pg->batch_failed; }
+
+static void add_field(kip_buf *b, const char *key, const char *s) {
+  kip_buf_printf(b, ",\"%s\":", key);
+  if (s) kip_buf_json_str(b, s, strlen(s));
+  else kip_buf_adds(b, "null");
+}
+
+void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const char *name, const char *attrs,
+                          const char *meta) {
+  struct kip_pg *pg = nx->pg;
+  kip_buf *b = &pg->batch[0];
+  kip_buf_addc(b, pg->batch_rows[0]++ ? ',' : '[');
+  kip_buf_printf(b, "{\"id\":%lld", (long long)id);
+  add_field(b, "t", type);
+  add_field(b, "n", name);
+  add_field(b, "a", attrs);
+  add_field(b, "m", meta);
+  add_field(b, "u", nx->req->now);
+  kip_buf_addc(b, '}');
+  pg->changes = 1;
+  pg->total_changes++;
+}
+
+void kip_pg_batch_prop(kip_nexus *nx, int64_t id, int64_t s, const char *p, int64_t o, const char *attrs,
+                       const char *meta) {
+  struct kip_pg *pg = nx->pg;
+  kip_buf *b = &pg->batch[1];
+  kip_buf_addc(b, pg->batch_rows[1]++ ? ',' : '[');
+  kip_buf_printf(b, "{\"id\":%lld,\"s\":%lld,\"o\":%lld", (long long)id, (long long)s, (long long)o);
+  add_field(b, "p", p);
+  add_field(b, "a", attrs);
+  add_field(b, "m", meta);
+  add_field(b, "u", nx->req->now);
+  kip_buf_addc(b, '}');
+  pg->changes = 1;
+  pg->total_changes++;
+}
+
+int kip_pg_batch_full(kip_nexus *nx) {
+  return nx->pg->batch_rows[0] >= BATCH_ROWS || nx->pg->batch_rows[1] >= BATCH_ROWS;
+}
+
+/* send what waits; 0, or 1 when the batch did not insert every row it
+** assumed (batch_failed set: the command is void) */
+int kip_pg_batch_flush(struct kip_pg *pg) {
+  if (!pg->batch_rows[0] && !pg->batch_rows[1]) return 0;
+  kip_pg_drain(pg);
+  static const char *const SQL[2] = {FLUSH_CONCEPTS, FLUSH_PROPS};
+  int failed = 0;
+  for (int k = 0; k < 2 && !failed; k++) {
+    if (!pg->batch_rows[k]) continue;
+    kip_buf *b = &pg->batch[k];
+    kip_buf_addc(b, ']');
+    kip_buf_addc(b, 0);
+    int64_t want = pg->batch_rows[k];
+    const char *values[1] = {b->p};
+    PGresult *r = b->oom ? NULL : PQexecParams(pg->conn, SQL[k], 1, NULL, values, NULL, NULL, 0);
+    int64_t got = PQresultStatus(r) == PGRES_COMMAND_OK ? kip_pg_rows_written(r) : -1;
+    if (got != want) {
+      failed = 1;
+      if (got < 0) kip_pg_keep_error(pg, r);
+    }
+    PQclear(r);
+  }
+  kip_pg_batch_discard(pg);
+  if (failed) pg->batch_failed = 1;
+  return failed;
+}
+
+int kip_pg_batch_failed(kip_nexus *nx) {
+  struct kip_pg *pg = nx->pg;
+  if (!pg || !pg->batch_failed) return 0;
+  pg->batch_failed = 0;
+  return 1;
+}

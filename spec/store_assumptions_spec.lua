@@ -1,0 +1,85 @@
+-- busted specs for what the store assumes to save round trips on a server
+-- (docs/postgresql.md "Round trips"): a read that assumes the write
+-- generation it saw last, and a write command whose new elements wait in a
+-- batch, assumed new. Each assumption is checked and, when wrong, the
+-- command runs again without it — so these specs write what would break
+-- an unchecked assumption, with two connections to one nexus. They hold on
+-- SQLite (no assumptions are made there) and run on PostgreSQL in the ctest
+-- spec_pg (tests/pg_specs.py).
+local kip = require "kip"
+
+local H = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/") or ".") .. "/helpers.lua")
+
+local META = ' WITH METADATA { source: "spec", author: "$system" }'
+
+describe("assumptions the store checks", function()
+  local path, a, b
+  before_each(function()
+    path = H.tmpdb()
+    a = assert(kip.open { path = path })
+    b = assert(kip.open { path = path })
+  end)
+  after_each(function()
+    a:close()
+    b:close()
+    H.cleanup(path)
+  end)
+
+  local function ok(nx, cmd, params)
+    local r = nx:execute(cmd, params)
+    assert.is_nil(r.error, cmd:sub(1, 120) .. " -> " .. (r.error and r.error.message or ""))
+    return r.result
+  end
+
+  it("a read sees another connection's commit, after caching plans and definitions", function()
+    local q = 'FIND(?p.name) WHERE { ?p {type: "Person", name: :n} }'
+    for _ = 1, 3 do assert.same({}, ok(a, q, { n = "Ada" })) end -- plan, definitions and generation cached
+    ok(b, 'UPSERT { CONCEPT ?p { {type: "Person", name: "Ada"} } }' .. META)
+    assert.same({ "Ada" }, ok(a, q, { n = "Ada" }))
+    -- a type the other connection defines is known at once
+    local g = a:execute('FIND(?g.name) WHERE { ?g {type: "Gadget"} }')
+    assert.equal("KIP_2001", g.error and g.error.code)
+    ok(b, 'UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "Gadget"} SET ATTRIBUTES { description: "a thing" } } '
+      .. 'CONCEPT ?g { {type: "Gadget", name: "G1"} } }' .. META)
+    assert.same({ "G1" }, ok(a, 'FIND(?g.name) WHERE { ?g {type: "Gadget"} }'))
+    -- and one it deletes is gone
+    ok(b, 'DELETE CONCEPT ?p DETACH WHERE { ?p {type: "Person", name: "Ada"} }')
+    assert.same({}, ok(a, q, { n = "Ada" }))
+  end)
+
+  it("links that exist already or repeat in one command keep their ids", function()
+    ok(a, 'UPSERT { CONCEPT ?x { {type: "Person", name: "A"} } CONCEPT ?y { {type: "Person", name: "B"} } '
+      .. 'CONCEPT ?z { {type: "Person", name: "C"} } PROPOSITION ?l { (?x, "mentions", ?y) } }' .. META)
+    local first = ok(a, 'FIND(?l) WHERE { ?l ({type: "Person", name: "A"}, "mentions", {type: "Person", name: "B"}) }')[1].id
+    -- endpoints by handle (not looked up ahead), an existing link, a link twice
+    local r = ok(b, 'UPSERT { CONCEPT ?x { {type: "Person", name: "A"} } CONCEPT ?y { {type: "Person", name: "B"} } '
+      .. 'CONCEPT ?z { {type: "Person", name: "C"} } '
+      .. 'PROPOSITION ?l1 { (?x, "mentions", ?z) } PROPOSITION ?l2 { (?x, "mentions", ?y) SET ATTRIBUTES { w: 2 } } '
+      .. 'PROPOSITION ?l3 { (?x, "mentions", ?z) } }' .. META)
+    local ids = r.upsert_proposition_links
+    assert.equal(3, #ids)
+    assert.equal(first, ids[2])
+    assert.equal(ids[1], ids[3])
+    assert.are_not.equal(ids[1], ids[2])
+    assert.equal(2, ok(a, 'FIND(COUNT(?l)) WHERE { ?l ({type: "Person", name: "A"}, "mentions", ?o) }'))
+    assert.same({ 2 }, ok(a, 'FIND(?l.attributes.w) WHERE { ?l ({type: "Person", name: "A"}, "mentions", {type: "Person", name: "B"}) }'))
+  end)
+
+  it("a command of thousands of new elements is whole, and one that fails writes nothing", function()
+    local parts = {}
+    for i = 1, 2100 do parts[#parts + 1] = ('CONCEPT ?c%d { {type: "Person", name: "P%d"} }'):format(i, i) end
+    for i = 2, 2100 do parts[#parts + 1] = ('PROPOSITION ?l%d { (?c%d, "mentions", ?c%d) }'):format(i, i - 1, i) end
+    local r = ok(a, "UPSERT { " .. table.concat(parts, " ") .. " }" .. META)
+    assert.equal(2100, #r.upsert_concept_nodes)
+    assert.equal(2099, #r.upsert_proposition_links)
+    assert.equal(2099, ok(b, 'FIND(COUNT(?l)) WHERE { ?l (?s, "mentions", ?o) }'))
+    -- new elements, then a predicate nobody defined: the command is undone
+    local bad = {}
+    for i = 1, 2100 do bad[#bad + 1] = ('CONCEPT ?d%d { {type: "Person", name: "Q%d"} }'):format(i, i) end
+    bad[#bad + 1] = 'PROPOSITION ?bad { (?d1, "no_such_predicate", ?d2) }'
+    local e = b:execute("UPSERT { " .. table.concat(bad, " ") .. " }" .. META)
+    assert.equal("KIP_2001", e.error and e.error.code)
+    assert.same({}, ok(a, 'FIND(?p.name) WHERE { ?p {type: "Person", name: "Q1"} }'))
+    assert.equal(2100, ok(a, 'FIND(COUNT(?p)) WHERE { ?p {type: "Person"} FILTER(STARTS_WITH(?p.name, "P")) }'))
+  end)
+end)
