@@ -116,8 +116,9 @@ void kip_pg_keep_error(struct kip_pg *pg, const PGresult *res);
 char *kip_pg_placeholders(const char *sql, size_t len, size_t *out_len, unsigned **map, int *nmap);
 
 /* after a commit that wrote `rows` rows: the planner's statistics taken
-** again when this connection wrote a fifth of the table since it last
-** took them (a bulk load; autovacuum would, a minute later) */
+** again, and the SEARCH index's list vacuumed, when this connection wrote
+** a fifth of the table since it last did (a bulk load; autovacuum would, a
+** minute later) */
 void kip_pg_after_commit(kip_nexus *nx, int64_t rows);
 
 /* store_pg_batch.c: new elements sent a batch at a time */

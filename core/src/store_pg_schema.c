@@ -70,6 +70,9 @@ static const char *const SEARCH_V2 =
     "INSERT INTO search_dirty(id) SELECT id FROM element ON CONFLICT DO NOTHING;\n";
 
 static const char *const FUNCTIONS[] = {
+    /* the SEARCH index's list is written and emptied by every commit:
+    ** autovacuum cleans it at every thousand dead rows, not a fifth of it */
+    "ALTER TABLE search_dirty SET (autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_scale_factor = 0);\n",
     /* the change log and the SEARCH index's list, as store_schema.c's
     ** triggers keep them (v3: the generation read inline, not by a call) */
     "CREATE OR REPLACE FUNCTION kip_element_changed() RETURNS trigger LANGUAGE plpgsql AS $$\n"
