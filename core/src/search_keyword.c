@@ -356,7 +356,21 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   search_cues_free(&cu);
   kip_buf_free(&word);
   size_t chars = utf8_chars(qq.lower);
-  if (!rc && chars >= 3 && pg) { /* substrings of the name and heading (no trigram index there yet: a scan) */
+  if (!rc && chars >= 3 && pg && kip_store_pg_trigrams(c->nx)) { /* substrings of the name and heading, by pg_trgm */
+    kip_buf like; /* %text%, its own % _ \ escaped */
+    kip_buf_init(&like);
+    kip_buf_addc(&like, '%');
+    for (const char *p = qq.lower; *p; p++) {
+      if (*p == '%' || *p == '_' || *p == '\\') kip_buf_addc(&like, '\\');
+      kip_buf_addc(&like, *p);
+    }
+    kip_buf_adds(&like, "%");
+    kip_buf_addc(&like, 0);
+    rc = collect(c, q, sc, NULL, "search_doc f JOIN element e ON e.id = f.id",
+                 "(lower(f.name) LIKE ?9001 OR lower(f.heading) LIKE ?9001)", " LIMIT ?9003", like.p, &qq, cap,
+                 ROW_SUBSTRING, h);
+    kip_buf_free(&like);
+  } else if (!rc && chars >= 3 && pg) { /* the same without the extension: a scan */
     rc = collect(c, q, sc, NULL, "search_doc f JOIN element e ON e.id = f.id",
                  "(strpos(lower(f.name), ?9001) > 0 OR strpos(lower(f.heading), ?9001) > 0)", " LIMIT ?9003", qq.lower,
                  &qq, cap, ROW_SUBSTRING, h);

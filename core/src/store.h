@@ -362,6 +362,9 @@ void kip_stamp_now(kip_nexus *nx);
 
 int kip_store_get(kip_nexus *nx, int64_t id, kip_elem *out, kip_error *err); /* 0 / KIP_E_NOT_FOUND */
 int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, int64_t *id, kip_error *err);
+/* PostgreSQL: whether substrings of names and headings are found by an
+** index (pg_trgm) — else by a scan (search_keyword.c) */
+int kip_store_pg_trigrams(kip_nexus *nx);
 /* the concepts of a list that exist, looked up in one statement where a
 ** statement is a round trip (PostgreSQL; 0 and nothing reported on SQLite,
 ** whose lookups one at a time cost less): found(ud, type, name, id) for

@@ -105,6 +105,8 @@ int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, in
   return rc;
 }
 
+int kip_store_pg_trigrams(kip_nexus *nx) { return nx->pg && nx->pg->trigrams; }
+
 int kip_store_find_concepts(kip_nexus *nx, int n, const char *const *types, const char *const *names,
                             void (*found)(void *ud, const char *type, const char *name, int64_t id), void *ud,
                             kip_error *err) {

@@ -77,6 +77,7 @@ struct kip_pg {
   int64_t batch_rows[2];
   uint64_t *seen;         /* hashes of the identities batched in this command (open addressing, 0 empty) */
   size_t seen_cap, seen_n;
+  int trigrams;           /* search_doc has the pg_trgm indexes of lower(name), lower(heading) */
   int64_t written_since_analyze; /* element rows this connection wrote since its last ANALYZE */
   int64_t analyzed_rows;  /* the element table's rows then */
 };

@@ -252,13 +252,47 @@ static int schema_version(kip_nexus *nx, int64_t *exists, int64_t *v, kip_error 
   return *exists < 0 || *v < 0 ? kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema version") : 0;
 }
 
+/* whether SEARCH finds substrings by the trigram index (pg->trigrams) */
+static int substring_index_known(kip_nexus *nx, kip_error *err) {
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT (to_regclass('%s.search_doc_heading_trgm') IS NOT NULL)::int", nx->pg->schema);
+  int64_t v = kip_pg_count(nx, sql);
+  if (v < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema");
+  nx->pg->trigrams = v == 1;
+  return 0;
+}
+
+/* substrings of names and headings found by trigrams (pg_trgm, a trusted
+** extension of postgresql-contrib: a database owner may create it), the
+** index built where the extension is or can be; without it SEARCH scans
+** (search_keyword.c). Inside the migration's transaction: a savepoint
+** keeps a refusal from undoing the rest */
+static int substring_index(kip_nexus *nx, kip_error *err) {
+  struct kip_pg *pg = nx->pg;
+  if (kip_pg_exec(nx, "SAVEPOINT kip_trgm", err, "creating the substring index")) return err->code;
+  PGresult *r = kip_pg_query(pg, "CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public; "
+                                 "SELECT quote_ident(extnamespace::regnamespace::text) FROM pg_extension WHERE extname = 'pg_trgm'");
+  char sql[512];
+  int ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+  if (ok)
+    snprintf(sql, sizeof sql,
+             "CREATE INDEX IF NOT EXISTS search_doc_name_trgm ON search_doc USING gin (lower(name) %s.gin_trgm_ops); "
+             "CREATE INDEX IF NOT EXISTS search_doc_heading_trgm ON search_doc USING gin (lower(heading) %s.gin_trgm_ops)",
+             PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 0));
+  PQclear(r);
+  kip_error ignored;
+  if (ok && !kip_pg_exec(nx, sql, &ignored, "creating the substring index"))
+    return kip_pg_exec(nx, "RELEASE kip_trgm", err, "creating the substring index");
+  return kip_pg_exec(nx, "ROLLBACK TO kip_trgm; RELEASE kip_trgm", err, "creating the substring index");
+}
+
 int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err) {
   struct kip_pg *pg = nx->pg;
   char sql[512];
   *created = 0;
   int64_t exists, v;
   if (schema_version(nx, &exists, &v, err)) return err->code;
-  if (v == PG_SCHEMA_VERSION) return 0;
+  if (v == PG_SCHEMA_VERSION) return substring_index_known(nx, err);
   if (v > PG_SCHEMA_VERSION)
     return kip_err(err, KIP_E_INTERNAL, "Upgrade kipnexus to open this nexus.",
                    "the nexus %s has schema version %lld, newer than this build supports (%d)", pg->where, (long long)v,
@@ -279,6 +313,7 @@ int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err) {
   if (!rc && v < 2) rc = kip_pg_exec(nx, SEARCH_V2, err, "creating the SEARCH index");
   for (int i = 0; !rc && FUNCTIONS[i]; i++) rc = kip_pg_exec(nx, FUNCTIONS[i], err, "creating the nexus's functions");
   if (!rc) rc = kip_pg_exec(nx, KIP_PG_SEARCH_SYNC, err, "creating the nexus's functions");
+  if (!rc && v < 3) rc = substring_index(nx, err);
   if (!rc) {
     snprintf(sql, sizeof sql,
              "INSERT INTO kip_info(key, value) VALUES('pg_schema_version', '%d') "
@@ -287,5 +322,5 @@ int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err) {
     rc = kip_pg_exec(nx, sql, err, "creating the nexus's schema");
   }
   if (rc) PQclear(PQexec(pg->conn, "ROLLBACK"));
-  return rc;
+  return rc ? rc : substring_index_known(nx, err);
 }
