@@ -105,8 +105,6 @@ int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, in
   return rc;
 }
 
-int kip_store_pg_trigrams(kip_nexus *nx) { return nx->pg && nx->pg->trigrams; }
-
 int kip_store_find_concepts(kip_nexus *nx, int n, const char *const *types, const char *const *names,
                             void (*found)(void *ud, const char *type, const char *name, int64_t id), void *ud,
                             kip_error *err) {
@@ -263,11 +261,15 @@ int kip_store_step_write(kip_nexus *nx, kip_stmt *st, kip_error *err, const char
 
 /* an object's JSON text; none or an empty one is "{}" (most propositions
 ** carry no attributes: nothing to allocate) */
+/* an element's attributes or metadata as the element table holds them */
+static char *json_text(const json_t *v) {
+  if (!v || (json_is_object(v) && json_object_size(v) == 0)) return strdup("{}");
+  return kip_json_dump(v);
+}
+
 static int bind_json(kip_stmt *st, int i, const json_t *v) {
-  if (!v || (json_is_object(v) && json_object_size(v) == 0)) return kip_bind_text(st, i, "{}", 2, 0);
-  char *s = kip_json_dump(v);
-  if (!s) return SQLITE_NOMEM;
-  return kip_bind_text_owned(st, i, s, -1);
+  char *s = json_text(v);
+  return s ? kip_bind_text_owned(st, i, s, -1) : SQLITE_NOMEM;
 }
 
 static int listed(const char *const *list, const char *kind) {
@@ -293,12 +295,6 @@ int kip_write_refused(kip_nexus *nx, char op, int64_t id, const char *type, cons
 ** mark for the SEARCH index; *id is the new id, or 0 when the element exists
 ** (its id goes back to the run); GUARD_REFUSED with err filled when a write
 ** guard refuses the insert */
-/* an element's attributes or metadata as the element table holds them */
-static char *json_text(const json_t *v) {
-  if (!v || (json_is_object(v) && json_object_size(v) == 0)) return strdup("{}");
-  return kip_json_dump(v);
-}
-
 static int insert_element(kip_nexus *nx, kip_stmt *st, const char *type, const char *name, const char *predicate,
                           int64_t subject, int64_t object, const json_t *battrs, const json_t *bmeta, int64_t nid,
                           int64_t *id, kip_error *err, const char *what) {

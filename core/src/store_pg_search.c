@@ -33,6 +33,8 @@
   "WHERE e.id = " WAITING ";\n"                                                                                       \
   "DELETE FROM search_dirty"
 
+int kip_store_pg_trigrams(kip_nexus *nx) { return nx->pg && nx->pg->trigrams; }
+
 const char *const KIP_PG_SEARCH_SYNC =
     "CREATE OR REPLACE FUNCTION kip_search_sync() RETURNS void LANGUAGE plpgsql AS $$\nBEGIN\n" INDEX_SCRIPT
     ";\nEND $$;\n";
