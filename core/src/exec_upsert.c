@@ -529,6 +529,16 @@ static void found_concept(void *ud, const char *type, const char *name, int64_t 
 ** load's links name their endpoints again and again. Only without a
 ** governance scope (what is remembered is not checked against one). */
 #define PREFETCH_MAX 20000
+
+/* the {type, name} a concept reference names as strings, or 0 (an id, a
+** parameter of another type) */
+static int named_concept(const ast_concept *cc, const char **type, const char **name) {
+  if (!cc || cc->id || !json_is_string(cc->type) || !json_is_string(cc->name)) return 0;
+  *type = json_string_value(cc->type);
+  *name = json_string_value(cc->name);
+  return 1;
+}
+
 static int prefetch_concepts(upsert_state *U, const ast_command *cmd) {
   kip_nexus *nx = U->c->nx;
   if (!nx->pg || nx->req->scope) return 0;
@@ -546,10 +556,8 @@ static int prefetch_concepts(upsert_state *U, const ast_command *cmd) {
         if (b->prop->object.kind == EP_CONCEPT) named[1] = b->prop->object.concept;
       }
       for (int k = 0; k < 2; k++) {
-        const ast_concept *cc = named[k];
-        if (!cc || cc->id || !json_is_string(cc->type) || !json_is_string(cc->name)) continue;
-        const char *type = json_string_value(cc->type), *name = json_string_value(cc->name);
-        if (known_concept(U, type, name)) continue;
+        const char *type, *name;
+        if (!named_concept(named[k], &type, &name) || known_concept(U, type, name)) continue;
         types[n] = type;
         names[n++] = name;
       }
@@ -571,14 +579,12 @@ static int prefetch_concepts(upsert_state *U, const ast_command *cmd) {
       const ast_prop *pr = u->blocks[j]->prop;
       if (u->blocks[j]->kind != B_PROP || !pr || pr->id || pr->subject.kind != EP_CONCEPT || pr->object.kind != EP_CONCEPT)
         continue;
-      const ast_concept *sc = pr->subject.concept, *oc = pr->object.concept;
-      if (sc->id || oc->id || !json_is_string(sc->type) || !json_is_string(sc->name) || !json_is_string(oc->type) ||
-          !json_is_string(oc->name))
-        continue;
-      hentry *hs = known_concept(U, json_string_value(sc->type), json_string_value(sc->name));
+      const char *st, *sn, *ot, *on;
+      if (!named_concept(pr->subject.concept, &st, &sn) || !named_concept(pr->object.concept, &ot, &on)) continue;
+      hentry *hs = known_concept(U, st, sn);
       if (!hs) continue;
       int64_t s = hs->id;
-      hentry *ho = known_concept(U, json_string_value(oc->type), json_string_value(oc->name));
+      hentry *ho = known_concept(U, ot, on);
       if (!ho) continue;
       subjects[n] = s;
       objects[n] = ho->id;

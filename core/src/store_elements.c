@@ -105,38 +105,61 @@ int kip_store_find_concept(kip_nexus *nx, const char *type, const char *name, in
   return rc;
 }
 
+/* a statement over a JSON array of keys (json_to_recordset(?1)), each row
+** it returns given to row(nx, st, ud); the array is consumed */
+static int rows_for_keys(kip_nexus *nx, kip_buf *keys, const char *sql, void (*row)(kip_nexus *, kip_stmt *, void *),
+                         void *ud, kip_error *err, const char *what) {
+  kip_buf_addc(keys, ']');
+  if (keys->oom) {
+    kip_buf_free(keys);
+    return kip_err(err, KIP_E_RESOURCE, NULL, "out of memory while %s", what);
+  }
+  kip_stmt *st;
+  int rc = kip_prepare(nx, sql, -1, &st);
+  if (rc != KIP_STORE_OK) {
+    kip_buf_free(keys);
+    return kip_store_error(nx, rc, err, what);
+  }
+  kip_bind_json_owned(st, 1, kip_buf_detach(keys), -1);
+  while ((rc = kip_step(st)) == KIP_ROW) row(nx, st, ud);
+  kip_finish(nx, st);
+  return rc == KIP_DONE ? 0 : kip_store_error(nx, rc, err, what);
+}
+
+struct found_concepts {
+  void (*found)(void *ud, const char *type, const char *name, int64_t id);
+  void *ud;
+};
+
+static void concept_row(kip_nexus *nx, kip_stmt *st, void *ud) {
+  (void)nx;
+  struct found_concepts *f = ud;
+  f->found(f->ud, kip_col_text(st, 1), kip_col_text(st, 2), kip_col_int64(st, 0));
+}
+
 int kip_store_find_concepts(kip_nexus *nx, int n, const char *const *types, const char *const *names,
                             void (*found)(void *ud, const char *type, const char *name, int64_t id), void *ud,
                             kip_error *err) {
   if (!nx->pg || n <= 0) return 0;
   kip_buf b;
   kip_buf_init(&b);
-  kip_buf_addc(&b, '[');
   for (int i = 0; i < n; i++) {
-    kip_buf_adds(&b, i ? ",{\"t\":" : "{\"t\":");
+    kip_buf_adds(&b, i ? ",{\"t\":" : "[{\"t\":");
     kip_buf_json_str(&b, types[i], strlen(types[i]));
     kip_buf_adds(&b, ",\"n\":");
     kip_buf_json_str(&b, names[i], strlen(names[i]));
     kip_buf_addc(&b, '}');
   }
-  kip_buf_addc(&b, ']');
-  if (b.oom) {
-    kip_buf_free(&b);
-    return kip_err(err, KIP_E_RESOURCE, NULL, "out of memory");
-  }
-  kip_stmt *st;
-  int rc = kip_prepare(nx,
+  struct found_concepts f = {found, ud};
+  return rows_for_keys(nx, &b,
                        "SELECT e.id, e.type, e.name FROM json_to_recordset(?1) AS x(t text, n text) "
                        "JOIN element e ON e.type = x.t COLLATE \"C\" AND e.name = x.n COLLATE \"C\"",
-                       -1, &st);
-  if (rc != KIP_STORE_OK) {
-    kip_buf_free(&b);
-    return kip_store_error(nx, rc, err, "looking up concepts");
-  }
-  kip_bind_json_owned(st, 1, kip_buf_detach(&b), -1);
-  while ((rc = kip_step(st)) == KIP_ROW) found(ud, kip_col_text(st, 1), kip_col_text(st, 2), kip_col_int64(st, 0));
-  kip_finish(nx, st);
-  return rc == KIP_DONE ? 0 : kip_store_error(nx, rc, err, "looking up concepts");
+                       concept_row, &f, err, "looking up concepts");
+}
+
+static void existing_prop_row(kip_nexus *nx, kip_stmt *st, void *ud) {
+  (void)ud;
+  kip_pg_batch_seen(nx, NULL, NULL, kip_col_int64(st, 0), kip_col_text(st, 1), kip_col_int64(st, 2));
 }
 
 int kip_store_note_existing_props(kip_nexus *nx, int n, const int64_t *subjects, const char *const *predicates,
@@ -144,28 +167,15 @@ int kip_store_note_existing_props(kip_nexus *nx, int n, const int64_t *subjects,
   if (!kip_pg_batching(nx) || n <= 0) return 0;
   kip_buf b;
   kip_buf_init(&b);
-  kip_buf_addc(&b, '[');
   for (int i = 0; i < n; i++) {
-    kip_buf_printf(&b, "%s{\"s\":%lld,\"o\":%lld,\"p\":", i ? "," : "", (long long)subjects[i], (long long)objects[i]);
+    kip_buf_printf(&b, "%s{\"s\":%lld,\"o\":%lld,\"p\":", i ? "," : "[", (long long)subjects[i], (long long)objects[i]);
     kip_buf_json_str(&b, predicates[i], strlen(predicates[i]));
     kip_buf_addc(&b, '}');
   }
-  kip_buf_addc(&b, ']');
-  kip_stmt *st;
-  int rc = b.oom ? KIP_PG_ERROR
-                 : kip_prepare(nx,
-                               "SELECT e.subject, e.predicate, e.object FROM json_to_recordset(?1) AS x(s bigint, p text, o bigint) "
-                               "JOIN element e ON e.subject = x.s AND e.predicate = x.p COLLATE \"C\" AND e.object = x.o",
-                               -1, &st);
-  if (rc != KIP_STORE_OK) {
-    kip_buf_free(&b);
-    return kip_store_error(nx, rc, err, "looking up propositions");
-  }
-  kip_bind_json_owned(st, 1, kip_buf_detach(&b), -1);
-  while ((rc = kip_step(st)) == KIP_ROW)
-    kip_pg_batch_seen(nx, NULL, NULL, kip_col_int64(st, 0), kip_col_text(st, 1), kip_col_int64(st, 2));
-  kip_finish(nx, st);
-  return rc == KIP_DONE ? 0 : kip_store_error(nx, rc, err, "looking up propositions");
+  return rows_for_keys(nx, &b,
+                       "SELECT e.subject, e.predicate, e.object FROM json_to_recordset(?1) AS x(s bigint, p text, o bigint) "
+                       "JOIN element e ON e.subject = x.s AND e.predicate = x.p COLLATE \"C\" AND e.object = x.o",
+                       existing_prop_row, NULL, err, "looking up propositions");
 }
 
 int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t *id, kip_error *err) {

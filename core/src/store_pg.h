@@ -101,7 +101,6 @@ int64_t kip_pg_rows_written(PGresult *r);
 ** a prepared statement, kip_pg_query a script, both after those. */
 void kip_pg_drain(struct kip_pg *pg);
 void kip_pg_defer(struct kip_pg *pg, const char *sql);
-int kip_pg_send_deferred(struct kip_pg *pg);
 void kip_pg_send_without_waiting(struct kip_pg *pg, const char *sql);
 PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values);
 /* the generation an assuming read assumed, checked now if no statement

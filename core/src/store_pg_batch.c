@@ -34,10 +34,13 @@ void kip_pg_batch_writes(kip_nexus *nx, int on) {
   struct kip_pg *pg = nx->pg;
   if (!pg) return;
   pg->may_batch = on;
+  if (!on) { /* the command's transaction ended: it sent or dropped the batch */
+    kip_pg_batch_discard(pg);
+    return;
+  }
+  pg->batch_failed = 0;
   pg->seen_n = 0;
   if (pg->seen) memset(pg->seen, 0, pg->seen_cap * sizeof *pg->seen);
-  if (on) pg->batch_failed = 0;
-  else if (!pg->batch_failed) kip_pg_batch_discard(pg); /* (a transaction that ended sent or dropped it) */
 }
 
 void kip_pg_batch_discard(struct kip_pg *pg) {
@@ -96,35 +99,38 @@ static void add_field(kip_buf *b, const char *key, const char *s) {
   else kip_buf_adds(b, "null");
 }
 
-void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const char *name, const char *attrs,
-                          const char *meta) {
-  struct kip_pg *pg = nx->pg;
-  kip_buf *b = &pg->batch[0];
-  kip_buf_addc(b, pg->batch_rows[0]++ ? ',' : '[');
+/* a row of the batch of kind k (0 concepts, 1 propositions): opened with
+** its id; closed with the fields both kinds have, counted as written */
+static kip_buf *row_begin(struct kip_pg *pg, int k, int64_t id) {
+  kip_buf *b = &pg->batch[k];
+  kip_buf_addc(b, pg->batch_rows[k]++ ? ',' : '[');
   kip_buf_printf(b, "{\"id\":%lld", (long long)id);
-  add_field(b, "t", type);
-  add_field(b, "n", name);
+  return b;
+}
+
+static void row_end(kip_nexus *nx, kip_buf *b, const char *attrs, const char *meta) {
   add_field(b, "a", attrs);
   add_field(b, "m", meta);
   add_field(b, "u", nx->req->now);
   kip_buf_addc(b, '}');
-  pg->changes = 1;
-  pg->total_changes++;
+  nx->pg->changes = 1;
+  nx->pg->total_changes++;
+}
+
+void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const char *name, const char *attrs,
+                          const char *meta) {
+  kip_buf *b = row_begin(nx->pg, 0, id);
+  add_field(b, "t", type);
+  add_field(b, "n", name);
+  row_end(nx, b, attrs, meta);
 }
 
 void kip_pg_batch_prop(kip_nexus *nx, int64_t id, int64_t s, const char *p, int64_t o, const char *attrs,
                        const char *meta) {
-  struct kip_pg *pg = nx->pg;
-  kip_buf *b = &pg->batch[1];
-  kip_buf_addc(b, pg->batch_rows[1]++ ? ',' : '[');
-  kip_buf_printf(b, "{\"id\":%lld,\"s\":%lld,\"o\":%lld", (long long)id, (long long)s, (long long)o);
+  kip_buf *b = row_begin(nx->pg, 1, id);
+  kip_buf_printf(b, ",\"s\":%lld,\"o\":%lld", (long long)s, (long long)o);
   add_field(b, "p", p);
-  add_field(b, "a", attrs);
-  add_field(b, "m", meta);
-  add_field(b, "u", nx->req->now);
-  kip_buf_addc(b, '}');
-  pg->changes = 1;
-  pg->total_changes++;
+  row_end(nx, b, attrs, meta);
 }
 
 int kip_pg_batch_full(kip_nexus *nx) {

@@ -66,7 +66,7 @@ void kip_tx_end_read(kip_nexus *nx) {
     struct kip_pg *pg = nx->pg;
     if (pg->deferred) kip_pg_defer(pg, NULL); /* nothing was read: nothing began */
     else kip_pg_send_without_waiting(pg, "COMMIT");
-    pg->data_version_known = pg->may_assume = pg->assumed = pg->stale = 0;
+    pg->may_assume = pg->assumed = pg->stale = 0;
     nx->tx_depth = 0;
     nx->read_tx = 0;
     return;
@@ -117,7 +117,7 @@ int kip_tx_commit(kip_nexus *nx, kip_error *err) {
   if (nx->pg && written > 0) kip_pg_after_commit(nx, written);
   nx->tx_depth--;
   if (nx->tx_depth == 0) {
-    if (nx->pg) nx->pg->data_version_known = nx->pg->last_version = 0;
+    if (nx->pg) nx->pg->last_version = 0; /* this writer moved it */
     nx->tx_upkeep = 0;
     kip_store_end_run(nx); /* a run of ids never outlives its transaction */
     kip_index_builder_publish(nx);
@@ -146,7 +146,6 @@ void kip_tx_rollback(kip_nexus *nx) {
   kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
   nx->invalidations++; /* caches above may hold concepts the rollback removed */
   if (nx->tx_depth == 0) { /* the elements of the run are gone */
-    if (nx->pg) nx->pg->data_version_known = 0;
     nx->tx_upkeep = 0;
     nx->fresh_n = 0;
     kip_index_builder_discard(nx);

@@ -22,18 +22,12 @@
 
 #include <jansson.h>
 
+#include "bench_common.h"
 #include "kip.h"
 #include "store.h" /* kip_store_db: the raw-SQL side of the comparison */
 
 /* ------------------------------------------------------------ generator */
-static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-static uint64_t next_rand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
-static int64_t rand_below(int64_t n) { return (int64_t)(next_rand() % (uint64_t)n); }
+/* (next_rand, rand_below; now_ms for timing: bench_common.h) */
 
 typedef struct ctype {
   const char *name;
@@ -118,12 +112,6 @@ static edge *generate(int64_t nconcepts, int64_t nlinks, int64_t *nout) {
 }
 
 /* ------------------------------------------------------------ timing */
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -1044,7 +1032,7 @@ int main(int argc, char **argv) {
   }
   if (two) {
     for (int t = 0; t < NTYPES; t++) types[t].count = types[t].first = 0;
-    rng = 0x9E3779B97F4A7C15ULL;
+    rng = BENCH_SEED;
     if (!run_size(nconcepts * scale, nlinks * scale, runs, dir, keep, 1, &B)) return 1;
   }
   printf("graph: %lld concepts, %lld propositions", (long long)nconcepts, (long long)nlinks);

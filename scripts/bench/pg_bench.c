@@ -21,23 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
 #include "kip.h"
 #include "kipint.h" /* kip_buf */
-
-static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-static uint64_t next_rand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
-static int64_t below(int64_t n) { return (int64_t)(next_rand() % (uint64_t)n); }
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* the five types, their shares of the concepts (per mille) */
 static const char *TYPES[] = {"Person", "Topic", "Document", "Project", "Place"};
@@ -124,8 +110,8 @@ static double load(kip_nexus *nx, int64_t nlinks) {
       concept_name(s, sizeof s, 1, k + 1);
       concept_name(o, sizeof o, 1, k / 4);
     } else {
-      int64_t oi = p == 1 && below(2) ? below(10) : below(count[ot]);
-      concept_name(s, sizeof s, st, below(count[st]));
+      int64_t oi = p == 1 && rand_below(2) ? rand_below(10) : rand_below(count[ot]);
+      concept_name(s, sizeof s, st, rand_below(count[st]));
       concept_name(o, sizeof o, ot, oi);
     }
     kip_buf_printf(&b, " PROPOSITION ?l%lld { ({type: \"%s\", name: \"%s\"}, \"%s\", {type: \"%s\", name: \"%s\"}) }",
@@ -227,7 +213,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "pg_bench: cannot open %s: %s\n", names[b], err.message);
       return 1;
     }
-    rng = 0x9E3779B97F4A7C15ULL; /* the same data on both */
+    rng = BENCH_SEED; /* the same data on both */
     load_ms[b] = load(nx[b], nlinks);
     if (load_ms[b] < 0) return 1;
     fprintf(stderr, "loaded %s: %.1f s\n", names[b], load_ms[b] / 1e3);

@@ -22,22 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_SEED 0x2545F4914F6CDD1DULL
+#include "bench_common.h"
 #include "kip.h"
 #include "kvec.h"
 
-static uint64_t rng = 0x2545F4914F6CDD1DULL;
-static uint64_t next_rand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static const char **vocab;
 static int nvocab;
