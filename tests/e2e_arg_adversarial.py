@@ -23,13 +23,13 @@ spec/arg_spec.lua.)
 usage: e2e_arg_adversarial.py BUILD_DIR [--no-http] [--no-mcp]
        (--no-http: the sanitizer tree, whose kip/core.so cannot load into nginx;
        an interface that is not installed is a violation unless left out so)"""
-import json, os, random, shutil, subprocess, sys, tempfile, time, urllib.request
+import json, os, shutil, subprocess, sys, tempfile, time, urllib.request
 
 build = os.path.abspath(sys.argv[1])
 kip = os.path.join(build, "kip")
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(here)
-from fixtures import shared_dir  # noqa: E402  (tests/fixtures.py)
+from fixtures import free_port, shared_dir, start_nginx  # noqa: E402  (tests/fixtures.py)
 
 fixture = os.path.join(shared_dir("arg"), "ontology.kip")
 clinic = os.path.join(here, "arg", "clinic", "ontology.kip")
@@ -180,14 +180,14 @@ def mcp(db, cs, tmp):
 class Nginx:
     def __init__(self, tmp, db):
         self.prefix, self.db = os.path.join(tmp, "nginx"), db
-        self.port = 20000 + random.randrange(20000)
+        self.port = free_port()
 
     def __enter__(self):
         env = dict(os.environ, KIP_SLEEP_EVERY="3600", KIP_SLEEP_IF_NEEDED="true")
         subprocess.run([os.path.join(root, "scripts", "nginx", "render"), self.prefix, str(self.port), self.db, build],
                        check=True, capture_output=True, env=env)
         subprocess.run(["chmod", "-R", "777", os.path.join(self.prefix, "tmp")], check=True)
-        subprocess.run(["nginx", "-p", self.prefix, "-c", os.path.join(self.prefix, "conf", "kip.conf")], check=True)
+        self.port = start_nginx(self.prefix)
         for _ in range(100):
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{self.port}/kip/health", timeout=1)

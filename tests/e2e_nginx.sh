@@ -10,7 +10,7 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 command -v nginx >/dev/null && [ -f /usr/lib/nginx/modules/ngx_http_lua_module.so ] || { echo "nginx + lua module missing: skipped"; exit 77; }
 [ -f "$BUILD/luajit/kip/core.so" ] || { echo "no LuaJIT build of kip.core: skipped"; exit 77; }
 T=$(mktemp -d)
-PORT=$((20000 + RANDOM % 20000))
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 stop() { [ -f "$T/p/logs/nginx.pid" ] && kill "$(cat "$T/p/logs/nginx.pid")" 2>/dev/null; sleep 0.3; rm -rf "$T"; }
 trap stop EXIT
 # workers run as nginx's unprivileged user when started as root: they need to
@@ -23,7 +23,7 @@ chmod -R 777 "$T/p/tmp"
 # an ARG ontology (the in-tree clinic one), published before the workers start (POST /kip/arg)
 "$BUILD/kip" --db "$T/data/n.db" arg init --ontology "$HERE/tests/arg/clinic/ontology.kip" >/dev/null || exit 1
 chmod 666 "$T/data/"n.db*
-nginx -p "$T/p" -c "$T/p/conf/kip.conf" || { cat "$T/p/logs/error.log"; exit 1; }
+PORT=$("$HERE/scripts/nginx/start" "$T/p") || { cat "$T/p/logs/error.log"; exit 1; }
 URL="http://127.0.0.1:$PORT/kip"
 for i in $(seq 50); do curl -s -o /dev/null "$URL/health" && break; sleep 0.1; done
 

@@ -24,7 +24,6 @@ is refused before it runs, within 256 MB and a few seconds.
 """
 import json
 import os
-import random
 import re
 import shutil
 import subprocess
@@ -36,7 +35,7 @@ import urllib.request
 BUILD = os.path.abspath(sys.argv[1])
 KIP = os.path.join(BUILD, "kip")
 HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-from fixtures import Checks  # noqa: E402  (tests/fixtures.py)
+from fixtures import Checks, free_port, start_nginx  # noqa: E402  (tests/fixtures.py)
 
 checks = Checks(600)
 check = checks.check
@@ -281,7 +280,7 @@ def nginx_matrix(db_a, db_b, hal_id, tmp):
             f.write(HOSTILE)
         urls = []
         for tag, db in (("a", db_a), ("b", db_b)):
-            port = 20000 + random.randrange(20000)
+            port = free_port()
             prefix = os.path.join(tmp, "nginx-" + tag)
             subprocess.run([os.path.join(HOME, "scripts/nginx/render"), prefix, str(port), db, BUILD],
                            check=True, capture_output=True)
@@ -290,7 +289,7 @@ def nginx_matrix(db_a, db_b, hal_id, tmp):
                                              'policies = { "default", "hostile" }, policy_dirs = { "%s" },' % pol)
             open(conf, "w").write(text)
             subprocess.run(["chmod", "-R", "777", os.path.join(prefix, "tmp")])
-            subprocess.run(["nginx", "-p", prefix, "-c", conf], check=True)
+            port = start_nginx(prefix)
             servers.append(prefix)
             url = f"http://127.0.0.1:{port}/kip"
             for _ in range(50):

@@ -2,10 +2,13 @@
 ($KIP_SHARED, else ../shared beside the checkout; a missing fixture is a
 counted skip — exit 77: ctest reports it skipped, scripts/test lists it —
 never a pass), the tally of their named checks (Checks), and a stub
-OpenAI-compatible chat-completions server on 127.0.0.1 (ChatStub)."""
+OpenAI-compatible chat-completions server on 127.0.0.1 (ChatStub), a free
+port and an nginx started on one (free_port, start_nginx)."""
 import http.server
 import json
 import os
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -19,6 +22,23 @@ def shared_dir(sub):
         print(f"SKIPPED: the fixture {d} is missing (set KIP_SHARED, or put ../shared beside the checkout)")
         sys.exit(77)
     return d
+
+
+def free_port():
+    """a port of 127.0.0.1 the kernel reports free now"""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start_nginx(prefix):
+    """nginx started on a prefix scripts/nginx/render prepared: the port it
+    listens on (scripts/nginx/start moves it when the rendered one is taken)"""
+    r = subprocess.run([os.path.join(CHECKOUT, "scripts", "nginx", "start"), prefix],
+                       capture_output=True, text=True, check=True)
+    return int(r.stdout.strip())
 
 
 class Checks:

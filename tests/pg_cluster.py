@@ -22,25 +22,18 @@ import contextlib
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+
+from fixtures import free_port  # tests/fixtures.py
 
 BIN = "/usr/lib/postgresql/15/bin"
 
 
 def available():
     return all(os.access(os.path.join(BIN, b), os.X_OK) for b in ("initdb", "postgres", "pg_ctl", "pg_basebackup"))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def _as_owner(cmd, user):
