@@ -4,7 +4,9 @@
 reproduces the export element for element, ids aside; migrating again changes
 nothing; a target that holds something else is not verified (exit 1); kip
 dump of the PostgreSQL nexus restored into a new PostgreSQL nexus and into an
-SQLite file gives the same export.
+SQLite file gives the same export. A link's endpoints exist whoever writes
+(the statement-level checks of schema v4, written around the engine by
+psql), and a nexus of schema v3 (foreign keys) is brought to v4 when opened.
 
 Usage: e2e_pg_migrate.py BUILD_DIR [SHARED_DIR]   (default: $KIP_SHARED, else ../shared beside the checkout)
 """
@@ -35,6 +37,40 @@ def blocks(kip, db):
     if cur:
         out.append("\n".join(cur))
     return sorted(out)
+
+
+def refused(cluster, sql):
+    """the server's error for sql, or None when it was applied"""
+    try:
+        cluster.psql(sql)
+        return None
+    except RuntimeError as e:
+        return str(e)
+
+
+def endpoints(kip, cluster, url):
+    """links name existing elements, checked by the schema itself"""
+    s = "SET search_path TO kip_moved; "
+    link = cluster.psql(s + "SELECT id || ',' || subject FROM element WHERE subject IS NOT NULL ORDER BY id LIMIT 1")
+    lid, subject = link.split(",")
+    e = refused(cluster, s + "INSERT INTO element(id, subject, predicate, object, updated_at) "
+                f"VALUES (99999999, {subject}, 'knows', 88888888, 'now')")
+    check("a link to a missing element is refused by the schema", e and "does not exist" in e, e)
+    e = refused(cluster, s + f"DELETE FROM element WHERE id = {subject}")
+    check("deleting an element a link names is refused by the schema", e and "was deleted" in e, e)
+    e = refused(cluster, s + f"UPDATE element SET object = 77777777 WHERE id = {lid}")
+    check("repointing a link at a missing element is refused", e and "does not exist" in e, e)
+    # a v3 nexus (per-row foreign keys) opened by this build: the keys go
+    cluster.psql(s + "ALTER TABLE element ADD FOREIGN KEY (subject) REFERENCES element(id), "
+                 "ADD FOREIGN KEY (object) REFERENCES element(id); "
+                 "UPDATE kip_info SET value = '3' WHERE key = 'pg_schema_version'")
+    r = subprocess.run([kip, "--db", url, "exec", 'FIND(COUNT(?p)) WHERE { ?p {type: "Person"} }'],
+                       capture_output=True, text=True)
+    keys = cluster.psql("SELECT count(*) FROM pg_constraint WHERE conrelid = 'kip_moved.element'::regclass "
+                        "AND contype = 'f'")
+    version = cluster.psql(s + "SELECT value FROM kip_info WHERE key = 'pg_schema_version'")
+    check("a v3 nexus is brought to v4 when opened (its foreign keys dropped)",
+          r.returncode == 0 and keys == "0" and version == "4", (r.stderr, keys, version))
 
 
 def main(argv):
@@ -69,6 +105,7 @@ def main(argv):
         r = subprocess.run([kip, "migrate", src, url], capture_output=True, text=True)
         check("a target holding something else is not verified (exit 1)", r.returncode == 1 and "NOT verified" in r.stderr,
               r.stderr)
+        endpoints(kip, cluster, url)
         r = subprocess.run([kip, "migrate", src], capture_output=True, text=True)
         check("a missing TARGET is an error with help", r.returncode != 0 and "TARGET" in r.stderr, r.stderr)
     checks.finish()

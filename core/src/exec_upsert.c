@@ -527,7 +527,10 @@ static void found_concept(void *ud, const char *type, const char *name, int64_t 
 ** the endpoints of its PROPOSITION blocks — that exist already, looked up
 ** together where a lookup is a round trip (kip_store_find_concepts): a
 ** load's links name their endpoints again and again. Only without a
-** governance scope (what is remembered is not checked against one). */
+** governance scope (what is remembered is not checked against one). Sent
+** PREFETCH_MAX keys at a time: a command of kip import (megabytes) names
+** more, and a key left out would be looked up alone — and a link between
+** endpoints it did not know would be assumed new unchecked. */
 #define PREFETCH_MAX 20000
 
 /* the {type, name} a concept reference names as strings, or 0 (an id, a
@@ -539,62 +542,80 @@ static int named_concept(const ast_concept *cc, const char **type, const char **
   return 1;
 }
 
+/* the keys one prefetch statement sends: concepts by {type, name}, or
+** links by (subject, predicate, object) */
+typedef struct prefetch {
+  upsert_state *U;
+  int n;
+  const char **types, **names, **preds;
+  int64_t *subjects, *objects;
+} prefetch;
+
+static int send_concepts(prefetch *P) {
+  int rc = P->n ? kip_store_find_concepts(P->U->c->nx, P->n, P->types, P->names, found_concept, P->U, P->U->c->err) : 0;
+  P->n = 0;
+  return rc;
+}
+
+static int send_links(prefetch *P) {
+  int rc = P->n ? kip_store_note_existing_props(P->U->c->nx, P->n, P->subjects, P->preds, P->objects, P->U->c->err) : 0;
+  P->n = 0;
+  return rc;
+}
+
+static int want_concept(prefetch *P, const ast_concept *cc) {
+  const char *type, *name;
+  if (!named_concept(cc, &type, &name) || known_concept(P->U, type, name)) return 0;
+  P->types[P->n] = type;
+  P->names[P->n++] = name;
+  return P->n == PREFETCH_MAX ? send_concepts(P) : 0;
+}
+
+/* then the links between concepts it knows: those that exist are not
+** assumed new by a batch of inserts */
+static int want_link(prefetch *P, const ast_prop *pr) {
+  const char *st, *sn, *ot, *on;
+  if (!pr || pr->id || pr->subject.kind != EP_CONCEPT || pr->object.kind != EP_CONCEPT ||
+      !named_concept(pr->subject.concept, &st, &sn) || !named_concept(pr->object.concept, &ot, &on))
+    return 0;
+  hentry *hs = known_concept(P->U, st, sn);
+  if (!hs) return 0;
+  int64_t s = hs->id;
+  hentry *ho = known_concept(P->U, ot, on);
+  if (!ho) return 0;
+  P->subjects[P->n] = s;
+  P->objects[P->n] = ho->id;
+  P->preds[P->n++] = pr->pred.names[0];
+  return P->n == PREFETCH_MAX ? send_links(P) : 0;
+}
+
 static int prefetch_concepts(upsert_state *U, const ast_command *cmd) {
-  kip_nexus *nx = U->c->nx;
-  if (!nx->pg || nx->req->scope) return 0;
-  const char **types = malloc(PREFETCH_MAX * sizeof *types), **names = malloc(PREFETCH_MAX * sizeof *names);
-  if (!types || !names) abort();
-  int n = 0;
-  for (int i = 0; i < cmd->n && n < PREFETCH_MAX - 2; i++) {
-    const ast_upsert *u = &cmd->stmts[i]->u.upsert;
-    for (int j = 0; j < u->n && n < PREFETCH_MAX - 2; j++) {
-      const ast_block *b = u->blocks[j];
-      const ast_concept *named[2] = {NULL, NULL};
-      if (b->kind == B_CONCEPT) named[0] = b->concept;
-      else if (b->prop && !b->prop->id) {
-        if (b->prop->subject.kind == EP_CONCEPT) named[0] = b->prop->subject.concept;
-        if (b->prop->object.kind == EP_CONCEPT) named[1] = b->prop->object.concept;
-      }
-      for (int k = 0; k < 2; k++) {
-        const char *type, *name;
-        if (!named_concept(named[k], &type, &name) || known_concept(U, type, name)) continue;
-        types[n] = type;
-        names[n++] = name;
+  if (!U->c->nx->pg || U->c->nx->req->scope) return 0;
+  prefetch P = {U, 0, malloc(PREFETCH_MAX * sizeof *P.types), malloc(PREFETCH_MAX * sizeof *P.names),
+                malloc(PREFETCH_MAX * sizeof *P.preds), malloc(PREFETCH_MAX * sizeof *P.subjects),
+                malloc(PREFETCH_MAX * sizeof *P.objects)};
+  if (!P.types || !P.names || !P.preds || !P.subjects || !P.objects) abort();
+  int rc = 0;
+  for (int pass = 0; pass < 2 && !rc; pass++) {
+    for (int i = 0; i < cmd->n && !rc; i++) {
+      const ast_upsert *u = &cmd->stmts[i]->u.upsert;
+      for (int j = 0; j < u->n && !rc; j++) {
+        const ast_block *b = u->blocks[j];
+        if (pass == 1) rc = b->kind == B_PROP ? want_link(&P, b->prop) : 0;
+        else if (b->kind == B_CONCEPT) rc = want_concept(&P, b->concept);
+        else if (b->prop && !b->prop->id) {
+          if (b->prop->subject.kind == EP_CONCEPT) rc = want_concept(&P, b->prop->subject.concept);
+          if (!rc && b->prop->object.kind == EP_CONCEPT) rc = want_concept(&P, b->prop->object.concept);
+        }
       }
     }
+    if (!rc) rc = pass == 0 ? send_concepts(&P) : send_links(&P);
   }
-  int rc = kip_store_find_concepts(nx, n, types, names, found_concept, U, U->c->err);
-  free(types);
-  free(names);
-  if (rc) return rc;
-  /* then the links between concepts it knows now: those that exist are
-  ** not assumed new by a batch of inserts */
-  int64_t *subjects = malloc(PREFETCH_MAX * sizeof *subjects), *objects = malloc(PREFETCH_MAX * sizeof *objects);
-  const char **preds = malloc(PREFETCH_MAX * sizeof *preds);
-  if (!subjects || !objects || !preds) abort();
-  n = 0;
-  for (int i = 0; i < cmd->n && n < PREFETCH_MAX; i++) {
-    const ast_upsert *u = &cmd->stmts[i]->u.upsert;
-    for (int j = 0; j < u->n && n < PREFETCH_MAX; j++) {
-      const ast_prop *pr = u->blocks[j]->prop;
-      if (u->blocks[j]->kind != B_PROP || !pr || pr->id || pr->subject.kind != EP_CONCEPT || pr->object.kind != EP_CONCEPT)
-        continue;
-      const char *st, *sn, *ot, *on;
-      if (!named_concept(pr->subject.concept, &st, &sn) || !named_concept(pr->object.concept, &ot, &on)) continue;
-      hentry *hs = known_concept(U, st, sn);
-      if (!hs) continue;
-      int64_t s = hs->id;
-      hentry *ho = known_concept(U, ot, on);
-      if (!ho) continue;
-      subjects[n] = s;
-      objects[n] = ho->id;
-      preds[n++] = pr->pred.names[0];
-    }
-  }
-  rc = kip_store_note_existing_props(nx, n, subjects, preds, objects, U->c->err);
-  free(subjects);
-  free(objects);
-  free(preds);
+  free(P.types);
+  free(P.names);
+  free(P.preds);
+  free(P.subjects);
+  free(P.objects);
   return rc;
 }
 
