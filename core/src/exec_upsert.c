@@ -384,12 +384,13 @@ static int merge_existing(upsert_state *U, int64_t id, const json_t *attrs, cons
 
 /* Whether to try the insert before looking the element up: when the
 ** previous element of its kind in this command was new (a load writes new
-** ones in long runs, a re-run or an update existing ones), and only where
-** creating it would be allowed; an insert that meets the element writes
-** nothing and gives its id back. */
-static int insert_first(upsert_state *U, int kind, const char *const *forbid, const char *type_or_pred, int has_expect,
-                        int64_t expect) {
-  return !U->exists[kind] && !(has_expect && expect != 0) && !forbidden(U, forbid, type_or_pred) &&
+** ones in long runs, a re-run or an update existing ones) — or, where a
+** batch knows (`met`: kip_store_link_met), when this one was not met —
+** and only where creating it would be allowed; an insert that meets the
+** element writes nothing and gives its id back. */
+static int insert_first(upsert_state *U, int kind, int met, const char *const *forbid, const char *type_or_pred,
+                        int has_expect, int64_t expect) {
+  return !(met < 0 ? U->exists[kind] : met) && !(has_expect && expect != 0) && !forbidden(U, forbid, type_or_pred) &&
          !kip_create_refused(U->c->nx, type_or_pred);
 }
 
@@ -397,7 +398,7 @@ static int upsert_link(upsert_state *U, int64_t s, const char *pred, int64_t o, 
                        const json_t *meta, int has_expect, int64_t expect, kip_pos pos, kip_pos epos, int64_t *out) {
   int64_t id = 0;
   int rc = 0;
-  if (insert_first(U, 1, forbidden_predicates(U), pred, has_expect, expect))
+  if (insert_first(U, 1, kip_store_link_met(U->c->nx, s, pred, o), forbidden_predicates(U), pred, has_expect, expect))
     rc = kip_store_insert_prop(U->c->nx, s, pred, o, attrs, meta, &id, U->c->err);
   int created = !rc && id;
   if (!rc && !created) rc = kip_store_find_prop(U->c->nx, s, pred, o, &id, U->c->err);
@@ -429,7 +430,7 @@ static int upsert_concept(upsert_state *U, const ast_block *b, const char *type,
   int rc = 0, created = 0;
   if (known) *id = known->id;
   else {
-    if (insert_first(U, 0, forbidden_types(U), type, b->has_expect, b->expect))
+    if (insert_first(U, 0, -1, forbidden_types(U), type, b->has_expect, b->expect))
       rc = kip_store_insert_concept(c->nx, type, name, b->attrs, meta, id, c->err);
     created = !rc && *id;
     if (!rc && !created) rc = kip_store_find_concept(c->nx, type, name, id, c->err);

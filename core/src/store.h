@@ -378,6 +378,10 @@ int kip_store_find_concepts(kip_nexus *nx, int n, const char *const *types, cons
 int kip_store_note_existing_props(kip_nexus *nx, int n, const int64_t *subjects, const char *const *predicates,
                                   const int64_t *objects, kip_error *err);
 int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t *id, kip_error *err);
+/* while a command's new elements wait in a batch (PostgreSQL): 1 when the
+** link was met already — it existed (kip_store_note_existing_props) or the
+** command wrote it — 0 when not; -1 when no batch tells (SQLite) */
+int kip_store_link_met(kip_nexus *nx, int64_t s, const char *p, int64_t o);
 /* create an element; *id = 0 when one with this identity exists (nothing written) */
 int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,
                              const json_t *meta, int64_t *id, kip_error *err);

@@ -162,6 +162,10 @@ static void existing_prop_row(kip_nexus *nx, kip_stmt *st, void *ud) {
   kip_pg_batch_seen(nx, NULL, NULL, kip_col_int64(st, 0), kip_col_text(st, 1), kip_col_int64(st, 2));
 }
 
+int kip_store_link_met(kip_nexus *nx, int64_t s, const char *p, int64_t o) {
+  return kip_pg_batching(nx) ? kip_pg_batch_met(nx, NULL, NULL, s, p, o, 0) : -1;
+}
+
 int kip_store_note_existing_props(kip_nexus *nx, int n, const int64_t *subjects, const char *const *predicates,
                                   const int64_t *objects, kip_error *err) {
   if (!kip_pg_batching(nx) || n <= 0) return 0;

@@ -127,6 +127,8 @@ int kip_pg_batching(kip_nexus *nx);
 /* whether an element of this identity was batched in this command already
 ** (then it is written one statement at a time: it meets that one); records it */
 int kip_pg_batch_seen(kip_nexus *nx, const char *type, const char *name, int64_t s, const char *p, int64_t o);
+/* the same, recording it only when `add` */
+int kip_pg_batch_met(kip_nexus *nx, const char *type, const char *name, int64_t s, const char *p, int64_t o, int add);
 void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const char *name, const char *attrs,
                           const char *meta);
 void kip_pg_batch_prop(kip_nexus *nx, int64_t id, int64_t s, const char *p, int64_t o, const char *attrs,
