@@ -20,7 +20,8 @@
 ** — whose check per row, a query and a lock on the endpoint's row, was 40%
 ** of inserting a batch of links. The check is exact for every writer that
 ** holds the nexus's advisory lock (all of kipnexus's): no other writer
-** runs between what a statement checks and its commit.
+** runs between what a statement checks and its commit. (v5: the same
+** checks, probing indexes where v4's hashed the table.)
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@
 
 #include "store_pg.h"
 
-#define PG_SCHEMA_VERSION 4
+#define PG_SCHEMA_VERSION 5
 
 /* the write generation (store_tx.c bumps it as a writer commits) */
 #define PG_GENERATION "SELECT coalesce((SELECT value::bigint FROM kip_info WHERE key = 'write_generation'), 0)"
@@ -104,14 +105,21 @@ static const char *const FUNCTIONS[] = {
     "DROP TRIGGER IF EXISTS element_changed ON element;\n"
     "CREATE TRIGGER element_changed AFTER UPDATE OR DELETE ON element FOR EACH ROW EXECUTE FUNCTION kip_element_changed();\n",
     /* the endpoints of the links a statement wrote exist, and no link is
-    ** left pointing at an element it deleted (v4; the file's comment) */
+    ** left pointing at an element it deleted (v4; the file's comment).
+    ** (Ids as arrays, probed in the primary key and the link indexes: a
+    ** NOT EXISTS under an OR hashed the whole table, 70 ms a statement) */
     "CREATE OR REPLACE FUNCTION kip_links_written() RETURNS trigger LANGUAGE plpgsql AS $$\n"
-    "DECLARE bad bigint;\n"
+    "DECLARE wanted bigint; found bigint; bad bigint;\n"
     "BEGIN\n"
-    "  SELECT n.id INTO bad FROM kip_written n WHERE n.subject IS NOT NULL\n"
-    "    AND (NOT EXISTS (SELECT 1 FROM element e WHERE e.id = n.subject)\n"
-    "      OR NOT EXISTS (SELECT 1 FROM element e WHERE e.id = n.object)) LIMIT 1;\n"
-    "  IF bad IS NOT NULL THEN\n"
+    "  SELECT count(DISTINCT x) INTO wanted FROM (SELECT subject FROM kip_written WHERE subject IS NOT NULL\n"
+    "    UNION ALL SELECT object FROM kip_written WHERE object IS NOT NULL) AS t(x);\n"
+    "  IF wanted = 0 THEN RETURN NULL; END IF;\n"
+    "  SELECT count(*) INTO found FROM element WHERE id = ANY (ARRAY(SELECT subject FROM kip_written\n"
+    "    WHERE subject IS NOT NULL UNION SELECT object FROM kip_written WHERE object IS NOT NULL));\n"
+    "  IF found < wanted THEN\n"
+    "    SELECT n.id INTO bad FROM kip_written n WHERE n.subject IS NOT NULL\n"
+    "      AND (NOT EXISTS (SELECT 1 FROM element e WHERE e.id = n.subject)\n"
+    "        OR NOT EXISTS (SELECT 1 FROM element e WHERE e.id = n.object)) LIMIT 1;\n"
     "    RAISE EXCEPTION 'the link % names an element that does not exist', bad USING ERRCODE = 'foreign_key_violation';\n"
     "  END IF;\n"
     "  RETURN NULL;\n"
@@ -119,8 +127,10 @@ static const char *const FUNCTIONS[] = {
     "CREATE OR REPLACE FUNCTION kip_links_orphaned() RETURNS trigger LANGUAGE plpgsql AS $$\n"
     "DECLARE bad bigint;\n"
     "BEGIN\n"
-    "  SELECT coalesce((SELECT e.id FROM kip_deleted d JOIN element e ON e.subject = d.id LIMIT 1),\n"
-    "                  (SELECT e.id FROM kip_deleted d JOIN element e ON e.object = d.id LIMIT 1)) INTO bad;\n"
+    "  SELECT e.id INTO bad FROM element e WHERE e.subject = ANY (ARRAY(SELECT id FROM kip_deleted)) LIMIT 1;\n"
+    "  IF bad IS NULL THEN\n"
+    "    SELECT e.id INTO bad FROM element e WHERE e.object = ANY (ARRAY(SELECT id FROM kip_deleted)) LIMIT 1;\n"
+    "  END IF;\n"
     "  IF bad IS NOT NULL THEN\n"
     "    RAISE EXCEPTION 'the link % names an element that was deleted', bad USING ERRCODE = 'foreign_key_violation';\n"
     "  END IF;\n"
