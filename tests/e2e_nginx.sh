@@ -10,7 +10,7 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 command -v nginx >/dev/null && [ -f /usr/lib/nginx/modules/ngx_http_lua_module.so ] || { echo "nginx + lua module missing: skipped"; exit 77; }
 [ -f "$BUILD/luajit/kip/core.so" ] || { echo "no LuaJIT build of kip.core: skipped"; exit 77; }
 T=$(mktemp -d)
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from fixtures import free_port; print(free_port())' "$HERE/tests")
 stop() { [ -f "$T/p/logs/nginx.pid" ] && kill "$(cat "$T/p/logs/nginx.pid")" 2>/dev/null; sleep 0.3; rm -rf "$T"; }
 trap stop EXIT
 # workers run as nginx's unprivileged user when started as root: they need to

@@ -373,7 +373,7 @@ int kip_store_find_concepts(kip_nexus *nx, int n, const char *const *types, cons
                             void (*found)(void *ud, const char *type, const char *name, int64_t id), void *ud,
                             kip_error *err);
 /* the same for propositions by (subject, predicate, object): each that
-** exists is recorded as met (kip_pg_batch_seen), so that a batch does not
+** exists is recorded as met (kip_pg_batch_met), so that a batch does not
 ** assume it new */
 int kip_store_note_existing_props(kip_nexus *nx, int n, const int64_t *subjects, const char *const *predicates,
                                   const int64_t *objects, kip_error *err);

@@ -159,7 +159,7 @@ int kip_store_find_concepts(kip_nexus *nx, int n, const char *const *types, cons
 
 static void existing_prop_row(kip_nexus *nx, kip_stmt *st, void *ud) {
   (void)ud;
-  kip_pg_batch_seen(nx, NULL, NULL, kip_col_int64(st, 0), kip_col_text(st, 1), kip_col_int64(st, 2));
+  kip_pg_batch_met(nx, NULL, NULL, kip_col_int64(st, 0), kip_col_text(st, 1), kip_col_int64(st, 2), 1);
 }
 
 int kip_store_link_met(kip_nexus *nx, int64_t s, const char *p, int64_t o) {
@@ -273,16 +273,17 @@ int kip_store_step_write(kip_nexus *nx, kip_stmt *st, kip_error *err, const char
   return kip_store_error(nx, rc, err, what);
 }
 
-/* an object's JSON text; none or an empty one is "{}" (most propositions
-** carry no attributes: nothing to allocate) */
-/* an element's attributes or metadata as the element table holds them */
-static char *json_text(const json_t *v) {
-  if (!v || (json_is_object(v) && json_object_size(v) == 0)) return strdup("{}");
-  return kip_json_dump(v);
-}
+/* attributes or metadata that the element table holds as "{}": none, or
+** an empty object (most propositions carry no attributes) */
+static int empty_json(const json_t *v) { return !v || (json_is_object(v) && json_object_size(v) == 0); }
 
+/* an element's attributes or metadata as the element table holds them */
+static char *json_text(const json_t *v) { return empty_json(v) ? strdup("{}") : kip_json_dump(v); }
+
+/* bound as the element table holds them; "{}" without allocating */
 static int bind_json(kip_stmt *st, int i, const json_t *v) {
-  char *s = json_text(v);
+  if (empty_json(v)) return kip_bind_text(st, i, "{}", 2, 0);
+  char *s = kip_json_dump(v);
   return s ? kip_bind_text_owned(st, i, s, -1) : SQLITE_NOMEM;
 }
 
@@ -321,7 +322,7 @@ static int insert_element(kip_nexus *nx, kip_stmt *st, const char *type, const c
     return GUARD_REFUSED;
   }
   int rc;
-  if (kip_pg_batching(nx) && !kip_pg_batch_seen(nx, type, name, subject, predicate, object)) {
+  if (kip_pg_batching(nx) && !kip_pg_batch_met(nx, type, name, subject, predicate, object, 1)) {
     /* assumed new; checked when the batch goes (store_pg_batch.c) */
     kip_clear_bindings(st);
     char *attrs = json_text(battrs), *meta = json_text(bmeta);

@@ -124,10 +124,9 @@ void kip_pg_after_commit(kip_nexus *nx, int64_t rows);
 /* store_pg_batch.c: new elements sent a batch at a time */
 void kip_pg_batch_discard(struct kip_pg *pg);
 int kip_pg_batching(kip_nexus *nx);
-/* whether an element of this identity was batched in this command already
-** (then it is written one statement at a time: it meets that one); records it */
-int kip_pg_batch_seen(kip_nexus *nx, const char *type, const char *name, int64_t s, const char *p, int64_t o);
-/* the same, recording it only when `add` */
+/* whether an element of this identity was met in this command already —
+** batched, or found to exist (then it is written one statement at a time:
+** it meets that one); recorded as met when `add` */
 int kip_pg_batch_met(kip_nexus *nx, const char *type, const char *name, int64_t s, const char *p, int64_t o, int add);
 void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const char *name, const char *attrs,
                           const char *meta);

@@ -60,10 +60,6 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
-int kip_pg_batch_seen(kip_nexus *nx, const char *type, const char *name, int64_t s, const char *p, int64_t o) {
-  return kip_pg_batch_met(nx, type, name, s, p, o, 1);
-}
-
 int kip_pg_batch_met(kip_nexus *nx, const char *type, const char *name, int64_t s, const char *p, int64_t o, int add) {
   struct kip_pg *pg = nx->pg;
   uint64_t h = 14695981039346656037ULL;
@@ -73,11 +69,9 @@ int kip_pg_batch_met(kip_nexus *nx, const char *type, const char *name, int64_t 
     h = fnv(fnv(fnv(fnv(h, "p", 1), &s, sizeof s), p, strlen(p) + 1), &o, sizeof o);
   }
   if (!h) h = 1;
-  if (!add) {
-    for (size_t j = pg->seen_cap ? h & (pg->seen_cap - 1) : 0; pg->seen_cap && pg->seen[j]; j = (j + 1) & (pg->seen_cap - 1))
-      if (pg->seen[j] == h) return 1;
-    return 0;
-  }
+  for (size_t j = h & (pg->seen_cap - 1); pg->seen_cap && pg->seen[j]; j = (j + 1) & (pg->seen_cap - 1))
+    if (pg->seen[j] == h) return 1;
+  if (!add) return 0;
   if (2 * (pg->seen_n + 1) > pg->seen_cap) { /* grow, keeping it at most half full */
     size_t cap = pg->seen_cap ? 2 * pg->seen_cap : 4096;
     uint64_t *t = calloc(cap, sizeof *t);
@@ -93,8 +87,7 @@ int kip_pg_batch_met(kip_nexus *nx, const char *type, const char *name, int64_t 
     pg->seen_cap = cap;
   }
   size_t j = h & (pg->seen_cap - 1);
-  for (; pg->seen[j]; j = (j + 1) & (pg->seen_cap - 1))
-    if (pg->seen[j] == h) return 1;
+  while (pg->seen[j]) j = (j + 1) & (pg->seen_cap - 1);
   pg->seen[j] = h;
   pg->seen_n++;
   return 0;

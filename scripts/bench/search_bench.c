@@ -27,7 +27,6 @@
 #include "kip.h"
 #include "kvec.h"
 
-
 static const char **vocab;
 static int nvocab;
 
