@@ -42,6 +42,21 @@ endif()
 add_test(NAME e2e_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e_cli.sh ${CMAKE_BINARY_DIR})
 
 # MCP server driven by a scripted client
+# Randomized trials (kills at random moments, random writes before a cycle):
+# the plain tree runs the full counts; the sanitizer tree, whose every
+# process is 3-5x slower, looks for memory errors on the same paths with a
+# third of them (CI's time budget; README "Tests, sanitizers, fuzzing")
+if(KIP_SANITIZE)
+  set(KIP_TRIALS_CRASH 6)
+  set(KIP_TRIALS_SLEEP_CRASH 20)
+  set(KIP_TRIALS_SLEEP_INCREMENTAL 12)
+  set(KIP_TRIALS_ARG_OFFLINE 4)
+else()
+  set(KIP_TRIALS_CRASH 12)
+  set(KIP_TRIALS_SLEEP_CRASH 60)
+  set(KIP_TRIALS_SLEEP_INCREMENTAL 40)
+  set(KIP_TRIALS_ARG_OFFLINE 12)
+endif()
 find_program(PYTHON3_FOR_E2E python3)
 if(PYTHON3_FOR_E2E)
   add_test(NAME e2e_mcp COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_mcp.py ${CMAKE_BINARY_DIR}/kip)
@@ -75,7 +90,7 @@ if(PYTHON3_FOR_E2E)
   # the ARG guard hook (a model adding refusals the rules have no words for), against a stub server
   add_test(NAME e2e_arg_guard_llm COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_guard_llm.py ${CMAKE_BINARY_DIR})
   # SIGKILL a random writer again and again: indexes and vectors stay consistent
-  add_test(NAME e2e_crash COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_crash.py ${CMAKE_BINARY_DIR} 12)
+  add_test(NAME e2e_crash COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_crash.py ${CMAKE_BINARY_DIR} ${KIP_TRIALS_CRASH})
   # the core's layering (docs/architecture.md): no upward include and, read
   # from the built objects with nm, no upward call and no call cycle between
   # families; its header list is true
@@ -96,9 +111,9 @@ if(PYTHON3_FOR_E2E)
   add_test(NAME e2e_sleep COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_sleep.py ${CMAKE_BINARY_DIR} fixture)
   # ... on a nexus that also holds an ARG ontology and mind data (what they own is left alone)
   add_test(NAME e2e_sleep_neighbours COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_sleep.py ${CMAKE_BINARY_DIR} neighbours)
-  add_test(NAME e2e_sleep_crash COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_sleep.py ${CMAKE_BINARY_DIR} crash 60)
+  add_test(NAME e2e_sleep_crash COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_sleep.py ${CMAKE_BINARY_DIR} crash ${KIP_TRIALS_SLEEP_CRASH})
   # ... incremental cycles after random agent writes leave what a full cycle leaves
-  add_test(NAME e2e_sleep_incremental COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_sleep.py ${CMAKE_BINARY_DIR} incremental 40)
+  add_test(NAME e2e_sleep_incremental COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_sleep.py ${CMAKE_BINARY_DIR} incremental ${KIP_TRIALS_SLEEP_INCREMENTAL})
   # the throwaway PostgreSQL 15 clusters the server backend's tests will run on (docs/postgresql.md)
   add_test(NAME e2e_pg_cluster COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/pg_cluster.py selftest)
   # 8 client processes x 40 s of EXPECT VERSION increments on the PostgreSQL backend, then
@@ -111,7 +126,7 @@ if(PYTHON3_FOR_E2E)
   # the ARG online loop on ../shared/arg: eval scored by its check.py, replay, JSON Schemas, MCP
   add_test(NAME e2e_arg COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg.py ${CMAKE_BINARY_DIR})
   # the offline loop: learn from feedback, publish, roll back, pinning under concurrent publishes, kill -9
-  add_test(NAME e2e_arg_offline COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_offline.py ${CMAKE_BINARY_DIR} 12)
+  add_test(NAME e2e_arg_offline COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_offline.py ${CMAKE_BINARY_DIR} ${KIP_TRIALS_ARG_OFFLINE})
   # the adversarial suite over the CLI, MCP (the official SDK client) and HTTP (nginx), on two ontologies
   if(KIP_SANITIZE) # an ASan-instrumented kip/core.so cannot load into nginx: the plain tree runs the HTTP leg
     add_test(NAME e2e_arg_adversarial COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_arg_adversarial.py ${CMAKE_BINARY_DIR} --no-http)
@@ -193,12 +208,21 @@ if(EXISTS "${KIP_CONFORMANCE_DIR}/run_conformance.py")
       set_tests_properties(conformance_${n} PROPERTIES DISABLED TRUE)
     endif()
   endforeach()
-  # ... and on the PostgreSQL backend, each file on a throwaway cluster of its
-  # own (tests/pg_conformance.py; docs/postgresql.md), pending lists as above
+  # ... and on the PostgreSQL backend (tests/pg_conformance.py; docs/postgresql.md),
+  # pending lists as above: every file on one throwaway cluster of the build
+  # tree, which ctest starts before the first of them and stops after the last
+  # (a fresh nexus per case, as on SQLite)
+  set(KIP_PG_CLUSTER_STATE ${CMAKE_BINARY_DIR}/pg-conformance-cluster.json)
+  add_test(NAME pg_conformance_cluster_start COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/pg_cluster.py start ${KIP_PG_CLUSTER_STATE})
+  add_test(NAME pg_conformance_cluster_stop COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/pg_cluster.py stop ${KIP_PG_CLUSTER_STATE})
+  set_tests_properties(pg_conformance_cluster_start PROPERTIES FIXTURES_SETUP pg_conformance)
+  set_tests_properties(pg_conformance_cluster_stop PROPERTIES FIXTURES_CLEANUP pg_conformance)
   foreach(f IN LISTS KIP_CASE_FILES)
     get_filename_component(n ${f} NAME_WE)
     add_test(NAME conformance_pg_${n} COMMAND ${CMAKE_SOURCE_DIR}/tests/conformance.sh
              ${CMAKE_SOURCE_DIR}/tests/pg_conformance.py ${CMAKE_BINARY_DIR}/kip ${f} ${KIP_PENDING_PG_${n}})
+    set_tests_properties(conformance_pg_${n} PROPERTIES FIXTURES_REQUIRED pg_conformance
+                         ENVIRONMENT "KIP_PG_CLUSTER=${KIP_PG_CLUSTER_STATE}")
   endforeach()
 else()
   # the suite is not there: one test that says so, reported as skipped

@@ -8,12 +8,15 @@ every case runs on a fresh nexus as it does on SQLite. It takes the
 runner's own arguments, so tests/conformance.sh runs it as it runs the
 runner (ctest conformance_pg_<file>):
 
-    pg_conformance.py --bin KIP [--url URL] [runner options] CASE_FILE...
+    pg_conformance.py --bin KIP [--url URL | --cluster STATE_FILE] [runner options] CASE_FILE...
 
 The runner is the one beside the case files' folder (or
 $KIP_CONFORMANCE_RUNNER); --url uses a running server instead of starting
-one (pg_cluster.py serve). Prints the runner's output; exits with its status.
+one (pg_cluster.py serve), --cluster the one `pg_cluster.py start
+STATE_FILE` left running (also $KIP_PG_CLUSTER: ctest starts one for all
+conformance_pg tests of a build tree). Prints the runner's output; exits with its status.
 """
+import json
 import os
 import stat
 import subprocess
@@ -46,7 +49,14 @@ def take(args, flag):
 
 def main(argv):
     rest = list(argv)
-    kip, url = take(rest, "--bin"), take(rest, "--url")
+    kip, url, state = take(rest, "--bin"), take(rest, "--url"), take(rest, "--cluster") or os.environ.get("KIP_PG_CLUSTER")
+    if state:
+        try:
+            with open(state) as f:
+                url = json.load(f)["url"]
+        except (OSError, ValueError, KeyError) as e:
+            print(f"FAIL: no running cluster in {state} ({e}): the test pg_conformance_cluster starts it")
+            return 1
     cases = [a for a in rest if a.endswith(".json")]
     runner = os.environ.get("KIP_CONFORMANCE_RUNNER") or (
         os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(cases[0]))), "run_conformance.py") if cases else None)
