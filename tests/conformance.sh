@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# Runs one conformance case file. Passes when the runner ran every case of
-# the file (its summary line "N passed, M failed" with N + M > 0) and every
+# Runs conformance case files (one, or several in one runner: the
+# PostgreSQL backend's, on one server). Passes when the runner ran every
+# case (its last summary line "N passed, M failed" with N + M > 0) and every
 # failing case is listed as pending (statements not implemented yet; each
 # named in cmake/tests.cmake). A runner that cannot start, a missing case
 # file or a summary that is not there is a failure, never a pass.
-# Usage: conformance.sh RUNNER KIP_BIN CASE_FILE [pending_case...]
+# Usage: conformance.sh RUNNER KIP_BIN CASE_FILE.json... [pending_case...]
 set -u
-runner=$1 bin=$2 file=$3; shift 3
-for f in "$runner" "$bin" "$file"; do
+runner=$1 bin=$2; shift 2
+files=()
+while [ $# -gt 0 ] && [[ "$1" == *.json ]]; do files+=("$1"); shift; done
+[ ${#files[@]} -gt 0 ] || { echo "FAIL: no case file given"; exit 1; }
+for f in "$runner" "$bin" "${files[@]}"; do
   [ -e "$f" ] || { echo "FAIL: $f does not exist (the conformance suite lives in ../shared/conformance)"; exit 1; }
 done
-out=$(python3 "$runner" --bin "$bin" "$file" 2>&1)
+file="${files[*]}"
+out=$(python3 "$runner" --bin "$bin" "${files[@]}" 2>&1)
 rc=$?
 echo "$out"
 summary=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)

@@ -6,7 +6,8 @@ nothing; a target that holds something else is not verified (exit 1); kip
 dump of the PostgreSQL nexus restored into a new PostgreSQL nexus and into an
 SQLite file gives the same export. A link's endpoints exist whoever writes
 (the statement-level checks of schema v4, written around the engine by
-psql), and a nexus of schema v3 (foreign keys) is brought to v5 when opened.
+psql), and a nexus of schema v3 (foreign keys, no vectors) is brought to the
+current version (v6) when opened.
 
 Usage: e2e_pg_migrate.py BUILD_DIR [SHARED_DIR]   (default: $KIP_SHARED, else ../shared beside the checkout)
 """
@@ -60,9 +61,12 @@ def endpoints(kip, cluster, url):
     check("deleting an element a link names is refused by the schema", e and "was deleted" in e, e)
     e = refused(cluster, s + f"UPDATE element SET object = 77777777 WHERE id = {lid}")
     check("repointing a link at a missing element is refused", e and "does not exist" in e, e)
-    # a v3 nexus (per-row foreign keys) opened by this build: the keys go
+    # a v3 nexus (per-row foreign keys, no vectors) opened by this build: the
+    # keys go, the vector tables come and the elements are embedded
     cluster.psql(s + "ALTER TABLE element ADD FOREIGN KEY (subject) REFERENCES element(id), "
                  "ADD FOREIGN KEY (object) REFERENCES element(id); "
+                 "DROP TABLE search_vector, search_vector_pending; "
+                 "DELETE FROM kip_info WHERE key IN ('vector_model', 'vector_dim'); "
                  "UPDATE kip_info SET value = '3' WHERE key = 'pg_schema_version'")
     r = subprocess.run([kip, "--db", url, "exec", 'FIND(COUNT(?p)) WHERE { ?p {type: "Person"} }'],
                        capture_output=True, text=True)
@@ -70,7 +74,10 @@ def endpoints(kip, cluster, url):
                         "AND contype = 'f'")
     version = cluster.psql(s + "SELECT value FROM kip_info WHERE key = 'pg_schema_version'")
     check("a v3 nexus is brought to the current version when opened (its foreign keys dropped)",
-          r.returncode == 0 and keys == "0" and version == "5", (r.stderr, keys, version))
+          r.returncode == 0 and keys == "0" and version == "6", (r.stderr, keys, version))
+    missing = cluster.psql(s + "SELECT count(*) FROM element e WHERE NOT EXISTS "
+                           "(SELECT 1 FROM search_vector v WHERE v.id = e.id)")
+    check("... and its elements have vectors for semantic SEARCH (the local embedder)", missing == "0", missing)
 
 
 def main(argv):

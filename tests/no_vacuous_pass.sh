@@ -22,6 +22,12 @@ printf 'print("no summary here")\n' > "$TMP/runner.py"
 expect "conformance: a runner that prints no summary fails" 1 "$HERE/tests/conformance.sh" "$TMP/runner.py" "$BUILD/kip" "$TMP/empty.json"
 printf 'print("0 passed, 0 failed")\n' > "$TMP/zero.py"
 expect "conformance: a runner that ran no case fails" 1 "$HERE/tests/conformance.sh" "$TMP/zero.py" "$BUILD/kip" "$TMP/empty.json"
+# on PostgreSQL, several files side by side: one whose runner printed no summary fails the whole
+printf 'import sys\nprint("3 passed, 0 failed" if sys.argv[-1].endswith("a.json") else "no summary here")\n' > "$TMP/half.py"
+cp "$TMP/empty.json" "$TMP/a.json"; cp "$TMP/empty.json" "$TMP/b.json"
+expect "conformance on PostgreSQL: a file whose runner printed no summary fails" 1 \
+  env KIP_CONFORMANCE_RUNNER="$TMP/half.py" python3 "$HERE/tests/pg_conformance.py" --bin "$BUILD/kip" \
+  --url postgresql://nobody@127.0.0.1:1/none "$TMP/a.json" "$TMP/b.json"
 export KIP_SHARED="$TMP/no-shared-here"
 for t in e2e_arg.py e2e_arg_offline.py e2e_arg_adversarial.py; do
   expect "$t without the fixtures: a counted skip" 77 python3 "$HERE/tests/$t" "$BUILD"

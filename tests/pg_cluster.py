@@ -14,8 +14,6 @@ standby beside it is a `pg_basebackup -R` copy streaming from it.
 
     pg_cluster.py selftest                # the harness itself, as ctest runs it
     pg_cluster.py serve                   # a cluster for working by hand: prints its URL
-    pg_cluster.py start STATE_FILE        # a cluster left running for several tests (ctest's
-    pg_cluster.py stop STATE_FILE         #   fixture of the conformance_pg tests): URL in STATE_FILE
 
 Exit 77 (ctest: skipped) when PostgreSQL 15's binaries are not installed
 (scripts/setup-deps installs them).
@@ -227,57 +225,7 @@ def serve():
     return 0
 
 
-def start_shared(state_file):
-    """a cluster that outlives this process (ctest's FIXTURES_SETUP): its
-    directory, pid and URL written to state_file as JSON. A cluster a
-    previous run left behind in state_file is stopped first."""
-    import json
-    stop_shared(state_file)
-    if not available():
-        print(f"FAIL: PostgreSQL 15 is not installed ({BIN}; scripts/setup-deps installs it)")
-        return 1
-    root = tempfile.mkdtemp(prefix="kip-pg-shared-")
-    try:
-        cl = Cluster(root).start()
-    except (RuntimeError, OSError) as e:
-        shutil.rmtree(root, ignore_errors=True)
-        print(f"FAIL: could not start the cluster: {e}")
-        return 1
-    with open(state_file, "w") as f:
-        json.dump({"root": root, "pid": cl.pid, "url": cl.url()}, f)
-    print(f"started {cl.url()} (pid {cl.pid}, {root})")
-    return 0
-
-
-def stop_shared(state_file):
-    """stops the cluster of state_file by its pid (if the pid is still that
-    cluster's postmaster) and removes its directory and the state file"""
-    import json
-    try:
-        with open(state_file) as f:
-            state = json.load(f)
-    except (OSError, ValueError):
-        return 0
-    root, pid = state.get("root", ""), state.get("pid")
-    try:
-        with open(os.path.join(root, "primary", "postmaster.pid")) as f:
-            alive = int(f.readline()) == pid
-    except (OSError, ValueError):
-        alive = False
-    if alive:
-        cl = Cluster(root, init=False)
-        cl.pid = pid
-        cl.stop("immediate")  # its data is thrown away: no shutdown checkpoint
-        print(f"stopped pid {pid}")
-    if root.startswith(tempfile.gettempdir()):
-        shutil.rmtree(root, ignore_errors=True)
-    os.unlink(state_file)
-    return 0
-
-
 if __name__ == "__main__":
-    if len(sys.argv) > 2 and sys.argv[1] in ("start", "stop"):
-        sys.exit((start_shared if sys.argv[1] == "start" else stop_shared)(sys.argv[2]))
     if len(sys.argv) > 1 and sys.argv[1] == "selftest":
         sys.exit(selftest())
     if len(sys.argv) > 1 and sys.argv[1] == "serve":

@@ -6,18 +6,20 @@ suite's run_conformance.py with a `kip` that maps each case's database path
 to a nexus of that cluster (postgresql://…?nexus=<hash of the path>), so
 every case runs on a fresh nexus as it does on SQLite. It takes the
 runner's own arguments, so tests/conformance.sh runs it as it runs the
-runner (ctest conformance_pg_<file>):
+runner (ctest conformance_pg, every case file):
 
-    pg_conformance.py --bin KIP [--url URL | --cluster STATE_FILE] [runner options] CASE_FILE...
+    pg_conformance.py --bin KIP [--url URL] [--jobs N] [runner options] CASE_FILE...
 
 The runner is the one beside the case files' folder (or
 $KIP_CONFORMANCE_RUNNER); --url uses a running server instead of starting
-one (pg_cluster.py serve), --cluster the one `pg_cluster.py start
-STATE_FILE` left running (also $KIP_PG_CLUSTER: ctest starts one for all
-conformance_pg tests of a build tree). Prints the runner's output; exits with its status.
+one (pg_cluster.py serve). Several case files run side by side on the one
+server, a runner each (--jobs, default 2); their outputs are printed one
+after another, then the total ("N passed, M failed"). Exits nonzero when
+any runner did.
 """
-import json
+import concurrent.futures
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -49,15 +51,9 @@ def take(args, flag):
 
 def main(argv):
     rest = list(argv)
-    kip, url, state = take(rest, "--bin"), take(rest, "--url"), take(rest, "--cluster") or os.environ.get("KIP_PG_CLUSTER")
-    if state:
-        try:
-            with open(state) as f:
-                url = json.load(f)["url"]
-        except (OSError, ValueError, KeyError) as e:
-            print(f"FAIL: no running cluster in {state} ({e}): the test pg_conformance_cluster starts it")
-            return 1
+    kip, url, jobs = take(rest, "--bin"), take(rest, "--url"), int(take(rest, "--jobs") or 2)
     cases = [a for a in rest if a.endswith(".json")]
+    options = [a for a in rest if not a.endswith(".json")]
     runner = os.environ.get("KIP_CONFORMANCE_RUNNER") or (
         os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(cases[0]))), "run_conformance.py") if cases else None)
     if not kip or not runner or not os.path.exists(runner):
@@ -70,7 +66,26 @@ def main(argv):
         with open(wrapper, "w") as f:
             f.write(WRAPPER.replace("{kip}", kip).replace("{url}", server))
         os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IEXEC)
-        return subprocess.run([sys.executable, runner, "--bin", wrapper] + rest).returncode
+        if len(cases) == 1:
+            return subprocess.run([sys.executable, runner, "--bin", wrapper] + options + cases).returncode
+
+        def one(case):
+            return subprocess.run([sys.executable, runner, "--bin", wrapper] + options + [case],
+                                  capture_output=True, text=True)
+
+        passed = failed = status = 0
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for case, r in zip(cases, pool.map(one, cases)):
+                print(r.stdout + r.stderr, end="", flush=True)
+                status = status or r.returncode
+                m = re.findall(r"^(\d+) passed, (\d+) failed$", r.stdout, re.M)
+                if not m:  # a FAIL line tests/conformance.sh counts: the file's cases did not run
+                    print(f"FAIL {os.path.basename(case)}::(runner) printed no summary (exit {r.returncode})")
+                    status = status or 1
+                    continue
+                passed, failed = passed + int(m[-1][0]), failed + int(m[-1][1])
+        print(f"{passed} passed, {failed} failed")
+        return status
 
     if url:
         with tempfile.TemporaryDirectory(prefix="kip-pgconf-") as tmp:

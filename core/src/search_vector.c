@@ -30,10 +30,6 @@ int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim) {
   *out = NULL;
   kip_vector_status vs;
   kip_error e;
-  if (nx->sql_dialect == KIP_SQL_POSTGRESQL) {
-    kip_warn(c, "vectors are not kept on the PostgreSQL backend yet; keyword search was used (docs/postgresql.md)");
-    return 0;
-  }
   if (kip_vector_state(nx, &vs, &e)) {
     *c->err = e;
     return e.code;
@@ -160,6 +156,7 @@ static int vectors_stmt(kip_ctx *c, const ast_search *q, search_scope *sc, int w
   int rc = kip_prepare(c->nx, sql.p, (int)sql.len, st);
   kip_buf_free(&sql);
   if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching vectors");
+  kip_stmt_binary_results(*st); /* every vector of the range: their bytes, not their text */
   search_bind_filter(sc, q, *st);
   kip_bind_int64(*st, 9004, q->propositions ? 1 : 0);
   return 0;

@@ -41,6 +41,13 @@ int kip_bind_text_owned(kip_stmt *st, int i, char *s, int n);
 void kip_clear_bindings(kip_stmt *st);
 /* bind malloc'd JSON text as a JSON value; the statement frees it */
 int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n);
+/* st's results in the backend's binary form where it has one, until
+** kip_finish: PostgreSQL then sends a bytea's bytes, not their hex text
+** (a scan of every vector). Only integer, text and BLOB columns are read
+** from such a statement. */
+void kip_stmt_binary_results(kip_stmt *st);
+/* bind n bytes (a BLOB; bytea on PostgreSQL), copied */
+int kip_bind_blob(kip_stmt *st, int i, const void *p, int n);
 /* the last store error code of the connection */
 int kip_store_errcode(kip_nexus *nx);
 /* a statement was interrupted (the code kip_store_error maps to KIP_4001/4002) */
@@ -164,11 +171,6 @@ struct kip_nexus {
   "kip_search_text(e.attributes, 1, " subject_name ", " object_name ")"
 #define KIP_SEARCH_BODY_SQL \
   KIP_SEARCH_BODY_OF("(SELECT name FROM element WHERE id = e.subject)", "(SELECT name FROM element WHERE id = e.object)")
-/* all of it, one field per line: what an embedder sees */
-#define KIP_SEARCH_TEXT_SQL                                                                          \
-  "coalesce(" KIP_SEARCH_NAME_SQL ", '') || char(10) || coalesce(" KIP_SEARCH_HEADING_SQL ", '') || char(10) || " \
-  "coalesce(" KIP_SEARCH_BODY_SQL ", '')"
-
 /* the SQLite handle (in-tree tools only: tests, the benchmark's raw-SQL side) */
 struct sqlite3 *kip_store_db(kip_nexus *nx);
 
@@ -412,6 +414,9 @@ int kip_protection(const char *type, const char *name);
 
 /* store_sqlfunc.c: register KIP value semantics as SQL functions */
 int kip_register_sql_functions(kip_nexus *nx);
+/* store_sqlfunc.c: kip_search_text(attributes, which, extra...)'s text appended to b
+** (n: the attributes' length; extra: NULL entries skipped) */
+void kip_search_text_add(kip_buf *b, const char *attributes, size_t n, int which, const char *const *extra, int nextra);
 /* store_sqlfunc.c: kip_search_text alone, on another connection (store_search_build.c) */
 int kip_register_search_text(struct sqlite3 *db);
 

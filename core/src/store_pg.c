@@ -247,11 +247,11 @@ static void check_assumption(struct kip_pg *pg, unsigned read) {
   if (read != pg->data_version) pg->stale = 1;
 }
 
-PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values) {
+PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values, int binary) {
   struct kip_pg *pg = nx->pg;
   kip_pg_drain(pg);
   if (flush_batch(pg)) return NULL;
-  if (!pg->deferred) return PQexecPrepared(pg->conn, name, nparams, values, NULL, NULL, 0);
+  if (!pg->deferred) return PQexecPrepared(pg->conn, name, nparams, values, NULL, NULL, binary);
   const char *first = pg->deferred;
   pg->deferred = NULL;
   if (!PQenterPipelineMode(pg->conn)) return NULL;
@@ -260,7 +260,7 @@ PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *c
   PGresult *got[3] = {NULL, NULL, NULL};
   PQsendQueryParams(pg->conn, first, 0, NULL, NULL, NULL, NULL, 0);
   if (check) PQsendQueryPrepared(pg->conn, PG_ST(nx->stmts[ST_DATA_VERSION])->name, 0, NULL, NULL, NULL, 0);
-  PQsendQueryPrepared(pg->conn, name, nparams, values, NULL, NULL, 0);
+  PQsendQueryPrepared(pg->conn, name, nparams, values, NULL, NULL, binary);
   pipeline_results(pg, got, n);
   if (check) {
     check_assumption(pg, generation_of(got[1]));
@@ -386,6 +386,7 @@ void kip_pg_finish(kip_nexus *nx, kip_stmt *stmt) {
   kip_pg_stmt *st = PG_ST(stmt);
   kip_pg_reset(st);
   kip_pg_clear_bindings(st);
+  st->binary = 0;
   for (int i = 0; i < PG_CACHE_SLOTS; i++)
     if (nx->pg->cache[i] == st) {
       st->busy = 0;

@@ -35,9 +35,11 @@ typedef struct kip_pg_stmt {
   PGresult *res;          /* the result of the running execution */
   int executed, row, nrows;
   char **cells;           /* per column: what kip_col_text / blob decoded for the current row */
+  size_t *cell_lens;      /* ... and its length (bytea and JSON strings may hold NUL bytes) */
   int ncells;
   int cells_row;
   int busy;               /* handed out by kip_prepare, not yet finished */
+  int binary;             /* results in binary form (kip_stmt_binary_results), until finished */
   uint64_t used;
 } kip_pg_stmt;
 
@@ -102,7 +104,7 @@ int64_t kip_pg_rows_written(PGresult *r);
 void kip_pg_drain(struct kip_pg *pg);
 void kip_pg_defer(struct kip_pg *pg, const char *sql);
 void kip_pg_send_without_waiting(struct kip_pg *pg, const char *sql);
-PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values);
+PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values, int binary);
 /* the generation an assuming read assumed, checked now if no statement
 ** checked it yet; 1 when it was stale */
 int kip_pg_assumption_stale(kip_nexus *nx);
@@ -151,6 +153,7 @@ int kip_pg_bind_double(kip_pg_stmt *st, int i, double v);
 int kip_pg_bind_null(kip_pg_stmt *st, int i);
 int kip_pg_bind_text(kip_pg_stmt *st, int i, const char *s, int n);
 int kip_pg_bind_json(kip_pg_stmt *st, int i, const char *s, int n);
+int kip_pg_bind_bytea(kip_pg_stmt *st, int i, const void *p, int n);
 
 /* store_pg_search.c: index the elements waiting in search_dirty (by the
 ** function KIP_PG_SEARCH_SYNC creates, one of the schema's) */

@@ -90,6 +90,22 @@ int kip_pg_bind_json(kip_pg_stmt *st, int i, const char *s, int n) {
   return set_value(st, i, dup_n(s, n < 0 ? strlen(s) : (size_t)n));
 }
 
+/* bytea in its hex text form (\\x…), which the server reads whatever the parameter's inferred type */
+int kip_pg_bind_bytea(kip_pg_stmt *st, int i, const void *p, int n) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *b = p;
+  char *s = malloc(2 + 2 * (size_t)n + 1);
+  if (!s) abort();
+  s[0] = '\\';
+  s[1] = 'x';
+  for (int k = 0; k < n; k++) {
+    s[2 + 2 * k] = hex[b[k] >> 4];
+    s[3 + 2 * k] = hex[b[k] & 15];
+  }
+  s[2 + 2 * (size_t)n] = 0;
+  return set_value(st, i, s);
+}
+
 void kip_pg_clear_bindings(kip_pg_stmt *st) {
   for (int k = 0; k < st->nparams; k++) {
     free(st->values[k]);
@@ -121,6 +137,7 @@ void kip_pg_stmt_free(kip_pg_stmt *st) {
   free(st->pmap);
   free(st->ptypes);
   free(st->cells);
+  free(st->cell_lens);
   free(st->sql);
   free(st);
 }
@@ -129,7 +146,7 @@ int kip_pg_step(kip_pg_stmt *st) {
   struct kip_pg *pg = st->nx->pg;
   if (!st->executed) {
     if (kip_interrupted(st->nx)) return KIP_PG_INTERRUPT;
-    st->res = kip_pg_run(st->nx, st->name, st->nparams, (const char *const *)st->values);
+    st->res = kip_pg_run(st->nx, st->name, st->nparams, (const char *const *)st->values, st->binary);
     st->executed = 1;
     st->row = -1;
     ExecStatusType s = PQresultStatus(st->res);
@@ -152,9 +169,11 @@ int kip_pg_step(kip_pg_stmt *st) {
     int nf = PQnfields(st->res);
     if (nf > st->ncells) {
       char **c = realloc(st->cells, (size_t)nf * sizeof *c);
-      if (!c) abort();
+      size_t *l = realloc(st->cell_lens, (size_t)nf * sizeof *l);
+      if (!c || !l) abort();
       for (int k = st->ncells; k < nf; k++) c[k] = NULL;
       st->cells = c;
+      st->cell_lens = l;
       st->ncells = nf;
     }
   }
@@ -179,9 +198,26 @@ static const char *raw(const kip_pg_stmt *st, int i) {
 
 static int numeric_kind(const char *v) { return strpbrk(v, ".eE") || !strcmp(v, "NaN") ? KIP_COL_REAL : KIP_COL_INT; }
 
+/* binary results (kip_stmt_binary_results): integers in network order, bytea
+** and text as their bytes; other types read as text are not decoded */
+static int64_t binary_int(const kip_pg_stmt *st, int i) {
+  const unsigned char *b = (const unsigned char *)raw(st, i);
+  int n = PQgetlength(st->res, st->row, i);
+  if (!b || n < 1 || n > 8) return 0;
+  uint64_t u = b[0] & 0x80 ? ~(uint64_t)0 : 0; /* sign-extended */
+  for (int k = 0; k < n; k++) u = (u << 8) | b[k];
+  return (int64_t)u;
+}
+
 int kip_pg_col_type(kip_pg_stmt *st, int i) {
   const char *v = raw(st, i);
   if (!v) return KIP_COL_NULL;
+  if (st->binary) {
+    unsigned t = PQftype(st->res, i);
+    return t == OID_BOOL || t == OID_INT2 || t == OID_INT4 || t == OID_INT8 ? KIP_COL_INT
+           : t == OID_BYTEA                                                ? KIP_COL_BLOB
+                                                                           : KIP_COL_TEXT;
+  }
   switch (PQftype(st->res, i)) {
     case OID_BOOL: case OID_INT2: case OID_INT4: case OID_INT8: case OID_OID: return KIP_COL_INT;
     case OID_FLOAT4: case OID_FLOAT8: return KIP_COL_REAL;
@@ -202,6 +238,7 @@ int kip_pg_col_type(kip_pg_stmt *st, int i) {
 int64_t kip_pg_col_int64(kip_pg_stmt *st, int i) {
   const char *v = raw(st, i);
   if (!v) return 0;
+  if (st->binary) return kip_pg_col_type(st, i) == KIP_COL_INT ? binary_int(st, i) : 0;
   if (PQftype(st->res, i) == OID_BOOL) return *v == 't';
   if (kip_pg_col_type(st, i) == KIP_COL_REAL) return (int64_t)strtod(v, NULL);
   return strtoll(v, NULL, 10);
@@ -210,6 +247,7 @@ int64_t kip_pg_col_int64(kip_pg_stmt *st, int i) {
 double kip_pg_col_double(kip_pg_stmt *st, int i) {
   const char *v = raw(st, i);
   if (!v) return 0;
+  if (st->binary) return kip_pg_col_type(st, i) == KIP_COL_INT ? (double)binary_int(st, i) : 0;
   if (PQftype(st->res, i) == OID_BOOL) return *v == 't';
   return strtod(v, NULL);
 }
@@ -221,8 +259,12 @@ static const char *cell(kip_pg_stmt *st, int i, size_t *len) {
   *len = 0;
   if (!v) return NULL;
   if (st->cells[i]) {
-    *len = strlen(st->cells[i]);
+    *len = st->cell_lens[i];
     return st->cells[i];
+  }
+  if (st->binary) {
+    *len = (size_t)PQgetlength(st->res, st->row, i);
+    return v;
   }
   unsigned t = PQftype(st->res, i);
   int kind = kip_pg_col_type(st, i);
@@ -234,7 +276,7 @@ static const char *cell(kip_pg_stmt *st, int i, size_t *len) {
     if (!b) return NULL;
     st->cells[i] = dup_n((const char *)b, n);
     PQfreemem(b);
-    *len = n;
+    *len = st->cell_lens[i] = n;
     return st->cells[i];
   } else if ((t == OID_JSON || t == OID_JSONB) && kind == KIP_COL_TEXT) {
     json_t *s = json_loads(v, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
@@ -243,7 +285,7 @@ static const char *cell(kip_pg_stmt *st, int i, size_t *len) {
       return NULL;
     }
     st->cells[i] = dup_n(json_string_value(s), json_string_length(s));
-    *len = json_string_length(s);
+    *len = st->cell_lens[i] = json_string_length(s);
     json_decref(s);
     return st->cells[i];
   } else if (t == OID_JSONB && kind == KIP_COL_BLOB) {
@@ -256,7 +298,7 @@ static const char *cell(kip_pg_stmt *st, int i, size_t *len) {
     *len = (size_t)PQgetlength(st->res, st->row, i);
     return v;
   }
-  *len = strlen(st->cells[i]);
+  *len = st->cell_lens[i] = strlen(st->cells[i]);
   return st->cells[i];
 }
 

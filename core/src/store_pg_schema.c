@@ -29,7 +29,7 @@
 
 #include "store_pg.h"
 
-#define PG_SCHEMA_VERSION 5
+#define PG_SCHEMA_VERSION 6
 
 /* the write generation (store_tx.c bumps it as a writer commits) */
 #define PG_GENERATION "SELECT coalesce((SELECT value::bigint FROM kip_info WHERE key = 'write_generation'), 0)"
@@ -76,6 +76,14 @@ static const char *const SEARCH_V2 =
     "CREATE TABLE search_doc(id bigint PRIMARY KEY, doc tsvector NOT NULL, name text, heading text);\n"
     "CREATE INDEX search_doc_words ON search_doc USING gin(doc);\n"
     "INSERT INTO search_dirty(id) SELECT id FROM element ON CONFLICT DO NOTHING;\n";
+
+/* v6: the vectors of SEARCH MODE "semantic" | "hybrid" (store_vectors.c),
+** one int8 unit vector per element, and the elements waiting for one */
+static const char *const VECTORS_V6 =
+    "CREATE TABLE IF NOT EXISTS search_vector(prop int NOT NULL, kind text COLLATE \"C\" NOT NULL,\n"
+    "  id bigint PRIMARY KEY, vec bytea NOT NULL);\n"
+    "CREATE INDEX IF NOT EXISTS search_vector_kind ON search_vector(prop, kind, id);\n"
+    "CREATE TABLE IF NOT EXISTS search_vector_pending(id bigint PRIMARY KEY);\n";
 
 static const char *const FUNCTIONS[] = {
     /* the SEARCH index's list is written and emptied by every commit:
@@ -360,6 +368,7 @@ int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err) {
     for (int i = 0; !rc && TABLES[i]; i++) rc = kip_pg_exec(nx, TABLES[i], err, "creating the nexus's tables");
   }
   if (!rc && v < 2) rc = kip_pg_exec(nx, SEARCH_V2, err, "creating the SEARCH index");
+  if (!rc && v < 6) rc = kip_pg_exec(nx, VECTORS_V6, err, "creating the vector index");
   /* v4: the endpoints are checked per statement (FUNCTIONS' triggers) */
   if (!rc && exists && v < 4)
     rc = kip_pg_exec(nx, "ALTER TABLE element DROP CONSTRAINT IF EXISTS element_subject_fkey, "

@@ -8,8 +8,8 @@
 ** name and heading as text for substring matches. Kept like SQLite's index:
 ** the elements written since the last sync wait in search_dirty (marked
 ** by the store and the element trigger) and are indexed again in the
-** writer's transaction before its commit (store_tx.c). Ranked by
-** search_keyword.c (ts_rank_cd).
+** writer's transaction before its commit (store_tx.c), their vectors
+** first (store_vectors.c). Ranked by search_keyword.c (ts_rank_cd).
 */
 #include "store_pg.h"
 
@@ -55,6 +55,8 @@ int kip_pg_search_sync(kip_nexus *nx, kip_error *err) {
   kip_reset(st);
   if (rc == KIP_DONE) return 0;
   if (rc != KIP_ROW) return kip_pg_error(nx, rc, err, "indexing for SEARCH");
+  /* the vectors of what changed, from the list the sync below empties (store_vectors.c) */
+  if (kip_vector_sync(nx, "search_dirty", err)) return err->code;
   /* (a function: its statements are planned once per connection, where the
   ** script was planned at every commit — 2 ms of a single-item UPSERT) */
   return kip_pg_exec(nx, "SELECT kip_search_sync()", err, "indexing for SEARCH");

@@ -63,6 +63,12 @@ int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n) {
   free(s);
   return rc;
 }
+void kip_stmt_binary_results(kip_stmt *st) {
+  if (PG_IS(st)) PG_ST(st)->binary = 1;
+}
+int kip_bind_blob(kip_stmt *st, int i, const void *p, int n) {
+  return PG_IS(st) ? kip_pg_bind_bytea(PG_ST(st), i, p, n) : sqlite3_bind_blob(SQ(st), i, p, n, SQLITE_TRANSIENT);
+}
 int kip_store_errcode(kip_nexus *nx) { return nx->pg ? KIP_PG_ERROR : sqlite3_errcode(nx->db); }
 int kip_store_interrupt_code(void) { return SQLITE_INTERRUPT; }
 int64_t kip_store_changes(kip_nexus *nx) { return nx->pg ? nx->pg->changes : sqlite3_changes64(nx->db); }

@@ -504,19 +504,20 @@ static void fn_kv_json(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 ** attributes (nested ones too); then each non-NULL extra
 ** argument (endpoint names of a proposition); newline-separated. Used by the index
 ** triggers (store.c), so a write the engine did not make cannot bypass it. */
-static void collect_strings(kip_buf *b, const json_t *v, int depth) {
+/* (the text starts at b->p + start: a newline between strings, none before the first) */
+static void collect_strings(kip_buf *b, size_t start, const json_t *v, int depth) {
   if (depth > 32) return;
   if (json_is_string(v)) {
-    if (b->len) kip_buf_addc(b, '\n');
+    if (b->len > start) kip_buf_addc(b, '\n');
     kip_buf_add(b, json_string_value(v), json_string_length(v));
   } else if (json_is_array(v)) {
     size_t i;
     json_t *x;
-    json_array_foreach(v, i, x) collect_strings(b, x, depth + 1);
+    json_array_foreach(v, i, x) collect_strings(b, start, x, depth + 1);
   } else if (json_is_object(v)) {
     const char *k;
     json_t *x;
-    json_object_foreach((json_t *)v, k, x) collect_strings(b, x, depth + 1);
+    json_object_foreach((json_t *)v, k, x) collect_strings(b, start, x, depth + 1);
   }
 }
 
@@ -528,28 +529,36 @@ static int is_heading_key(const char *k) {
   return 0;
 }
 
-static void fn_search_text(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  if (argc < 2) return;
-  const char *text = (const char *)sqlite3_value_text(argv[0]);
-  int which = sqlite3_value_int(argv[1]);
-  int n = text ? sqlite3_value_bytes(argv[0]) : 0;
+/* the text appended to b (the SQL function's and the vectors' text, store_vectors.c) */
+void kip_search_text_add(kip_buf *b, const char *attributes, size_t n, int which, const char *const *extra, int nextra) {
   /* most propositions carry no attributes: no JSON to parse */
   /* (the reader requests use: jansson's own sets up more than a small object costs to read) */
-  json_t *attrs = n > 2 || (n == 2 && strcmp(text, "{}")) ? kip_json_parse_fast(text, (size_t)n) : NULL;
-  if (!attrs && n > 2) attrs = json_loadb(text, (size_t)n, 0, NULL);
-  kip_buf b;
-  kip_buf_init(&b);
+  json_t *attrs = attributes && (n > 2 || (n == 2 && strcmp(attributes, "{}"))) ? kip_json_parse_fast(attributes, n) : NULL;
+  if (!attrs && attributes && n > 2) attrs = json_loadb(attributes, n, 0, NULL);
+  size_t start = b->len;
   if (json_is_object(attrs)) {
     const char *k;
     json_t *x;
-    json_object_foreach(attrs, k, x) if (is_heading_key(k) == (which == 0)) collect_strings(&b, x, 1);
+    json_object_foreach(attrs, k, x) if (is_heading_key(k) == (which == 0)) collect_strings(b, start, x, 1);
   }
   json_decref(attrs);
-  for (int i = 2; i < argc; i++) {
-    if (sqlite3_value_type(argv[i]) != SQLITE_TEXT) continue;
-    if (b.len) kip_buf_addc(&b, '\n');
-    kip_buf_add(&b, (const char *)sqlite3_value_text(argv[i]), (size_t)sqlite3_value_bytes(argv[i]));
+  for (int i = 0; i < nextra; i++) {
+    if (!extra[i]) continue;
+    if (b->len > start) kip_buf_addc(b, '\n');
+    kip_buf_adds(b, extra[i]);
   }
+}
+
+static void fn_search_text(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  if (argc < 2) return;
+  const char *text = (const char *)sqlite3_value_text(argv[0]);
+  const char *extra[8];
+  int nextra = 0;
+  for (int i = 2; i < argc && nextra < 8; i++)
+    extra[nextra++] = sqlite3_value_type(argv[i]) == SQLITE_TEXT ? (const char *)sqlite3_value_text(argv[i]) : NULL;
+  kip_buf b;
+  kip_buf_init(&b);
+  kip_search_text_add(&b, text, text ? (size_t)sqlite3_value_bytes(argv[0]) : 0, sqlite3_value_int(argv[1]), extra, nextra);
   if (b.len) sqlite3_result_text(ctx, b.p, (int)b.len, SQLITE_TRANSIENT);
   else sqlite3_result_null(ctx);
   kip_buf_free(&b);

@@ -14,28 +14,33 @@
 ** which runs the embedder outside any transaction and writes a vector only
 ** if the element has not changed meanwhile). A nexus never holds a vector
 ** that disagrees with its element's current text, whatever crashes when.
+**
+** Both backends, through the row API: on PostgreSQL the same two tables
+** live in the nexus's schema (store_pg_schema.c v6; vec a bytea), kept by
+** the writer's commit before the SEARCH index's own sync (store_pg_search.c)
+** and scanned by the client like SQLite's (docs/postgresql.md "Vectors").
 */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_sqlite.h"
-
-/* a PostgreSQL nexus has no vectors yet (docs/postgresql.md) */
-static int no_vectors(kip_error *err) {
-  return kip_err(err, KIP_E_INTERNAL, "Use keyword search there, or an SQLite nexus for semantic search (docs/postgresql.md).",
-                 "vectors are not kept on the PostgreSQL backend yet");
-}
-
+#include "store.h"
 
 #define EMBED_BATCH 64
 #define ADOPT_AT_ONCE_MAX 20000
 #define VECTORS_PER_REQUEST 512 /* a backlog too large to embed at open: embedded this many after each request */
 
-/* the text an element is embedded from: name, heading, body (store.h) */
+/* what an element's text is made of (element_text), columns 5..8 of a row */
+#define TEXT_COLUMNS_SQL \
+  "coalesce(e.name, e.predicate), e.attributes, (SELECT name FROM element WHERE id = e.subject), " \
+  "(SELECT name FROM element WHERE id = e.object)"
 #define VECTOR_ROW_SQL(from)                                                                                \
   "SELECT d.id, e.id IS NOT NULL, e.predicate IS NOT NULL, coalesce(e.type, e.predicate), e.version, "      \
-  KIP_SEARCH_TEXT_SQL " FROM " from " d LEFT JOIN element e ON e.id = d.id"
+  TEXT_COLUMNS_SQL " FROM " from " d LEFT JOIN element e ON e.id = d.id"
+/* a vector written: replacing the element's earlier one */
+#define PUT_VECTOR_SQLITE "INSERT OR REPLACE INTO search_vector(prop, kind, id, vec) VALUES(?1, ?2, ?3, ?4)"
+/* elements queued for embedding (SQLite reads WHERE true to parse the upsert) */
+#define QUEUE_SQL(from) "INSERT INTO search_vector_pending(id) SELECT id FROM " from " WHERE true ON CONFLICT DO NOTHING"
 
 /* the recorded model and dimension; model[0] == 0 when vectors are off.
 ** Read at every commit that changed text: the statement stays prepared
@@ -43,17 +48,17 @@ static int no_vectors(kip_error *err) {
 static int recorded_model(kip_nexus *nx, char *model, size_t n, int *dim) {
   model[0] = 0;
   *dim = 0;
-  sqlite3_stmt *st;
-  int rc = kip_prepare_sq(nx, "SELECT key, value FROM kip_info WHERE key IN ('vector_model', 'vector_dim')", -1, &st);
-  if (rc != SQLITE_OK) return rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
+  kip_stmt *st;
+  int rc = kip_prepare(nx, "SELECT key, value FROM kip_info WHERE key IN ('vector_model', 'vector_dim')", -1, &st);
+  if (rc != KIP_STORE_OK) return rc;
+  while ((rc = kip_step(st)) == KIP_ROW) {
+    const char *k = kip_col_text(st, 0), *v = kip_col_text(st, 1);
     if (!k || !v) continue;
     if (!strcmp(k, "vector_model")) snprintf(model, n, "%s", v);
     else *dim = atoi(v);
   }
-  kip_finish_sq(nx, st);
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+  kip_finish(nx, st);
+  return rc == KIP_DONE ? KIP_STORE_OK : rc;
 }
 
 static int embedder_matches(kip_nexus *nx, const char *model, int dim) {
@@ -95,70 +100,193 @@ static void rows_free(pending_row *r, int n) {
   }
 }
 
+/* ------------------------------------- a batch's vectors on PostgreSQL */
+/* (a statement per kind of write for the whole batch: the row-by-row writes
+** below, cheap in SQLite's process, cost two round trips an element on a
+** server — a load of 100 000 elements waited 200 000 of them) */
+#define PG_PUT_BATCH                                                                                    \
+  "INSERT INTO search_vector(prop, kind, id, vec) SELECT x.prop, x.kind, x.id, decode(x.vec, 'hex') "    \
+  "FROM json_to_recordset(CAST(?1 AS json)) AS x(prop int, kind text, id bigint, vec text) ORDER BY x.id " \
+  "ON CONFLICT (id) DO UPDATE SET prop = excluded.prop, kind = excluded.kind, vec = excluded.vec"
+
+static int cmp_id_version(const void *a, const void *b) {
+  int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+  return (x > y) - (x < y);
+}
+
+/* run sql with one parameter (JSON when json, else text), owned; 0 or the store's code */
+static int run_batch(kip_nexus *nx, const char *sql, kip_buf *param, int json) {
+  kip_stmt *st;
+  int rc = kip_prepare(nx, sql, -1, &st);
+  if (rc != KIP_STORE_OK) {
+    kip_buf_free(param);
+    return rc;
+  }
+  size_t len = param->len;
+  char *p = kip_buf_detach(param);
+  if (json) kip_bind_json_owned(st, 1, p, (int)len);
+  else kip_bind_text_owned(st, 1, p, (int)len);
+  rc = kip_step(st);
+  kip_finish(nx, st);
+  return rc == KIP_DONE ? KIP_STORE_OK : rc;
+}
+
+static int write_vectors_pg(kip_nexus *nx, pending_row *rows, int n, const float *vecs, int check_version,
+                            signed char *q, kip_error *err) {
+  static const char hex[] = "0123456789abcdef";
+  int dim = nx->embedder.dim, rc = KIP_STORE_OK;
+  int64_t *versions = NULL; /* (id, version) pairs by id: the elements as they are now */
+  size_t nversions = 0;
+  kip_buf ids, put, gone, done;
+  kip_buf_init(&ids);
+  kip_buf_init(&put);
+  kip_buf_init(&gone);
+  kip_buf_init(&done);
+  if (check_version && n > 0) {
+    for (int i = 0; i < n; i++) kip_buf_printf(&ids, "%s%lld", i ? "," : "{", (long long)rows[i].id);
+    kip_buf_addc(&ids, '}');
+    kip_stmt *st;
+    rc = kip_prepare(nx, "SELECT id, version FROM element WHERE id = ANY (CAST(?1 AS bigint[]))", -1, &st);
+    if (rc == KIP_STORE_OK) {
+      kip_bind_text(st, 1, ids.p, (int)ids.len, 0);
+      versions = malloc(sizeof *versions * 2 * (size_t)n);
+      if (!versions) abort();
+      while (nversions < (size_t)n && (rc = kip_step(st)) == KIP_ROW) {
+        versions[2 * nversions] = kip_col_int64(st, 0);
+        versions[2 * nversions++ + 1] = kip_col_int64(st, 1);
+      }
+      if (rc == KIP_ROW || rc == KIP_DONE) rc = KIP_STORE_OK;
+      kip_finish(nx, st);
+      qsort(versions, nversions, sizeof *versions * 2, cmp_id_version);
+    }
+  }
+  int puts = 0, gones = 0, dones = 0;
+  for (int i = 0; rc == KIP_STORE_OK && i < n; i++) {
+    int deleted = 0;
+    if (check_version) { /* changed since it was read: it is queued again, leave it */
+      int64_t key[2] = {rows[i].id, 0};
+      const int64_t *now = bsearch(key, versions, nversions, sizeof *versions * 2, cmp_id_version);
+      if (now && now[1] != rows[i].version) continue;
+      deleted = !now; /* deleted meanwhile: no vector may outlive it */
+    }
+    if (!deleted && rows[i].kind && quantise(vecs + (size_t)i * (size_t)dim, dim, q)) {
+      kip_buf_printf(&put, "%s{\"prop\":%d,\"id\":%lld,\"kind\":", puts++ ? "," : "[", rows[i].prop, (long long)rows[i].id);
+      kip_buf_json_str(&put, rows[i].kind, strlen(rows[i].kind));
+      kip_buf_adds(&put, ",\"vec\":\"");
+      for (int d = 0; d < dim; d++) {
+        kip_buf_addc(&put, hex[(unsigned char)q[d] >> 4]);
+        kip_buf_addc(&put, hex[(unsigned char)q[d] & 15]);
+      }
+      kip_buf_adds(&put, "\"}");
+    } else {
+      kip_buf_printf(&gone, "%s%lld", gones++ ? "," : "{", (long long)rows[i].id);
+    }
+    kip_buf_printf(&done, "%s%lld", dones++ ? "," : "{", (long long)rows[i].id);
+  }
+  free(versions);
+  kip_buf_free(&ids);
+  if (rc == KIP_STORE_OK && puts) {
+    kip_buf_addc(&put, ']');
+    rc = run_batch(nx, PG_PUT_BATCH, &put, 1);
+  }
+  if (rc == KIP_STORE_OK && gones) {
+    kip_buf_addc(&gone, '}');
+    rc = run_batch(nx, "DELETE FROM search_vector WHERE id = ANY (CAST(?1 AS bigint[]))", &gone, 0);
+  }
+  if (rc == KIP_STORE_OK && dones) {
+    kip_buf_addc(&done, '}');
+    rc = run_batch(nx, "DELETE FROM search_vector_pending WHERE id = ANY (CAST(?1 AS bigint[]))", &done, 0);
+  }
+  kip_buf_free(&put);
+  kip_buf_free(&gone);
+  kip_buf_free(&done);
+  return rc == KIP_STORE_OK ? 0 : kip_store_error(nx, rc, err, "writing vectors");
+}
+
 static int write_vectors(kip_nexus *nx, pending_row *rows, int n, const float *vecs, int check_version, kip_error *err) {
   int dim = nx->embedder.dim;
   signed char *q = malloc((size_t)dim);
   if (!q) abort();
-  sqlite3_stmt *put = NULL, *del = NULL, *ver = NULL, *done = NULL;
-  int rc = kip_prepare_sq(nx, "INSERT OR REPLACE INTO search_vector(prop, kind, id, vec) VALUES(?1, ?2, ?3, ?4)", -1, &put);
-  if (rc == SQLITE_OK) rc = kip_prepare_sq(nx, "DELETE FROM search_vector WHERE id = ?1", -1, &del);
-  if (rc == SQLITE_OK) rc = kip_prepare_sq(nx, "SELECT version FROM element WHERE id = ?1", -1, &ver);
-  if (rc == SQLITE_OK) rc = kip_prepare_sq(nx, "DELETE FROM search_vector_pending WHERE id = ?1", -1, &done);
-  for (int i = 0; rc == SQLITE_OK && i < n; i++) {
+  if (nx->pg) {
+    int rc = write_vectors_pg(nx, rows, n, vecs, check_version, q, err);
+    free(q);
+    return rc;
+  }
+  kip_stmt *put = NULL, *del = NULL, *ver = NULL, *done = NULL;
+  int rc = kip_prepare(nx, PUT_VECTOR_SQLITE, -1, &put);
+  if (rc == KIP_STORE_OK) rc = kip_prepare(nx, "DELETE FROM search_vector WHERE id = ?1", -1, &del);
+  if (rc == KIP_STORE_OK) rc = kip_prepare(nx, "SELECT version FROM element WHERE id = ?1", -1, &ver);
+  if (rc == KIP_STORE_OK) rc = kip_prepare(nx, "DELETE FROM search_vector_pending WHERE id = ?1", -1, &done);
+  for (int i = 0; rc == KIP_STORE_OK && i < n; i++) {
     int gone = 0;
     if (check_version) { /* changed since it was read: it is queued again, leave it */
-      sqlite3_bind_int64(ver, 1, rows[i].id);
-      int r = sqlite3_step(ver);
-      int same = r == SQLITE_ROW && sqlite3_column_int64(ver, 0) == rows[i].version;
-      sqlite3_reset(ver);
-      if (r != SQLITE_ROW && r != SQLITE_DONE) {
+      kip_bind_int64(ver, 1, rows[i].id);
+      int r = kip_step(ver);
+      int same = r == KIP_ROW && kip_col_int64(ver, 0) == rows[i].version;
+      kip_reset(ver);
+      if (r != KIP_ROW && r != KIP_DONE) {
         rc = r;
         break;
       }
-      if (!same && r == SQLITE_ROW) continue;
-      gone = r == SQLITE_DONE; /* deleted meanwhile: no vector may outlive it */
+      if (!same && r == KIP_ROW) continue;
+      gone = r == KIP_DONE; /* deleted meanwhile: no vector may outlive it */
     }
-    sqlite3_stmt *st = del;
+    kip_stmt *st = del;
     if (!gone && rows[i].kind && quantise(vecs + (size_t)i * (size_t)dim, dim, q)) {
       st = put;
-      sqlite3_bind_int(put, 1, rows[i].prop);
-      sqlite3_bind_text(put, 2, rows[i].kind, -1, SQLITE_STATIC);
-      sqlite3_bind_int64(put, 3, rows[i].id);
-      sqlite3_bind_blob(put, 4, q, dim, SQLITE_STATIC);
+      kip_bind_int64(put, 1, rows[i].prop);
+      kip_bind_text(put, 2, rows[i].kind, -1, 0);
+      kip_bind_int64(put, 3, rows[i].id);
+      kip_bind_blob(put, 4, q, dim);
     } else {
-      sqlite3_bind_int64(del, 1, rows[i].id);
+      kip_bind_int64(del, 1, rows[i].id);
     }
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) break;
-    sqlite3_bind_int64(done, 1, rows[i].id);
-    rc = sqlite3_step(done);
-    sqlite3_reset(done);
-    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    rc = kip_step(st);
+    kip_reset(st);
+    if (rc != KIP_DONE) break;
+    kip_bind_int64(done, 1, rows[i].id);
+    rc = kip_step(done);
+    kip_reset(done);
+    if (rc == KIP_DONE) rc = KIP_STORE_OK;
   }
-  kip_finish_sq(nx, put); /* cached: the commit of every write comes back here */
-  kip_finish_sq(nx, del);
-  kip_finish_sq(nx, ver);
-  kip_finish_sq(nx, done);
+  kip_finish(nx, put); /* cached: the commit of every write comes back here */
+  kip_finish(nx, del);
+  kip_finish(nx, ver);
+  kip_finish(nx, done);
   free(q);
-  return rc == SQLITE_OK || rc == SQLITE_DONE ? 0 : kip_store_error(nx, rc, err, "writing vectors");
+  return rc == KIP_STORE_OK || rc == KIP_DONE ? 0 : kip_store_error(nx, rc, err, "writing vectors");
+}
+
+/* the text an element is embedded from, one field per line: its name, its
+** heading, its body — the SEARCH index's fields (kip_search_text), built
+** here so that both backends embed the same bytes */
+static char *element_text(kip_stmt *st) {
+  kip_buf b;
+  kip_buf_init(&b);
+  const char *name = kip_col_text(st, 5), *attrs = kip_col_text(st, 6);
+  size_t n = attrs ? (size_t)kip_col_bytes(st, 6) : 0;
+  const char *ends[2] = {kip_col_text(st, 7), kip_col_text(st, 8)};
+  if (name) kip_buf_adds(&b, name);
+  kip_buf_addc(&b, '\n');
+  kip_search_text_add(&b, attrs, n, 0, NULL, 0);
+  kip_buf_addc(&b, '\n');
+  kip_search_text_add(&b, attrs, n, 1, ends, 2);
+  return kip_buf_detach(&b);
 }
 
 /* read up to max rows of `sql` (VECTOR_ROW_SQL) into rows; *n rows read */
-static int read_rows(sqlite3_stmt *st, pending_row *rows, int max, int *n) {
+static int read_rows(kip_stmt *st, pending_row *rows, int max, int *n) {
   *n = 0;
-  int rc = SQLITE_DONE;
-  while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+  int rc = KIP_DONE;
+  while (*n < max && (rc = kip_step(st)) == KIP_ROW) {
     pending_row *r = &rows[(*n)++];
-    r->id = sqlite3_column_int64(st, 0);
-    r->prop = sqlite3_column_int(st, 2);
-    r->kind = sqlite3_column_int(st, 1) ? strdup((const char *)sqlite3_column_text(st, 3)) : NULL;
-    r->version = sqlite3_column_int64(st, 4);
-    const char *t = (const char *)sqlite3_column_text(st, 5);
-    r->text = strdup(t ? t : "");
-    if (!r->text) abort();
+    r->id = kip_col_int64(st, 0);
+    r->prop = (int)kip_col_int64(st, 2);
+    r->kind = kip_col_int64(st, 1) ? strdup(kip_col_text(st, 3)) : NULL;
+    r->version = kip_col_int64(st, 4);
+    r->text = element_text(st);
   }
-  return *n == max ? SQLITE_ROW : rc;
+  return *n == max ? KIP_ROW : rc;
 }
 
 static int embed_rows(kip_nexus *nx, pending_row *rows, int n, float **vecs, kip_error *err) {
@@ -175,29 +303,26 @@ static int embed_rows(kip_nexus *nx, pending_row *rows, int n, float **vecs, kip
 int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
   char model[128];
   int dim, rc = recorded_model(nx, model, sizeof model, &dim);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
   if (!model[0]) return 0; /* vectors are off in this nexus */
   kip_buf sql;
   kip_buf_init(&sql);
   if (!embedder_matches(nx, model, dim) || !nx->embedder.in_transaction) {
-    kip_buf_printf(&sql,
-                   "DELETE FROM search_vector WHERE id IN (SELECT id FROM %s);"
-                   "INSERT OR IGNORE INTO search_vector_pending(id) SELECT id FROM %s",
-                   from, from);
+    kip_buf_printf(&sql, "DELETE FROM search_vector WHERE id IN (SELECT id FROM %s);" QUEUE_SQL("%s"), from, from);
     rc = kip_store_exec(nx, sql.p, err, "queueing elements for embedding");
     kip_buf_free(&sql);
     return rc;
   }
   kip_buf_printf(&sql, VECTOR_ROW_SQL("%s"), from);
-  sqlite3_stmt *st;
-  rc = kip_prepare_sq(nx, sql.p, (int)sql.len, &st);
+  kip_stmt *st;
+  rc = kip_prepare(nx, sql.p, (int)sql.len, &st);
   kip_buf_free(&sql);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "embedding");
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "embedding");
   pending_row rows[EMBED_BATCH];
   int n = 0, r = 0;
   do {
     r = read_rows(st, rows, EMBED_BATCH, &n);
-    if (r != SQLITE_ROW && r != SQLITE_DONE) {
+    if (r != KIP_ROW && r != KIP_DONE) {
       rows_free(rows, n);
       rc = kip_store_error(nx, r, err, "embedding");
       break;
@@ -207,27 +332,28 @@ int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
     if (!rc) rc = write_vectors(nx, rows, n, vecs, 0, err);
     free(vecs);
     rows_free(rows, n);
-  } while (!rc && r == SQLITE_ROW);
-  kip_finish_sq(nx, st);
+  } while (!rc && r == KIP_ROW);
+  kip_finish(nx, st);
   return rc;
 }
 
 /* ------------------------------------------------------------ public API */
 static int record_model(kip_nexus *nx, kip_error *err) {
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(nx->db, "INSERT OR REPLACE INTO kip_info(key, value) VALUES('vector_model', ?1), ('vector_dim', ?2)",
-                              -1, &st, NULL);
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, nx->embedder.model, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 2, nx->embedder.dim);
-    rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+  kip_stmt *st;
+  int rc = kip_prepare(nx, "INSERT INTO kip_info(key, value) VALUES('vector_model', ?1), ('vector_dim', ?2) "
+                           "ON CONFLICT(key) DO UPDATE SET value = excluded.value", -1, &st);
+  if (rc == KIP_STORE_OK) {
+    char dim[16];
+    snprintf(dim, sizeof dim, "%d", nx->embedder.dim);
+    kip_bind_text(st, 1, nx->embedder.model, -1, 0);
+    kip_bind_text(st, 2, dim, -1, 1);
+    rc = kip_step(st);
+    kip_finish(nx, st);
   }
-  return rc == SQLITE_DONE ? 0 : kip_store_error(nx, rc, err, "recording the vector model");
+  return rc == KIP_DONE ? 0 : kip_store_error(nx, rc, err, "recording the vector model");
 }
 
 int kip_reset_vectors(kip_nexus *nx, kip_error *err) {
-  if (nx->pg) return no_vectors(err);
   kip_err_clear(err);
   if (!nx->has_embedder)
     return kip_err(err, KIP_E_INTERNAL, "Configure an embedder first (docs/search.md).", "the nexus has no embedder");
@@ -235,8 +361,7 @@ int kip_reset_vectors(kip_nexus *nx, kip_error *err) {
   if (kip_tx_begin(nx, err)) return err->code;
   int rc = record_model(nx, err);
   if (!rc)
-    rc = kip_store_exec(nx, "DELETE FROM search_vector; INSERT OR IGNORE INTO search_vector_pending(id) SELECT id FROM element", err,
-             "queueing elements for embedding");
+    rc = kip_store_exec(nx, "DELETE FROM search_vector;" QUEUE_SQL("element"), err, "queueing elements for embedding");
   if (rc) {
     kip_tx_rollback(nx);
     return rc;
@@ -256,7 +381,7 @@ static int embed_queue(kip_nexus *nx, int64_t batch, int64_t max_total, void (*p
   if (nx->readonly_file) return 0;
   char model[128];
   int dim, rc = recorded_model(nx, model, sizeof model, &dim);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
   if (!model[0] && kip_reset_vectors(nx, err)) return err->code; /* the first model: adopted */
   if (model[0] && !embedder_matches(nx, model, dim))
     return kip_err(err, KIP_E_VERSION,
@@ -276,15 +401,15 @@ static int embed_queue(kip_nexus *nx, int64_t batch, int64_t max_total, void (*p
   int64_t after = INT64_MIN;
   rc = 0;
   while (!rc) {
-    sqlite3_stmt *st;
-    int r = sqlite3_prepare_v2(nx->db, sql.p, -1, &st, NULL);
+    kip_stmt *st;
+    int r = kip_prepare(nx, sql.p, -1, &st);
     int n = 0;
-    if (r == SQLITE_OK) {
-      sqlite3_bind_int64(st, 1, after);
+    if (r == KIP_STORE_OK) {
+      kip_bind_int64(st, 1, after);
       r = read_rows(st, rows, (int)batch, &n);
-      sqlite3_finalize(st); /* no read transaction stays open while embedding */
+      kip_finish(nx, st); /* reset: no read transaction stays open while embedding */
     }
-    if (r != SQLITE_ROW && r != SQLITE_DONE) {
+    if (r != KIP_ROW && r != KIP_DONE) {
       rc = kip_store_error(nx, r, err, "reading elements to embed");
       rows_free(rows, n);
       break;
@@ -318,7 +443,7 @@ int64_t kip_vector_catch_up(kip_nexus *nx, int64_t limit, kip_error *err) {
   if (!nx->has_embedder || !nx->embedder.in_transaction || nx->readonly_file || nx->tx_depth) return 0;
   char model[128];
   int dim, rc = recorded_model(nx, model, sizeof model, &dim);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model"), -1;
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "reading the vector model"), -1;
   if (!model[0] || !embedder_matches(nx, model, dim)) return 0; /* off, or another model's: an explicit switch */
   int64_t waiting = kip_store_count(nx, "SELECT count(*) FROM search_vector_pending");
   if (waiting <= 0) return 0;
@@ -333,7 +458,6 @@ int64_t kip_vector_catch_up(kip_nexus *nx, int64_t limit, kip_error *err) {
 
 int kip_embed_pending(kip_nexus *nx, int64_t batch, void (*progress)(int64_t, int64_t, void *), void *ud,
                       kip_error *err) {
-  if (nx->pg) return no_vectors(err);
   return embed_queue(nx, batch, 0, progress, ud, err);
 }
 
@@ -341,7 +465,7 @@ void kip_vector_catch_up_some(kip_nexus *nx) {
   if (!nx->vectors_behind || nx->tx_depth || nx->req->defer_index) return;
   kip_error err;
   if (embed_queue(nx, VECTORS_PER_REQUEST, VECTORS_PER_REQUEST, NULL, NULL, &err) ||
-      kip_store_count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_vector_pending LIMIT 1)") <= 0)
+      kip_store_count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_vector_pending LIMIT 1) AS q") <= 0)
     nx->vectors_behind = 0; /* done, or failing: kip reindex --vectors says why */
 }
 
@@ -376,7 +500,6 @@ static int set_info(kip_nexus *nx, const char *key, const char *value, kip_error
 }
 
 int kip_search_primary(kip_nexus *nx) {
-  if (nx->pg) return KIP_PRIMARY_KEYWORD;
   char v[16];
   info_value(nx, "search_hybrid_primary", v, sizeof v);
   return strcmp(v, "semantic") ? KIP_PRIMARY_KEYWORD : KIP_PRIMARY_SEMANTIC;
@@ -387,7 +510,6 @@ const char *kip_search_primary_name(kip_nexus *nx) {
 }
 
 int kip_search_set_primary(kip_nexus *nx, const char *mode, kip_error *err) {
-  if (nx->pg) return no_vectors(err);
   kip_err_clear(err);
   if (!mode || (strcmp(mode, "keyword") && strcmp(mode, "semantic")))
     return kip_err(err, KIP_E_VALUE_TYPE, "Give \"keyword\" or \"semantic\" (kip search eval says which measured better).",
@@ -410,10 +532,6 @@ int kip_search_set_default_mode(kip_nexus *nx, const char *mode, kip_error *err)
 }
 
 int kip_set_embedder(kip_nexus *nx, const kip_embedder *e, kip_error *err) {
-  if (nx->pg && e) { /* no vectors there yet: the embedder is not attached */
-    if (e->release) e->release(e->ud);
-    return 0;
-  }
   kip_err_clear(err);
   if (nx->has_embedder && nx->embedder.release) nx->embedder.release(nx->embedder.ud);
   nx->has_embedder = 0;
@@ -428,7 +546,7 @@ int kip_set_embedder(kip_nexus *nx, const kip_embedder *e, kip_error *err) {
   if (nx->readonly_file) return 0;
   char model[128];
   int dim, rc = recorded_model(nx, model, sizeof model, &dim);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
   if (model[0]) /* a mismatch is reported by SEARCH until reindexed; a backlog is caught up */
     return kip_vector_catch_up(nx, ADOPT_AT_ONCE_MAX, err) < 0 ? err->code : 0;
   if (kip_reset_vectors(nx, err)) return err->code;
@@ -468,25 +586,25 @@ static int vector_status(kip_nexus *nx, kip_vector_status *out, int count_vector
   kip_err_clear(err);
   memset(out, 0, sizeof *out);
   int rc = recorded_model(nx, out->model, sizeof out->model, &out->dim);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
   out->vectors = count_vectors ? kip_store_count(nx, "SELECT count(*) FROM search_vector") : -1;
   out->pending = count_vectors ? kip_store_count(nx, "SELECT count(*) FROM search_vector_pending")
-                               : kip_store_count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_vector_pending LIMIT 1000000)");
+                               : kip_store_count(nx, "SELECT count(*) FROM (SELECT 1 FROM search_vector_pending LIMIT 1000000) AS q");
   out->embedder_matches = embedder_matches(nx, out->model, out->dim);
   return 0;
 }
 
 int kip_vector_state(kip_nexus *nx, kip_vector_status *out, kip_error *err) {
-  return nx->pg ? no_vectors(err) : vector_status(nx, out, 0, err);
+  return vector_status(nx, out, 0, err);
 }
 
 int kip_vector_status_get(kip_nexus *nx, kip_vector_status *out, kip_error *err) {
-  return nx->pg ? no_vectors(err) : vector_status(nx, out, 1, err);
+  return vector_status(nx, out, 1, err);
 }
 
 /* ------------------------------------------------------------ verification */
 #define VERIFY_ROW_SQL                                                                                            \
-  "SELECT e.id, 1, e.predicate IS NOT NULL, coalesce(e.type, e.predicate), e.version, " KIP_SEARCH_TEXT_SQL        \
+  "SELECT e.id, 1, e.predicate IS NOT NULL, coalesce(e.type, e.predicate), e.version, " TEXT_COLUMNS_SQL           \
   ", v.vec, v.prop, v.kind, p.id IS NOT NULL FROM element e LEFT JOIN search_vector v ON v.id = e.id "           \
   "LEFT JOIN search_vector_pending p ON p.id = e.id WHERE e.id > ?1 ORDER BY e.id LIMIT 256"
 
@@ -495,19 +613,18 @@ static void note_problem(kip_vector_check *out, int64_t id, const char *what) {
 }
 
 int kip_vector_verify(kip_nexus *nx, kip_vector_check *out, kip_error *err) {
-  if (nx->pg) return no_vectors(err);
   kip_err_clear(err);
   memset(out, 0, sizeof *out);
   char model[128];
   int dim, rc = recorded_model(nx, model, sizeof model, &dim);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
   if (!model[0]) return 0;
   if (!embedder_matches(nx, model, dim))
     return kip_err(err, KIP_E_VERSION, "Configure the embedder the vectors were made with.",
                    "the vectors were made by \"%s\"; the nexus's embedder cannot check them", model);
-  sqlite3_stmt *st;
-  rc = sqlite3_prepare_v2(nx->db, VERIFY_ROW_SQL, -1, &st, NULL);
-  if (rc != SQLITE_OK) return kip_store_error(nx, rc, err, "verifying vectors");
+  kip_stmt *st;
+  rc = kip_prepare(nx, VERIFY_ROW_SQL, -1, &st);
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "verifying vectors");
   signed char *q = malloc((size_t)dim);
   pending_row rows[256];
   struct {
@@ -519,29 +636,29 @@ int kip_vector_verify(kip_nexus *nx, kip_vector_check *out, kip_error *err) {
   int64_t after = INT64_MIN;
   for (;;) {
     int n = 0;
-    sqlite3_bind_int64(st, 1, after);
-    while (n < 256 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    kip_bind_int64(st, 1, after);
+    while (n < 256 && (rc = kip_step(st)) == KIP_ROW) {
       pending_row *r = &rows[n];
-      r->id = sqlite3_column_int64(st, 0);
-      r->prop = sqlite3_column_int(st, 2);
-      r->kind = strdup((const char *)sqlite3_column_text(st, 3));
-      const char *t = (const char *)sqlite3_column_text(st, 5);
-      r->text = strdup(t ? t : "");
-      got[n].has = sqlite3_column_type(st, 6) == SQLITE_BLOB && sqlite3_column_bytes(st, 6) == dim;
+      r->id = kip_col_int64(st, 0);
+      r->prop = (int)kip_col_int64(st, 2);
+      r->kind = strdup(kip_col_text(st, 3));
+      r->text = element_text(st);
+      int null_vec = kip_col_type(st, 9) == KIP_COL_NULL;
+      got[n].has = !null_vec && kip_col_bytes(st, 9) == dim;
       got[n].vec = NULL;
       if (got[n].has) {
         got[n].vec = malloc((size_t)dim);
         if (!got[n].vec) abort();
-        memcpy(got[n].vec, sqlite3_column_blob(st, 6), (size_t)dim);
+        memcpy(got[n].vec, kip_col_blob(st, 9), (size_t)dim);
       }
-      if (sqlite3_column_type(st, 6) != SQLITE_NULL && !got[n].has) note_problem(out, r->id, "a vector of the wrong size");
-      got[n].prop = sqlite3_column_int(st, 7);
-      got[n].kind = sqlite3_column_text(st, 8) ? strdup((const char *)sqlite3_column_text(st, 8)) : NULL;
-      got[n].pending = sqlite3_column_int(st, 9);
+      if (!null_vec && !got[n].has) note_problem(out, r->id, "a vector of the wrong size");
+      got[n].prop = (int)kip_col_int64(st, 10);
+      got[n].kind = kip_col_text(st, 11) ? strdup(kip_col_text(st, 11)) : NULL;
+      got[n].pending = (int)kip_col_int64(st, 12);
       n++;
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    kip_reset(st);
+    if (rc != KIP_ROW && rc != KIP_DONE) {
       rows_free(rows, n);
       for (int i = 0; i < n; i++) free(got[i].vec), free(got[i].kind);
       rc = kip_store_error(nx, rc, err, "verifying vectors");
@@ -576,7 +693,7 @@ int kip_vector_verify(kip_nexus *nx, kip_vector_check *out, kip_error *err) {
     rows_free(rows, n);
     if (rc) break;
   }
-  sqlite3_finalize(st);
+  kip_finish(nx, st);
   free(q);
   if (!rc) {
     int64_t orphans = kip_store_count(nx, "SELECT count(*) FROM search_vector v WHERE NOT EXISTS (SELECT 1 FROM element e WHERE e.id = v.id)");

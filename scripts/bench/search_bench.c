@@ -9,9 +9,15 @@
 ** local embedder (vectors written in the loading transactions) — and
 ** prints both load rates and their ratio; then times SEARCH top-10 in the
 ** three modes on the nexus with vectors (the same 60 sentence queries),
-** printing medians and the ratio of each mode to keyword.
+** printing medians (means and 95th percentiles beneath) and the ratio of
+** each mode to keyword.
 **
-** Usage: search_bench --vectors FILE.kvec [--sizes 100000,300000] [--dir D]
+** With --pg URL (scripts/bench/search --backend postgresql): the nexus with
+** vectors is loaded a second time, on that PostgreSQL server (a nexus of
+** its own per size), and the same queries are timed there; a second line
+** per size gives its figures and each mode's ratio to the SQLite backend's.
+**
+** Usage: search_bench --vectors FILE.kvec [--sizes 100000,300000] [--dir D] [--pg URL]
 */
 #include <fcntl.h>
 #include <stdio.h>
@@ -116,7 +122,12 @@ static int cmp_double(const void *a, const void *b) {
 
 #define QUERIES 60
 
-static double median_search(kip_nexus *nx, const char *mode, char queries[][256]) {
+/* a mode's latencies: median, mean, 95th percentile */
+typedef struct timing {
+  double median, mean, p95;
+} timing;
+
+static timing time_search(kip_nexus *nx, const char *mode, char queries[][256]) {
   double t[QUERIES];
   char req[1024];
   for (int q = 0; q < QUERIES; q++) {
@@ -133,7 +144,16 @@ static double median_search(kip_nexus *nx, const char *mode, char queries[][256]
     kip_free(res);
   }
   qsort(t, QUERIES, sizeof *t, cmp_double);
-  return t[QUERIES / 2];
+  timing r = {t[QUERIES / 2], 0, t[QUERIES * 95 / 100]};
+  for (int q = 0; q < QUERIES; q++) r.mean += t[q] / QUERIES;
+  return r;
+}
+
+/* the means and 95th percentiles under a row of medians */
+static void print_tails(const char *label, timing kw, timing sem, timing hyb) {
+  printf("%48s%8.2fms %8.2fms %8.2fms   %smeans\n", "", kw.mean, sem.mean, hyb.mean, label);
+  printf("%48s%8.2fms %8.2fms %8.2fms   %sp95\n", "", kw.p95, sem.p95, hyb.p95, label);
+  fflush(stdout);
 }
 
 static void remove_db(const char *p) {
@@ -146,13 +166,14 @@ static void remove_db(const char *p) {
 }
 
 int main(int argc, char **argv) {
-  const char *vectors = NULL, *dir = "/tmp", *sizes = "100000,300000";
+  const char *vectors = NULL, *dir = "/tmp", *sizes = "100000,300000", *pg = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--vectors") && i + 1 < argc) vectors = argv[++i];
     else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizes = argv[++i];
     else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
+    else if (!strcmp(argv[i], "--pg") && i + 1 < argc) pg = argv[++i];
     else {
-      fprintf(stderr, "usage: search_bench --vectors FILE.kvec [--sizes N1,N2] [--dir DIR]\n");
+      fprintf(stderr, "usage: search_bench --vectors FILE.kvec [--sizes N1,N2] [--dir DIR] [--pg URL]\n");
       return 2;
     }
   }
@@ -185,12 +206,32 @@ int main(int argc, char **argv) {
     char queries[QUERIES][256];
     rng = 7;
     for (int q = 0; q < QUERIES; q++) sentence(queries[q], sizeof queries[q], 6);
-    median_search(vec, "keyword", queries); /* warm the cache */
-    double kw = median_search(vec, "keyword", queries), sem = median_search(vec, "semantic", queries),
-           hyb = median_search(vec, "hybrid", queries);
+    time_search(vec, "keyword", queries); /* warm the cache */
+    timing kw = time_search(vec, "keyword", queries), sem = time_search(vec, "semantic", queries),
+           hyb = time_search(vec, "hybrid", queries);
     printf("%10lld %14.0f %14.0f %7.2f %8.2fms %8.2fms %8.2fms %9.2f %9.2f\n", (long long)n, r_plain, r_vec,
-           r_vec / r_plain, kw, sem, hyb, sem / kw, hyb / kw);
-    fflush(stdout);
+           r_vec / r_plain, kw.median, sem.median, hyb.median, sem.median / kw.median, hyb.median / kw.median);
+    print_tails("", kw, sem, hyb);
+    if (pg) { /* the same load and queries on the PostgreSQL backend, in a nexus of this run's */
+      char url[1024];
+      snprintf(url, sizeof url, "%s?nexus=search_bench_%d_%lld", pg, (int)getpid(), (long long)n);
+      kip_nexus *on_pg;
+      if (kip_open(url, NULL, &on_pg, &err) || kip_embedder_open_local(vectors, &e, &err) ||
+          kip_set_embedder(on_pg, &e, &err)) {
+        fprintf(stderr, "search_bench: %s\n", err.message);
+        return 1;
+      }
+      double r_pg = load(on_pg, n, 42);
+      time_search(on_pg, "keyword", queries);
+      timing pkw = time_search(on_pg, "keyword", queries), psem = time_search(on_pg, "semantic", queries),
+             phyb = time_search(on_pg, "hybrid", queries);
+      printf("%10s %14s %14.0f %7s %8.2fms %8.2fms %8.2fms %9.2f %9.2f   PostgreSQL; / SQLite: load %.2fx the time, "
+             "keyword %.2fx, semantic %.2fx, hybrid %.2fx\n",
+             "", "", r_pg, "", pkw.median, psem.median, phyb.median, psem.median / pkw.median, phyb.median / pkw.median,
+             r_vec / r_pg, pkw.median / kw.median, psem.median / sem.median, phyb.median / hyb.median);
+      print_tails("PostgreSQL ", pkw, psem, phyb);
+      kip_close(on_pg);
+    }
     kip_close(plain);
     kip_close(vec);
     remove_db(p1);
