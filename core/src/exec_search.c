@@ -135,6 +135,24 @@ static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *t
   return rc;
 }
 
+/* a statement over the first n hits' elements in one round trip: `columns`
+** of element e (and j.pos, the hit's place) from the hits' id list j */
+static int prepare_over_hits(kip_ctx *c, const search_hits *h, size_t n, const char *columns, const char *tail,
+                             kip_stmt **st) {
+  kip_buf sql;
+  kip_buf_init(&sql);
+  kip_buf_printf(&sql, "SELECT %s FROM %s j JOIN element e ON e.id = j.id%s", columns, kip_store_ids_sql(c->nx), tail);
+  int rc = kip_prepare(c->nx, sql.p, (int)sql.len, st);
+  kip_buf_free(&sql);
+  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  int64_t *ids = malloc(sizeof *ids * (n ? n : 1));
+  if (!ids) abort();
+  for (size_t i = 0; i < n; i++) ids[i] = h->v[i].id;
+  kip_bind_ids(*st, ids, n);
+  free(ids);
+  return 0;
+}
+
 /* schema definitions ($ConceptType, $PropositionType) after the instances a
 ** question is about, keeping each group's order — unless the request
 ** targets the schema: WITH TYPE names a schema type, or the query is the
@@ -142,24 +160,27 @@ static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *t
 static int schema_last(kip_ctx *c, const ast_search *q, const char *text, search_hits *h) {
   if (q->propositions || h->n < 2 || (q->type && json_string_value(q->type)[0] == '$')) return 0;
   kip_stmt *st;
-  int rc = kip_prepare(c->nx, "SELECT type, name FROM element WHERE id = ?1", -1, &st);
-  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  int rc = prepare_over_hits(c, h, h->n, "j.pos, e.name", " WHERE e.type IN ('$ConceptType', '$PropositionType')", &st);
+  if (rc) return rc;
+  char *is_schema = calloc(h->n, 1);
   search_hit *schema = malloc(sizeof *schema * h->n);
-  if (!schema) abort();
-  size_t w = 0, ns = 0;
-  for (size_t i = 0; i < h->n; i++) {
-    kip_bind_int64(st, 1, h->v[i].id);
-    int is_schema = 0;
-    if (kip_step(st) == KIP_ROW) {
-      const char *type = kip_col_text(st, 0), *name = kip_col_text(st, 1);
-      is_schema = type && (!strcmp(type, "$ConceptType") || !strcmp(type, "$PropositionType")) &&
-                  !search_same_text(name, text);
-    }
-    kip_reset(st);
-    if (is_schema) schema[ns++] = h->v[i];
-    else h->v[w++] = h->v[i];
+  if (!schema || !is_schema) abort();
+  while ((rc = kip_step(st)) == KIP_ROW) {
+    int64_t pos = kip_col_int64(st, 0);
+    if (pos >= 0 && (size_t)pos < h->n && !search_same_text(kip_col_text(st, 1), text)) is_schema[pos] = 1;
   }
   kip_finish(c->nx, st);
+  if (rc != KIP_DONE) {
+    free(is_schema);
+    free(schema);
+    return kip_store_error(c->nx, rc, c->err, "searching");
+  }
+  size_t w = 0, ns = 0;
+  for (size_t i = 0; i < h->n; i++) {
+    if (is_schema[i]) schema[ns++] = h->v[i];
+    else h->v[w++] = h->v[i];
+  }
+  free(is_schema);
   memcpy(h->v + w, schema, ns * sizeof *schema);
   free(schema);
   return 0;
@@ -207,16 +228,27 @@ static uint64_t said_text_hash(const char *attrs) {
 static int repeats_last(kip_ctx *c, search_hits *h, int64_t limit) {
   if (h->n < 2 || search_cue_off("repeats")) return 0;
   kip_stmt *st;
-  int rc = kip_prepare(c->nx, "SELECT attributes FROM element WHERE id = ?1", -1, &st);
-  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  /* (only episodes can repeat: the others' attributes are not read) */
+  int rc = prepare_over_hits(c, h, h->n, "j.pos, e.attributes", " WHERE e.attributes LIKE '%\"start_time\"%'", &st);
+  if (rc) return rc;
+  uint64_t *text = calloc(h->n, sizeof *text);
   search_hit *repeats = malloc(sizeof *repeats * h->n);
   uint64_t *said = malloc(sizeof *said * h->n);
-  if (!repeats || !said) abort();
+  if (!repeats || !said || !text) abort();
+  while ((rc = kip_step(st)) == KIP_ROW) {
+    int64_t pos = kip_col_int64(st, 0);
+    if (pos >= 0 && (size_t)pos < h->n) text[pos] = said_text_hash(kip_col_text(st, 1));
+  }
+  kip_finish(c->nx, st);
+  if (rc != KIP_DONE) {
+    free(text);
+    free(repeats);
+    free(said);
+    return kip_store_error(c->nx, rc, c->err, "searching");
+  }
   size_t w = 0, nr = 0, ns = 0, i = 0;
   for (; i < h->n && (int64_t)w < limit; i++) {
-    kip_bind_int64(st, 1, h->v[i].id);
-    uint64_t t = kip_step(st) == KIP_ROW ? said_text_hash(kip_col_text(st, 0)) : 0;
-    kip_reset(st);
+    uint64_t t = text[i];
     int again = 0;
     for (size_t k = 0; t && k < ns && !again; k++) again = said[k] == t;
     if (again) repeats[nr++] = h->v[i];
@@ -225,7 +257,7 @@ static int repeats_last(kip_ctx *c, search_hits *h, int64_t limit) {
       h->v[w++] = h->v[i];
     }
   }
-  kip_finish(c->nx, st);
+  free(text);
   /* the distinct hits, the repeats, then the rest as they were */
   memmove(h->v + w + nr, h->v + i, (h->n - i) * sizeof *h->v);
   memcpy(h->v + w, repeats, nr * sizeof *repeats);
@@ -236,27 +268,25 @@ static int repeats_last(kip_ctx *c, search_hits *h, int64_t limit) {
 
 static int render(kip_ctx *c, const search_hits *h, size_t n) {
   kip_stmt *st;
-  int rc = kip_prepare(c->nx, "SELECT e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, "
-                              "e.metadata, e.version, e.updated_at, "
-                              "(SELECT z.type IS NULL FROM element z WHERE z.id = e.subject), "
-                              "(SELECT z.type IS NULL FROM element z WHERE z.id = e.object) "
-                              "FROM element e WHERE e.id = ?1",
-                       -1, &st);
-  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  int rc = prepare_over_hits(c, h, n,
+                             "e.id, e.type, e.name, e.subject, e.predicate, e.object, e.attributes, "
+                             "e.metadata, e.version, e.updated_at, "
+                             "(SELECT z.type IS NULL FROM element z WHERE z.id = e.subject), "
+                             "(SELECT z.type IS NULL FROM element z WHERE z.id = e.object), j.pos",
+                             " ORDER BY j.pos", &st);
+  if (rc) return rc;
   kip_buf_addc(c->out, '[');
   int first = 1;
-  for (size_t i = 0; i < n; i++) {
-    kip_bind_int64(st, 1, h->v[i].id);
-    if (kip_step(st) == KIP_ROW) {
-      if (!first) kip_buf_addc(c->out, ',');
-      first = 0;
-      kip_write_scored_element(c->out, st, 0, &h->v[i].score);
-    }
-    kip_reset(st);
+  while ((rc = kip_step(st)) == KIP_ROW) {
+    int64_t pos = kip_col_int64(st, 12);
+    if (pos < 0 || (size_t)pos >= n) continue;
+    if (!first) kip_buf_addc(c->out, ',');
+    first = 0;
+    kip_write_scored_element(c->out, st, 0, &h->v[pos].score);
   }
   kip_buf_addc(c->out, ']');
   kip_finish(c->nx, st);
-  return 0;
+  return rc == KIP_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
 }
 
 int kip_exec_search(kip_ctx *c, const ast_command *cmd) {

@@ -206,20 +206,31 @@ static int8_t *quantise(const float *qv, int dim, double *qnorm) {
 
 int kip_vector_cosines(kip_ctx *c, const float *qv, int dim, const search_hits *h, double *cos) {
   kip_stmt *st;
-  int rc = kip_prepare(c->nx, "SELECT vec FROM search_vector WHERE id = ?1", -1, &st);
+  kip_buf sql;
+  kip_buf_init(&sql);
+  kip_buf_printf(&sql, "SELECT j.pos, v.vec FROM %s j JOIN search_vector v ON v.id = j.id", kip_store_ids_sql(c->nx));
+  int rc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
+  kip_buf_free(&sql);
   if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching vectors");
+  kip_stmt_binary_results(st);
+  int64_t *ids = malloc(sizeof *ids * (h->n ? h->n : 1));
+  if (!ids) abort();
+  for (size_t i = 0; i < h->n; i++) {
+    ids[i] = h->v[i].id;
+    cos[i] = 0;
+  }
+  kip_bind_ids(st, ids, h->n);
+  free(ids);
   double qnorm;
   int8_t *qi = quantise(qv, dim, &qnorm);
-  for (size_t i = 0; i < h->n; i++) {
-    cos[i] = 0;
-    kip_bind_int64(st, 1, h->v[i].id);
-    if (kip_step(st) == KIP_ROW && kip_col_bytes(st, 0) == dim && kip_col_blob(st, 0))
-      cos[i] = cosine_of(qi, qnorm, kip_col_blob(st, 0), dim);
-    kip_reset(st);
+  while ((rc = kip_step(st)) == KIP_ROW) {
+    int64_t pos = kip_col_int64(st, 0);
+    if (pos >= 0 && (size_t)pos < h->n && kip_col_bytes(st, 1) == dim && kip_col_blob(st, 1))
+      cos[pos] = cosine_of(qi, qnorm, kip_col_blob(st, 1), dim);
   }
   kip_finish(c->nx, st);
   free(qi);
-  return 0;
+  return rc == KIP_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching vectors");
 }
 
 int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,

@@ -41,6 +41,12 @@ int kip_bind_text_owned(kip_stmt *st, int i, char *s, int n);
 void kip_clear_bindings(kip_stmt *st);
 /* bind malloc'd JSON text as a JSON value; the statement frees it */
 int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n);
+/* A list of element ids as a table (id, pos), pos = 0, 1, … in the list's
+** order, read from parameter ?1: a statement over many ids in one round
+** trip. kip_store_ids_sql gives the table expression, kip_bind_ids binds
+** the list to ?1. */
+const char *kip_store_ids_sql(kip_nexus *nx);
+int kip_bind_ids(kip_stmt *st, const int64_t *ids, size_t n);
 /* st's results in the backend's binary form where it has one, until
 ** kip_finish: PostgreSQL then sends a bytea's bytes, not their hex text
 ** (a scan of every vector). Only integer, text and BLOB columns are read

@@ -63,6 +63,22 @@ int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n) {
   free(s);
   return rc;
 }
+const char *kip_store_ids_sql(kip_nexus *nx) {
+  return nx->pg ? "(SELECT CAST(x AS bigint) AS id, pos - 1 AS pos FROM json_array_elements_text(CAST(?1 AS json)) "
+                  "WITH ORDINALITY AS t(x, pos))"
+                : "(SELECT CAST(value AS INTEGER) AS id, CAST(key AS INTEGER) AS pos FROM json_each(?1))";
+}
+int kip_bind_ids(kip_stmt *st, const int64_t *ids, size_t n) {
+  kip_buf b;
+  kip_buf_init(&b);
+  kip_buf_addc(&b, '[');
+  for (size_t i = 0; i < n; i++) kip_buf_printf(&b, "%s%lld", i ? "," : "", (long long)ids[i]);
+  kip_buf_addc(&b, ']');
+  size_t len = b.len;
+  char *p = kip_buf_detach(&b);
+  /* (JSON text: a JSON parameter on PostgreSQL, a string for SQLite's json_each — as a BLOB it would read JSONB) */
+  return PG_IS(st) ? kip_bind_json_owned(st, 1, p, (int)len) : kip_bind_text_owned(st, 1, p, (int)len);
+}
 void kip_stmt_binary_results(kip_stmt *st) {
   if (PG_IS(st)) PG_ST(st)->binary = 1;
 }
