@@ -114,18 +114,16 @@ static int cmp_id_version(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* run sql with one parameter (JSON when json, else text), owned; 0 or the store's code */
-static int run_batch(kip_nexus *nx, const char *sql, kip_buf *param, int json) {
+/* run "head (the ids)", a statement over a list of ids; 0 or the store's code */
+static int run_over_ids(kip_nexus *nx, const char *head, const int64_t *ids, size_t n) {
+  kip_buf sql;
+  kip_buf_init(&sql);
+  kip_buf_printf(&sql, "%s (SELECT id FROM %s j)", head, kip_store_ids_sql(nx));
   kip_stmt *st;
-  int rc = kip_prepare(nx, sql, -1, &st);
-  if (rc != KIP_STORE_OK) {
-    kip_buf_free(param);
-    return rc;
-  }
-  size_t len = param->len;
-  char *p = kip_buf_detach(param);
-  if (json) kip_bind_json_owned(st, 1, p, (int)len);
-  else kip_bind_text_owned(st, 1, p, (int)len);
+  int rc = kip_prepare(nx, sql.p, (int)sql.len, &st);
+  kip_buf_free(&sql);
+  if (rc != KIP_STORE_OK) return rc;
+  kip_bind_ids(st, ids, n);
   rc = kip_step(st);
   kip_finish(nx, st);
   return rc == KIP_DONE ? KIP_STORE_OK : rc;
@@ -135,20 +133,20 @@ static int write_vectors_pg(kip_nexus *nx, pending_row *rows, int n, const float
                             signed char *q, kip_error *err) {
   static const char hex[] = "0123456789abcdef";
   int dim = nx->embedder.dim, rc = KIP_STORE_OK;
+  int64_t *ids = malloc(sizeof *ids * (size_t)(n ? n : 1) * 3), *gone = ids + n, *done = ids + 2 * n;
   int64_t *versions = NULL; /* (id, version) pairs by id: the elements as they are now */
-  size_t nversions = 0;
-  kip_buf ids, put, gone, done;
-  kip_buf_init(&ids);
-  kip_buf_init(&put);
-  kip_buf_init(&gone);
-  kip_buf_init(&done);
+  size_t nversions = 0, ngone = 0, ndone = 0;
+  if (!ids) abort();
+  for (int i = 0; i < n; i++) ids[i] = rows[i].id;
   if (check_version && n > 0) {
-    for (int i = 0; i < n; i++) kip_buf_printf(&ids, "%s%lld", i ? "," : "{", (long long)rows[i].id);
-    kip_buf_addc(&ids, '}');
+    kip_buf sql;
+    kip_buf_init(&sql);
+    kip_buf_printf(&sql, "SELECT e.id, e.version FROM %s j JOIN element e ON e.id = j.id", kip_store_ids_sql(nx));
     kip_stmt *st;
-    rc = kip_prepare(nx, "SELECT id, version FROM element WHERE id = ANY (CAST(?1 AS bigint[]))", -1, &st);
+    rc = kip_prepare(nx, sql.p, (int)sql.len, &st);
+    kip_buf_free(&sql);
     if (rc == KIP_STORE_OK) {
-      kip_bind_text(st, 1, ids.p, (int)ids.len, 0);
+      kip_bind_ids(st, ids, (size_t)n);
       versions = malloc(sizeof *versions * 2 * (size_t)n);
       if (!versions) abort();
       while (nversions < (size_t)n && (rc = kip_step(st)) == KIP_ROW) {
@@ -160,7 +158,9 @@ static int write_vectors_pg(kip_nexus *nx, pending_row *rows, int n, const float
       qsort(versions, nversions, sizeof *versions * 2, cmp_id_version);
     }
   }
-  int puts = 0, gones = 0, dones = 0;
+  kip_buf put;
+  kip_buf_init(&put);
+  int puts = 0;
   for (int i = 0; rc == KIP_STORE_OK && i < n; i++) {
     int deleted = 0;
     if (check_version) { /* changed since it was read: it is queued again, leave it */
@@ -179,27 +179,26 @@ static int write_vectors_pg(kip_nexus *nx, pending_row *rows, int n, const float
       }
       kip_buf_adds(&put, "\"}");
     } else {
-      kip_buf_printf(&gone, "%s%lld", gones++ ? "," : "{", (long long)rows[i].id);
+      gone[ngone++] = rows[i].id;
     }
-    kip_buf_printf(&done, "%s%lld", dones++ ? "," : "{", (long long)rows[i].id);
+    done[ndone++] = rows[i].id;
   }
   free(versions);
-  kip_buf_free(&ids);
   if (rc == KIP_STORE_OK && puts) {
     kip_buf_addc(&put, ']');
-    rc = run_batch(nx, PG_PUT_BATCH, &put, 1);
-  }
-  if (rc == KIP_STORE_OK && gones) {
-    kip_buf_addc(&gone, '}');
-    rc = run_batch(nx, "DELETE FROM search_vector WHERE id = ANY (CAST(?1 AS bigint[]))", &gone, 0);
-  }
-  if (rc == KIP_STORE_OK && dones) {
-    kip_buf_addc(&done, '}');
-    rc = run_batch(nx, "DELETE FROM search_vector_pending WHERE id = ANY (CAST(?1 AS bigint[]))", &done, 0);
+    kip_stmt *st;
+    rc = kip_prepare(nx, PG_PUT_BATCH, -1, &st);
+    if (rc == KIP_STORE_OK) {
+      size_t len = put.len;
+      kip_bind_json_owned(st, 1, kip_buf_detach(&put), (int)len);
+      rc = kip_step(st) == KIP_DONE ? KIP_STORE_OK : kip_store_errcode(nx);
+      kip_finish(nx, st);
+    }
   }
   kip_buf_free(&put);
-  kip_buf_free(&gone);
-  kip_buf_free(&done);
+  if (rc == KIP_STORE_OK && ngone) rc = run_over_ids(nx, "DELETE FROM search_vector WHERE id IN", gone, ngone);
+  if (rc == KIP_STORE_OK && ndone) rc = run_over_ids(nx, "DELETE FROM search_vector_pending WHERE id IN", done, ndone);
+  free(ids);
   return rc == KIP_STORE_OK ? 0 : kip_store_error(nx, rc, err, "writing vectors");
 }
 
