@@ -145,11 +145,7 @@ static int prepare_over_hits(kip_ctx *c, const search_hits *h, size_t n, const c
   int rc = kip_prepare(c->nx, sql.p, (int)sql.len, st);
   kip_buf_free(&sql);
   if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
-  int64_t *ids = malloc(sizeof *ids * (n ? n : 1));
-  if (!ids) abort();
-  for (size_t i = 0; i < n; i++) ids[i] = h->v[i].id;
-  kip_bind_ids(*st, ids, n);
-  free(ids);
+  search_hits_bind_ids(*st, h, n);
   return 0;
 }
 

@@ -76,6 +76,8 @@ void kip_buf_add_utf8(kip_buf *b, unsigned cp); /* code point cp as UTF-8 */
 /* the length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
 ** surrogates, nothing above U+10FFFF), 0 when there is none before e */
 size_t kip_utf8_len(const unsigned char *p, const unsigned char *e);
+/* n bytes at p appended as lowercase hex digits */
+void kip_buf_hex(kip_buf *b, const void *p, size_t n);
 /* the four hex digits at p (before e) into *out; 0 when they are not */
 int kip_hex4(const char *p, const char *e, unsigned *out);
 void kip_buf_addc(kip_buf *b, char c);

@@ -30,6 +30,9 @@ void search_hits_push(search_hits *h, int64_t id, double score, double raw);
 void search_hits_sort(search_hits *h); /* by score desc, raw desc, id */
 void search_hits_sort_by_id(search_hits *h); /* by id (to merge lists) */
 void search_hits_dedup(search_hits *h); /* one hit per id, keeping the best; sorted after */
+/* the first n hits' ids bound to st's ?1 as kip_store_ids_sql's list (store.h):
+** a statement over them in one round trip */
+void search_hits_bind_ids(kip_stmt *st, const search_hits *h, size_t n);
 
 /* the request's eligibility: kind (concept/proposition), WITH TYPE and the
 ** governance scope as SQL over the candidate alias `e` (and the endpoints

@@ -11,6 +11,14 @@
 #include "search.h"
 
 /* ------------------------------------------------------------ hit lists */
+void search_hits_bind_ids(kip_stmt *st, const search_hits *h, size_t n) {
+  int64_t *ids = malloc(sizeof *ids * (n ? n : 1));
+  if (!ids) abort();
+  for (size_t i = 0; i < n; i++) ids[i] = h->v[i].id;
+  kip_bind_ids(st, ids, n);
+  free(ids);
+}
+
 void search_hits_push(search_hits *h, int64_t id, double score, double raw) {
   if (h->n == h->cap) {
     h->cap = h->cap ? h->cap * 2 : 64;

@@ -213,14 +213,8 @@ int kip_vector_cosines(kip_ctx *c, const float *qv, int dim, const search_hits *
   kip_buf_free(&sql);
   if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching vectors");
   kip_stmt_binary_results(st);
-  int64_t *ids = malloc(sizeof *ids * (h->n ? h->n : 1));
-  if (!ids) abort();
-  for (size_t i = 0; i < h->n; i++) {
-    ids[i] = h->v[i].id;
-    cos[i] = 0;
-  }
-  kip_bind_ids(st, ids, h->n);
-  free(ids);
+  search_hits_bind_ids(st, h, h->n);
+  for (size_t i = 0; i < h->n; i++) cos[i] = 0;
   double qnorm;
   int8_t *qi = quantise(qv, dim, &qnorm);
   while ((rc = kip_step(st)) == KIP_ROW) {

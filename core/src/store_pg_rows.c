@@ -92,18 +92,11 @@ int kip_pg_bind_json(kip_pg_stmt *st, int i, const char *s, int n) {
 
 /* bytea in its hex text form (\\x…), which the server reads whatever the parameter's inferred type */
 int kip_pg_bind_bytea(kip_pg_stmt *st, int i, const void *p, int n) {
-  static const char hex[] = "0123456789abcdef";
-  const unsigned char *b = p;
-  char *s = malloc(2 + 2 * (size_t)n + 1);
-  if (!s) abort();
-  s[0] = '\\';
-  s[1] = 'x';
-  for (int k = 0; k < n; k++) {
-    s[2 + 2 * k] = hex[b[k] >> 4];
-    s[3 + 2 * k] = hex[b[k] & 15];
-  }
-  s[2 + 2 * (size_t)n] = 0;
-  return set_value(st, i, s);
+  kip_buf b;
+  kip_buf_init(&b);
+  kip_buf_adds(&b, "\\x");
+  kip_buf_hex(&b, p, (size_t)n);
+  return set_value(st, i, kip_buf_detach(&b));
 }
 
 void kip_pg_clear_bindings(kip_pg_stmt *st) {

@@ -131,7 +131,6 @@ static int run_over_ids(kip_nexus *nx, const char *head, const int64_t *ids, siz
 
 static int write_vectors_pg(kip_nexus *nx, pending_row *rows, int n, const float *vecs, int check_version,
                             signed char *q, kip_error *err) {
-  static const char hex[] = "0123456789abcdef";
   int dim = nx->embedder.dim, rc = KIP_STORE_OK;
   int64_t *ids = malloc(sizeof *ids * (size_t)(n ? n : 1) * 3), *gone = ids + n, *done = ids + 2 * n;
   int64_t *versions = NULL; /* (id, version) pairs by id: the elements as they are now */
@@ -173,10 +172,7 @@ static int write_vectors_pg(kip_nexus *nx, pending_row *rows, int n, const float
       kip_buf_printf(&put, "%s{\"prop\":%d,\"id\":%lld,\"kind\":", puts++ ? "," : "[", rows[i].prop, (long long)rows[i].id);
       kip_buf_json_str(&put, rows[i].kind, strlen(rows[i].kind));
       kip_buf_adds(&put, ",\"vec\":\"");
-      for (int d = 0; d < dim; d++) {
-        kip_buf_addc(&put, hex[(unsigned char)q[d] >> 4]);
-        kip_buf_addc(&put, hex[(unsigned char)q[d] & 15]);
-      }
+      kip_buf_hex(&put, q, (size_t)dim);
       kip_buf_adds(&put, "\"}");
     } else {
       gone[ngone++] = rows[i].id;

@@ -378,6 +378,15 @@ int kip_hex4(const char *p, const char *e, unsigned *out) {
   return 1;
 }
 
+void kip_buf_hex(kip_buf *b, const void *p, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *u = p;
+  for (size_t i = 0; i < n; i++) {
+    kip_buf_addc(b, hex[u[i] >> 4]);
+    kip_buf_addc(b, hex[u[i] & 15]);
+  }
+}
+
 void kip_buf_json_str(kip_buf *b, const char *s, size_t n) {
   static const char hex[] = "0123456789abcdef";
   kip_buf_addc(b, '"');
