@@ -13,6 +13,9 @@ function H.tmpdb(ext)
   return p .. (ext or ".db")
 end
 
+--- Whether the specs run on a PostgreSQL server ($KIP_TEST_PG).
+function H.postgresql() return (os.getenv("KIP_TEST_PG") or "") ~= "" end
+
 --- Remove a database file and its companions (WAL, SHM, the policy decision
 --- log); a nexus on a server goes with the server.
 function H.cleanup(p)

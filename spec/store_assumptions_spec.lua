@@ -65,6 +65,30 @@ describe("assumptions the store checks", function()
     assert.same({ 2 }, ok(a, 'FIND(?l.attributes.w) WHERE { ?l ({type: "Person", name: "A"}, "mentions", {type: "Person", name: "B"}) }'))
   end)
 
+  it("a link said again in one command is written once; what it adds is merged, in order", function()
+    ok(a, 'UPSERT { CONCEPT ?x { {type: "Person", name: "A"} } CONCEPT ?y { {type: "Person", name: "B"} } '
+      .. 'CONCEPT ?z { {type: "Person", name: "C"} } PROPOSITION ?l { (?x, "mentions", ?y) SET ATTRIBUTES { w: 1 } } }' .. META)
+    local existing = ok(a, 'FIND(?l) WHERE { ?l ({type: "Person", name: "A"}, "mentions", {type: "Person", name: "B"}) }')[1].id
+    -- the same new link three times (the same, then another weight, then the first again: the last one said
+    -- wins); the existing one twice unchanged, then with a note. Endpoints named as a load names them (looked
+    -- up ahead, the existing link with them)
+    local A, B, C = '{type: "Person", name: "A"}', '{type: "Person", name: "B"}', '{type: "Person", name: "C"}'
+    local function link(h, o, attrs) return ('PROPOSITION ?%s { (%s, "mentions", %s) SET ATTRIBUTES { %s } } '):format(h, A, o, attrs) end
+    local r = ok(b, 'UPSERT { ' .. link("n1", C, "w: 1") .. link("n2", C, "w: 1") .. link("e1", B, "w: 1")
+      .. link("e2", B, "w: 1") .. link("n3", C, "w: 2") .. link("n4", C, "w: 1") .. link("e3", B, 'note: "again"')
+      .. '}' .. META)
+    local ids = r.upsert_proposition_links
+    assert.equal(7, #ids)
+    for _, k in ipairs { 2, 5, 6 } do assert.equal(ids[1], ids[k]) end
+    for _, k in ipairs { 3, 4, 7 } do assert.equal(existing, ids[k]) end
+    assert.equal(2, ok(a, 'FIND(COUNT(?l)) WHERE { ?l ({type: "Person", name: "A"}, "mentions", ?o) }'))
+    local n = ok(a, 'FIND(?l) WHERE { ?l ({type: "Person", name: "A"}, "mentions", {type: "Person", name: "C"}) }')[1]
+    assert.equal(1, n.attributes.w)
+    assert.equal(3, n.metadata._version) -- written, said again unchanged, changed twice
+    assert.same({ { 1 }, { "again" } }, ok(a, 'FIND(?l.attributes.w, ?l.attributes.note) WHERE { ?l ({type: "Person", '
+      .. 'name: "A"}, "mentions", {type: "Person", name: "B"}) }'))
+  end)
+
   it("a command of thousands of new elements is whole, and one that fails writes nothing", function()
     local parts = {}
     for i = 1, 2100 do parts[#parts + 1] = ('CONCEPT ?c%d { {type: "Person", name: "P%d"} }'):format(i, i) end

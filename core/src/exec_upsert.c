@@ -397,8 +397,14 @@ static int insert_first(upsert_state *U, int kind, int met, const char *const *f
 static int upsert_link(upsert_state *U, int64_t s, const char *pred, int64_t o, const json_t *attrs,
                        const json_t *meta, int has_expect, int64_t expect, kip_pos pos, kip_pos epos, int64_t *out) {
   int64_t id = 0;
-  int rc = 0;
-  if (insert_first(U, 1, kip_store_link_met(U->c->nx, s, pred, o), forbidden_predicates(U), pred, has_expect, expect))
+  int rc = 0, met = kip_store_link_met(U->c->nx, s, pred, o);
+  if (met > 0 && !has_expect && !U->c->nx->req->scope &&
+      (id = kip_store_link_repeated(U->c->nx, s, pred, o, attrs, meta))) { /* said again in this command */
+    U->exists[1] = 1;
+    if (out) *out = id;
+    return 0;
+  }
+  if (insert_first(U, 1, met, forbidden_predicates(U), pred, has_expect, expect))
     rc = kip_store_insert_prop(U->c->nx, s, pred, o, attrs, meta, &id, U->c->err);
   int created = !rc && id;
   if (!rc && !created) rc = kip_store_find_prop(U->c->nx, s, pred, o, &id, U->c->err);

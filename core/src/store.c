@@ -170,7 +170,8 @@ static int prepare_pg_statements(kip_nexus *nx, kip_error *err) {
     if (!(nx->stmts[i] = kip_pg_prepare_persistent(nx, sql ? sql : stmt_sql[i])))
       return kip_pg_error(nx, KIP_PG_ERROR, err, "preparing statements");
   }
-  return kip_guards_open(nx, err) || index_what_waits(nx, err) ? err->code : 0;
+  /* the indexes a bulk load that did not end left away */
+  return kip_guards_open(nx, err) || kip_pg_build_indexes(nx, err) || index_what_waits(nx, err) ? err->code : 0;
 }
 
 int kip_store_open(kip_nexus *nx, const char *path, const kip_open_options *opt, int (*extra_functions)(kip_nexus *),
@@ -314,6 +315,8 @@ static void stmt_cache_free(kip_nexus *nx) {
 
 void kip_store_close(kip_nexus *nx) {
   if (nx->pg) {
+    kip_error ignored;
+    kip_pg_build_indexes(nx, &ignored); /* after a bulk load's last command (kip_store_defer_indexes) */
     kip_store_defined_forget(nx);
     kip_guards_close(nx);
     kip_free_sql_state(nx);

@@ -354,6 +354,10 @@ int kip_tx_begin_read_repeatable(kip_nexus *nx, kip_error *err);
 ** kip_pg_batch_failed, after its transaction ended, says whether it must be
 ** run again with batching off (an element it assumed new existed) */
 void kip_pg_batch_writes(kip_nexus *nx, int on);
+/* a bulk load's indexes on PostgreSQL (store_pg_schema.c; kip_store_defer_indexes
+** and kip_store_build_indexes call them) */
+int kip_pg_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err);
+int kip_pg_build_indexes(kip_nexus *nx, kip_error *err);
 int kip_pg_batch_failed(kip_nexus *nx);
 int kip_tx_end_read_stale(kip_nexus *nx);
 /* index the elements changed since the last sync (search_dirty) for SEARCH;
@@ -390,6 +394,13 @@ int kip_store_find_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, int6
 ** link was met already — it existed (kip_store_note_existing_props) or the
 ** command wrote it — 0 when not; -1 when no batch tells (SQLite) */
 int kip_store_link_met(kip_nexus *nx, int64_t s, const char *p, int64_t o);
+/* the id of a link this command wrote in a batch, or found to exist
+** (kip_store_note_existing_props), with exactly these attributes and
+** metadata, nothing updated since: writing it again changes nothing, and
+** it is not looked up (which would send the batch first); 0 when not known
+** (SQLite, another link, other contents) */
+int64_t kip_store_link_repeated(kip_nexus *nx, int64_t s, const char *p, int64_t o, const json_t *attrs,
+                                const json_t *meta);
 /* create an element; *id = 0 when one with this identity exists (nothing written) */
 int kip_store_insert_concept(kip_nexus *nx, const char *type, const char *name, const json_t *attrs,
                              const json_t *meta, int64_t *id, kip_error *err);

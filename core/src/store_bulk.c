@@ -25,7 +25,7 @@ int kip_store_foreign_keys(kip_nexus *nx, int on) {
 
 int kip_store_end_bulk(kip_nexus *nx, kip_error *err) {
   nx->invalidations++; /* a command that may delete or merge concepts follows */
-  if (nx->pg) return 0; /* no deferred indexes nor index builder there */
+  if (nx->pg) return kip_pg_build_indexes(nx, err); /* no foreign key pragma nor index builder there */
   if (nx->foreign_keys_off && kip_store_foreign_keys(nx, 1))
     return kip_err(err, KIP_E_INTERNAL, "Close and reopen the nexus before using it again.",
                    "foreign key checks are still off after a bulk command and cannot be switched back on");
@@ -57,7 +57,7 @@ int kip_store_end_bulk(kip_nexus *nx, kip_error *err) {
   "CREATE INDEX IF NOT EXISTS " ELEMENT_PRED_INDEX
 
 int kip_store_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err) {
-  if (nx->pg) return 0; /* PostgreSQL keeps its indexes through a load */
+  if (nx->pg) return kip_pg_defer_indexes(nx, writes, err);
   if (!nx->indexes_deferred) {
     char sql[96];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT 1 FROM element LIMIT %lld)", (long long)writes);
@@ -71,6 +71,7 @@ int kip_store_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err) {
 }
 
 int kip_store_build_indexes(kip_nexus *nx, kip_error *err) {
+  if (nx->pg) return kip_pg_build_indexes(nx, err);
   if (!nx->indexes_deferred || nx->readonly_file) return 0;
   if (nx->tx_depth > 0) /* inside a caller's transaction: built with it, rolled back with it */
     return kip_store_exec(nx, BUILD_SECONDARY_INDEXES, err, "building the element indexes");

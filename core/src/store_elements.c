@@ -159,7 +159,8 @@ int kip_store_find_concepts(kip_nexus *nx, int n, const char *const *types, cons
 
 static void existing_prop_row(kip_nexus *nx, kip_stmt *st, void *ud) {
   (void)ud;
-  kip_pg_batch_met(nx, NULL, NULL, kip_col_int64(st, 0), kip_col_text(st, 1), kip_col_int64(st, 2), 1);
+  kip_pg_batch_existing(nx, kip_col_int64(st, 0), kip_col_text(st, 1), kip_col_int64(st, 2), kip_col_int64(st, 3),
+                        kip_col_text(st, 4), kip_col_text(st, 5));
 }
 
 int kip_store_link_met(kip_nexus *nx, int64_t s, const char *p, int64_t o) {
@@ -177,7 +178,7 @@ int kip_store_note_existing_props(kip_nexus *nx, int n, const int64_t *subjects,
     kip_buf_addc(&b, '}');
   }
   return rows_for_keys(nx, &b,
-                       "SELECT e.subject, e.predicate, e.object FROM json_to_recordset(?1) AS x(s bigint, p text, o bigint) "
+                       "SELECT e.subject, e.predicate, e.object, e.id, e.attributes, e.metadata FROM json_to_recordset(?1) AS x(s bigint, p text, o bigint) "
                        "JOIN element e ON e.subject = x.s AND e.predicate = x.p COLLATE \"C\" AND e.object = x.o",
                        existing_prop_row, NULL, err, "looking up propositions");
 }
@@ -280,6 +281,16 @@ static int empty_json(const json_t *v) { return !v || (json_is_object(v) && json
 /* an element's attributes or metadata as the element table holds them */
 static char *json_text(const json_t *v) { return empty_json(v) ? strdup("{}") : kip_json_dump(v); }
 
+int64_t kip_store_link_repeated(kip_nexus *nx, int64_t s, const char *p, int64_t o, const json_t *attrs,
+                                const json_t *meta) {
+  if (!kip_pg_batching(nx)) return 0;
+  char *a = json_text(attrs), *m = json_text(meta);
+  int64_t id = kip_pg_batch_repeated(nx, s, p, o, a, m);
+  free(a);
+  free(m);
+  return id;
+}
+
 /* bound as the element table holds them; "{}" without allocating */
 static int bind_json(kip_stmt *st, int i, const json_t *v) {
   if (empty_json(v)) return kip_bind_text(st, i, "{}", 2, 0);
@@ -330,7 +341,7 @@ static int insert_element(kip_nexus *nx, kip_stmt *st, const char *type, const c
     else kip_pg_batch_prop(nx, nid, subject, predicate, object, attrs, meta);
     free(attrs);
     free(meta);
-    rc = kip_pg_batch_full(nx) && kip_pg_batch_flush(nx->pg) ? kip_pg_error(nx, KIP_PG_ERROR, err, what) : 0;
+    rc = kip_pg_batch_full(nx) && kip_pg_batch_send(nx->pg, 0) ? kip_pg_error(nx, KIP_PG_ERROR, err, what) : 0;
   } else {
     rc = kip_store_step_write(nx, st, err, what);
   }
@@ -366,7 +377,10 @@ int kip_store_mark_fresh(kip_nexus *nx, kip_error *err) {
   kip_bind_int64(log, 1, nx->fresh_lo);
   kip_bind_int64(log, 2, nx->fresh_lo + nx->fresh_n - 1);
   nx->fresh_n = 0;
-  int rc = kip_store_step_write(nx, mark, err, "recording new elements for the search index");
+  /* (a PostgreSQL load whose indexes wait lists what it wrote at its end,
+  ** kip_pg_build_indexes: a mark reads the rows, sending the batch first) */
+  int rc = nx->pg && nx->indexes_deferred ? 0 : kip_store_step_write(nx, mark, err, "recording new elements for the search index");
+  if (rc) kip_reset(log);
   return rc ? rc : kip_store_step_write(nx, log, err, "recording new elements in the change log");
 }
 
@@ -418,6 +432,7 @@ int kip_store_insert_prop(kip_nexus *nx, int64_t s, const char *p, int64_t o, co
 static int checked_without_trigger(kip_nexus *nx, char op, int64_t id, int64_t new_subject, kip_error *err,
                                    const char *what) {
   if (!nx->pg) return 0;
+  kip_pg_batch_changed(nx);
   kip_elem e;
   kip_error ignored;
   if (kip_store_get(nx, id, &e, &ignored)) return 0; /* nothing there: the write changes nothing */

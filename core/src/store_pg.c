@@ -190,6 +190,7 @@ static void pipeline_results(struct kip_pg *pg, PGresult **out, int n) {
 }
 
 void kip_pg_drain(struct kip_pg *pg) {
+  kip_pg_batch_result(pg);
   if (!pg->draining) return;
   pg->draining = 0;
   PGresult *r;
@@ -208,7 +209,7 @@ void kip_pg_send_without_waiting(struct kip_pg *pg, const char *sql) {
 static int flush_batch(struct kip_pg *pg) {
   /* (a batch that failed voids the transaction: nothing more runs in it
   ** until it is rolled back, kip_pg_rollback) */
-  return pg->batch_failed || ((pg->batch_rows[0] || pg->batch_rows[1]) && kip_pg_batch_flush(pg));
+  return pg->batch_failed || ((pg->batch_rows[0] || pg->batch_rows[1]) && kip_pg_batch_send(pg, 1));
 }
 
 void kip_pg_rollback(struct kip_pg *pg, const char *sql, int outermost) {
@@ -465,7 +466,9 @@ int kip_pg_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
 
 void kip_pg_after_commit(kip_nexus *nx, int64_t rows) {
   struct kip_pg *pg = nx->pg;
-  pg->written_since_analyze += rows;
+  if (rows < 0) pg->written_since_analyze = pg->analyzed_rows + 5000;
+  else pg->written_since_analyze += rows;
+  if (nx->indexes_deferred) return;
   /* (when the table doubled instead — 8 ANALYZEs in a load of 120 000
   ** elements where a fifth takes 23, 2.1 s less — the queries after a
   ** load of 600 000 ran on statistics of half the table: hub 1-hop 1.6x,

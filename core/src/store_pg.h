@@ -77,11 +77,23 @@ struct kip_pg {
   int batch_failed;       /* a batch inserted fewer rows than assumed: the command is void */
   kip_buf batch[2];       /* the waiting concepts' and propositions' rows, JSON */
   int64_t batch_rows[2];
-  uint64_t *seen;         /* hashes of the identities batched in this command (open addressing, 0 empty) */
+  int64_t inflight_rows;  /* a batch statement sent without waiting: the rows it must insert (0 none) */
+  struct kip_pg_seen *seen; /* the identities met in this command (open addressing on hash, 0 empty) */
   size_t seen_cap, seen_n;
+  size_t seen_last;       /* the entry kip_pg_batch_met added last */
+  unsigned seen_gen;      /* moves when the command updates, deletes or repoints an element */
   int trigrams;           /* search_doc has the pg_trgm indexes of lower(name), lower(heading) */
   int64_t written_since_analyze; /* element rows this connection wrote since its last ANALYZE */
   int64_t analyzed_rows;  /* the element table's rows then */
+};
+
+/* an identity met in a command: its hash; for a row the command batched,
+** its id and a hash of its attributes' and metadata's text, valid while
+** seen_gen is `gen` (0 id: found to exist, contents unknown) */
+struct kip_pg_seen {
+  uint64_t hash, content;
+  int64_t id;
+  unsigned gen;
 };
 
 /* store_pg.c: the connection */
@@ -120,7 +132,8 @@ char *kip_pg_placeholders(const char *sql, size_t len, size_t *out_len, unsigned
 /* after a commit that wrote `rows` rows: the planner's statistics taken
 ** again, and the SEARCH index's list vacuumed, when this connection wrote
 ** a fifth of the table since it last did (a bulk load; autovacuum would, a
-** minute later) */
+** minute later) — not while a bulk load's indexes are away, but once at
+** its end (rows -1: now) */
 void kip_pg_after_commit(kip_nexus *nx, int64_t rows);
 
 /* store_pg_batch.c: new elements sent a batch at a time */
@@ -135,7 +148,18 @@ void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const cha
 void kip_pg_batch_prop(kip_nexus *nx, int64_t id, int64_t s, const char *p, int64_t o, const char *attrs,
                        const char *meta);
 int kip_pg_batch_full(kip_nexus *nx);
-int kip_pg_batch_flush(struct kip_pg *pg);
+int kip_pg_batch_send(struct kip_pg *pg, int wait);
+void kip_pg_batch_result(struct kip_pg *pg);
+/* the id of a link this command batched, or found to exist, with these
+** attributes and metadata (their text) when no element was updated, deleted or repointed
+** since: writing it again would change nothing; 0 when not known */
+int64_t kip_pg_batch_repeated(kip_nexus *nx, int64_t s, const char *p, int64_t o, const char *attrs,
+                              const char *meta);
+/* a link found to exist, with its id and contents: met */
+void kip_pg_batch_existing(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t id, const char *attrs,
+                           const char *meta);
+/* an element was updated, deleted or repointed: batched rows' contents are no longer known */
+void kip_pg_batch_changed(kip_nexus *nx);
 
 /* store_pg_rows.c: the row API over a prepared statement */
 int kip_pg_step(kip_pg_stmt *st);
@@ -163,6 +187,8 @@ int kip_pg_search_sync(kip_nexus *nx, kip_error *err);
 /* store_pg_schema.c: create or check the nexus's schema and the functions
 ** compiled queries call (*created: it was empty) */
 int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err);
+/* store_pg_search.c: a bulk load indexed for SEARCH at its end */
+int kip_pg_search_index_load(kip_nexus *nx, kip_error *err);
 /* the persistent statements' SQL where it differs from SQLite's (NULL: the same) */
 const char *kip_pg_stmt_sql(int which);
 

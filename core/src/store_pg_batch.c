@@ -60,37 +60,74 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
-int kip_pg_batch_met(kip_nexus *nx, const char *type, const char *name, int64_t s, const char *p, int64_t o, int add) {
-  struct kip_pg *pg = nx->pg;
+static uint64_t identity_hash(const char *type, const char *name, int64_t s, const char *p, int64_t o) {
   uint64_t h = 14695981039346656037ULL;
   if (type) {
     h = fnv(fnv(fnv(h, "c", 1), type, strlen(type) + 1), name, strlen(name));
   } else {
     h = fnv(fnv(fnv(fnv(h, "p", 1), &s, sizeof s), p, strlen(p) + 1), &o, sizeof o);
   }
-  if (!h) h = 1;
-  for (size_t j = h & (pg->seen_cap - 1); pg->seen_cap && pg->seen[j]; j = (j + 1) & (pg->seen_cap - 1))
-    if (pg->seen[j] == h) return 1;
+  return h ? h : 1;
+}
+
+static uint64_t content_hash(const char *attrs, const char *meta) {
+  uint64_t h = 14695981039346656037ULL;
+  h = attrs ? fnv(h, attrs, strlen(attrs) + 1) : fnv(h, "", 1);
+  return meta ? fnv(h, meta, strlen(meta) + 1) : fnv(h, "", 1);
+}
+
+/* the entry of hash h, or of the empty slot where it would go */
+static size_t seen_slot(struct kip_pg *pg, uint64_t h) {
+  size_t j = h & (pg->seen_cap - 1);
+  while (pg->seen[j].hash && pg->seen[j].hash != h) j = (j + 1) & (pg->seen_cap - 1);
+  return j;
+}
+
+int kip_pg_batch_met(kip_nexus *nx, const char *type, const char *name, int64_t s, const char *p, int64_t o, int add) {
+  struct kip_pg *pg = nx->pg;
+  uint64_t h = identity_hash(type, name, s, p, o);
+  if (pg->seen_cap && pg->seen[seen_slot(pg, h)].hash) return 1;
   if (!add) return 0;
   if (2 * (pg->seen_n + 1) > pg->seen_cap) { /* grow, keeping it at most half full */
-    size_t cap = pg->seen_cap ? 2 * pg->seen_cap : 4096;
-    uint64_t *t = calloc(cap, sizeof *t);
-    if (!t) abort();
-    for (size_t i = 0; i < pg->seen_cap; i++) {
-      if (!pg->seen[i]) continue;
-      size_t j = pg->seen[i] & (cap - 1);
-      while (t[j]) j = (j + 1) & (cap - 1);
-      t[j] = pg->seen[i];
-    }
-    free(pg->seen);
-    pg->seen = t;
-    pg->seen_cap = cap;
+    size_t old_cap = pg->seen_cap;
+    struct kip_pg_seen *old = pg->seen;
+    pg->seen_cap = old_cap ? 2 * old_cap : 4096;
+    pg->seen = calloc(pg->seen_cap, sizeof *pg->seen);
+    if (!pg->seen) abort();
+    for (size_t i = 0; i < old_cap; i++)
+      if (old[i].hash) pg->seen[seen_slot(pg, old[i].hash)] = old[i];
+    free(old);
   }
-  size_t j = h & (pg->seen_cap - 1);
-  while (pg->seen[j]) j = (j + 1) & (pg->seen_cap - 1);
-  pg->seen[j] = h;
+  size_t j = seen_slot(pg, h);
+  pg->seen[j] = (struct kip_pg_seen){.hash = h};
+  pg->seen_last = j;
   pg->seen_n++;
   return 0;
+}
+
+/* the entry kip_pg_batch_met added last: its id and contents */
+static void seen_known(struct kip_pg *pg, int64_t id, const char *attrs, const char *meta) {
+  struct kip_pg_seen *e = &pg->seen[pg->seen_last];
+  e->id = id;
+  e->content = content_hash(attrs, meta);
+  e->gen = pg->seen_gen;
+}
+
+int64_t kip_pg_batch_repeated(kip_nexus *nx, int64_t s, const char *p, int64_t o, const char *attrs,
+                              const char *meta) {
+  struct kip_pg *pg = nx->pg;
+  if (!pg || !pg->may_batch || pg->batch_failed || !pg->seen_cap) return 0;
+  const struct kip_pg_seen *e = &pg->seen[seen_slot(pg, identity_hash(NULL, NULL, s, p, o))];
+  return e->hash && e->id && e->gen == pg->seen_gen && e->content == content_hash(attrs, meta) ? e->id : 0;
+}
+
+void kip_pg_batch_existing(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t id, const char *attrs,
+                           const char *meta) {
+  if (!kip_pg_batch_met(nx, NULL, NULL, s, p, o, 1)) seen_known(nx->pg, id, attrs, meta);
+}
+
+void kip_pg_batch_changed(kip_nexus *nx) {
+  if (nx->pg) nx->pg->seen_gen++;
 }
 
 int kip_pg_batching(kip_nexus *nx) { return nx->pg && nx->pg->may_batch && !nx->pg->batch_failed; }
@@ -121,6 +158,7 @@ static void row_end(kip_nexus *nx, kip_buf *b, const char *attrs, const char *me
 
 void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const char *name, const char *attrs,
                           const char *meta) {
+  seen_known(nx->pg, id, attrs, meta);
   kip_buf *b = row_begin(nx->pg, 0, id);
   add_field(b, "t", type);
   add_field(b, "n", name);
@@ -129,6 +167,7 @@ void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const cha
 
 void kip_pg_batch_prop(kip_nexus *nx, int64_t id, int64_t s, const char *p, int64_t o, const char *attrs,
                        const char *meta) {
+  seen_known(nx->pg, id, attrs, meta);
   kip_buf *b = row_begin(nx->pg, 1, id);
   kip_buf_printf(b, ",\"s\":%lld,\"o\":%lld", (long long)s, (long long)o);
   add_field(b, "p", p);
@@ -139,31 +178,47 @@ int kip_pg_batch_full(kip_nexus *nx) {
   return nx->pg->batch_rows[0] >= BATCH_ROWS || nx->pg->batch_rows[1] >= BATCH_ROWS;
 }
 
-/* send what waits; 0, or 1 when the batch did not insert every row it
-** assumed (batch_failed set: the command is void) */
-int kip_pg_batch_flush(struct kip_pg *pg) {
-  if (!pg->batch_rows[0] && !pg->batch_rows[1]) return 0;
-  kip_pg_drain(pg);
+/* the result of the batch statement sent without waiting: fewer rows than
+** assumed, or a failure, void the command (batch_failed) */
+void kip_pg_batch_result(struct kip_pg *pg) {
+  if (!pg->inflight_rows) return;
+  int64_t want = pg->inflight_rows;
+  pg->inflight_rows = 0;
+  PGresult *r = PQgetResult(pg->conn), *more;
+  int64_t got = PQresultStatus(r) == PGRES_COMMAND_OK ? kip_pg_rows_written(r) : -1;
+  if (got != want) {
+    pg->batch_failed = 1;
+    if (got < 0) kip_pg_keep_error(pg, r);
+  }
+  PQclear(r);
+  while ((more = PQgetResult(pg->conn))) PQclear(more);
+}
+
+/* send what waits, the concepts before the propositions that may name
+** them. The last statement is not waited for unless `wait`: the command
+** goes on building the next batch while the server inserts this one, and
+** the next statement reads its result first (kip_pg_drain). Returns 0, or
+** 1 when a batch known by then did not insert every row it assumed
+** (batch_failed set: the command is void) */
+int kip_pg_batch_send(struct kip_pg *pg, int wait) {
   static const char *const SQL[2] = {FLUSH_CONCEPTS, FLUSH_PROPS};
-  int failed = 0;
-  for (int k = 0; k < 2 && !failed; k++) {
-    if (!pg->batch_rows[k]) continue;
+  for (int k = 0; k < 2; k++) {
+    kip_pg_drain(pg);
+    if (!pg->batch_rows[k] || pg->batch_failed) continue;
     kip_buf *b = &pg->batch[k];
     kip_buf_addc(b, ']');
     kip_buf_addc(b, 0);
-    int64_t want = pg->batch_rows[k];
     const char *values[1] = {b->p};
-    PGresult *r = b->oom ? NULL : PQexecParams(pg->conn, SQL[k], 1, NULL, values, NULL, NULL, 0);
-    int64_t got = PQresultStatus(r) == PGRES_COMMAND_OK ? kip_pg_rows_written(r) : -1;
-    if (got != want) {
-      failed = 1;
-      if (got < 0) kip_pg_keep_error(pg, r);
+    if (b->oom || !PQsendQueryParams(pg->conn, SQL[k], 1, NULL, values, NULL, NULL, 0)) {
+      pg->batch_failed = 1;
+      kip_pg_keep_error(pg, NULL);
+    } else {
+      pg->inflight_rows = pg->batch_rows[k];
     }
-    PQclear(r);
   }
   kip_pg_batch_discard(pg);
-  if (failed) pg->batch_failed = 1;
-  return failed;
+  if (wait) kip_pg_drain(pg);
+  return pg->batch_failed;
 }
 
 int kip_pg_batch_failed(kip_nexus *nx) {

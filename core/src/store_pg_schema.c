@@ -34,6 +34,18 @@
 /* the write generation (store_tx.c bumps it as a writer commits) */
 #define PG_GENERATION "SELECT coalesce((SELECT value::bigint FROM kip_info WHERE key = 'write_generation'), 0)"
 
+/* the indexes a bulk load into a (nearly) empty nexus drops and builds at
+** its end (kip_pg_defer_indexes): the element table's that no UPSERT looks
+** up by, and the SEARCH index's words (the substring indexes too) */
+#define SECONDARY_INDEXES                                                                      \
+  "CREATE INDEX IF NOT EXISTS element_name ON element(name) WHERE name IS NOT NULL;\n"          \
+  "CREATE INDEX IF NOT EXISTS element_ops ON element(object, predicate, subject) WHERE object IS NOT NULL;\n" \
+  "CREATE INDEX IF NOT EXISTS element_pred ON element(predicate, subject, object) WHERE predicate IS NOT NULL;\n"
+#define SEARCH_WORDS_INDEX "IF NOT EXISTS search_doc_words ON search_doc USING gin(doc)"
+#define DROP_DEFERRED_INDEXES                                                                              \
+  "DROP INDEX IF EXISTS element_name, element_ops, element_pred, search_doc_words, search_doc_name_trgm, " \
+  "search_doc_heading_trgm"
+
 /* the tables, in scripts of a few statements */
 static const char *const TABLES[] = {
     "CREATE TABLE element(\n"
@@ -49,10 +61,8 @@ static const char *const TABLES[] = {
     "  CHECK ((type IS NOT NULL AND name IS NOT NULL AND subject IS NULL AND predicate IS NULL AND object IS NULL)\n"
     "      OR (type IS NULL AND name IS NULL AND subject IS NOT NULL AND predicate IS NOT NULL AND object IS NOT NULL)));\n"
     "CREATE UNIQUE INDEX element_concept ON element(type, name) WHERE type IS NOT NULL;\n"
-    "CREATE INDEX element_name ON element(name) WHERE name IS NOT NULL;\n"
     "CREATE UNIQUE INDEX element_spo ON element(subject, predicate, object) WHERE subject IS NOT NULL;\n"
-    "CREATE INDEX element_ops ON element(object, predicate, subject) WHERE object IS NOT NULL;\n"
-    "CREATE INDEX element_pred ON element(predicate, subject, object) WHERE predicate IS NOT NULL;\n"
+    SECONDARY_INDEXES
     "CREATE TABLE kip_capsule(name text PRIMARY KEY, hash text NOT NULL, applied_at text NOT NULL);\n"
     "CREATE TABLE kip_info(key text PRIMARY KEY, value text);\n"
     "CREATE TABLE kip_id_alloc(one int PRIMARY KEY CHECK (one = 1), counter bigint NOT NULL,\n"
@@ -74,7 +84,7 @@ static const char *const TABLES[] = {
 /* v2: the SEARCH index (store_pg_search.c), everything listed for it */
 static const char *const SEARCH_V2 =
     "CREATE TABLE search_doc(id bigint PRIMARY KEY, doc tsvector NOT NULL, name text, heading text);\n"
-    "CREATE INDEX search_doc_words ON search_doc USING gin(doc);\n"
+    "CREATE INDEX " SEARCH_WORDS_INDEX ";\n"
     "INSERT INTO search_dirty(id) SELECT id FROM element ON CONFLICT DO NOTHING;\n";
 
 /* v6: the vectors of SEARCH MODE "semantic" | "hybrid" (store_vectors.c),
@@ -309,13 +319,77 @@ static int schema_version(kip_nexus *nx, int64_t *exists, int64_t *v, kip_error 
   return *exists < 0 || *v < 0 ? kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema version") : 0;
 }
 
-/* whether SEARCH finds substrings by the trigram index (pg->trigrams) */
+/* the statements that build the substring indexes, in sql; 0 when the
+** extension is not there (after `first`, a statement run before looking) */
+static int trigram_indexes_sql(kip_nexus *nx, const char *first, char *sql, size_t cap) {
+  char q[256];
+  snprintf(q, sizeof q, "%sSELECT quote_ident(extnamespace::regnamespace::text) FROM pg_extension WHERE extname = 'pg_trgm'",
+           first);
+  PGresult *r = kip_pg_query(nx->pg, q);
+  int ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+  if (ok)
+    snprintf(sql, cap,
+             "CREATE INDEX IF NOT EXISTS search_doc_name_trgm ON search_doc USING gin (lower(name) %s.gin_trgm_ops); "
+             "CREATE INDEX IF NOT EXISTS search_doc_heading_trgm ON search_doc USING gin (lower(heading) %s.gin_trgm_ops)",
+             PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 0));
+  PQclear(r);
+  return ok;
+}
+
+/* whether SEARCH finds substrings by the trigram index (pg->trigrams), and
+** whether a bulk load left its indexes dropped (it was stopped before its
+** end: they are built at open, as an SQLite nexus builds them) */
 static int substring_index_known(kip_nexus *nx, kip_error *err) {
-  char sql[160];
-  snprintf(sql, sizeof sql, "SELECT (to_regclass('%s.search_doc_heading_trgm') IS NOT NULL)::int", nx->pg->schema);
+  char sql[256];
+  snprintf(sql, sizeof sql,
+           "SELECT (to_regclass('%s.search_doc_heading_trgm') IS NOT NULL)::int + "
+           "2 * (to_regclass('%s.element_pred') IS NULL OR to_regclass('%s.search_doc_words') IS NULL)::int",
+           nx->pg->schema, nx->pg->schema, nx->pg->schema);
   int64_t v = kip_pg_count(nx, sql);
   if (v < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "reading the schema");
-  nx->pg->trigrams = v == 1;
+  nx->pg->trigrams = v & 1;
+  nx->indexes_deferred = (v & 2) && !nx->readonly_file; /* built once the statements are prepared (store.c) */
+  return 0;
+}
+
+/* ------------------------------------------------- a bulk load's indexes */
+/* As on SQLite (store_bulk.c): the first bulk command that writes at least
+** as many elements as the nexus holds drops the secondary indexes in its
+** transaction, and its load's end builds them from the finished tables —
+** sorted, where every insert into a B-tree or GIN index was a random
+** probe. DROP INDEX locks the table until that first command commits;
+** meanwhile other connections wait, afterwards their queries scan. */
+int kip_pg_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err) {
+  if (nx->indexes_deferred) return 0;
+  char sql[128];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT 1 FROM element LIMIT %lld) AS held", (long long)writes);
+  int64_t held = kip_pg_count(nx, sql);
+  if (held < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "counting elements");
+  if (held >= writes) return 0;
+  if (kip_pg_exec(nx, DROP_DEFERRED_INDEXES, err, "deferring the element indexes")) return err->code;
+  nx->indexes_deferred = 1;
+  return 0;
+}
+
+/* the load indexed for SEARCH first (search_doc without its index), then
+** every index built, in one transaction; the planner's statistics after */
+int kip_pg_build_indexes(kip_nexus *nx, kip_error *err) {
+  if (!nx->indexes_deferred || nx->readonly_file) return 0;
+  int own = nx->tx_depth == 0;
+  if (own && kip_tx_begin(nx, err)) return err->code;
+  char trigrams[512];
+  int rc = kip_pg_search_index_load(nx, err), with_trigrams = 0;
+  if (!rc) rc = kip_pg_exec(nx, SECONDARY_INDEXES "CREATE INDEX " SEARCH_WORDS_INDEX, err, "building the element indexes");
+  if (!rc && (with_trigrams = trigram_indexes_sql(nx, "", trigrams, sizeof trigrams)))
+    rc = kip_pg_exec(nx, trigrams, err, "building the substring index");
+  if (own) {
+    if (rc) kip_tx_rollback(nx);
+    else rc = kip_tx_commit_upkeep(nx, err);
+  }
+  if (rc) return rc;
+  nx->indexes_deferred = 0;
+  nx->pg->trigrams = with_trigrams;
+  if (own) kip_pg_after_commit(nx, -1);
   return 0;
 }
 
@@ -325,18 +399,9 @@ static int substring_index_known(kip_nexus *nx, kip_error *err) {
 ** (search_keyword.c). Inside the migration's transaction: a savepoint
 ** keeps a refusal from undoing the rest */
 static int substring_index(kip_nexus *nx, kip_error *err) {
-  struct kip_pg *pg = nx->pg;
   if (kip_pg_exec(nx, "SAVEPOINT kip_trgm", err, "creating the substring index")) return err->code;
-  PGresult *r = kip_pg_query(pg, "CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public; "
-                                 "SELECT quote_ident(extnamespace::regnamespace::text) FROM pg_extension WHERE extname = 'pg_trgm'");
   char sql[512];
-  int ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
-  if (ok)
-    snprintf(sql, sizeof sql,
-             "CREATE INDEX IF NOT EXISTS search_doc_name_trgm ON search_doc USING gin (lower(name) %s.gin_trgm_ops); "
-             "CREATE INDEX IF NOT EXISTS search_doc_heading_trgm ON search_doc USING gin (lower(heading) %s.gin_trgm_ops)",
-             PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 0));
-  PQclear(r);
+  int ok = trigram_indexes_sql(nx, "CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public; ", sql, sizeof sql);
   kip_error ignored;
   if (ok && !kip_pg_exec(nx, sql, &ignored, "creating the substring index"))
     return kip_pg_exec(nx, "RELEASE kip_trgm", err, "creating the substring index");

@@ -26,19 +26,22 @@
 ** element, two thirds of a load's indexing); the heading's text is kept
 ** for substring matches, so it is walked, where a heading key is written */
 #define HEADING_KEYS "'{aliases,title,keywords,tags}'::text[]"
+/* the index rows of the elements whose ids `waiting` lists */
+#define INDEX_INSERT(waiting)                                                                                       \
+  "INSERT INTO search_doc(id, doc, name, heading) SELECT e.id,\n"                                                   \
+  "  setweight(to_tsvector('english', coalesce(e.name, e.predicate, '')), 'A') ||\n"                                \
+  "  setweight(to_tsvector('english', coalesce(h.heading, '')), 'B') ||\n"                                         \
+  "  setweight(CASE WHEN e.attributes LIKE '{%' AND e.attributes <> '{}' THEN jsonb_to_tsvector('english',\n"       \
+  "    e.attributes::jsonb - " HEADING_KEYS ", '[\"string\"]') ELSE ''::tsvector END ||\n"                           \
+  "    to_tsvector('english', concat_ws(E'\\n', s.name, o.name)), 'C'),\n"                                          \
+  "  coalesce(e.name, e.predicate), h.heading\n"                                                                    \
+  "FROM element e LEFT JOIN element s ON s.id = e.subject LEFT JOIN element o ON o.id = e.object\n"                 \
+  "CROSS JOIN LATERAL (SELECT CASE WHEN e.attributes ~ '\"(aliases|title|keywords|tags)\"'\n"                     \
+  "  THEN kip_search_text(e.attributes, 0) END AS heading) h\n"                                                     \
+  "WHERE e.id = " waiting
 #define INDEX_SCRIPT                                                                                                 \
   "DELETE FROM search_doc WHERE id = ANY (ARRAY(SELECT id FROM search_dirty WHERE fresh = 0));\n"                    \
-  "INSERT INTO search_doc(id, doc, name, heading) SELECT e.id,\n"                                                    \
-  "  setweight(to_tsvector('english', coalesce(e.name, e.predicate, '')), 'A') ||\n"                                 \
-  "  setweight(to_tsvector('english', coalesce(h.heading, '')), 'B') ||\n"                                          \
-  "  setweight(CASE WHEN e.attributes LIKE '{%' AND e.attributes <> '{}' THEN jsonb_to_tsvector('english',\n"        \
-  "    e.attributes::jsonb - " HEADING_KEYS ", '[\"string\"]') ELSE ''::tsvector END ||\n"                            \
-  "    to_tsvector('english', concat_ws(E'\\n', s.name, o.name)), 'C'),\n"                                           \
-  "  coalesce(e.name, e.predicate), h.heading\n"                                                                     \
-  "FROM element e LEFT JOIN element s ON s.id = e.subject LEFT JOIN element o ON o.id = e.object\n"                  \
-  "CROSS JOIN LATERAL (SELECT CASE WHEN e.attributes ~ '\"(aliases|title|keywords|tags)\"'\n"                      \
-  "  THEN kip_search_text(e.attributes, 0) END AS heading) h\n"                                                      \
-  "WHERE e.id = " WAITING ";\n"                                                                                       \
+  INDEX_INSERT(WAITING) ";\n"                                                                                        \
   "DELETE FROM search_dirty"
 
 int kip_store_pg_trigrams(kip_nexus *nx) { return nx->pg && nx->pg->trigrams; }
@@ -60,4 +63,22 @@ int kip_pg_search_sync(kip_nexus *nx, kip_error *err) {
   /* (a function: its statements are planned once per connection, where the
   ** script was planned at every commit — 2 ms of a single-item UPSERT) */
   return kip_pg_exec(nx, "SELECT kip_search_sync()", err, "indexing for SEARCH");
+}
+
+/* A bulk load whose indexes wait (kip_pg_defer_indexes) does not list its
+** new elements in search_dirty one run at a time — each listed row cost as
+** much as its index row. At its end, what search_dirty lists (other
+** writers', the load's updates) is indexed first; then the elements
+** without an index row, listed in a temporary table, get their vectors
+** and their rows. In the caller's transaction. */
+int kip_pg_search_index_load(kip_nexus *nx, kip_error *err) {
+  if (kip_pg_search_sync(nx, err)) return err->code;
+  if (kip_pg_exec(nx,
+                  "CREATE TEMP TABLE kip_load_ids ON COMMIT DROP AS SELECT e.id FROM element e "
+                  "WHERE NOT EXISTS (SELECT 1 FROM search_doc d WHERE d.id = e.id)",
+                  err, "listing the load for SEARCH") ||
+      kip_vector_sync(nx, "kip_load_ids", err))
+    return err->code;
+  return kip_pg_exec(nx, INDEX_INSERT("ANY (ARRAY(SELECT id FROM kip_load_ids))") "; DROP TABLE kip_load_ids", err,
+                     "indexing the load for SEARCH");
 }

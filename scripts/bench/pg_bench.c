@@ -39,6 +39,9 @@ static int64_t first[NT], count[NT];
 static const char *WORDS[] = {"alpha", "beta", "gamma", "delta", "ledger", "orbit", "harbor", "maple",
                               "quartz", "signal", "tundra", "velvet", "willow", "zephyr", "cobalt", "ember"};
 
+/* a bulk load's commands (kip import, restore, migrate) go with these */
+static const kip_call_options *call_options;
+
 static char *call(kip_nexus *nx, const char *command, const char *params_json, double *ms) {
   kip_buf b;
   kip_buf_init(&b);
@@ -48,7 +51,7 @@ static char *call(kip_nexus *nx, const char *command, const char *params_json, d
   kip_buf_addc(&b, '}');
   kip_buf_addc(&b, 0);
   double t0 = now_ms();
-  char *res = kip_call_json(nx, b.p, strlen(b.p), NULL);
+  char *res = kip_call_json(nx, b.p, strlen(b.p), call_options);
   if (ms) *ms = now_ms() - t0;
   kip_buf_free(&b);
   return res;
@@ -63,8 +66,23 @@ static int ok(char *res, const char *what) {
 
 static void concept_name(char *out, size_t n, int t, int64_t i) { snprintf(out, n, "%s-%lld", TYPES[t], (long long)i); }
 
+/* an SQLite nexus file and its companions */
+static void remove_sqlite_file(const char *path) {
+  static const char *const SIDES[] = {"", "-wal", "-shm", "-kipindex"};
+  char side[600];
+  for (int k = 0; k < 4; k++) {
+    snprintf(side, sizeof side, "%s%s", path, SIDES[k]);
+    unlink(side);
+  }
+}
+
 /* ---------------------------------------------------------------- load */
+/* elements per UPSERT command: the command load, and the bulk load that
+** sends what kip import sends (commands of ~4 MiB with defer_index, then
+** kip_sync_index) */
 #define BATCH 1000
+#define BULK_BATCH 20000
+static int64_t batch = BATCH;
 
 /* send the UPSERT being built in b, closed, and start the next one */
 static int flush(kip_nexus *nx, kip_buf *b, const char *what) {
@@ -98,7 +116,7 @@ static double load(kip_nexus *nx, int64_t nlinks) {
                      "note: \"%s %s\" } }",
                      (long long)in_batch, TYPES[t], name, (long long)(i % 100), i % 3 ? "active" : "archived",
                      WORDS[i % 16], WORDS[(i / 16) % 16]);
-      if (++in_batch == BATCH) {
+      if (++in_batch == batch) {
         if (!flush(nx, &b, "loading concepts")) return -1;
         in_batch = 0;
       }
@@ -121,13 +139,40 @@ static double load(kip_nexus *nx, int64_t nlinks) {
     }
     kip_buf_printf(&b, " PROPOSITION ?l%lld { ({type: \"%s\", name: \"%s\"}, \"%s\", {type: \"%s\", name: \"%s\"}) }",
                    (long long)in_batch, TYPES[st], s, preds[p], TYPES[ot], o);
-    if (++in_batch == BATCH || k == nlinks - 1) {
+    if (++in_batch == batch || k == nlinks - 1) {
       if (!flush(nx, &b, "loading propositions")) return -1;
       in_batch = 0;
     }
   }
   kip_buf_free(&b);
+  kip_error err;
+  if (call_options && kip_sync_index(nx, 0, NULL, NULL, &err)) {
+    fprintf(stderr, "pg_bench: indexing the bulk load: %s\n", err.message);
+    return -1;
+  }
   return now_ms() - t0;
+}
+
+/* the same data loaded by the bulk path into a nexus of its own, closed
+** after; its time in ms, -1 on failure */
+static double bulk_load(const char *path, int64_t nlinks) {
+  kip_nexus *nx;
+  kip_error err;
+  if (kip_open(path, NULL, &nx, &err)) {
+    fprintf(stderr, "pg_bench: cannot open %s: %s\n", path, err.message);
+    return -1;
+  }
+  kip_call_options opt = {0};
+  opt.defer_index = 1;
+  opt.max_command_bytes = 64 << 20;
+  call_options = &opt;
+  batch = BULK_BATCH;
+  rng = BENCH_SEED;
+  double ms = load(nx, nlinks);
+  call_options = NULL;
+  batch = BATCH;
+  kip_close(nx);
+  return ms;
 }
 
 /* The server's autovacuum visits a freshly loaded table (its first vacuum
@@ -243,6 +288,18 @@ int main(int argc, char **argv) {
     if (load_ms[b] < 0) return 1;
     fprintf(stderr, "loaded %s: %.1f s\n", names[b], load_ms[b] / 1e3);
   }
+  /* the bulk path, each backend into a nexus of its own */
+  char bulk_path[512], bulk_url[1024];
+  snprintf(bulk_path, sizeof bulk_path, "%s/pg_bench_bulk_%d.db", dir, (int)getpid());
+  snprintf(bulk_url, sizeof bulk_url, "%s?nexus=bench_bulk_%d", url, (int)getpid());
+  const char *bulk_paths[2] = {bulk_path, bulk_url};
+  double bulk_ms[2];
+  for (int b = 0; b < 2; b++) {
+    bulk_ms[b] = bulk_load(bulk_paths[b], nlinks);
+    if (bulk_ms[b] < 0) return 1;
+    fprintf(stderr, "bulk-loaded %s: %.1f s\n", names[b], bulk_ms[b] / 1e3);
+  }
+  remove_sqlite_file(bulk_path);
   wait_for_autovacuum(url);
   int64_t elements = acc + nlinks;
   printf("pg_bench: %lld concepts, %lld propositions; %d runs per shape, backends alternated; kip_call_json\n\n",
@@ -251,6 +308,8 @@ int main(int argc, char **argv) {
          "PG/SQL");
   printf("%-44s %11.0f %11s %11s %11.0f %11s %11s %6.2fx\n", "bulk load, UPSERT commands of 1000 (elements/s)",
          elements / (load_ms[0] / 1e3), "", "", elements / (load_ms[1] / 1e3), "", "", load_ms[1] / load_ms[0]);
+  printf("%-44s %11.0f %11s %11s %11.0f %11s %11s %6.2fx\n", "bulk load, kip import's path (elements/s)",
+         elements / (bulk_ms[0] / 1e3), "", "", elements / (bulk_ms[1] / 1e3), "", "", bulk_ms[1] / bulk_ms[0]);
   double *t[2];
   t[0] = calloc((size_t)runs, sizeof(double));
   t[1] = calloc((size_t)runs, sizeof(double));
@@ -275,11 +334,6 @@ int main(int argc, char **argv) {
   free(t[1]);
   kip_close(nx[0]);
   kip_close(nx[1]);
-  unlink(path);
-  char side[600];
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
+  remove_sqlite_file(path);
   return 0;
 }
