@@ -48,7 +48,9 @@ describe("deferred indexing", function()
   end)
 
   it("a load stopped before its end: the next open builds what it deferred and SEARCH finds all of it", function()
-    -- another process loads into an empty nexus and exits without closing it
+    -- another process loads into an empty nexus and exits without closing it. Its first command also says
+    -- again a link the nexus has, by handles: a server's batch assumed it new, so that command is undone and
+    -- run again (its dropped indexes came back with the rollback, and are dropped again)
     local path = H.tmpdb()
     local script = H.tmpdb(".lua")
     local f = assert(io.open(script, "w"))
@@ -58,12 +60,17 @@ local nx = assert(kip.open { path = %q })
 for chunk = 0, 1 do
   local blocks = {}
   for i = 1, 2000 do blocks[i] = ('CONCEPT ?c%%d { {type: "Person", name: "Quokka %%d"} }'):format(i, chunk * 2000 + i) end
+  if chunk == 0 then
+    blocks[#blocks + 1] = 'CONCEPT ?pt { {type: "$ConceptType", name: "Person"} } CONCEPT ?cs { {type: "Domain", '
+      .. 'name: "CoreSchema"} } PROPOSITION ?l { (?pt, "belongs_to_domain", ?cs) }'
+  end
   assert(not nx:call({ command = "UPSERT { " .. table.concat(blocks, " ") .. " }" }, { defer_index = true }).error)
 end
 os.exit(0, false)
 ]]):format(path))
     f:close()
-    assert.is_true(os.execute("lua5.4 " .. script))
+    local status = os.execute((jit and "luajit " or "lua5.4 ") .. script) -- the interpreter running the specs
+    assert.is_true(status == true or status == 0)
     os.remove(script)
     local nx = assert(kip.open { path = path })
     local r = nx:execute('SEARCH CONCEPT "quokka" LIMIT 5000')

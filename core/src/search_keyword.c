@@ -301,7 +301,7 @@ static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   kip_buf_free(&sql);
   if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
   search_bind_filter(sc, q, st);
-  kip_bind_text(st, 9001, arg, -1, 0);
+  if (arg) kip_bind_text(st, 9001, arg, -1, 0);
   kip_bind_int64(st, 9003, cap);
   while ((rc = kip_step(st)) == KIP_ROW) {
     double exact = exact_score(st, qq), score;
@@ -357,19 +357,27 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   kip_buf_free(&word);
   size_t chars = utf8_chars(qq.lower);
   if (!rc && chars >= 3 && pg && kip_store_pg_trigrams(c->nx)) { /* substrings of the name and heading, by pg_trgm */
-    kip_buf like; /* %text%, its own % _ \ escaped */
-    kip_buf_init(&like);
-    kip_buf_addc(&like, '%');
-    for (const char *p = qq.lower; *p; p++) {
-      if (*p == '%' || *p == '_' || *p == '\\') kip_buf_addc(&like, '\\');
-      kip_buf_addc(&like, *p);
+    /* the pattern '%text%' (its own % _ \ escaped, quotes doubled) is a
+    ** literal of the statement, not a parameter: the plans the server keeps
+    ** for a statement (generic: plan_cache_mode) cannot use a trigram index
+    ** for LIKE $1, and scanned every concept (94 ms at 120 000 elements,
+    ** against 0.5 ms by the index) */
+    kip_buf match;
+    kip_buf_init(&match);
+    for (int field = 0; field < 2; field++) {
+      kip_buf_adds(&match, field ? " OR lower(f.heading) LIKE '%" : "(lower(f.name) LIKE '%");
+      for (const char *p = qq.lower; *p; p++) {
+        if (*p == '%' || *p == '_' || *p == '\\') kip_buf_addc(&match, '\\');
+        if (*p == '\'') kip_buf_addc(&match, '\'');
+        kip_buf_addc(&match, *p);
+      }
+      kip_buf_adds(&match, "%'");
     }
-    kip_buf_adds(&like, "%");
-    kip_buf_addc(&like, 0);
-    rc = collect(c, q, sc, NULL, "search_doc f JOIN element e ON e.id = f.id",
-                 "(lower(f.name) LIKE ?9001 OR lower(f.heading) LIKE ?9001)", " LIMIT ?9003", like.p, &qq, cap,
+    kip_buf_addc(&match, ')');
+    kip_buf_addc(&match, 0);
+    rc = collect(c, q, sc, NULL, "search_doc f JOIN element e ON e.id = f.id", match.p, " LIMIT ?9003", NULL, &qq, cap,
                  ROW_SUBSTRING, h);
-    kip_buf_free(&like);
+    kip_buf_free(&match);
   } else if (!rc && chars >= 3 && pg) { /* the same without the extension: a scan */
     rc = collect(c, q, sc, NULL, "search_doc f JOIN element e ON e.id = f.id",
                  "(strpos(lower(f.name), ?9001) > 0 OR strpos(lower(f.heading), ?9001) > 0)", " LIMIT ?9003", qq.lower,

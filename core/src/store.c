@@ -170,6 +170,12 @@ static int prepare_pg_statements(kip_nexus *nx, kip_error *err) {
     if (!(nx->stmts[i] = kip_pg_prepare_persistent(nx, sql ? sql : stmt_sql[i])))
       return kip_pg_error(nx, KIP_PG_ERROR, err, "preparing statements");
   }
+  /* a run of ids for a transaction and its record in the change log read no
+  ** element a batch may hold (runs never overlap): they leave it waiting */
+  kip_pg_runs_beside_batch(nx->stmts[ST_NEXT_ID]);
+  kip_pg_runs_beside_batch(nx->stmts[ST_NEXT_EXTENT]);
+  kip_pg_runs_beside_batch(nx->stmts[ST_ID_RANGE_USED]);
+  kip_pg_runs_beside_batch(nx->stmts[ST_MARK_CHANGED]);
   /* the indexes a bulk load that did not end left away */
   return kip_guards_open(nx, err) || kip_pg_build_indexes(nx, err) || index_what_waits(nx, err) ? err->code : 0;
 }

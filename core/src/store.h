@@ -148,6 +148,7 @@ struct kip_nexus {
   int64_t id_expect;             /* elements the running command may create (kip_store_expect_ids) */
   int64_t fresh_lo, fresh_n;     /* the transaction's newest run of new ids not yet in search_dirty */
   int indexes_deferred;          /* a bulk load dropped the secondary indexes (store_schema.c) */
+  int indexes_dropped_in_tx;     /* the open transaction dropped them: its rollback brings them back */
   int foreign_keys_off;          /* a bulk command switched the checks off (kip_store_foreign_keys) */
   uint64_t invalidations;        /* bumped by a rollback and at a bulk load's end: the caches of rows the
                                  ** layers above keep (exec_upsert.c's concept memo) drop themselves */
@@ -354,6 +355,8 @@ int kip_tx_begin_read_repeatable(kip_nexus *nx, kip_error *err);
 ** kip_pg_batch_failed, after its transaction ended, says whether it must be
 ** run again with batching off (an element it assumed new existed) */
 void kip_pg_batch_writes(kip_nexus *nx, int on);
+/* a statement that reads no element a batch holds runs without sending it first */
+void kip_pg_runs_beside_batch(kip_stmt *st);
 /* a bulk load's indexes on PostgreSQL (store_pg_schema.c; kip_store_defer_indexes
 ** and kip_store_build_indexes call them) */
 int kip_pg_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err);

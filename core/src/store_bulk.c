@@ -66,7 +66,7 @@ int kip_store_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err) {
     if (held >= writes) return 0;
   }
   if (kip_store_exec(nx, DROP_SECONDARY_INDEXES, err, "deferring the element indexes")) return err->code;
-  nx->indexes_deferred = 1;
+  nx->indexes_deferred = nx->indexes_dropped_in_tx = 1;
   return 0;
 }
 

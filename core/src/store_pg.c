@@ -248,10 +248,11 @@ static void check_assumption(struct kip_pg *pg, unsigned read) {
   if (read != pg->data_version) pg->stale = 1;
 }
 
-PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values, int binary) {
+PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values, int binary,
+                     int beside_batch) {
   struct kip_pg *pg = nx->pg;
   kip_pg_drain(pg);
-  if (flush_batch(pg)) return NULL;
+  if (beside_batch ? pg->batch_failed : flush_batch(pg)) return NULL;
   if (!pg->deferred) return PQexecPrepared(pg->conn, name, nparams, values, NULL, NULL, binary);
   const char *first = pg->deferred;
   pg->deferred = NULL;

@@ -40,6 +40,7 @@ typedef struct kip_pg_stmt {
   int cells_row;
   int busy;               /* handed out by kip_prepare, not yet finished */
   int binary;             /* results in binary form (kip_stmt_binary_results), until finished */
+  int beside_batch;       /* runs while a batch waits (kip_pg_runs_beside_batch) */
   uint64_t used;
 } kip_pg_stmt;
 
@@ -116,7 +117,8 @@ int64_t kip_pg_rows_written(PGresult *r);
 void kip_pg_drain(struct kip_pg *pg);
 void kip_pg_defer(struct kip_pg *pg, const char *sql);
 void kip_pg_send_without_waiting(struct kip_pg *pg, const char *sql);
-PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values, int binary);
+PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values, int binary,
+                     int beside_batch);
 /* the generation an assuming read assumed, checked now if no statement
 ** checked it yet; 1 when it was stale */
 int kip_pg_assumption_stale(kip_nexus *nx);

@@ -6,10 +6,17 @@
 ** command may instead assume each such insert creates its element: the
 ** rows wait in the connection and go as one statement per kind (concepts,
 ** then the propositions that may name them) before any other statement
-** and before the commit. The statement reports how many rows it inserted;
-** fewer than assumed (an element that existed, or a failure) makes the
-** command void — its transaction is rolled back and request.c runs it again
+** and before the commit (a full batch without waiting for its result: the
+** next statement reads it). The statement has no ON CONFLICT clause (a
+** third of its time): an element that existed fails it on a unique index.
+** That failure, or fewer rows inserted than assumed, makes the command
+** void — its transaction is rolled back and request.c runs it again
 ** without assuming, one insert at a time, as an SQLite nexus runs it.
+**
+** The command's identities met so far are kept (kip_pg_batch_met), with
+** the id and contents of those it batched or found to exist: a link said
+** again with the same contents is answered from there (kip_pg_batch_repeated)
+** where looking it up would send the batch first.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +27,11 @@
 #define FLUSH_CONCEPTS                                                                                             \
   "INSERT INTO element(id, type, name, attributes, metadata, version, updated_at) "                              \
   "SELECT x.id, x.t, x.n, x.a, x.m, 1, x.u FROM json_to_recordset($1::json) AS x(id bigint, t text, n text, "     \
-  "a text, m text, u text) ORDER BY x.id ON CONFLICT (type, name) WHERE type IS NOT NULL DO NOTHING"
+  "a text, m text, u text) ORDER BY x.id"
 #define FLUSH_PROPS                                                                                                \
   "INSERT INTO element(id, subject, predicate, object, attributes, metadata, version, updated_at) "               \
   "SELECT x.id, x.s, x.p, x.o, x.a, x.m, 1, x.u FROM json_to_recordset($1::json) AS x(id bigint, s bigint, "      \
-  "p text, o bigint, a text, m text, u text) ORDER BY x.id "                                                     \
-  "ON CONFLICT (subject, predicate, object) WHERE subject IS NOT NULL DO NOTHING"
+  "p text, o bigint, a text, m text, u text) ORDER BY x.id"
 
 /* a batch holds at most this many rows of a kind before it is sent */
 #define BATCH_ROWS 2000

@@ -139,7 +139,7 @@ int kip_pg_step(kip_pg_stmt *st) {
   struct kip_pg *pg = st->nx->pg;
   if (!st->executed) {
     if (kip_interrupted(st->nx)) return KIP_PG_INTERRUPT;
-    st->res = kip_pg_run(st->nx, st->name, st->nparams, (const char *const *)st->values, st->binary);
+    st->res = kip_pg_run(st->nx, st->name, st->nparams, (const char *const *)st->values, st->binary, st->beside_batch);
     st->executed = 1;
     st->row = -1;
     ExecStatusType s = PQresultStatus(st->res);
@@ -309,4 +309,8 @@ int kip_pg_col_bytes(kip_pg_stmt *st, int i) {
   size_t n;
   cell(st, i, &n);
   return (int)n;
+}
+
+void kip_pg_runs_beside_batch(kip_stmt *st) {
+  if (st && PG_IS(st)) PG_ST(st)->beside_batch = 1;
 }

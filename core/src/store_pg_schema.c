@@ -367,7 +367,7 @@ int kip_pg_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err) {
   if (held < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "counting elements");
   if (held >= writes) return 0;
   if (kip_pg_exec(nx, DROP_DEFERRED_INDEXES, err, "deferring the element indexes")) return err->code;
-  nx->indexes_deferred = 1;
+  nx->indexes_deferred = nx->indexes_dropped_in_tx = 1;
   return 0;
 }
 

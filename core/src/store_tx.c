@@ -117,6 +117,7 @@ int kip_tx_commit(kip_nexus *nx, kip_error *err) {
   if (nx->pg && written > 0) kip_pg_after_commit(nx, written);
   nx->tx_depth--;
   if (nx->tx_depth == 0) {
+    nx->indexes_dropped_in_tx = 0;
     if (nx->pg) nx->pg->last_version = 0; /* this writer moved it */
     nx->tx_upkeep = 0;
     kip_store_end_run(nx); /* a run of ids never outlives its transaction */
@@ -145,6 +146,8 @@ void kip_tx_rollback(kip_nexus *nx) {
   kip_guards_rolled_back(nx);
   kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
   nx->invalidations++; /* caches above may hold concepts the rollback removed */
+  if (nx->tx_depth == 0 && nx->indexes_dropped_in_tx) /* a bulk command's DROP INDEX undone */
+    nx->indexes_deferred = nx->indexes_dropped_in_tx = 0;
   if (nx->tx_depth == 0) { /* the elements of the run are gone */
     nx->tx_upkeep = 0;
     nx->fresh_n = 0;
