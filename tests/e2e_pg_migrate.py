@@ -7,7 +7,7 @@ dump of the PostgreSQL nexus restored into a new PostgreSQL nexus and into an
 SQLite file gives the same export. A link's endpoints exist whoever writes
 (the statement-level checks of schema v4, written around the engine by
 psql), and a nexus of schema v3 (foreign keys, no vectors) is brought to the
-current version (v6) when opened.
+current version (v7) when opened.
 
 Usage: e2e_pg_migrate.py BUILD_DIR [SHARED_DIR]   (default: $KIP_SHARED, else ../shared beside the checkout)
 """
@@ -67,6 +67,9 @@ def endpoints(kip, cluster, url):
                  "ADD FOREIGN KEY (object) REFERENCES element(id); "
                  "DROP TABLE search_vector, search_vector_pending; "
                  "DELETE FROM kip_info WHERE key IN ('vector_model', 'vector_dim'); "
+                 "ALTER INDEX search_doc_words RESET (gin_pending_list_limit); "
+                 "ALTER INDEX search_doc_name_trgm RESET (gin_pending_list_limit); "
+                 "ALTER INDEX search_doc_heading_trgm RESET (gin_pending_list_limit); "
                  "UPDATE kip_info SET value = '3' WHERE key = 'pg_schema_version'")
     r = subprocess.run([kip, "--db", url, "exec", 'FIND(COUNT(?p)) WHERE { ?p {type: "Person"} }'],
                        capture_output=True, text=True)
@@ -74,7 +77,10 @@ def endpoints(kip, cluster, url):
                         "AND contype = 'f'")
     version = cluster.psql(s + "SELECT value FROM kip_info WHERE key = 'pg_schema_version'")
     check("a v3 nexus is brought to the current version when opened (its foreign keys dropped)",
-          r.returncode == 0 and keys == "0" and version == "6", (r.stderr, keys, version))
+          r.returncode == 0 and keys == "0" and version == "7", (r.stderr, keys, version))
+    limits = cluster.psql("SELECT count(*) FROM pg_class WHERE relnamespace = 'kip_moved'::regnamespace AND "
+                          "relname LIKE 'search_doc_%' AND 'gin_pending_list_limit=64' = ANY (reloptions)")
+    check("... and its SEARCH indexes keep short pending lists (v7)", limits == "3", limits)
     missing = cluster.psql(s + "SELECT count(*) FROM element e WHERE NOT EXISTS "
                            "(SELECT 1 FROM search_vector v WHERE v.id = e.id)")
     check("... and its elements have vectors for semantic SEARCH (the local embedder)", missing == "0", missing)
