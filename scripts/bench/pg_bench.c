@@ -6,7 +6,10 @@
 ** Generates one deterministic memory graph (default 100k concepts in 5
 ** types, 500k propositions in 5 predicates, hub topics, a topic tree,
 ** JSON attributes), loads it through KIP UPSERT commands of 1 000 elements
-** into an SQLite nexus file and into a PostgreSQL nexus, then times each
+** into an SQLite nexus file and into a PostgreSQL nexus, loads it again
+** into a nexus of each by kip import's path (commands of 20 000 with
+** defer_index, then kip_sync_index; the rate and the client's CPU time
+** printed, the nexus left aside), then times each
 ** query shape on both through kip_call_json — the path MCP, HTTP and the
 ** CLI use — alternating the backends run by run. Prints medians, means and
 ** the slowest run (p100 of R) per backend, and the ratio PostgreSQL /
