@@ -83,17 +83,20 @@ struct kip_pg {
   size_t seen_cap, seen_n;
   size_t seen_last;       /* the entry kip_pg_batch_met added last */
   unsigned seen_gen;      /* moves when the command updates, deletes or repoints an element */
+  kip_buf seen_text;      /* the contents of the entries that have them */
   int trigrams;           /* search_doc has the pg_trgm indexes of lower(name), lower(heading) */
   int64_t written_since_analyze; /* element rows this connection wrote since its last ANALYZE */
   int64_t analyzed_rows;  /* the element table's rows then */
 };
 
-/* an identity met in a command: its hash; for a row the command batched,
-** its id and a hash of its attributes' and metadata's text, valid while
-** seen_gen is `gen` (0 id: found to exist, contents unknown) */
+/* an identity met in a command: its hash; for a link the command batched
+** or found to exist, its id, its endpoints and its attributes' and
+** metadata's text (at `text` in seen_text: attributes, a NUL,
+** metadata), valid while seen_gen is `gen` (0 id: contents unknown) */
 struct kip_pg_seen {
-  uint64_t hash, content;
-  int64_t id;
+  uint64_t hash;
+  int64_t id, s, o;
+  size_t text, text_len;
   unsigned gen;
 };
 

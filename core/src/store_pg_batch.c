@@ -14,9 +14,10 @@
 ** without assuming, one insert at a time, as an SQLite nexus runs it.
 **
 ** The command's identities met so far are kept (kip_pg_batch_met), with
-** the id and contents of those it batched or found to exist: a link said
-** again with the same contents is answered from there (kip_pg_batch_repeated)
-** where looking it up would send the batch first.
+** the id, endpoints and contents of the links it batched or found to
+** exist: a link said again with the same contents (compared byte for
+** byte) is answered from there (kip_pg_batch_repeated) where looking it up
+** would send the batch first.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ void kip_pg_batch_writes(kip_nexus *nx, int on) {
   }
   pg->batch_failed = 0;
   pg->seen_n = 0;
+  pg->seen_text.len = 0;
   if (pg->seen) memset(pg->seen, 0, pg->seen_cap * sizeof *pg->seen);
 }
 
@@ -54,6 +56,7 @@ void kip_pg_batch_discard(struct kip_pg *pg) {
     free(pg->seen);
     pg->seen = NULL;
     pg->seen_cap = pg->seen_n = 0;
+    kip_buf_free(&pg->seen_text);
   }
   for (int k = 0; k < 2; k++) {
     kip_buf_free(&pg->batch[k]);
@@ -74,12 +77,6 @@ static uint64_t identity_hash(const char *type, const char *name, int64_t s, con
     h = fnv(fnv(fnv(fnv(h, "p", 1), &s, sizeof s), p, strlen(p) + 1), &o, sizeof o);
   }
   return h ? h : 1;
-}
-
-static uint64_t content_hash(const char *attrs, const char *meta) {
-  uint64_t h = 14695981039346656037ULL;
-  h = attrs ? fnv(h, attrs, strlen(attrs) + 1) : fnv(h, "", 1);
-  return meta ? fnv(h, meta, strlen(meta) + 1) : fnv(h, "", 1);
 }
 
 /* the entry of hash h, or of the empty slot where it would go */
@@ -111,25 +108,43 @@ int kip_pg_batch_met(kip_nexus *nx, const char *type, const char *name, int64_t 
   return 0;
 }
 
-/* the entry kip_pg_batch_met added last: its id and contents */
-static void seen_known(struct kip_pg *pg, int64_t id, const char *attrs, const char *meta) {
+/* attributes, a NUL, metadata: what an entry's contents are compared as */
+static void add_contents(kip_buf *b, const char *attrs, const char *meta) {
+  kip_buf_adds(b, attrs ? attrs : "");
+  kip_buf_addc(b, 0);
+  kip_buf_adds(b, meta ? meta : "");
+}
+
+/* the entry kip_pg_batch_met added last: its id, endpoints and contents */
+static void seen_known(struct kip_pg *pg, int64_t id, int64_t s, int64_t o, const char *attrs, const char *meta) {
   struct kip_pg_seen *e = &pg->seen[pg->seen_last];
   e->id = id;
-  e->content = content_hash(attrs, meta);
+  e->s = s;
+  e->o = o;
   e->gen = pg->seen_gen;
+  e->text = pg->seen_text.len;
+  add_contents(&pg->seen_text, attrs, meta);
+  e->text_len = pg->seen_text.len - e->text;
 }
 
 int64_t kip_pg_batch_repeated(kip_nexus *nx, int64_t s, const char *p, int64_t o, const char *attrs,
                               const char *meta) {
   struct kip_pg *pg = nx->pg;
-  if (!pg || !pg->may_batch || pg->batch_failed || !pg->seen_cap) return 0;
+  if (!pg || !pg->may_batch || pg->batch_failed || !pg->seen_cap || pg->seen_text.oom) return 0;
   const struct kip_pg_seen *e = &pg->seen[seen_slot(pg, identity_hash(NULL, NULL, s, p, o))];
-  return e->hash && e->id && e->gen == pg->seen_gen && e->content == content_hash(attrs, meta) ? e->id : 0;
+  if (!e->hash || !e->id || e->gen != pg->seen_gen || e->s != s || e->o != o) return 0;
+  /* the same text, byte for byte (a hash could collide) */
+  kip_buf said;
+  kip_buf_init(&said);
+  add_contents(&said, attrs, meta);
+  int same = !said.oom && said.len == e->text_len && !memcmp(said.p, pg->seen_text.p + e->text, said.len);
+  kip_buf_free(&said);
+  return same ? e->id : 0;
 }
 
 void kip_pg_batch_existing(kip_nexus *nx, int64_t s, const char *p, int64_t o, int64_t id, const char *attrs,
                            const char *meta) {
-  if (!kip_pg_batch_met(nx, NULL, NULL, s, p, o, 1)) seen_known(nx->pg, id, attrs, meta);
+  if (!kip_pg_batch_met(nx, NULL, NULL, s, p, o, 1)) seen_known(nx->pg, id, s, o, attrs, meta);
 }
 
 void kip_pg_batch_changed(kip_nexus *nx) {
@@ -164,7 +179,6 @@ static void row_end(kip_nexus *nx, kip_buf *b, const char *attrs, const char *me
 
 void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const char *name, const char *attrs,
                           const char *meta) {
-  seen_known(nx->pg, id, attrs, meta);
   kip_buf *b = row_begin(nx->pg, 0, id);
   add_field(b, "t", type);
   add_field(b, "n", name);
@@ -173,7 +187,7 @@ void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const cha
 
 void kip_pg_batch_prop(kip_nexus *nx, int64_t id, int64_t s, const char *p, int64_t o, const char *attrs,
                        const char *meta) {
-  seen_known(nx->pg, id, attrs, meta);
+  seen_known(nx->pg, id, s, o, attrs, meta);
   kip_buf *b = row_begin(nx->pg, 1, id);
   kip_buf_printf(b, ",\"s\":%lld,\"o\":%lld", (long long)s, (long long)o);
   add_field(b, "p", p);
