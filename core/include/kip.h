@@ -109,7 +109,10 @@ typedef struct kip_call_options {
                             ** file in WAL mode) indexes the load for SEARCH on a second
                             ** thread while it goes on, into a scratch file beside the
                             ** nexus (<path>-kipindex); the first other call or
-                            ** kip_sync_index adopts that index (docs/decisions.md) */
+                            ** kip_sync_index adopts that index (docs/decisions.md).
+                            ** On PostgreSQL the SEARCH index's GIN indexes go too, and
+                            ** the load is indexed for SEARCH when they are built
+                            ** (docs/postgresql.md "Bulk loads") */
   /* Governance scope (policy RESTRICT constraints), all optional. Every
   ** element a command binds, traverses or touches must satisfy it; outside
   ** elements are invisible to reads and writes refuse them (KIP_4004). */
