@@ -24,7 +24,7 @@ describe("deferred indexing", function()
     assert.matches("not indexed yet", s.warnings[1])
     local seen = {}
     assert.is_true(current().handle:sync_index(10, function(done, total) seen[#seen + 1] = done .. "/" .. total end))
-    -- (a PostgreSQL nexus indexes in one statement: docs/postgresql.md "Bulk loads")
+    -- (a PostgreSQL nexus indexes in one statement: docs/postgresql.md "Round trips and plans": bulk loads)
     assert.same(H.postgresql() and { "30/30" } or { "10/30", "20/30", "30/30" }, seen)
     local after = current():execute('SEARCH CONCEPT "quokka" LIMIT 3')
     assert.equal(3, #after.result)

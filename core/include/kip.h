@@ -112,7 +112,7 @@ typedef struct kip_call_options {
                             ** kip_sync_index adopts that index (docs/decisions.md).
                             ** On PostgreSQL the SEARCH index's GIN indexes go too, and
                             ** the load is indexed for SEARCH when they are built
-                            ** (docs/postgresql.md "Bulk loads") */
+                            ** (docs/postgresql.md "Round trips and plans": bulk loads) */
   /* Governance scope (policy RESTRICT constraints), all optional. Every
   ** element a command binds, traverses or touches must satisfy it; outside
   ** elements are invisible to reads and writes refuse them (KIP_4004). */
