@@ -357,9 +357,9 @@ int kip_tx_begin_read_repeatable(kip_nexus *nx, kip_error *err);
 void kip_pg_batch_writes(kip_nexus *nx, int on);
 /* a statement that reads no element a batch holds runs without sending it first */
 void kip_pg_runs_beside_batch(kip_stmt *st);
-/* a bulk load's indexes on PostgreSQL (store_pg_schema.c; kip_store_defer_indexes
-** and kip_store_build_indexes call them) */
-int kip_pg_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err);
+/* a bulk load's indexes on PostgreSQL (store_pg_schema.c): what
+** kip_store_defer_indexes drops there, and kip_store_build_indexes' work */
+extern const char *const KIP_PG_DROP_DEFERRED_INDEXES;
 int kip_pg_build_indexes(kip_nexus *nx, kip_error *err);
 int kip_pg_batch_failed(kip_nexus *nx);
 int kip_tx_end_read_stale(kip_nexus *nx);

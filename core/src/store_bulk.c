@@ -57,15 +57,18 @@ int kip_store_end_bulk(kip_nexus *nx, kip_error *err) {
   "CREATE INDEX IF NOT EXISTS " ELEMENT_PRED_INDEX
 
 int kip_store_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err) {
-  if (nx->pg) return kip_pg_defer_indexes(nx, writes, err);
   if (!nx->indexes_deferred) {
-    char sql[96];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT 1 FROM element LIMIT %lld)", (long long)writes);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT 1 FROM element LIMIT %lld) AS held", (long long)writes);
     int64_t held = kip_store_count(nx, sql);
-    if (held < 0) return kip_store_error(nx, sqlite3_errcode(nx->db), err, "counting elements");
+    if (held < 0) return kip_store_error(nx, kip_store_errcode(nx), err, "counting elements");
     if (held >= writes) return 0;
+  } else if (nx->pg) {
+    return 0; /* dropped once per load: DROP INDEX locks the table there */
   }
-  if (kip_store_exec(nx, DROP_SECONDARY_INDEXES, err, "deferring the element indexes")) return err->code;
+  if (kip_store_exec(nx, nx->pg ? KIP_PG_DROP_DEFERRED_INDEXES : DROP_SECONDARY_INDEXES, err,
+                     "deferring the element indexes"))
+    return err->code;
   nx->indexes_deferred = nx->indexes_dropped_in_tx = 1;
   return 0;
 }

@@ -35,7 +35,7 @@
 #define PG_GENERATION "SELECT coalesce((SELECT value::bigint FROM kip_info WHERE key = 'write_generation'), 0)"
 
 /* the indexes a bulk load into a (nearly) empty nexus drops and builds at
-** its end (kip_pg_defer_indexes): the element table's that no UPSERT looks
+** its end (kip_store_defer_indexes): the element table's that no UPSERT looks
 ** up by, and the SEARCH index's words (the substring indexes too) */
 #define SECONDARY_INDEXES                                                                      \
   "CREATE INDEX IF NOT EXISTS element_name ON element(name) WHERE name IS NOT NULL;\n"          \
@@ -359,23 +359,14 @@ static int substring_index_known(kip_nexus *nx, kip_error *err) {
 }
 
 /* ------------------------------------------------- a bulk load's indexes */
-/* As on SQLite (store_bulk.c): the first bulk command that writes at least
-** as many elements as the nexus holds drops the secondary indexes in its
-** transaction, and its load's end builds them from the finished tables —
-** sorted, where every insert into a B-tree or GIN index was a random
-** probe. DROP INDEX locks the table until that first command commits;
-** meanwhile other connections wait, afterwards their queries scan. */
-int kip_pg_defer_indexes(kip_nexus *nx, int64_t writes, kip_error *err) {
-  if (nx->indexes_deferred) return 0;
-  char sql[128];
-  snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT 1 FROM element LIMIT %lld) AS held", (long long)writes);
-  int64_t held = kip_pg_count(nx, sql);
-  if (held < 0) return kip_pg_error(nx, KIP_PG_ERROR, err, "counting elements");
-  if (held >= writes) return 0;
-  if (kip_pg_exec(nx, DROP_DEFERRED_INDEXES, err, "deferring the element indexes")) return err->code;
-  nx->indexes_deferred = nx->indexes_dropped_in_tx = 1;
-  return 0;
-}
+/* As on SQLite, the first bulk command that writes at least as many
+** elements as the nexus holds drops the secondary indexes in its
+** transaction (kip_store_defer_indexes, store_bulk.c), and its load's end
+** builds them from the finished tables — sorted, where every insert into a
+** B-tree or GIN index was a random probe. DROP INDEX locks the table until
+** that first command commits; meanwhile other connections wait, afterwards
+** their queries scan. */
+const char *const KIP_PG_DROP_DEFERRED_INDEXES = DROP_DEFERRED_INDEXES;
 
 /* the load indexed for SEARCH first (search_doc without its index), then
 ** every index built, in one transaction; the planner's statistics after */

@@ -68,7 +68,7 @@ int kip_pg_search_sync(kip_nexus *nx, kip_error *err) {
   return kip_pg_exec(nx, "SELECT kip_search_sync()", err, "indexing for SEARCH");
 }
 
-/* A bulk load whose indexes wait (kip_pg_defer_indexes) does not list its
+/* A bulk load whose indexes wait (kip_store_defer_indexes) does not list its
 ** new elements in search_dirty one run at a time — each listed row cost as
 ** much as its index row. At its end, what search_dirty lists (other
 ** writers', the load's updates) is indexed first; then the elements
