@@ -2,7 +2,8 @@
 """The busted specs of the governed subsystems and the core's exactness and
 security on the PostgreSQL backend (docs/postgresql.md).
 
-Starts a throwaway PostgreSQL cluster (tests/pg_cluster.py) and runs each
+Starts a throwaway PostgreSQL cluster (tests/pg_cluster.py), runs the C
+unit tests that need a server (test_core --pg URL), and runs each
 spec with busted (Lua 5.4) and $KIP_TEST_PG set to its URL: spec/helpers.lua
 then gives every spec a fresh nexus on that server instead of a file. What
 PostgreSQL does not do yet is left out by name (--filter-out), so it stays
@@ -46,6 +47,12 @@ def main(argv):
             return spec, subprocess.run(cmd, env=env, cwd=src, capture_output=True, text=True)
 
         failed = []
+        # the core's own checks that need a server (core/tests/test_core.c --pg)
+        r = subprocess.run([os.path.join(build, "test_core"), "--pg", cluster.url()], env=env, capture_output=True,
+                           text=True)
+        print(f"== test_core --pg\n{r.stdout}{r.stderr}", end="", flush=True)
+        if r.returncode != 0:
+            failed.append("test_core --pg")
         # the spec files side by side, each its own nexuses on the one server
         with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
             for spec, r in pool.map(run, specs):
@@ -54,7 +61,7 @@ def main(argv):
                     failed.append(spec)
         for p in PENDING:
             print(f"(pending on PostgreSQL: {p.replace('%', '').replace('.', ' ')})")
-        print(f"{len(specs) - len(failed)}/{len(specs)} spec files passed on PostgreSQL" +
+        print(f"{len(specs) + 1 - len(failed)}/{len(specs) + 1} spec files (and test_core --pg) passed on PostgreSQL" +
               (f"; failed: {', '.join(failed)}" if failed else ""))
         return 1 if failed else 0
 

@@ -219,10 +219,48 @@ void kip_pg_rollback(struct kip_pg *pg, const char *sql, int outermost) {
   PQclear(PQexec(pg->conn, sql));
 }
 
+/* a generation read: the value plus one, 0 when it could not be read */
+static unsigned generation_of(PGresult *r) {
+  if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) < 1 || PQgetisnull(r, 0, 0)) return 0;
+  return (unsigned)atoll(PQgetvalue(r, 0, 0)) + 1;
+}
+
+/* the assumed generation against one read: a mismatch marks the read
+** stale (the caller repeats it) */
+static void check_assumption(struct kip_pg *pg, unsigned read) {
+  pg->assumed = 0;
+  if (read) pg->last_version = read;
+  if (read != pg->data_version) pg->stale = 1;
+}
+
+/* A read that assumes the last generation seen runs without a
+** transaction: no BEGIN, no COMMIT, each statement in its own snapshot
+** and the generation read after it in the same round trip. Every write
+** that changes rows bumps the generation as it commits, and a later
+** snapshot sees whatever an earlier one did: when each read after a
+** statement is the assumed one, nothing was committed between the
+** assumption (read before the first statement) and the last statement,
+** so all of them read the state the assumption names — one snapshot, as
+** REPEATABLE READ gives, without its two statements. Otherwise the read is
+** stale and repeated in a transaction. */
+static int unwrap(struct kip_pg *pg) {
+  if (pg->deferred && pg->assumed) {
+    pg->deferred = NULL; /* the read's BEGIN: not sent */
+    pg->unwrapped = 1;
+  }
+  return pg->unwrapped;
+}
+
 PGresult *kip_pg_query(struct kip_pg *pg, const char *sql) {
   kip_pg_drain(pg);
   if (flush_batch(pg)) return NULL;
-  if (pg->assumed) pg->stale = 1; /* (not a read's statement: the read is repeated without assuming) */
+  if (unwrap(pg)) { /* a script cannot share a pipeline: it, then the generation */
+    PGresult *r = PQexec(pg->conn, sql);
+    PGresult *g = PQexec(pg->conn, PG_GENERATION);
+    check_assumption(pg, generation_of(g));
+    PQclear(g);
+    return r;
+  }
   if (!pg->deferred) return PQexec(pg->conn, sql);
   kip_buf b; /* a script: the deferred statement leads it */
   kip_buf_init(&b);
@@ -234,46 +272,34 @@ PGresult *kip_pg_query(struct kip_pg *pg, const char *sql) {
   return r;
 }
 
-/* a generation read: the value plus one, 0 when it could not be read */
-static unsigned generation_of(PGresult *r) {
-  if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) < 1 || PQgetisnull(r, 0, 0)) return 0;
-  return (unsigned)atoll(PQgetvalue(r, 0, 0)) + 1;
-}
-
-/* an assumed generation against the one read: a mismatch marks the read
-** stale (the caller repeats it) */
-static void check_assumption(struct kip_pg *pg, unsigned read) {
-  pg->assumed = 0;
-  if (read) pg->last_version = read;
-  if (read != pg->data_version) pg->stale = 1;
-}
-
 PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *const *values, int binary,
                      int beside_batch) {
   struct kip_pg *pg = nx->pg;
   kip_pg_drain(pg);
   if (beside_batch ? pg->batch_failed : flush_batch(pg)) return NULL;
-  if (!pg->deferred) return PQexecPrepared(pg->conn, name, nparams, values, NULL, NULL, binary);
+  int unwrapped = unwrap(pg);
+  if (!pg->deferred && !unwrapped) return PQexecPrepared(pg->conn, name, nparams, values, NULL, NULL, binary);
+  if (!PQenterPipelineMode(pg->conn)) return NULL;
+  /* the deferred statement and the statement; or the statement and the
+  ** generation of an unwrapped read */
   const char *first = pg->deferred;
   pg->deferred = NULL;
-  if (!PQenterPipelineMode(pg->conn)) return NULL;
-  /* the deferred BEGIN, the generation when it was assumed, the statement */
-  int check = pg->assumed, n = check ? 3 : 2;
-  PGresult *got[3] = {NULL, NULL, NULL};
-  PQsendQueryParams(pg->conn, first, 0, NULL, NULL, NULL, NULL, 0);
-  if (check) PQsendQueryPrepared(pg->conn, PG_ST(nx->stmts[ST_DATA_VERSION])->name, 0, NULL, NULL, NULL, 0);
+  PGresult *got[2] = {NULL, NULL};
+  if (first) PQsendQueryParams(pg->conn, first, 0, NULL, NULL, NULL, NULL, 0);
   PQsendQueryPrepared(pg->conn, name, nparams, values, NULL, NULL, binary);
-  pipeline_results(pg, got, n);
-  if (check) {
+  if (unwrapped) PQsendQueryPrepared(pg->conn, PG_ST(nx->stmts[ST_DATA_VERSION])->name, 0, NULL, NULL, NULL, 0);
+  pipeline_results(pg, got, 2);
+  if (unwrapped) {
     check_assumption(pg, generation_of(got[1]));
     PQclear(got[1]);
+    return got[0];
   }
-  if (PQresultStatus(got[0]) != PGRES_COMMAND_OK || pg->stale) { /* what follows did not run, or is void */
-    PQclear(got[n - 1]);
+  if (PQresultStatus(got[0]) != PGRES_COMMAND_OK) { /* the statement did not run */
+    PQclear(got[1]);
     return got[0];
   }
   PQclear(got[0]);
-  return got[n - 1];
+  return got[1];
 }
 
 int kip_pg_assumption_stale(kip_nexus *nx) {

@@ -51,6 +51,9 @@ typedef struct kip_pg_stmt {
 
 #define PG_CACHE_SLOTS 128
 
+/* the write generation (store_tx.c bumps it as a writer commits) */
+#define PG_GENERATION "SELECT coalesce((SELECT value::bigint FROM kip_info WHERE key = 'write_generation'), 0)"
+
 struct kip_pg {
   PGconn *conn;
   char nexus[64];         /* the nexus name of the URL (?nexus=), default "default" */
@@ -74,6 +77,8 @@ struct kip_pg {
   int may_assume;         /* the open read may assume it */
   int assumed;            /* it did: data_version is last_version, not read yet */
   int stale;              /* the generation read with the first statement was another */
+  int unwrapped;          /* an assuming read running without a transaction: each statement's
+                          ** own snapshot, the generation read after it (kip_pg_run) */
   int may_batch;          /* new elements may wait in a batch (store_pg_batch.c) */
   int batch_failed;       /* a batch inserted fewer rows than assumed: the command is void */
   kip_buf batch[2];       /* the waiting concepts' and propositions' rows, JSON */

@@ -31,8 +31,6 @@
 
 #define PG_SCHEMA_VERSION 7
 
-/* the write generation (store_tx.c bumps it as a writer commits) */
-#define PG_GENERATION "SELECT coalesce((SELECT value::bigint FROM kip_info WHERE key = 'write_generation'), 0)"
 
 /* the indexes a bulk load into a (nearly) empty nexus drops and builds at
 ** its end (kip_store_defer_indexes): the element table's that no UPSERT looks

@@ -13,6 +13,11 @@
 
 int kip_tx_begin(kip_nexus *nx, kip_error *err) {
   char sql[224];
+  if (nx->pg && nx->pg->unwrapped) { /* a write inside a read without a transaction (kip_pg_run): the
+                                      ** read is void, and repeated in one */
+    nx->pg->stale = 1;
+    return kip_err(err, KIP_E_INTERNAL, NULL, "a write began inside a read that assumed the write generation");
+  }
   if (nx->tx_depth > 0) snprintf(sql, sizeof sql, "SAVEPOINT kip_sp%d", nx->tx_depth);
   else if (nx->pg)
     snprintf(sql, sizeof sql, "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(hashtextextended('%s', 7))",
@@ -34,7 +39,8 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err) {
 ** snapshot of the file (BEGIN DEFERRED takes no lock until the first read,
 ** and never the write lock); nested inside a transaction it is a no-op.
 ** On PostgreSQL the BEGIN travels with the first statement and the COMMIT
-** is not waited for: a read costs the round trips of its statements */
+** is not waited for: a read costs the round trips of its statements (a
+** read that assumes the write generation sends neither: kip_pg_run) */
 int kip_tx_begin_read(kip_nexus *nx, kip_error *err) {
   if (nx->tx_depth > 0) return 0;
   if (nx->pg) {
@@ -65,8 +71,8 @@ void kip_tx_end_read(kip_nexus *nx) {
   if (nx->pg) {
     struct kip_pg *pg = nx->pg;
     if (pg->deferred) kip_pg_defer(pg, NULL); /* nothing was read: nothing began */
-    else kip_pg_send_without_waiting(pg, "COMMIT");
-    pg->may_assume = pg->assumed = pg->stale = 0;
+    else if (!pg->unwrapped) kip_pg_send_without_waiting(pg, "COMMIT");
+    pg->may_assume = pg->assumed = pg->stale = pg->unwrapped = 0;
     nx->tx_depth = 0;
     nx->read_tx = 0;
     return;
