@@ -61,7 +61,7 @@ def main(argv):
                     failed.append(spec)
         for p in PENDING:
             print(f"(pending on PostgreSQL: {p.replace('%', '').replace('.', ' ')})")
-        print(f"{len(specs) + 1 - len(failed)}/{len(specs) + 1} spec files (and test_core --pg) passed on PostgreSQL" +
+        print(f"{len(specs) + 1 - len(failed)}/{len(specs) + 1} passed on PostgreSQL ({len(specs)} spec files and test_core --pg)" +
               (f"; failed: {', '.join(failed)}" if failed else ""))
         return 1 if failed else 0
 
