@@ -69,6 +69,11 @@ void kip_close(kip_nexus *nx);
 ** writable (reads work, KML is refused with KIP_4004). */
 int kip_nexus_readonly(const kip_nexus *nx);
 
+/* A nexus on PostgreSQL opened with ?read=URL of a hot standby sends its
+** readonly calls there (docs/postgresql.md "Reads on a standby"): 1 when the
+** last readonly call was answered by the standby, 0 when by the primary. */
+int kip_last_read_on_standby(const kip_nexus *nx);
+
 /* Per-command hooks of a governance host (the Lua pipeline's policy pre- and
 ** post-checks). before() runs ahead of each command of a request with the
 ** command text and its parameters (JSON object text or NULL); it may narrow

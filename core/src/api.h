@@ -28,6 +28,14 @@ int kip_bulk_begin(kip_nexus *nx, int64_t bulk, kip_error *err);
 int kip_bulk_after(kip_nexus *nx, int checks_off, int rc, kip_error *err);
 /* any other command: the load is over (kip_store_end_bulk) and its memory goes back */
 int kip_bulk_end(kip_nexus *nx, kip_error *err);
+/* request_replica.c: readonly calls answered by a hot standby (?read=): the
+** standby's nexus to run this call on (its embedder lent), or NULL for the
+** primary; after the call, kip_replica_done gives the embedder back and
+** returns 1 when the standby's connection broke (run the call again on the
+** primary); kip_replica_close at kip_close */
+kip_nexus *kip_replica_for(kip_nexus *nx);
+int kip_replica_done(kip_nexus *nx);
+void kip_replica_close(kip_nexus *nx);
 /* nexus.c: free the api layer's state of nx (kip_close) */
 void kip_api_state_free(kip_nexus *nx);
 

@@ -42,6 +42,7 @@ void kip_close(kip_nexus *nx) {
     nx->tx_depth = 1;
     kip_tx_rollback(nx);
   }
+  kip_replica_close(nx);
   kip_vector_close(nx);
   kip_exec_state_free(nx);
   kip_plans_free(nx);

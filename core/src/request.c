@@ -281,6 +281,11 @@ static char *request_end(kip_nexus *nx, kip_request *outer, kip_buf *out) {
 
 char *kip_call_command(kip_nexus *nx, const char *command, size_t len, const char *params_json,
                        const kip_call_options *opt) {
+  if (opt && opt->readonly && kip_replica_for(nx)) { /* a hot standby answers (request_replica.c) */
+    char *r = kip_call_command(nx->replica, command, len, params_json, opt);
+    if (!kip_replica_done(nx)) return r;
+    kip_free(r);
+  }
   kip_buf out;
   kip_buf_init(&out);
   kip_error err;
@@ -296,6 +301,11 @@ char *kip_call_command(kip_nexus *nx, const char *command, size_t len, const cha
 }
 
 char *kip_call_json(kip_nexus *nx, const char *request, size_t len, const kip_call_options *opt) {
+  if (opt && opt->readonly && kip_replica_for(nx)) { /* a hot standby answers (request_replica.c) */
+    char *r = kip_call_json(nx->replica, request, len, opt);
+    if (!kip_replica_done(nx)) return r;
+    kip_free(r);
+  }
   kip_buf out;
   kip_buf_init(&out);
   kip_error err;

@@ -166,6 +166,10 @@ struct kip_nexus {
   struct kip_guards *guards;     /* the declared guards (store_guard.c) */
   kip_request *req;              /* the running request's state: a call's own, or idle */
   kip_request idle;              /* the state between requests (open, index sync, embedding) */
+  /* the hot standby that answers this nexus's readonly calls (request_replica.c) */
+  struct kip_nexus *replica;
+  int64_t replica_retry_us;      /* monotonic µs before which opening it is not tried again */
+  int last_read_on_replica;      /* the last readonly call was answered by it */
 };
 
 /* The text SEARCH indexes for element `e`, by field: the name (concept name
@@ -314,6 +318,14 @@ int kip_store_guard_error(kip_nexus *nx, kip_error *err, const char *what);
 void kip_store_defined_forget(kip_nexus *nx);
 /* 1 when path names a PostgreSQL nexus (postgresql:// or postgres://) */
 int kip_store_is_url(const char *path);
+/* reads routed to a hot standby (PostgreSQL ?read=, request_replica.c): its
+** URL with the nexus (NULL: none named); whether `replica` may answer nx's
+** reads — it has replayed every write nx committed (read-your-writes; other
+** connections' writes reach it with its replay lag); whether nx's server
+** connection is lost */
+const char *kip_store_read_url(kip_nexus *nx);
+int kip_store_replica_fresh(kip_nexus *nx, kip_nexus *replica);
+int kip_store_connection_lost(kip_nexus *nx);
 void kip_store_close(kip_nexus *nx);
 
 /* map an SQLite failure to a kip_error (busy, interrupt, constraint, ...) */

@@ -1,9 +1,11 @@
 /*
 ** store_pg.c — the PostgreSQL store's connection (docs/postgresql.md,
 ** issue 40): a postgresql:// URL and its nexus (`?nexus=NAME`, a schema
-** `kip_NAME` of the database), the prepared statements by SQL text (the
-** statement cache of kip_prepare, "?n" placeholders spelt "$n"), SQL scripts,
-** and the server's failures mapped to KIP errors by SQLSTATE. The family's
+** `kip_NAME` of the database; `&read=URL`: a hot standby for readonly
+** calls, request_replica.c, with the read-your-writes check here), the
+** prepared statements by SQL text (the statement cache of kip_prepare, "?n"
+** placeholders spelt "$n"), SQL scripts, and the server's failures mapped
+** to KIP errors by SQLSTATE. The family's
 ** other files: store_pg_rows.c (the row API), store_pg_schema.c (the schema
 ** and the functions compiled queries call).
 **
@@ -12,6 +14,7 @@
 ** state and no other writer, as SQLite's BEGIN IMMEDIATE gives; readers do
 ** not wait (MVCC), and a read batch is one REPEATABLE READ snapshot.
 */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +39,31 @@ void kip_pg_keep_error(struct kip_pg *pg, const PGresult *res) {
 }
 
 /* ------------------------------------------------------------ the URL */
-/* the URL without ?nexus= (libpq refuses parameters it does not know), the
-** nexus name, and the URL as messages show it (no password) */
-static int split_url(const char *url, char *conninfo, size_t cap, char *nexus, size_t ncap, char *shown, size_t scap,
-                     kip_error *err) {
+/* a URL parameter's value, %XX decoded; 0 when it does not fit or is malformed */
+static int percent_decode(const char *p, size_t len, char *out, size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++) {
+    int c = (unsigned char)p[i];
+    if (c == '%') {
+      if (i + 2 >= len || !isxdigit((unsigned char)p[i + 1]) || !isxdigit((unsigned char)p[i + 2])) return 0;
+      char hex[3] = {p[i + 1], p[i + 2], 0};
+      c = (int)strtol(hex, NULL, 16);
+      i += 2;
+    }
+    if (n + 1 >= cap || c == 0) return 0;
+    out[n++] = (char)c;
+  }
+  out[n] = 0;
+  return 1;
+}
+
+/* the URL without ?nexus= and ?read= (libpq refuses parameters it does not
+** know), the nexus name, the read URL (a hot standby's, with the nexus
+** added; "" when none) and the URL as messages show it (no password) */
+static int split_url(const char *url, char *conninfo, size_t cap, char *nexus, size_t ncap, char *read, size_t rcap,
+                     char *shown, size_t scap, kip_error *err) {
   snprintf(nexus, ncap, "default");
+  read[0] = 0;
   const char *q = strchr(url, '?');
   size_t base = q ? (size_t)(q - url) : strlen(url);
   if (base + 1 >= cap) return kip_err(err, KIP_E_INTERNAL, URL_HINT, "the PostgreSQL URL is too long");
@@ -63,6 +86,12 @@ static int split_url(const char *url, char *conninfo, size_t cap, char *nexus, s
                          (int)vl, p + 6);
       }
       snprintf(nexus, ncap, "%.*s", (int)vl, p + 6);
+    } else if (len > 5 && !strncmp(p, "read=", 5)) {
+      if (!percent_decode(p + 5, len - 5, read, rcap - 80) || !kip_store_is_url(read) || strstr(read, "nexus="))
+        return kip_err(err, KIP_E_INTERNAL,
+                       "Write ?read=postgresql://USER@HOST:PORT/DATABASE (a hot standby of this server, without "
+                       "?nexus=: the nexus is this URL's; percent-encode any & or ? of it).",
+                       "the read URL of the PostgreSQL URL is not a postgresql:// URL without a nexus");
     } else if (len) {
       if (n + len + 2 >= cap) return kip_err(err, KIP_E_INTERNAL, URL_HINT, "the PostgreSQL URL is too long");
       conninfo[n++] = first ? '?' : '&';
@@ -72,6 +101,10 @@ static int split_url(const char *url, char *conninfo, size_t cap, char *nexus, s
       first = 0;
     }
     p = amp ? amp + 1 : NULL;
+  }
+  if (read[0]) {
+    size_t rl = strlen(read);
+    snprintf(read + rl, rcap - rl, "%snexus=%s", strchr(read, '?') ? "&" : "?", nexus);
   }
   /* shown: scheme://user@host... with any :password removed */
   const char *auth = strstr(url, "://");
@@ -491,8 +524,32 @@ int kip_pg_error(kip_nexus *nx, int rc, kip_error *err, const char *what) {
   return kip_err(err, KIP_E_INTERNAL, NULL, "database error while %s: %s (SQLSTATE %s)", what, m, s);
 }
 
+/* ------------------------------------------------- reads on a standby */
+const char *kip_store_read_url(kip_nexus *nx) { return nx->pg && nx->pg->read_url[0] ? nx->pg->read_url : NULL; }
+
+int kip_store_replica_fresh(kip_nexus *nx, kip_nexus *replica) {
+  struct kip_pg *pg = nx->pg;
+  if (pg->wrote) { /* where the server's WAL is now: at or after this connection's last commit */
+    PGresult *r = kip_pg_query(pg, "SELECT pg_current_wal_lsn()::text");
+    int ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+    if (ok) snprintf(pg->wait_lsn, sizeof pg->wait_lsn, "%s", PQgetvalue(r, 0, 0));
+    PQclear(r);
+    if (!ok) return 0; /* (the primary answers, and reports what failed) */
+    pg->wrote = 0;
+  }
+  if (!pg->wait_lsn[0]) return 1;
+  char sql[112];
+  snprintf(sql, sizeof sql, "SELECT coalesce(pg_last_wal_replay_lsn() >= '%s'::pg_lsn, false)::int", pg->wait_lsn);
+  if (kip_pg_count(replica, sql) != 1) return 0;
+  pg->wait_lsn[0] = 0; /* replayed: no need to ask again until this connection writes */
+  return 1;
+}
+
+int kip_store_connection_lost(kip_nexus *nx) { return nx->pg && PQstatus(nx->pg->conn) != CONNECTION_OK; }
+
 void kip_pg_after_commit(kip_nexus *nx, int64_t rows) {
   struct kip_pg *pg = nx->pg;
+  pg->wrote = 1; /* a read routed to a standby waits for this (kip_store_replica_fresh) */
   if (rows < 0) pg->written_since_analyze = pg->analyzed_rows + 5000;
   else pg->written_since_analyze += rows;
   if (nx->indexes_deferred) return;
@@ -525,7 +582,9 @@ int kip_pg_open(kip_nexus *nx, const char *url, const kip_open_options *opt, int
   if (!pg) return kip_err(err, KIP_E_RESOURCE, NULL, "out of memory");
   nx->pg = pg;
   nx->sql_dialect = KIP_SQL_POSTGRESQL;
-  if (split_url(url, conninfo, sizeof conninfo, pg->nexus, sizeof pg->nexus, shown, sizeof shown, err)) return err->code;
+  if (split_url(url, conninfo, sizeof conninfo, pg->nexus, sizeof pg->nexus, pg->read_url, sizeof pg->read_url, shown,
+                sizeof shown, err))
+    return err->code;
   snprintf(pg->where, sizeof pg->where, "%s (nexus %s)", shown, pg->nexus);
   snprintf(pg->schema, sizeof pg->schema, "kip_%s", pg->nexus);
   pg->conn = PQconnectdb(conninfo);

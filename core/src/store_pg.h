@@ -90,6 +90,10 @@ struct kip_pg {
   unsigned seen_gen;      /* moves when the command updates, deletes or repoints an element */
   kip_buf seen_text;      /* the contents of the entries that have them */
   int trigrams;           /* search_doc has the pg_trgm indexes of lower(name), lower(heading) */
+  /* reads routed to a hot standby (?read=, request_replica.c) */
+  char read_url[2048];    /* its URL with the nexus, "" when none */
+  int wrote;              /* this connection committed a write since it last read its WAL position */
+  char wait_lsn[32];      /* that position: the standby serves this connection once it has replayed it */
   int64_t written_since_analyze; /* element rows this connection wrote since its last ANALYZE */
   int64_t analyzed_rows;  /* the element table's rows then */
 };

@@ -29,6 +29,7 @@ local OPTIONS = [[
 options:
   --db PATH    the nexus file (default: $KIP_DB, else $XDG_DATA_HOME/kip/nexus.db), or a
                nexus on a PostgreSQL server: postgresql://USER@HOST:PORT/DB?nexus=NAME
+               (add &read=postgresql://USER@STANDBY:PORT/DB: readonly calls on a hot standby)
   --embedder local|none|URL|FILE.lua|FILE.kvec
                what makes vectors for SEARCH semantic/hybrid (default: $KIP_EMBEDDER, else
                the local word vectors when installed: $KIP_EMBEDDINGS or the built-in

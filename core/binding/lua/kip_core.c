@@ -7,6 +7,7 @@
 **   nexus:call_json(request_text [, {readonly=, deadline_ms=, max_rows=, max_hops=}]) -> response_text
 **   nexus:close()        (also __gc / __close; idempotent)
 **   nexus:readonly() -> nil | "requested" | "not writable" (opened read-only because of permissions)
+**   nexus:last_read_on_standby() -> boolean (PostgreSQL ?read=: the last readonly call's server)
 **   nexus:sync_index([batch [, progress(done, total)]]) -> true | nil, message (index deferred bulk loads)
 **   nexus:merge_index() -> true | nil, message (merge the SEARCH index: kip_merge_index)
 **   nexus:guard_declare{type=, name=, mode=, capability=, owner=, hint=} / guard_drop(owner)
@@ -146,6 +147,13 @@ static int l_readonly(lua_State *L) {
   int r = kip_nexus_readonly(n->nx);
   if (r == 0) lua_pushnil(L);
   else lua_pushstring(L, r == 1 ? "requested" : "not writable");
+  return 1;
+}
+
+/* nexus:last_read_on_standby() -> true when the last readonly call was
+** answered by the hot standby of ?read= (docs/postgresql.md) */
+static int l_last_read_on_standby(lua_State *L) {
+  lua_pushboolean(L, kip_last_read_on_standby(check_nexus(L, 1)->nx));
   return 1;
 }
 
@@ -738,7 +746,7 @@ static int l_backup(lua_State *L) {
 }
 
 static const luaL_Reg nexus_methods[] = {
-    {"call_json", l_call_json}, {"call_command", l_call_command}, {"backup", l_backup}, {"readonly", l_readonly}, {"sync_index", l_sync_index},
+    {"call_json", l_call_json}, {"call_command", l_call_command}, {"backup", l_backup}, {"readonly", l_readonly}, {"last_read_on_standby", l_last_read_on_standby}, {"sync_index", l_sync_index},
     {"merge_index", l_merge_index}, {"guard_declare", l_guard_declare}, {"guard_drop", l_guard_drop},
     {"guards", l_guards}, {"guards_generation", l_guards_generation}, {"write_generation", l_write_generation}, {"changes", l_changes}, {"forget_changes", l_forget_changes}, {"close", l_close},         {NULL, NULL}};
 /* core.fold_key(text) -> the duplicate key (kip_fold_key) */
