@@ -25,7 +25,9 @@
 ** but one that shares none of the question's words is not found (the
 ** candidates are the word index's). KIP_SEARCH_WITHOUT=people,dates turns
 ** them off, for measuring (scripts/bench/search). docs/search.md
-** "Conversational memory".
+** "Conversational memory". Both backends: the word index and the JSON of
+** the attributes are read in each's SQL (SQLite: FTS5 and JSON1;
+** PostgreSQL: the tsvector's weight A and json operators).
 */
 #include <ctype.h>
 #include <stdlib.h>
@@ -144,12 +146,17 @@ static void find_dates(search_cues *cu, const char *base) {
   }
 }
 
-/* the Persons of the nexus (within the scope) that words of the text name */
+/* the Persons of the nexus (within the scope) that words of the text name:
+** the word in the name field of the word index (SQLite's FTS5 column,
+** PostgreSQL's weight A) */
 static int find_people(kip_ctx *c, search_scope *sc, search_cues *cu, const char *text) {
+  int pg = c->nx->sql_dialect == KIP_SQL_POSTGRESQL;
   kip_buf sql;
   kip_buf_init(&sql);
-  kip_buf_adds(&sql, "SELECT e.name FROM search_word f JOIN element e ON e.id = f.rowid "
-                     "WHERE search_word MATCH ?9001 AND e.type = 'Person'");
+  kip_buf_adds(&sql, pg ? "SELECT e.name FROM search_doc f JOIN element e ON e.id = f.id "
+                          "WHERE f.doc @@ to_tsquery('english', ?9001) AND e.type = 'Person'"
+                        : "SELECT e.name FROM search_word f JOIN element e ON e.id = f.rowid "
+                          "WHERE search_word MATCH ?9001 AND e.type = 'Person'");
   if (sc->cond) kip_buf_printf(&sql, " AND %s", sc->cond);
   kip_buf_adds(&sql, " LIMIT 4");
   kip_stmt *st;
@@ -166,7 +173,12 @@ static int find_people(kip_ctx *c, search_scope *sc, search_cues *cu, const char
     /* a name is a capitalised word of two letters or more (or a non-ASCII one) */
     if (p - s < 2 || (!isupper((unsigned char)*s) && (unsigned char)*s < 0x80)) continue;
     m.len = 0;
-    kip_buf_printf(&m, "name : \"%.*s\"", (int)(p - s), s);
+    if (pg) { /* (letters and digits only: nothing of tsquery's syntax) */
+      for (const char *k = s; k < p; k++) kip_buf_addc(&m, (char)tolower((unsigned char)*k));
+      kip_buf_adds(&m, ":A");
+    } else {
+      kip_buf_printf(&m, "name : \"%.*s\"", (int)(p - s), s);
+    }
     kip_buf_addc(&m, 0);
     if (sc->cond) kql_bind_all(&sc->C, st);
     kip_bind_text(st, 9001, m.p, -1, 0);
@@ -192,8 +204,14 @@ static int find_people(kip_ctx *c, search_scope *sc, search_cues *cu, const char
 int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const char *text, search_cues *cu) {
   memset(cu, 0, sizeof *cu);
   kip_buf_init(&cu->boost);
-  /* (a PostgreSQL nexus has no cues yet: they are SQLite's JSON and word index) */
-  if (q->propositions || c->nx->sql_dialect == KIP_SQL_POSTGRESQL) return 0;
+  if (q->propositions) return 0;
+  int pg = c->nx->sql_dialect == KIP_SQL_POSTGRESQL;
+  /* an attribute's value (SQLite's JSON functions; PostgreSQL's json) */
+  const char *participants = pg ? "json_array_elements_text(CASE json_typeof(e.attributes::json -> 'participants') "
+                                  "WHEN 'array' THEN e.attributes::json -> 'participants' "
+                                  "ELSE json_build_array(e.attributes::json -> 'participants') END) j(value)"
+                                : "json_each(e.attributes, '$.participants') j";
+  const char *start = pg ? "(e.attributes::json ->> 'start_time')" : "json_extract(e.attributes, '$.start_time')";
   if (!search_cue_off("dates")) find_dates(cu, text);
   if (!search_cue_off("people")) {
     int rc = find_people(c, sc, cu, text);
@@ -205,26 +223,29 @@ int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const ch
   if (cu->npeople) {
     kip_buf_printf(b, " - %g * (0", PEOPLE_BOOST / cu->npeople);
     for (int i = 0; i < cu->npeople; i++) {
-      kip_buf_adds(b, " + (EXISTS (SELECT 1 FROM json_each(e.attributes, '$.participants') j WHERE j.value = ");
+      /* (truth values as numbers: PostgreSQL does not add booleans) */
+      kip_buf_printf(b, " + CAST(EXISTS (SELECT 1 FROM %s WHERE j.value = ", participants);
       kip_buf_adds(b, kql_quote(&sc->C, cu->people[i]));
       kip_buf_adds(b, ") OR EXISTS (SELECT 1 FROM element l JOIN element pp ON pp.id = l.object WHERE l.subject = e.id "
                       "AND l.predicate = 'involves' AND pp.type = 'Person' AND pp.name = ");
       kip_buf_adds(b, kql_quote(&sc->C, cu->people[i]));
-      kip_buf_adds(b, "))");
+      kip_buf_adds(b, ") AS INTEGER)");
     }
     kip_buf_adds(b, ")");
   }
   kip_buf_adds(b, ") * (1.0");
   if (cu->ndates) {
-    kip_buf_printf(b, " - %g * (", DATE_BOOST);
+    /* (an element without a start_time matches no date: 0, not NULL —
+    ** a NULL took its people's boost with it) */
+    kip_buf_printf(b, " - %g * coalesce(CAST(", DATE_BOOST);
     for (int i = 0; i < cu->ndates; i++) {
       const search_date *d = &cu->dates[i];
       if (i) kip_buf_adds(b, " OR ");
-      if (d->year && d->month) kip_buf_printf(b, "substr(json_extract(e.attributes, '$.start_time'), 1, 7) = '%04d-%02d'", d->year, d->month);
-      else if (d->year) kip_buf_printf(b, "substr(json_extract(e.attributes, '$.start_time'), 1, 4) = '%04d'", d->year);
-      else kip_buf_printf(b, "substr(json_extract(e.attributes, '$.start_time'), 6, 2) = '%02d'", d->month);
+      if (d->year && d->month) kip_buf_printf(b, "substr(%s, 1, 7) = '%04d-%02d'", start, d->year, d->month);
+      else if (d->year) kip_buf_printf(b, "substr(%s, 1, 4) = '%04d'", start, d->year);
+      else kip_buf_printf(b, "substr(%s, 6, 2) = '%02d'", start, d->month);
     }
-    kip_buf_adds(b, ")");
+    kip_buf_adds(b, " AS INTEGER), 0)");
   }
   kip_buf_adds(b, ")");
   kip_buf_addc(b, 0);

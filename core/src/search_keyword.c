@@ -337,19 +337,23 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
     kip_buf_addc(&word, 0);
     kip_buf rank;
     kip_buf_init(&rank);
-    if (pg) /* ts_rank_cd with the fields' weights (D unused, C body, B heading, A name), rank / (rank + 1) */
-      kip_buf_printf(&rank, "ts_rank_cd('{0.1, %g, %g, 1.0}', f.doc, tq, 32) AS r, 0, %s AS b", 1.0 / 3, 2.0 / 3,
-                     cu.boost.len ? cu.boost.p : "0.0");
-    else
+    if (pg) { /* ts_rank_cd with the fields' weights (D unused, C body, B heading, A name), rank / (rank + 1);
+               ** the order by the cues' score o (PostgreSQL orders by an output column only by its bare name) */
+      char r[96];
+      snprintf(r, sizeof r, "ts_rank_cd('{0.1, %g, %g, 1.0}', f.doc, tq, 32)", 1.0 / 3, 2.0 / 3);
+      if (cu.boost.len) kip_buf_printf(&rank, "%s AS r, 0, %s AS b, %s + (1 - %s) * (%s) AS o", r, cu.boost.p, r, r, cu.boost.p);
+      else kip_buf_printf(&rank, "%s AS r, 0, 0.0 AS b", r);
+    } else {
       kip_buf_printf(&rank, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", %d) AS r, kip_matched(search_word), %s AS b",
                      sc->cond ? 1 : 0, cu.boost.len ? cu.boost.p : "0.0");
+    }
     kip_buf_addc(&rank, 0);
     rc = collect(c, q, sc, rank.p,
                  pg ? "search_doc f JOIN element e ON e.id = f.id CROSS JOIN to_tsquery('english', ?9001) AS tq"
                     : "search_word f JOIN element e ON e.id = f.rowid",
-                 /* (PostgreSQL orders by an output column only by its bare name; it has no cues: b is 0) */
                  pg ? "f.doc @@ tq" : "search_word MATCH ?9001",
-                 pg ? " ORDER BY r DESC LIMIT ?9003" : " ORDER BY r + (1 - r) * b DESC LIMIT ?9003", word.p, &qq,
+                 !pg ? " ORDER BY r + (1 - r) * b DESC LIMIT ?9003"
+                 : cu.boost.len ? " ORDER BY o DESC LIMIT ?9003" : " ORDER BY r DESC LIMIT ?9003", word.p, &qq,
                  cap, ROW_RANKED, h);
     kip_buf_free(&rank);
   }
