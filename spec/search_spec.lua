@@ -117,6 +117,24 @@ UPSERT {
     assert.is_nil(nx:execute('SEARCH CONCEPT "the"').error)
   end)
 
+  it("gives a text shorter than the average nothing for its shortness; a longer one counts a word less", function()
+    local r = nx:execute([[
+UPSERT {
+  CONCEPT ?s { {type: "Topic", name: "s"} SET ATTRIBUTES { description: "Piranesi? sounds good" } }
+  CONCEPT ?m { {type: "Topic", name: "m"} SET ATTRIBUTES { description: "I finished Piranesi last night, a house of endless halls" } }
+  CONCEPT ?l { {type: "Topic", name: "l"} SET ATTRIBUTES { description: :long } }
+}]], { long = ("the garden, the roses, the fence, the rain, the trains, the bakery, the school play, "):rep(4)
+      .. "and somewhere in the middle of it all Piranesi came up once" })
+    assert.is_nil(r.error, r.error and r.error.message)
+    local score = {}
+    for _, e in ipairs(nx:execute('SEARCH CONCEPT "piranesi" WITH TYPE "Topic" LIMIT 5').result) do
+      score[e.name] = e.metadata._score
+    end
+    -- BM25's length normalisation put the small talk first (docs/search.md "Length normalisation")
+    assert.equal(score.s, score.m)
+    assert.truthy(score.l < score.m, tostring(score.l) .. " < " .. tostring(score.m))
+  end)
+
   it("scores under a governance scope without index-wide statistics", function()
     nx:execute [[UPSERT { CONCEPT ?s { {type: "Topic", name: "Ledger secrets"} SET ATTRIBUTES { description: "ledger ledger" } } }
       WITH METADATA { access_level: "private" }]]

@@ -5,11 +5,20 @@
 **     kip_rank(search_word, w_name, w_heading, w_body, private) -> [0, 1]
 **
 ** It is BM25F (k1 = 1.2, b = 0.75): each column's term count is weighted
-** and normalised by that column's length against its average, the sum
+** and normalised by that column's length against its average — a length
+** above the average lowers it, a length below does not raise it — the sum
 ** saturates, and the result is normalised to a fixed scale so THRESHOLD
 ** means the same thing for every query:
 **
-**     tf_t  = Σ_c w_c · n_{t,c} / (1 − b + b · len_c / avglen_c)
+**     tf_t  = Σ_c w_c · n_{t,c} / (1 − b + b · max(len_c, avglen_c) / avglen_c)
+**
+** (Shortness is not evidence: with BM25's own len_c, a text shorter than
+** the average counts its words more, and for any b > 0 the shortest of
+** the texts that hold the same words comes first — in a memory of
+** conversations, the small talk: "Piranesi? sounds good" over the turn
+** that says what the book was. A long text still counts a word less, so a
+** document that says everything does not come first by saying it at
+** length. Measured: docs/search.md "Length normalisation".)
 **     score = Σ_t idf_t · tf_t / (k1 + tf_t)  /  Σ_t idf_t
 **
 ** where t ranges over the query's terms (FTS5 phrases) and idf_t =
@@ -107,7 +116,8 @@ static void fn_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     int len = 0;
     rc = api->xColumnSize(fts, c, &len);
     double w = c < nval && c < 3 ? sqlite3_value_double(val[c]) : 1.0;
-    norm[c] = w / (1 - B + B * (double)len / q->avglen[c]);
+    double longer = (double)len > q->avglen[c] ? (double)len : q->avglen[c];
+    norm[c] = w / (1 - B + B * longer / q->avglen[c]);
   }
   double *tf = calloc((size_t)(q->nphrase > 0 ? q->nphrase : 1), sizeof *tf);
   if (!tf) {
