@@ -86,7 +86,7 @@ static int split_url(const char *url, char *conninfo, size_t cap, char *nexus, s
                          (int)vl, p + 6);
       }
       snprintf(nexus, ncap, "%.*s", (int)vl, p + 6);
-    } else if (len > 5 && !strncmp(p, "read=", 5)) {
+    } else if (len >= 5 && !strncmp(p, "read=", 5)) {
       if (!percent_decode(p + 5, len - 5, read, rcap - 80) || !kip_store_is_url(read) || strstr(read, "nexus="))
         return kip_err(err, KIP_E_INTERNAL,
                        "Write ?read=postgresql://USER@HOST:PORT/DATABASE (a hot standby of this server, without "
