@@ -133,6 +133,10 @@ UPSERT {
     -- BM25's length normalisation put the small talk first (docs/search.md "Length normalisation")
     assert.equal(score.s, score.m)
     assert.truthy(score.l < score.m, tostring(score.l) .. " < " .. tostring(score.m))
+    -- of equal scores, the text that says more comes first (the length prior), though written later
+    local order = {}
+    for i, e in ipairs(nx:execute('SEARCH CONCEPT "piranesi" WITH TYPE "Topic" LIMIT 5').result) do order[i] = e.name end
+    assert.same({ "m", "s", "l" }, order)
   end)
 
   it("scores under a governance scope without index-wide statistics", function()

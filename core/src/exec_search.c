@@ -24,7 +24,6 @@
 ** counted in a warning too. Vectors made by another model than the
 ** configured one are refused (KIP_3005) until `kip reindex --vectors`.
 */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,15 +77,16 @@ static void fuse(const search_hits *primary, const search_hits *other, double th
   if (out->n) qsort(out->v, out->n, sizeof *out->v, by_fused_rank);
 }
 
-/* hybrid with the keyword list primary: keyword hits that contain the same
-** query terms and the same cues (people, dates: search_episodic.c) hold the
-** same evidence — they differ only by how often the terms repeat and how
-** long the text is — so within each run of
-** consecutive such hits the meaning decides the order (the cosine with
-** the query; an element without a vector keeps its place after those
-** with one). The run boundaries stay where keyword put them: a hit never
-** passes one with more of the query, so what keyword ranks by evidence
-** hybrid ranks the same (docs/search.md "Hybrid"). */
+/* hybrid with the keyword list primary: meaning orders what keyword cannot
+** tell apart — runs of consecutive hits with the same query terms, the same
+** cues (people, dates: search_episodic.c), the same score and the same
+** length (search_keyword.c's length prior) — by the cosine with the query
+** (an element without a vector keeps its place after those with one).
+** Everything keyword ranks by evidence, hybrid ranks the same: a hit never
+** passes one with more of the query, a higher score or a longer text of the
+** same score. Meaning ordering whole runs of the same terms, over the
+** length prior, measured worse on both conversational sets
+** (docs/search.md "Hybrid"). */
 static int order_runs_by_meaning(kip_ctx *c, const float *qv, int dim, search_hits *kw) {
   if (kw->n < 2) return 0;
   double *cos = malloc(sizeof *cos * kw->n);
@@ -96,7 +96,9 @@ static int order_runs_by_meaning(kip_ctx *c, const float *qv, int dim, search_hi
   free(cos);
   for (size_t i = 0; !rc && i < kw->n;) {
     size_t j = i + 1;
-    while (j < kw->n && kw->v[j].terms && kw->v[j].terms == kw->v[i].terms && kw->v[j].cue == kw->v[i].cue) j++;
+    while (j < kw->n && kw->v[j].terms && kw->v[j].terms == kw->v[i].terms && kw->v[j].cue == kw->v[i].cue &&
+           kw->v[j].score == kw->v[i].score && kw->v[j].size == kw->v[i].size)
+      j++;
     if (j - i > 1) qsort(kw->v + i, j - i, sizeof *kw->v, by_fused_rank);
     i = j;
   }

@@ -19,6 +19,7 @@ typedef struct search_hit {
   double fused; /* hybrid: the position in the fused order */
   int64_t terms; /* keyword: the query terms it contains, a bit mask (kip_matched); 0 otherwise */
   double cue;    /* keyword: the boost of the question's people and dates (search_episodic.c) */
+  int64_t size;  /* keyword: the text's length in tokens (lexemes on PostgreSQL), which orders equal scores */
 } search_hit;
 
 typedef struct search_hits {
@@ -27,7 +28,7 @@ typedef struct search_hits {
 } search_hits;
 
 void search_hits_push(search_hits *h, int64_t id, double score, double raw);
-void search_hits_sort(search_hits *h); /* by score desc, raw desc, id */
+void search_hits_sort(search_hits *h); /* by score desc, raw desc, size desc, id */
 void search_hits_sort_by_id(search_hits *h); /* by id (to merge lists) */
 void search_hits_dedup(search_hits *h); /* one hit per id, keeping the best; sorted after */
 /* the first n hits' ids bound to st's ?1 as kip_store_ids_sql's list (store.h):
@@ -64,12 +65,16 @@ typedef struct search_cues {
   kip_buf boost;  /* SQL over `e`, in [0, 1]; empty: no cue */
   char *people[8];
   int npeople;
+  int bridged; /* the people are the top hit's, not the question's */
   search_date dates[4];
   int ndates;
 } search_cues;
 
 int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const char *text, search_cues *cu);
 void search_cues_free(search_cues *cu);
+/* the second hop: when the question names nobody, the Persons the best hit
+** `top` involves become its people (*bridged = 1, the boost rebuilt) */
+int search_cues_bridge(kip_ctx *c, search_scope *sc, search_cues *cu, int64_t top, int *bridged);
 /* KIP_SEARCH_WITHOUT names `what` (a comma-separated list): a mechanism off, for measuring */
 int search_cue_off(const char *what);
 

@@ -16,15 +16,21 @@
 **    falls in it is about that time. The date's words stay in the word
 **    query (a text may name its month; dropping them measured no gain).
 **
-** Both are boosts, never filters: with p the share of the question's
+**  - a second hop: a question that names nobody ("the pet of the person
+**    who is moving to Tallinn") takes the Persons its best hit `involves`
+**    as its people, with a weaker boost (BRIDGE_BOOST: inferred, not
+**    named), and is asked again (search_keyword.c) — the mover's turns
+**    that hold the question's other words climb over other people's.
+**
+** All are boosts, never filters: with p the share of the question's
 ** people among the element's people and d = 1 when its date matches, the
 ** boost is b = 1 − (1 − PEOPLE_BOOST·p)(1 − DATE_BOOST·d) and the keyword
 ** score s becomes s + (1 − s)·b (below 1: the words still order the hits
 ** that hold the same cues) —
 ** an element that holds the cues climbs over one that only shares words,
 ** but one that shares none of the question's words is not found (the
-** candidates are the word index's). KIP_SEARCH_WITHOUT=people,dates turns
-** them off, for measuring (scripts/bench/search). docs/search.md
+** candidates are the word index's). KIP_SEARCH_WITHOUT=people,dates,bridge
+** turns them off, for measuring (scripts/bench/search). docs/search.md
 ** "Conversational memory". Both backends: the word index and the JSON of
 ** the attributes are read in each's SQL (SQLite: FTS5 and JSON1;
 ** PostgreSQL: the tsvector's weight A and json operators).
@@ -38,6 +44,7 @@
 
 #define PEOPLE_BOOST 0.4
 #define DATE_BOOST 0.4
+#define BRIDGE_BOOST 0.2
 #define MAX_PEOPLE 8
 #define MAX_DATES 4
 
@@ -149,6 +156,20 @@ static void find_dates(search_cues *cu, const char *base) {
 /* the Persons of the nexus (within the scope) that words of the text name:
 ** the word in the name field of the word index (SQLite's FTS5 column,
 ** PostgreSQL's weight A) */
+static void build_boost(kip_ctx *c, search_scope *sc, search_cues *cu);
+
+/* under a governance scope, an `involves` link `l` and the Person it names
+** count only when the caller may see both: a hidden link must not move a
+** visible episode's score */
+static void add_link_scope(kip_buf *b, search_scope *sc, const char *person) {
+  if (!sc->cond) return;
+  const char *alias[] = {"l", person};
+  for (int i = 0; i < 2; i++) {
+    const char *cond = kql_scope_cond(&sc->C, alias[i]);
+    if (cond) kip_buf_printf(b, " AND %s", cond);
+  }
+}
+
 static int find_people(kip_ctx *c, search_scope *sc, search_cues *cu, const char *text) {
   int pg = c->nx->sql_dialect == KIP_SQL_POSTGRESQL;
   kip_buf sql;
@@ -205,6 +226,18 @@ int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const ch
   memset(cu, 0, sizeof *cu);
   kip_buf_init(&cu->boost);
   if (q->propositions) return 0;
+  if (!search_cue_off("dates")) find_dates(cu, text);
+  if (!search_cue_off("people")) {
+    int rc = find_people(c, sc, cu, text);
+    if (rc) return rc;
+  }
+  build_boost(c, sc, cu);
+  return 0;
+}
+
+static void build_boost(kip_ctx *c, search_scope *sc, search_cues *cu) {
+  cu->boost.len = 0;
+  if (!cu->npeople && !cu->ndates) return;
   int pg = c->nx->sql_dialect == KIP_SQL_POSTGRESQL;
   /* an attribute's value (SQLite's JSON functions; PostgreSQL's json) */
   const char *participants = pg ? "json_array_elements_text(CASE json_typeof(e.attributes::json -> 'participants') "
@@ -212,16 +245,10 @@ int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const ch
                                   "ELSE json_build_array(e.attributes::json -> 'participants') END) j(value)"
                                 : "json_each(e.attributes, '$.participants') j";
   const char *start = pg ? "(e.attributes::json ->> 'start_time')" : "json_extract(e.attributes, '$.start_time')";
-  if (!search_cue_off("dates")) find_dates(cu, text);
-  if (!search_cue_off("people")) {
-    int rc = find_people(c, sc, cu, text);
-    if (rc) return rc;
-  }
-  if (!cu->npeople && !cu->ndates) return 0;
   kip_buf *b = &cu->boost;
   kip_buf_adds(b, "1.0 - (1.0");
   if (cu->npeople) {
-    kip_buf_printf(b, " - %g * (0", PEOPLE_BOOST / cu->npeople);
+    kip_buf_printf(b, " - %g * (0", (cu->bridged ? BRIDGE_BOOST : PEOPLE_BOOST) / cu->npeople);
     for (int i = 0; i < cu->npeople; i++) {
       /* (truth values as numbers: PostgreSQL does not add booleans) */
       kip_buf_printf(b, " + CAST(EXISTS (SELECT 1 FROM %s WHERE j.value = ", participants);
@@ -229,6 +256,7 @@ int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const ch
       kip_buf_adds(b, ") OR EXISTS (SELECT 1 FROM element l JOIN element pp ON pp.id = l.object WHERE l.subject = e.id "
                       "AND l.predicate = 'involves' AND pp.type = 'Person' AND pp.name = ");
       kip_buf_adds(b, kql_quote(&sc->C, cu->people[i]));
+      add_link_scope(b, sc, "pp");
       kip_buf_adds(b, ") AS INTEGER)");
     }
     kip_buf_adds(b, ")");
@@ -250,6 +278,33 @@ int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const ch
   kip_buf_adds(b, ")");
   kip_buf_addc(b, 0);
   b->len--;
+}
+
+int search_cues_bridge(kip_ctx *c, search_scope *sc, search_cues *cu, int64_t top, int *bridged) {
+  *bridged = 0;
+  if (cu->npeople || search_cue_off("bridge")) return 0;
+  kip_buf sql;
+  kip_buf_init(&sql);
+  kip_buf_adds(&sql, "SELECT DISTINCT e.name FROM element l JOIN element e ON e.id = l.object "
+                     "WHERE l.subject = ?9001 AND l.predicate = 'involves' AND e.type = 'Person'");
+  add_link_scope(&sql, sc, "e");
+  kip_buf_adds(&sql, " LIMIT 4");
+  kip_stmt *st;
+  int rc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
+  kip_buf_free(&sql);
+  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  if (sc->cond) kql_bind_all(&sc->C, st);
+  kip_bind_int64(st, 9001, top);
+  while ((rc = kip_step(st)) == KIP_ROW && cu->npeople < MAX_PEOPLE) {
+    cu->people[cu->npeople] = strdup(kip_col_text(st, 0));
+    if (!cu->people[cu->npeople]) abort();
+    cu->npeople++;
+  }
+  kip_finish(c->nx, st);
+  if (rc != KIP_ROW && rc != KIP_DONE) return kip_store_error(c->nx, rc, c->err, "searching");
+  if (!cu->npeople) return 0;
+  cu->bridged = *bridged = 1;
+  build_boost(c, sc, cu);
   return 0;
 }
 

@@ -25,7 +25,7 @@ void search_hits_push(search_hits *h, int64_t id, double score, double raw) {
     h->v = realloc(h->v, h->cap * sizeof *h->v);
     if (!h->v) abort();
   }
-  h->v[h->n++] = (search_hit){id, score, raw, 0, 0, 0};
+  h->v[h->n++] = (search_hit){id, score, raw, 0, 0, 0, 0};
 }
 
 static int by_id(const void *a, const void *b) {
@@ -37,6 +37,7 @@ static int by_score(const void *a, const void *b) {
   const search_hit *x = a, *y = b;
   if (x->score != y->score) return x->score < y->score ? 1 : -1;
   if (x->raw != y->raw) return x->raw < y->raw ? 1 : -1;
+  if (x->size != y->size) return x->size < y->size ? 1 : -1;
   return (x->id > y->id) - (x->id < y->id);
 }
 
@@ -56,6 +57,7 @@ void search_hits_dedup(search_hits *h) {
     if (w && h->v[w - 1].id == h->v[i].id) {
       if (h->v[i].score > h->v[w - 1].score) h->v[w - 1].score = h->v[i].score;
       if (h->v[i].raw > h->v[w - 1].raw) h->v[w - 1].raw = h->v[i].raw;
+      if (h->v[i].size > h->v[w - 1].size) h->v[w - 1].size = h->v[i].size;
       h->v[w - 1].terms |= h->v[i].terms;
     } else {
       h->v[w++] = h->v[i];

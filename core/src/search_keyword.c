@@ -13,7 +13,13 @@
 ** text is also looked up as a substring in the trigram index (partial words,
 ** scripts without spaces) and, when it is shorter than a trigram, by a
 ** bounded scan. Exact name matches score 1.0 and exact aliases 0.95, so a
-** lookup by name always ranks the named element first. docs/search.md.
+** lookup by name always ranks the named element first. Of equal scores the
+** longer text comes first — the length prior: a text that holds the
+** question's words and says more is more likely the one that answers
+** (kip_size on SQLite, the tsvector's lexemes on PostgreSQL; the row's own
+** length, no statistic of the index) — then the element written first.
+** A question that names nobody is asked twice: the second time with the
+** people of the first time's best hit (search_episodic.c). docs/search.md.
 */
 #include <ctype.h>
 #include <stdlib.h>
@@ -301,6 +307,7 @@ static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   kip_buf_free(&sql);
   if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
   search_bind_filter(sc, q, st);
+  int length_prior = !search_cue_off("length");
   if (arg) kip_bind_text(st, 9001, arg, -1, 0);
   kip_bind_int64(st, 9003, cap);
   while ((rc = kip_step(st)) == KIP_ROW) {
@@ -318,6 +325,7 @@ static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char
     if (how == ROW_RANKED) {
       h->v[h->n - 1].terms = kip_col_int64(st, 4);
       h->v[h->n - 1].cue = cue;
+      h->v[h->n - 1].size = length_prior ? kip_col_int64(st, 6) : 0;
     }
   }
   kip_finish(c->nx, st);
@@ -333,18 +341,28 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   kip_buf word;
   kip_buf_init(&word);
   word_query(&qq, &word, pg);
-  if (!rc && word.len) {
-    kip_buf_addc(&word, 0);
+  if (word.len) kip_buf_addc(&word, 0);
+  for (int pass = 0; !rc && word.len && pass < 2; pass++) {
+    if (pass) { /* the second hop: the people of the first pass's best hit */
+      if (!h->n || q->propositions) break;
+      size_t top = 0;
+      for (size_t i = 1; i < h->n; i++)
+        if (h->v[i].score > h->v[top].score) top = i;
+      int bridged = 0;
+      rc = search_cues_bridge(c, sc, &cu, h->v[top].id, &bridged);
+      if (rc || !bridged) break;
+      h->n = 0;
+    }
     kip_buf rank;
     kip_buf_init(&rank);
     if (pg) { /* ts_rank_cd with the fields' weights (D unused, C body, B heading, A name), rank / (rank + 1);
                ** the order by the cues' score o (PostgreSQL orders by an output column only by its bare name) */
       char r[96];
       snprintf(r, sizeof r, "ts_rank_cd('{0.1, %g, %g, 1.0}', f.doc, tq, 32)", 1.0 / 3, 2.0 / 3);
-      if (cu.boost.len) kip_buf_printf(&rank, "%s AS r, 0, %s AS b, %s + (1 - %s) * (%s) AS o", r, cu.boost.p, r, r, cu.boost.p);
-      else kip_buf_printf(&rank, "%s AS r, 0, 0.0 AS b", r);
+      if (cu.boost.len) kip_buf_printf(&rank, "%s AS r, 0, %s AS b, length(f.doc) AS z, %s + (1 - %s) * (%s) AS o", r, cu.boost.p, r, r, cu.boost.p);
+      else kip_buf_printf(&rank, "%s AS r, 0, 0.0 AS b, length(f.doc) AS z", r);
     } else {
-      kip_buf_printf(&rank, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", %d) AS r, kip_matched(search_word), %s AS b",
+      kip_buf_printf(&rank, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", %d) AS r, kip_matched(search_word), %s AS b, kip_size(search_word) AS z",
                      sc->cond ? 1 : 0, cu.boost.len ? cu.boost.p : "0.0");
     }
     kip_buf_addc(&rank, 0);
@@ -352,8 +370,8 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
                  pg ? "search_doc f JOIN element e ON e.id = f.id CROSS JOIN to_tsquery('english', ?9001) AS tq"
                     : "search_word f JOIN element e ON e.id = f.rowid",
                  pg ? "f.doc @@ tq" : "search_word MATCH ?9001",
-                 !pg ? " ORDER BY r + (1 - r) * b DESC LIMIT ?9003"
-                 : cu.boost.len ? " ORDER BY o DESC LIMIT ?9003" : " ORDER BY r DESC LIMIT ?9003", word.p, &qq,
+                 !pg ? " ORDER BY r + (1 - r) * b DESC, z DESC LIMIT ?9003"
+                 : cu.boost.len ? " ORDER BY o DESC, z DESC LIMIT ?9003" : " ORDER BY r DESC, z DESC LIMIT ?9003", word.p, &qq,
                  cap, ROW_RANKED, h);
     kip_buf_free(&rank);
   }

@@ -162,6 +162,18 @@ static void fn_matched(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
   else sqlite3_result_int64(ctx, mask);
 }
 
+/* kip_size(search_word) -> the row's length in tokens, all its fields:
+** how much the text says, which orders hits of equal score (the length
+** prior: search_keyword.c) */
+static void fn_size(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval,
+                    sqlite3_value **val) {
+  (void)nval;
+  (void)val;
+  int n = 0, rc = api->xColumnSize(fts, -1, &n);
+  if (rc != SQLITE_OK) sqlite3_result_error_code(ctx, rc);
+  else sqlite3_result_int(ctx, n);
+}
+
 int kip_register_rank_function(sqlite3 *db) {
   fts5_api *api = NULL;
   sqlite3_stmt *st;
@@ -172,5 +184,6 @@ int kip_register_rank_function(sqlite3 *db) {
   rc = sqlite3_finalize(st);
   if (rc != SQLITE_OK || !api || api->iVersion < 2) return rc ? rc : SQLITE_ERROR;
   rc = api->xCreateFunction(api, "kip_rank", NULL, fn_rank, NULL);
-  return rc == SQLITE_OK ? api->xCreateFunction(api, "kip_matched", NULL, fn_matched, NULL) : rc;
+  if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "kip_matched", NULL, fn_matched, NULL);
+  return rc == SQLITE_OK ? api->xCreateFunction(api, "kip_size", NULL, fn_size, NULL) : rc;
 }

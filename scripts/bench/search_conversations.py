@@ -14,8 +14,10 @@ open-domain):
     ordered by FTS5's own bm25();
   - keyword and hybrid without the question's cues (KIP_SEARCH_WITHOUT=
     people, dates, both: search_episodic.c), and without a repeated text's
-    single place among the first results (repeats: exec_search.c), the
-    effect of each.
+    single place among the first results (repeats: exec_search.c), without
+    the second hop through the top hit's people (bridge:
+    search_episodic.c) and without the length prior among equal scores
+    (length: search_keyword.c), the effect of each.
 
 Usage: search_conversations.py KIP EMBEDDINGS.kvec [--sets dev,test] [--show]
 """
@@ -119,7 +121,7 @@ def main():
         base_env = dict(os.environ, KIP_EMBEDDINGS=vectors)
         rows, counts = [], None
         runs = [("", ""), ("people", " without people"), ("dates", " without dates"), ("people,dates", " without both"),
-                ("repeats", " without repeats")]
+                ("repeats", " without repeats"), ("bridge", " without bridge"), ("length", " without length prior")]
         for off, suffix in runs:
             env = dict(base_env, KIP_SEARCH_WITHOUT=off)
             r = kip_eval(kip, db, qfile, env)
