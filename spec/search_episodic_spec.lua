@@ -91,9 +91,28 @@ describe("SEARCH over conversations", function()
       "}",
     }, "\n"))
     assert.is_nil(r.error, r.error and r.error.message)
-    -- b1 and b2 hold "name" once each, as long as each other: equal scores, b1 written first;
+    -- b1 and b2 hold "name" once each, as long as each other: equal scores;
     -- the mover is Maya, so her b2 comes first
-    assert.same({ "b3", "b2", "b1" }, top("What is the pet's name of the person who is moving to Tallinn?", 3))
+    local question = "What is the pet's name of the person who is moving to Tallinn?"
+    assert.same({ "b3", "b2", "b1" }, top(question, 3))
+    -- under a governance scope, a hidden involves link takes no part in the hop: b4 is a
+    -- word shorter than b1 (so it follows b1 unboosted) and involves Maya only through a private link
+    r = nx:execute([[UPSERT { CONCEPT ?b4 { {type: "Event", name: "b4"} SET ATTRIBUTES { event_class: "Conversation",
+      start_time: "2025-06-04T10:00:00Z", participants: ["Priya", "Tomas"], content_summary: "Priya: The name of our dog is Rex" }
+      SET PROPOSITIONS { ("involves", {type: "Person", name: "Maya"}) WITH METADATA { access_level: "private" } } } }]])
+    assert.is_nil(r.error, r.error and r.error.message)
+    local function at(list)
+      local pos = {}
+      for i, n in ipairs(list) do pos[n] = i end
+      return pos
+    end
+    local open = at(top(question, 4))
+    assert.truthy(open.b4 < open.b1) -- the link counts for a caller who may see it
+    local scoped = nx:call({ command = 'SEARCH CONCEPT :q WITH TYPE "Event" LIMIT 4', parameters = { q = question } },
+      { eligibility = '?e.metadata.access_level != "private"' })
+    local got = names(scoped)
+    assert.same({ "b3", "b2" }, { got[1], got[2] })
+    assert.truthy(at(got).b1 < at(got).b4, table.concat(got, ","))
     -- a question that names someone is not bridged: Tomas's b1 first
     assert.equal("b1", top("the name Tomas gave", 1)[1])
   end)

@@ -19,6 +19,7 @@ typedef struct search_hit {
   double fused; /* hybrid: the position in the fused order */
   int64_t terms; /* keyword: the query terms it contains, a bit mask (kip_matched); 0 otherwise */
   double cue;    /* keyword: the boost of the question's people and dates (search_episodic.c) */
+  double words;  /* keyword: the words' rank, before the boost */
   int64_t size;  /* keyword: the text's length in tokens (lexemes on PostgreSQL), which orders equal scores */
 } search_hit;
 

@@ -25,7 +25,7 @@ void search_hits_push(search_hits *h, int64_t id, double score, double raw) {
     h->v = realloc(h->v, h->cap * sizeof *h->v);
     if (!h->v) abort();
   }
-  h->v[h->n++] = (search_hit){id, score, raw, 0, 0, 0, 0};
+  h->v[h->n++] = (search_hit){id, score, raw, 0, 0, 0, 0, 0};
 }
 
 static int by_id(const void *a, const void *b) {

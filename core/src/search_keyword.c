@@ -17,9 +17,9 @@
 ** longer text comes first — the length prior: a text that holds the
 ** question's words and says more is more likely the one that answers
 ** (kip_size on SQLite, the tsvector's lexemes on PostgreSQL; the row's own
-** length, no statistic of the index) — then the element written first.
-** A question that names nobody is asked twice: the second time with the
-** people of the first time's best hit (search_episodic.c). docs/search.md.
+** length, no statistic of the index) — then by id.
+** A question that names nobody takes a second hop: its hits' boost taken
+** again with the people of the best hit (search_episodic.c). docs/search.md.
 */
 #include <ctype.h>
 #include <stdlib.h>
@@ -312,9 +312,9 @@ static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   kip_bind_int64(st, 9003, cap);
   while ((rc = kip_step(st)) == KIP_ROW) {
     double exact = exact_score(st, qq), score;
-    double cue = 0;
+    double cue = 0, words = 0;
     if (how == ROW_RANKED) {
-      score = kip_col_double(st, 3);
+      score = words = kip_col_double(st, 3);
       cue = kip_col_double(st, 5);
       score += (1 - score) * cue;
     }
@@ -325,8 +325,46 @@ static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char
     if (how == ROW_RANKED) {
       h->v[h->n - 1].terms = kip_col_int64(st, 4);
       h->v[h->n - 1].cue = cue;
+      h->v[h->n - 1].words = words;
       h->v[h->n - 1].size = length_prior ? kip_col_int64(st, 6) : 0;
     }
+  }
+  kip_finish(c->nx, st);
+  return rc == KIP_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
+}
+
+static int by_hit_id(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = ((const search_hit *)b)->id;
+  return (x > y) - (x < y);
+}
+
+/* the second hop (search_episodic.c): the cues' boost of the hits the words
+** found, taken again with the people of the best hit — one statement over
+** their ids, not a second search; a hit's score only rises */
+static int second_hop(kip_ctx *c, search_scope *sc, const search_cues *cu, search_hits *h) {
+  /* (the ids a parameter, ?9004 — the scope's binds are ?1…: the text
+  ** changes only with the boost's people and dates, and its plan is kept) */
+  kip_buf sql;
+  kip_buf_init(&sql);
+  kip_buf_printf(&sql, "SELECT e.id, %s FROM %s j JOIN element e ON e.id = j.id", cu->boost.p, kip_store_ids_sql_high(c->nx));
+  kip_stmt *st;
+  int rc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
+  kip_buf_free(&sql);
+  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
+  if (sc->cond) kql_bind_all(&sc->C, st);
+  int64_t *ids = malloc(sizeof *ids * h->n);
+  if (!ids) abort();
+  for (size_t i = 0; i < h->n; i++) ids[i] = h->v[i].id;
+  kip_bind_ids_at(st, 9004, ids, h->n);
+  free(ids);
+  search_hits_sort_by_id(h);
+  while ((rc = kip_step(st)) == KIP_ROW) {
+    int64_t id = kip_col_int64(st, 0);
+    search_hit *x = bsearch(&id, h->v, h->n, sizeof *h->v, by_hit_id);
+    if (!x) continue;
+    double b = kip_col_double(st, 1), s = x->words + (1 - x->words) * b;
+    x->cue = b;
+    if (s > x->raw) x->raw = s, x->score = s > 1 ? 1 : s;
   }
   kip_finish(c->nx, st);
   return rc == KIP_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
@@ -341,39 +379,44 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   kip_buf word;
   kip_buf_init(&word);
   word_query(&qq, &word, pg);
-  if (word.len) kip_buf_addc(&word, 0);
-  for (int pass = 0; !rc && word.len && pass < 2; pass++) {
-    if (pass) { /* the second hop: the people of the first pass's best hit */
-      if (!h->n || q->propositions) break;
+  if (!rc && word.len) {
+    kip_buf_addc(&word, 0);
+    kip_buf rank, from;
+    kip_buf_init(&rank);
+    kip_buf_init(&from);
+    if (pg) { /* ts_rank_cd with the fields' weights (D unused, C body, B heading, A name), rank / (rank + 1);
+               ** the order by the cues' score o (PostgreSQL orders by an output column only by its bare name),
+               ** the rank and the boost computed once per row in a fenced LATERAL (OFFSET 0: not inlined) */
+      char r[96];
+      snprintf(r, sizeof r, "ts_rank_cd('{0.1, %g, %g, 1.0}', f.doc, tq, 32)", 1.0 / 3, 2.0 / 3);
+      kip_buf_adds(&from, "search_doc f JOIN element e ON e.id = f.id CROSS JOIN to_tsquery('english', ?9001) AS tq");
+      if (cu.boost.len) {
+        kip_buf_printf(&from, " CROSS JOIN LATERAL (SELECT %s AS r, %s AS b OFFSET 0) k", r, cu.boost.p);
+        kip_buf_adds(&rank, "k.r AS r, 0, k.b AS b, length(f.doc) AS z, k.r + (1 - k.r) * k.b AS o");
+      } else {
+        kip_buf_printf(&rank, "%s AS r, 0, 0.0 AS b, length(f.doc) AS z", r);
+      }
+    } else {
+      kip_buf_adds(&from, "search_word f JOIN element e ON e.id = f.rowid");
+      kip_buf_printf(&rank, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", %d) AS r, kip_matched(search_word), %s AS b, kip_size(search_word) AS z",
+                     sc->cond ? 1 : 0, cu.boost.len ? cu.boost.p : "0.0");
+    }
+    kip_buf_addc(&rank, 0);
+    kip_buf_addc(&from, 0);
+    rc = collect(c, q, sc, rank.p, from.p, pg ? "f.doc @@ tq" : "search_word MATCH ?9001",
+                 !pg ? " ORDER BY r + (1 - r) * b DESC, z DESC LIMIT ?9003"
+                 : cu.boost.len ? " ORDER BY o DESC, z DESC LIMIT ?9003" : " ORDER BY r DESC, z DESC LIMIT ?9003", word.p, &qq,
+                 cap, ROW_RANKED, h);
+    kip_buf_free(&rank);
+    kip_buf_free(&from);
+    if (!rc && h->n && !q->propositions) { /* the second hop: the people of the best hit */
       size_t top = 0;
       for (size_t i = 1; i < h->n; i++)
         if (h->v[i].score > h->v[top].score) top = i;
       int bridged = 0;
       rc = search_cues_bridge(c, sc, &cu, h->v[top].id, &bridged);
-      if (rc || !bridged) break;
-      h->n = 0;
+      if (!rc && bridged) rc = second_hop(c, sc, &cu, h);
     }
-    kip_buf rank;
-    kip_buf_init(&rank);
-    if (pg) { /* ts_rank_cd with the fields' weights (D unused, C body, B heading, A name), rank / (rank + 1);
-               ** the order by the cues' score o (PostgreSQL orders by an output column only by its bare name) */
-      char r[96];
-      snprintf(r, sizeof r, "ts_rank_cd('{0.1, %g, %g, 1.0}', f.doc, tq, 32)", 1.0 / 3, 2.0 / 3);
-      if (cu.boost.len) kip_buf_printf(&rank, "%s AS r, 0, %s AS b, length(f.doc) AS z, %s + (1 - %s) * (%s) AS o", r, cu.boost.p, r, r, cu.boost.p);
-      else kip_buf_printf(&rank, "%s AS r, 0, 0.0 AS b, length(f.doc) AS z", r);
-    } else {
-      kip_buf_printf(&rank, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", %d) AS r, kip_matched(search_word), %s AS b, kip_size(search_word) AS z",
-                     sc->cond ? 1 : 0, cu.boost.len ? cu.boost.p : "0.0");
-    }
-    kip_buf_addc(&rank, 0);
-    rc = collect(c, q, sc, rank.p,
-                 pg ? "search_doc f JOIN element e ON e.id = f.id CROSS JOIN to_tsquery('english', ?9001) AS tq"
-                    : "search_word f JOIN element e ON e.id = f.rowid",
-                 pg ? "f.doc @@ tq" : "search_word MATCH ?9001",
-                 !pg ? " ORDER BY r + (1 - r) * b DESC, z DESC LIMIT ?9003"
-                 : cu.boost.len ? " ORDER BY o DESC, z DESC LIMIT ?9003" : " ORDER BY r DESC, z DESC LIMIT ?9003", word.p, &qq,
-                 cap, ROW_RANKED, h);
-    kip_buf_free(&rank);
   }
   search_cues_free(&cu);
   kip_buf_free(&word);

@@ -109,7 +109,7 @@ static void sift_down(topk *t, size_t i) {
 static void offer(topk *t, int64_t id, double score) {
   if (t->n < t->cap) {
     size_t i = t->n++;
-    t->v[i] = (search_hit){id, score, score, 0, 0, 0, 0};
+    t->v[i] = (search_hit){id, score, score, 0, 0, 0, 0, 0};
     while (i && t->v[(i - 1) / 2].score > t->v[i].score) {
       search_hit x = t->v[i];
       t->v[i] = t->v[(i - 1) / 2];
@@ -117,7 +117,7 @@ static void offer(topk *t, int64_t id, double score) {
       i = (i - 1) / 2;
     }
   } else if (score > t->v[0].score) {
-    t->v[0] = (search_hit){id, score, score, 0, 0, 0, 0};
+    t->v[0] = (search_hit){id, score, score, 0, 0, 0, 0, 0};
     sift_down(t, 0);
   }
 }

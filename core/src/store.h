@@ -47,6 +47,10 @@ int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n);
 ** the list to ?1. */
 const char *kip_store_ids_sql(kip_nexus *nx);
 int kip_bind_ids(kip_stmt *st, const int64_t *ids, size_t n);
+/* the same from ?9004, for a statement whose ?1… are a governance scope's
+** binds (kql_bind_all); kip_bind_ids_at(st, 9004, …) binds it */
+const char *kip_store_ids_sql_high(kip_nexus *nx);
+int kip_bind_ids_at(kip_stmt *st, int at, const int64_t *ids, size_t n);
 /* st's results in the backend's binary form where it has one, until
 ** kip_finish: PostgreSQL then sends a bytea's bytes, not their hex text
 ** (a scan of every vector). Only integer, text and BLOB columns are read

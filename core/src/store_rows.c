@@ -68,7 +68,13 @@ const char *kip_store_ids_sql(kip_nexus *nx) {
                   "WITH ORDINALITY AS t(x, pos))"
                 : "(SELECT CAST(value AS INTEGER) AS id, CAST(key AS INTEGER) AS pos FROM json_each(?1))";
 }
-int kip_bind_ids(kip_stmt *st, const int64_t *ids, size_t n) {
+const char *kip_store_ids_sql_high(kip_nexus *nx) {
+  return nx->pg ? "(SELECT CAST(x AS bigint) AS id, pos - 1 AS pos FROM json_array_elements_text(CAST(?9004 AS json)) "
+                  "WITH ORDINALITY AS t(x, pos))"
+                : "(SELECT CAST(value AS INTEGER) AS id, CAST(key AS INTEGER) AS pos FROM json_each(?9004))";
+}
+int kip_bind_ids(kip_stmt *st, const int64_t *ids, size_t n) { return kip_bind_ids_at(st, 1, ids, n); }
+int kip_bind_ids_at(kip_stmt *st, int at, const int64_t *ids, size_t n) {
   kip_buf b;
   kip_buf_init(&b);
   kip_buf_addc(&b, '[');
@@ -77,7 +83,7 @@ int kip_bind_ids(kip_stmt *st, const int64_t *ids, size_t n) {
   size_t len = b.len;
   char *p = kip_buf_detach(&b);
   /* (JSON text: a JSON parameter on PostgreSQL, a string for SQLite's json_each — as a BLOB it would read JSONB) */
-  return PG_IS(st) ? kip_bind_json_owned(st, 1, p, (int)len) : kip_bind_text_owned(st, 1, p, (int)len);
+  return PG_IS(st) ? kip_bind_json_owned(st, at, p, (int)len) : kip_bind_text_owned(st, at, p, (int)len);
 }
 void kip_stmt_binary_results(kip_stmt *st) {
   if (PG_IS(st)) PG_ST(st)->binary = 1;
