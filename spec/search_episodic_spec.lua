@@ -179,6 +179,9 @@ describe("SEARCH over conversations", function()
     assert.equal(6, #got)
     assert.equal("answer", got[2], table.concat(got, ","))
     assert.truthy(got[1]:match("^r%d$"), table.concat(got, ","))
+    -- with LIMIT 2 the answer is the sixth hit, past the 2 × LIMIT texts read first
+    got = names(nx2:execute('SEARCH CONCEPT :q WITH TYPE "Event" LIMIT 2', { q = "What book was Jonah reading?" }))
+    assert.equal("answer", got[2], table.concat(got, ","))
     -- concepts that are not episodes keep their order: two with the same
     -- description are what the sleep cycle's duplicate probes look for
     -- (the third shares fewer of the question's words, on either backend's ranking)

@@ -223,29 +223,59 @@ static uint64_t said_text_hash(const char *attrs) {
 ** (said_text_hash) an earlier hit already said follows the hits that say
 ** something new, in its order, until `limit` distinct ones are placed —
 ** measured on the conversational sets (docs/search.md) */
-static int repeats_last(kip_ctx *c, search_hits *h, int64_t limit) {
-  if (h->n < 2 || search_cue_off("repeats")) return 0;
+/* the texts (said_text_hash) of the first n hits; 0 where not an episode */
+static int said_texts(kip_ctx *c, const search_hits *h, size_t n, uint64_t *text) {
   kip_stmt *st;
   /* (only episodes can repeat: the others' attributes are not read) */
-  int rc = prepare_over_hits(c, h, h->n, "j.pos, e.attributes", " WHERE e.attributes LIKE '%\"start_time\"%'", &st);
+  int rc = prepare_over_hits(c, h, n, "j.pos, e.attributes", " WHERE e.attributes LIKE '%\"start_time\"%'", &st);
   if (rc) return rc;
-  uint64_t *text = calloc(h->n, sizeof *text);
-  search_hit *repeats = malloc(sizeof *repeats * h->n);
-  uint64_t *said = malloc(sizeof *said * h->n);
-  if (!repeats || !said || !text) abort();
+  memset(text, 0, n * sizeof *text);
   while ((rc = kip_step(st)) == KIP_ROW) {
     int64_t pos = kip_col_int64(st, 0);
-    if (pos >= 0 && (size_t)pos < h->n) text[pos] = said_text_hash(kip_col_text(st, 1));
+    if (pos >= 0 && (size_t)pos < n) text[pos] = said_text_hash(kip_col_text(st, 1));
   }
   kip_finish(c->nx, st);
-  if (rc != KIP_DONE) {
+  return rc == KIP_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
+}
+
+/* how many of the first n hits the placement reads before `limit` distinct
+** ones are placed (n when it reads them all) */
+static size_t hits_read(const uint64_t *text, size_t n, int64_t limit, uint64_t *said) {
+  size_t w = 0, ns = 0, i = 0;
+  for (; i < n && (int64_t)w < limit; i++) {
+    int again = 0;
+    for (size_t k = 0; text[i] && k < ns && !again; k++) again = said[k] == text[i];
+    if (!again) {
+      if (text[i]) said[ns++] = text[i];
+      w++;
+    }
+  }
+  return i;
+}
+
+/* the same thing said again ("I read a review of Piranesi" in ten
+** conversations) takes one place among the first results: an episode whose text
+** (said_text_hash) an earlier hit already said follows the hits that say
+** something new, in its order, until `limit` distinct ones are placed —
+** measured on the conversational sets (docs/search.md). The texts of the
+** first 2 × limit hits are read first, all of them only when those do not
+** place `limit` (a question's hits are up to max(100, 10 × LIMIT)) */
+static int repeats_last(kip_ctx *c, search_hits *h, int64_t limit) {
+  if (h->n < 2 || limit < 1 || search_cue_off("repeats")) return 0;
+  uint64_t *text = malloc(sizeof *text * h->n), *said = malloc(sizeof *said * h->n);
+  search_hit *repeats = malloc(sizeof *repeats * h->n);
+  if (!repeats || !said || !text) abort();
+  size_t n = (uint64_t)limit * 2 < h->n ? (size_t)limit * 2 : h->n;
+  int rc = said_texts(c, h, n, text);
+  if (!rc && n < h->n && hits_read(text, n, limit, said) == n) rc = said_texts(c, h, n = h->n, text);
+  if (rc) {
     free(text);
     free(repeats);
     free(said);
-    return kip_store_error(c->nx, rc, c->err, "searching");
+    return rc;
   }
   size_t w = 0, nr = 0, ns = 0, i = 0;
-  for (; i < h->n && (int64_t)w < limit; i++) {
+  for (; i < n && (int64_t)w < limit; i++) {
     uint64_t t = text[i];
     int again = 0;
     for (size_t k = 0; t && k < ns && !again; k++) again = said[k] == t;
