@@ -147,7 +147,7 @@ static int prepare_over_hits(kip_ctx *c, const search_hits *h, size_t n, const c
   int rc = kip_prepare(c->nx, sql.p, (int)sql.len, st);
   kip_buf_free(&sql);
   if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
-  search_hits_bind_ids(*st, h, n);
+  search_hits_bind_ids(*st, 1, h, n);
   return 0;
 }
 
@@ -218,11 +218,6 @@ static uint64_t said_text_hash(const char *attrs) {
   return h;
 }
 
-/* the same thing said again ("I read a review of Piranesi" in ten
-** conversations) takes one place among the first results: an episode whose text
-** (said_text_hash) an earlier hit already said follows the hits that say
-** something new, in its order, until `limit` distinct ones are placed —
-** measured on the conversational sets (docs/search.md) */
 /* the texts (said_text_hash) of the first n hits; 0 where not an episode */
 static int said_texts(kip_ctx *c, const search_hits *h, size_t n, uint64_t *text) {
   kip_stmt *st;
@@ -238,16 +233,21 @@ static int said_texts(kip_ctx *c, const search_hits *h, size_t n, uint64_t *text
   return rc == KIP_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching");
 }
 
-/* how many of the first n hits the placement reads before `limit` distinct
-** ones are placed (n when it reads them all) */
-static size_t hits_read(const uint64_t *text, size_t n, int64_t limit, uint64_t *said) {
-  size_t w = 0, ns = 0, i = 0;
-  for (; i < n && (int64_t)w < limit; i++) {
-    int again = 0;
-    for (size_t k = 0; text[i] && k < ns && !again; k++) again = said[k] == text[i];
-    if (!again) {
+/* the placement over the texts of the first n hits, until `limit` distinct
+** ones are placed: the indexes of the hits that say something new
+** (fresh[0..*nf)) and of the repeats (again[0..*na)); returns how many hits
+** it read */
+static size_t place(const uint64_t *text, size_t n, int64_t limit, uint64_t *said, size_t *fresh, size_t *nf,
+                    size_t *again, size_t *na) {
+  size_t ns = 0, i = 0;
+  *nf = *na = 0;
+  for (; i < n && (int64_t)*nf < limit; i++) {
+    int repeat = 0;
+    for (size_t k = 0; text[i] && k < ns && !repeat; k++) repeat = said[k] == text[i];
+    if (repeat) again[(*na)++] = i;
+    else {
       if (text[i]) said[ns++] = text[i];
-      w++;
+      fresh[(*nf)++] = i;
     }
   }
   return i;
@@ -263,35 +263,27 @@ static size_t hits_read(const uint64_t *text, size_t n, int64_t limit, uint64_t 
 static int repeats_last(kip_ctx *c, search_hits *h, int64_t limit) {
   if (h->n < 2 || limit < 1 || search_cue_off("repeats")) return 0;
   uint64_t *text = malloc(sizeof *text * h->n), *said = malloc(sizeof *said * h->n);
-  search_hit *repeats = malloc(sizeof *repeats * h->n);
-  if (!repeats || !said || !text) abort();
+  size_t *fresh = malloc(sizeof *fresh * h->n), *again = malloc(sizeof *again * h->n), nf, na, read = 0;
+  search_hit *v = malloc(sizeof *v * h->n);
+  if (!text || !said || !fresh || !again || !v) abort();
   size_t n = (uint64_t)limit * 2 < h->n ? (size_t)limit * 2 : h->n;
   int rc = said_texts(c, h, n, text);
-  if (!rc && n < h->n && hits_read(text, n, limit, said) == n) rc = said_texts(c, h, n = h->n, text);
-  if (rc) {
-    free(text);
-    free(repeats);
-    free(said);
-    return rc;
-  }
-  size_t w = 0, nr = 0, ns = 0, i = 0;
-  for (; i < n && (int64_t)w < limit; i++) {
-    uint64_t t = text[i];
-    int again = 0;
-    for (size_t k = 0; t && k < ns && !again; k++) again = said[k] == t;
-    if (again) repeats[nr++] = h->v[i];
-    else {
-      if (t) said[ns++] = t;
-      h->v[w++] = h->v[i];
-    }
+  if (!rc) read = place(text, n, limit, said, fresh, &nf, again, &na);
+  if (!rc && (int64_t)nf < limit && n < h->n && !(rc = said_texts(c, h, h->n, text)))
+    read = place(text, h->n, limit, said, fresh, &nf, again, &na);
+  if (!rc) { /* the distinct hits, the repeats, then the rest as they were */
+    size_t w = 0;
+    for (size_t k = 0; k < nf; k++) v[w++] = h->v[fresh[k]];
+    for (size_t k = 0; k < na; k++) v[w++] = h->v[again[k]];
+    memcpy(v + w, h->v + read, (h->n - read) * sizeof *v);
+    memcpy(h->v, v, h->n * sizeof *v);
   }
   free(text);
-  /* the distinct hits, the repeats, then the rest as they were */
-  memmove(h->v + w + nr, h->v + i, (h->n - i) * sizeof *h->v);
-  memcpy(h->v + w, repeats, nr * sizeof *repeats);
-  free(repeats);
   free(said);
-  return 0;
+  free(fresh);
+  free(again);
+  free(v);
+  return rc;
 }
 
 static int render(kip_ctx *c, const search_hits *h, size_t n) {

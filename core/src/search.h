@@ -32,9 +32,10 @@ void search_hits_push(search_hits *h, int64_t id, double score, double raw);
 void search_hits_sort(search_hits *h); /* by score desc, raw desc, size desc, id */
 void search_hits_sort_by_id(search_hits *h); /* by id (to merge lists) */
 void search_hits_dedup(search_hits *h); /* one hit per id, keeping the best; sorted after */
-/* the first n hits' ids bound to st's ?1 as kip_store_ids_sql's list (store.h):
-** a statement over them in one round trip */
-void search_hits_bind_ids(kip_stmt *st, const search_hits *h, size_t n);
+/* the first n hits' ids bound to st's ?at as kip_store_ids_sql's list (at 1;
+** kip_store_ids_sql_high's at 9004; store.h): a statement over them in one
+** round trip */
+void search_hits_bind_ids(kip_stmt *st, int at, const search_hits *h, size_t n);
 
 /* the request's eligibility: kind (concept/proposition), WITH TYPE and the
 ** governance scope as SQL over the candidate alias `e` (and the endpoints
@@ -74,8 +75,8 @@ typedef struct search_cues {
 int search_cues_init(kip_ctx *c, search_scope *sc, const ast_search *q, const char *text, search_cues *cu);
 void search_cues_free(search_cues *cu);
 /* the second hop: when the question names nobody, the Persons the best hit
-** `top` involves become its people (*bridged = 1, the boost rebuilt) */
-int search_cues_bridge(kip_ctx *c, search_scope *sc, search_cues *cu, int64_t top, int *bridged);
+** `top` involves become its people (cu->bridged set, the boost rebuilt) */
+int search_cues_bridge(kip_ctx *c, search_scope *sc, search_cues *cu, int64_t top);
 /* KIP_SEARCH_WITHOUT names `what` (a comma-separated list): a mechanism off, for measuring */
 int search_cue_off(const char *what);
 

@@ -19,8 +19,9 @@
 **  - a second hop: a question that names nobody ("the pet of the person
 **    who is moving to Tallinn") takes the Persons its best hit `involves`
 **    as its people, with a weaker boost (BRIDGE_BOOST: inferred, not
-**    named), and is asked again (search_keyword.c) — the mover's turns
-**    that hold the question's other words climb over other people's.
+**    named), and the hits its words found take the boost again
+**    (search_keyword.c) — the mover's turns that hold the question's
+**    other words climb over other people's.
 **
 ** All are boosts, never filters: with p the share of the question's
 ** people among the element's people and d = 1 when its date matches, the
@@ -153,9 +154,6 @@ static void find_dates(search_cues *cu, const char *base) {
   }
 }
 
-/* the Persons of the nexus (within the scope) that words of the text name:
-** the word in the name field of the word index (SQLite's FTS5 column,
-** PostgreSQL's weight A) */
 static void build_boost(kip_ctx *c, search_scope *sc, search_cues *cu);
 
 /* under a governance scope, an `involves` link `l` and the Person it names
@@ -170,6 +168,9 @@ static void add_link_scope(kip_buf *b, search_scope *sc, const char *person) {
   }
 }
 
+/* the Persons of the nexus (within the scope) that words of the text name:
+** the word in the name field of the word index (SQLite's FTS5 column,
+** PostgreSQL's weight A) */
 static int find_people(kip_ctx *c, search_scope *sc, search_cues *cu, const char *text) {
   int pg = c->nx->sql_dialect == KIP_SQL_POSTGRESQL;
   kip_buf sql;
@@ -280,8 +281,7 @@ static void build_boost(kip_ctx *c, search_scope *sc, search_cues *cu) {
   b->len--;
 }
 
-int search_cues_bridge(kip_ctx *c, search_scope *sc, search_cues *cu, int64_t top, int *bridged) {
-  *bridged = 0;
+int search_cues_bridge(kip_ctx *c, search_scope *sc, search_cues *cu, int64_t top) {
   if (cu->npeople || search_cue_off("bridge")) return 0;
   kip_buf sql;
   kip_buf_init(&sql);
@@ -303,7 +303,7 @@ int search_cues_bridge(kip_ctx *c, search_scope *sc, search_cues *cu, int64_t to
   kip_finish(c->nx, st);
   if (rc != KIP_ROW && rc != KIP_DONE) return kip_store_error(c->nx, rc, c->err, "searching");
   if (!cu->npeople) return 0;
-  cu->bridged = *bridged = 1;
+  cu->bridged = 1;
   build_boost(c, sc, cu);
   return 0;
 }

@@ -11,11 +11,11 @@
 #include "search.h"
 
 /* ------------------------------------------------------------ hit lists */
-void search_hits_bind_ids(kip_stmt *st, const search_hits *h, size_t n) {
+void search_hits_bind_ids(kip_stmt *st, int at, const search_hits *h, size_t n) {
   int64_t *ids = malloc(sizeof *ids * (n ? n : 1));
   if (!ids) abort();
   for (size_t i = 0; i < n; i++) ids[i] = h->v[i].id;
-  kip_bind_ids(st, ids, n);
+  kip_bind_ids_at(st, at, ids, n);
   free(ids);
 }
 

@@ -352,11 +352,7 @@ static int second_hop(kip_ctx *c, search_scope *sc, const search_cues *cu, searc
   kip_buf_free(&sql);
   if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching");
   if (sc->cond) kql_bind_all(&sc->C, st);
-  int64_t *ids = malloc(sizeof *ids * h->n);
-  if (!ids) abort();
-  for (size_t i = 0; i < h->n; i++) ids[i] = h->v[i].id;
-  kip_bind_ids_at(st, 9004, ids, h->n);
-  free(ids);
+  search_hits_bind_ids(st, 9004, h, h->n);
   search_hits_sort_by_id(h);
   while ((rc = kip_step(st)) == KIP_ROW) {
     int64_t id = kip_col_int64(st, 0);
@@ -413,9 +409,8 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
       size_t top = 0;
       for (size_t i = 1; i < h->n; i++)
         if (h->v[i].score > h->v[top].score) top = i;
-      int bridged = 0;
-      rc = search_cues_bridge(c, sc, &cu, h->v[top].id, &bridged);
-      if (!rc && bridged) rc = second_hop(c, sc, &cu, h);
+      rc = search_cues_bridge(c, sc, &cu, h->v[top].id);
+      if (!rc && cu.bridged) rc = second_hop(c, sc, &cu, h);
     }
   }
   search_cues_free(&cu);

@@ -213,7 +213,7 @@ int kip_vector_cosines(kip_ctx *c, const float *qv, int dim, const search_hits *
   kip_buf_free(&sql);
   if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching vectors");
   kip_stmt_binary_results(st);
-  search_hits_bind_ids(st, h, h->n);
+  search_hits_bind_ids(st, 1, h, h->n);
   for (size_t i = 0; i < h->n; i++) cos[i] = 0;
   double qnorm;
   int8_t *qi = quantise(qv, dim, &qnorm);

@@ -63,16 +63,13 @@ int kip_bind_json_owned(kip_stmt *st, int i, char *s, int n) {
   free(s);
   return rc;
 }
-const char *kip_store_ids_sql(kip_nexus *nx) {
-  return nx->pg ? "(SELECT CAST(x AS bigint) AS id, pos - 1 AS pos FROM json_array_elements_text(CAST(?1 AS json)) "
-                  "WITH ORDINALITY AS t(x, pos))"
-                : "(SELECT CAST(value AS INTEGER) AS id, CAST(key AS INTEGER) AS pos FROM json_each(?1))";
-}
-const char *kip_store_ids_sql_high(kip_nexus *nx) {
-  return nx->pg ? "(SELECT CAST(x AS bigint) AS id, pos - 1 AS pos FROM json_array_elements_text(CAST(?9004 AS json)) "
-                  "WITH ORDINALITY AS t(x, pos))"
-                : "(SELECT CAST(value AS INTEGER) AS id, CAST(key AS INTEGER) AS pos FROM json_each(?9004))";
-}
+/* the list in parameter P as a table (id, pos) */
+#define IDS_SQL_PG(P)                                                                                             \
+  "(SELECT CAST(x AS bigint) AS id, pos - 1 AS pos FROM json_array_elements_text(CAST(" P " AS json)) "          \
+  "WITH ORDINALITY AS t(x, pos))"
+#define IDS_SQL_SQLITE(P) "(SELECT CAST(value AS INTEGER) AS id, CAST(key AS INTEGER) AS pos FROM json_each(" P "))"
+const char *kip_store_ids_sql(kip_nexus *nx) { return nx->pg ? IDS_SQL_PG("?1") : IDS_SQL_SQLITE("?1"); }
+const char *kip_store_ids_sql_high(kip_nexus *nx) { return nx->pg ? IDS_SQL_PG("?9004") : IDS_SQL_SQLITE("?9004"); }
 int kip_bind_ids(kip_stmt *st, const int64_t *ids, size_t n) { return kip_bind_ids_at(st, 1, ids, n); }
 int kip_bind_ids_at(kip_stmt *st, int at, const int64_t *ids, size_t n) {
   kip_buf b;
