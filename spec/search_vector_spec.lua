@@ -100,7 +100,7 @@ describe("SEARCH with the local embedder", function()
     assert.equal(expect, #cut)
   end)
 
-  it("keeps hybrid's primary list whole: never ranks a hit above one with more evidence, the other list fills", function()
+  it("keeps hybrid's primary list whole, in its order, at every LIMIT; the other list only fills", function()
     nx():execute(TOPICS)
     local more = {}
     for i, d in ipairs { "monthly invoice run and payment reminders", "goal line technology in the league",
@@ -116,25 +116,20 @@ describe("SEARCH with the local embedder", function()
       end
       return out
     end
+    local filled = 0
     for _, primary in ipairs { "keyword", "semantic" } do
       assert.equal(primary, nx().handle:search_primary(primary))
-      for _, q in ipairs { "rain", "unpaid invoices", "who scored the goals", "money", "sunshine forecasts" } do
-        for _, k in ipairs { 1, 3, 5, 10 } do
+      -- (queries whose words tie several topics: meaning must not reorder them either)
+      for _, q in ipairs { "rain", "unpaid invoices", "who scored the goals", "money", "sunshine forecasts", "the rain and the goals" } do
+        for _, k in ipairs { 1, 3, 5, 10, 20 } do
           local p, h = ids(primary, q, k), ids("hybrid", q, k)
-          if primary == "semantic" then
-            for i = 1, #p do assert.equal(p[i], h[i], ("%s first, %q, LIMIT %d, hit %d"):format(primary, q, k, i)) end
-          end
+          for i = 1, #p do assert.equal(p[i], h[i], ("%s first, %q, LIMIT %d, hit %d"):format(primary, q, k, i)) end
           assert.is_true(#h >= #p)
+          if #h > #p then filled = filled + 1 end
         end
-        -- keyword first: hits of the same evidence (the same query terms) may
-        -- trade places by meaning, but every keyword hit comes before every
-        -- hit the semantic list adds
-        local p, h = ids(primary, q, 20), ids("hybrid", q, 20)
-        local in_p = {}
-        for _, id in ipairs(p) do in_p[id] = true end
-        for i = 1, #p do assert.is_true(in_p[h[i]], ("%s first, %q, hit %d"):format(primary, q, i)) end
       end
     end
+    assert.is_true(filled > 0, "the other list fills what the primary cannot find")
     local ok, err = nx().handle:search_primary("fused")
     assert.is_nil(ok)
     assert.matches("keyword or semantic", err)

@@ -77,34 +77,6 @@ static void fuse(const search_hits *primary, const search_hits *other, double th
   if (out->n) qsort(out->v, out->n, sizeof *out->v, by_fused_rank);
 }
 
-/* hybrid with the keyword list primary: meaning orders what keyword cannot
-** tell apart — runs of consecutive hits with the same query terms, the same
-** cues (people, dates: search_episodic.c), the same score and the same
-** length (search_keyword.c's length prior) — by the cosine with the query
-** (an element without a vector keeps its place after those with one).
-** Everything keyword ranks by evidence, hybrid ranks the same: a hit never
-** passes one with more of the query, a higher score or a longer text of the
-** same score. Meaning ordering whole runs of the same terms, over the
-** length prior, measured worse on both conversational sets
-** (docs/search.md "Hybrid"). */
-static int order_runs_by_meaning(kip_ctx *c, const float *qv, int dim, search_hits *kw) {
-  if (kw->n < 2) return 0;
-  double *cos = malloc(sizeof *cos * kw->n);
-  if (!cos) abort();
-  int rc = kip_vector_cosines(c, qv, dim, kw, cos);
-  for (size_t i = 0; !rc && i < kw->n; i++) kw->v[i].fused = -cos[i];
-  free(cos);
-  for (size_t i = 0; !rc && i < kw->n;) {
-    size_t j = i + 1;
-    while (j < kw->n && kw->v[j].terms && kw->v[j].terms == kw->v[i].terms && kw->v[j].cue == kw->v[i].cue &&
-           kw->v[j].score == kw->v[i].score && kw->v[j].size == kw->v[i].size)
-      j++;
-    if (j - i > 1) qsort(kw->v + i, j - i, sizeof *kw->v, by_fused_rank);
-    i = j;
-  }
-  return rc;
-}
-
 /* the ranked hits of the request's mode; falls back to keyword with a
 ** warning when vectors cannot answer */
 static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *text, search_mode mode, int64_t cap,
@@ -125,11 +97,9 @@ static int rank(kip_ctx *c, const ast_search *q, search_scope *sc, const char *t
   loose.has_threshold = 0;
   rc = search_keyword(c, &loose, sc, text, cap, &kw);
   if (!rc) rc = kip_vector_nearest(c, &loose, sc, qv, dim, cap, &vec);
-  int keyword_primary = kip_search_primary(c->nx) != KIP_PRIMARY_SEMANTIC;
-  if (!rc && keyword_primary) rc = order_runs_by_meaning(c, qv, dim, &kw);
   free(qv);
   if (!rc) {
-    if (keyword_primary) fuse(&kw, &vec, q->threshold, q->has_threshold, out);
+    if (kip_search_primary(c->nx) != KIP_PRIMARY_SEMANTIC) fuse(&kw, &vec, q->threshold, q->has_threshold, out);
     else fuse(&vec, &kw, q->threshold, q->has_threshold, out);
   }
   free(kw.v);

@@ -17,8 +17,6 @@ typedef struct search_hit {
   double score; /* on the scale every mode shares, [0,1] */
   double raw;   /* orders hits of equal score: the mode's own measure (BM25F, cosine) */
   double fused; /* hybrid: the position in the fused order */
-  int64_t terms; /* keyword: the query terms it contains, a bit mask (kip_matched); 0 otherwise */
-  double cue;    /* keyword: the boost of the question's people and dates (search_episodic.c) */
   double words;  /* keyword: the words' rank, before the boost */
   int64_t size;  /* keyword: the text's length in tokens (lexemes on PostgreSQL), which orders equal scores */
 } search_hit;
@@ -88,7 +86,6 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
 ** failed, no vectors yet); nonzero only for an error (model mismatch) */
 int kip_vector_query(kip_ctx *c, const char *text, float **out, int *dim);
 /* the cosine of each hit's vector with the query's (0 without a vector) in cos[i] */
-int kip_vector_cosines(kip_ctx *c, const float *qv, int dim, const search_hits *h, double *cos);
 /* the cap nearest eligible elements by cosine, best first, scored by the
 ** cosine's excess over the query's chance level (0 at or below it) */
 int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,

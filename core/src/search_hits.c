@@ -25,7 +25,7 @@ void search_hits_push(search_hits *h, int64_t id, double score, double raw) {
     h->v = realloc(h->v, h->cap * sizeof *h->v);
     if (!h->v) abort();
   }
-  h->v[h->n++] = (search_hit){id, score, raw, 0, 0, 0, 0, 0};
+  h->v[h->n++] = (search_hit){id, score, raw, 0, 0, 0};
 }
 
 static int by_id(const void *a, const void *b) {
@@ -58,7 +58,6 @@ void search_hits_dedup(search_hits *h) {
       if (h->v[i].score > h->v[w - 1].score) h->v[w - 1].score = h->v[i].score;
       if (h->v[i].raw > h->v[w - 1].raw) h->v[w - 1].raw = h->v[i].raw;
       if (h->v[i].size > h->v[w - 1].size) h->v[w - 1].size = h->v[i].size;
-      h->v[w - 1].terms |= h->v[i].terms;
     } else {
       h->v[w++] = h->v[i];
     }

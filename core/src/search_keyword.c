@@ -312,21 +312,18 @@ static int collect(kip_ctx *c, const ast_search *q, search_scope *sc, const char
   kip_bind_int64(st, 9003, cap);
   while ((rc = kip_step(st)) == KIP_ROW) {
     double exact = exact_score(st, qq), score;
-    double cue = 0, words = 0;
+    double words = 0;
     if (how == ROW_RANKED) {
       score = words = kip_col_double(st, 3);
-      cue = kip_col_double(st, 5);
-      score += (1 - score) * cue;
+      score += (1 - score) * kip_col_double(st, 4);
     }
     else score = substring_row(st, qq);
     if (exact > score) score = exact;
     if (score <= 0 || (q->has_threshold && score < q->threshold)) continue;
     search_hits_push(h, kip_col_int64(st, 0), score > 1 ? 1 : score, score);
     if (how == ROW_RANKED) {
-      h->v[h->n - 1].terms = kip_col_int64(st, 4);
-      h->v[h->n - 1].cue = cue;
       h->v[h->n - 1].words = words;
-      h->v[h->n - 1].size = length_prior ? kip_col_int64(st, 6) : 0;
+      h->v[h->n - 1].size = length_prior ? kip_col_int64(st, 5) : 0;
     }
   }
   kip_finish(c->nx, st);
@@ -359,7 +356,6 @@ static int second_hop(kip_ctx *c, search_scope *sc, const search_cues *cu, searc
     search_hit *x = bsearch(&id, h->v, h->n, sizeof *h->v, by_hit_id);
     if (!x) continue;
     double b = kip_col_double(st, 1), s = x->words + (1 - x->words) * b;
-    x->cue = b;
     if (s > x->raw) x->raw = s, x->score = s > 1 ? 1 : s;
   }
   kip_finish(c->nx, st);
@@ -388,13 +384,13 @@ int search_keyword(kip_ctx *c, const ast_search *q, search_scope *sc, const char
       kip_buf_adds(&from, "search_doc f JOIN element e ON e.id = f.id CROSS JOIN to_tsquery('english', ?9001) AS tq");
       if (cu.boost.len) {
         kip_buf_printf(&from, " CROSS JOIN LATERAL (SELECT %s AS r, %s AS b OFFSET 0) k", r, cu.boost.p);
-        kip_buf_adds(&rank, "k.r AS r, 0, k.b AS b, length(f.doc) AS z, k.r + (1 - k.r) * k.b AS o");
+        kip_buf_adds(&rank, "k.r AS r, k.b AS b, length(f.doc) AS z, k.r + (1 - k.r) * k.b AS o");
       } else {
-        kip_buf_printf(&rank, "%s AS r, 0, 0.0 AS b, length(f.doc) AS z", r);
+        kip_buf_printf(&rank, "%s AS r, 0.0 AS b, length(f.doc) AS z", r);
       }
     } else {
       kip_buf_adds(&from, "search_word f JOIN element e ON e.id = f.rowid");
-      kip_buf_printf(&rank, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", %d) AS r, kip_matched(search_word), %s AS b, kip_size(search_word) AS z",
+      kip_buf_printf(&rank, "kip_rank(search_word, " W_NAME ", " W_HEADING ", " W_BODY ", %d) AS r, %s AS b, kip_size(search_word) AS z",
                      sc->cond ? 1 : 0, cu.boost.len ? cu.boost.p : "0.0");
     }
     kip_buf_addc(&rank, 0);

@@ -109,7 +109,7 @@ static void sift_down(topk *t, size_t i) {
 static void offer(topk *t, int64_t id, double score) {
   if (t->n < t->cap) {
     size_t i = t->n++;
-    t->v[i] = (search_hit){id, score, score, 0, 0, 0, 0, 0};
+    t->v[i] = (search_hit){id, score, score, 0, 0, 0};
     while (i && t->v[(i - 1) / 2].score > t->v[i].score) {
       search_hit x = t->v[i];
       t->v[i] = t->v[(i - 1) / 2];
@@ -117,7 +117,7 @@ static void offer(topk *t, int64_t id, double score) {
       i = (i - 1) / 2;
     }
   } else if (score > t->v[0].score) {
-    t->v[0] = (search_hit){id, score, score, 0, 0, 0, 0, 0};
+    t->v[0] = (search_hit){id, score, score, 0, 0, 0};
     sift_down(t, 0);
   }
 }
@@ -202,29 +202,6 @@ static int8_t *quantise(const float *qv, int dim, double *qnorm) {
   }
   *qnorm = sqrt((double)qnorm2);
   return qi;
-}
-
-int kip_vector_cosines(kip_ctx *c, const float *qv, int dim, const search_hits *h, double *cos) {
-  kip_stmt *st;
-  kip_buf sql;
-  kip_buf_init(&sql);
-  kip_buf_printf(&sql, "SELECT j.pos, v.vec FROM %s j JOIN search_vector v ON v.id = j.id", kip_store_ids_sql(c->nx));
-  int rc = kip_prepare(c->nx, sql.p, (int)sql.len, &st);
-  kip_buf_free(&sql);
-  if (rc != KIP_STORE_OK) return kip_store_error(c->nx, rc, c->err, "searching vectors");
-  kip_stmt_binary_results(st);
-  search_hits_bind_ids(st, 1, h, h->n);
-  for (size_t i = 0; i < h->n; i++) cos[i] = 0;
-  double qnorm;
-  int8_t *qi = quantise(qv, dim, &qnorm);
-  while ((rc = kip_step(st)) == KIP_ROW) {
-    int64_t pos = kip_col_int64(st, 0);
-    if (pos >= 0 && (size_t)pos < h->n && kip_col_bytes(st, 1) == dim && kip_col_blob(st, 1))
-      cos[pos] = cosine_of(qi, qnorm, kip_col_blob(st, 1), dim);
-  }
-  kip_finish(c->nx, st);
-  free(qi);
-  return rc == KIP_DONE ? 0 : kip_store_error(c->nx, rc, c->err, "searching vectors");
 }
 
 int kip_vector_nearest(kip_ctx *c, const ast_search *q, search_scope *sc, const float *qv, int dim, int64_t cap,

@@ -143,25 +143,6 @@ static void fn_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
   sqlite3_result_double(ctx, q->idf_sum > 0 ? score / q->idf_sum : 0);
 }
 
-/* kip_matched(search_word) -> the query terms (FTS5 phrases) the row
-** contains, as a bit mask (phrase i -> bit i; phrases past the 62nd share
-** bit 62): hits with the same mask hold the same evidence, and differ only
-** by repetition and length (exec_search.c orders such runs by meaning) */
-static void fn_matched(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval,
-                       sqlite3_value **val) {
-  (void)nval;
-  (void)val;
-  int ninst = 0, rc = api->xInstCount(fts, &ninst);
-  sqlite3_int64 mask = 0;
-  for (int i = 0; rc == SQLITE_OK && i < ninst; i++) {
-    int phrase, col, off;
-    rc = api->xInst(fts, i, &phrase, &col, &off);
-    if (rc == SQLITE_OK && phrase >= 0) mask |= (sqlite3_int64)1 << (phrase < 62 ? phrase : 62);
-  }
-  if (rc != SQLITE_OK) sqlite3_result_error_code(ctx, rc);
-  else sqlite3_result_int64(ctx, mask);
-}
-
 /* kip_size(search_word) -> the row's length in tokens, all its fields:
 ** how much the text says, which orders hits of equal score (the length
 ** prior: search_keyword.c) */
@@ -184,6 +165,5 @@ int kip_register_rank_function(sqlite3 *db) {
   rc = sqlite3_finalize(st);
   if (rc != SQLITE_OK || !api || api->iVersion < 2) return rc ? rc : SQLITE_ERROR;
   rc = api->xCreateFunction(api, "kip_rank", NULL, fn_rank, NULL);
-  if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "kip_matched", NULL, fn_matched, NULL);
   return rc == SQLITE_OK ? api->xCreateFunction(api, "kip_size", NULL, fn_size, NULL) : rc;
 }
