@@ -819,6 +819,16 @@ UPSERT { CONCEPT ?x { {type: "Note", name: "short"} } } WITH METADATA { source: 
       assert.matches("less than every", skipped)
       local report = timer.run_once(a, { now = NOW })
       assert.equal(NOW, report.now)
+      -- without `now`, a cycle's clock is the second its lease recorded
+      -- (`every` counts from there: two cycles never log the same second)
+      -- (a clock that ticks over at every reading: the lease's second and a later one differ)
+      local real_time, t = os.time, os.time()
+      os.time = function(x) if x then return real_time(x) end t = t + 1 return t end
+      local ok_run, own = pcall(timer.run_once, b, {})
+      os.time = real_time
+      assert(ok_run and own, own)
+      local lock = b:execute('FIND(?l.attributes.started_s) WHERE { ?l {type: "SleepCycle", name: :n} }', { n = timer.LOCK })
+      assert.equal(require("kip.sleep.cycle").iso(lock.result[1]), own.now)
       local _, not_needed = timer.run_once(a, { now = NOW, if_needed = true })
       assert.matches("not needed", not_needed)
       a:close()

@@ -32,9 +32,9 @@ local function holder_id()
   return ("%s:%s:%d"):format(pid and "nginx" or "lua", tostring(pid or tostring({}):match("0x%x+") or "?"), os.time())
 end
 
---- Take the lease; returns the holder id, or nil, why. With `every`
---- (seconds), also refuses while the last cycle started less than `every`
---- seconds ago.
+--- Take the lease; returns the holder id and the second it started (the
+--- `started_s` it recorded), or nil, why. With `every` (seconds), also
+--- refuses while the last cycle started less than `every` seconds ago.
 function M.acquire(nx, holder, seconds, every)
   local c = cycle.new(nx, {})
   finalize.ensure_type(c)
@@ -58,7 +58,7 @@ WITH METADATA { source: "SleepCycle", author: "$system" }]], { n = M.LOCK }, "le
       u = now + (seconds or M.LEASE_SECONDS), ui = cycle.iso(now + (seconds or M.LEASE_SECONDS)) },
     { ctx = { actor = "$system", channel = "sleep" } })
   if r.error then return nil, r.error.code == "KIP_3005" and "another process took the lease first" or r.error.message end
-  return holder
+  return holder, now
 end
 
 --- Give the lease back (only its holder can).
@@ -80,10 +80,15 @@ function M.run_once(nx, opts)
   opts = opts or {}
   local holder, why = M.acquire(nx, nil, opts.lease_seconds, opts.every)
   if not holder then return nil, why end
+  local started = why
   local ok, report = pcall(function()
     local o = {}
     for k, v in pairs(opts) do o[k] = v end
     o.trigger = o.trigger or "scheduled"
+    -- the cycle's clock is the lease's: `every` counts from the second the
+    -- log records (a cycle made a moment later, in the next second, and
+    -- the next tick's, both recorded that second)
+    o.now = o.now or cycle.iso(started)
     if o.if_needed then
       local needed, reasons = sleep.check(nx, o)
       if not needed then return nil end
