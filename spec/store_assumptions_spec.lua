@@ -106,4 +106,40 @@ describe("assumptions the store checks", function()
     assert.same({}, ok(a, 'FIND(?p.name) WHERE { ?p {type: "Person", name: "Q1"} }'))
     assert.equal(2100, ok(a, 'FIND(COUNT(?p)) WHERE { ?p {type: "Person"} FILTER(STARTS_WITH(?p.name, "P")) }'))
   end)
+
+  it("a batch carries any text byte for byte: tabs, newlines, backslashes, \\N, quotes, any script", function()
+    local names = { "tab\there", "line\nbreak", "cr\rhere", "back\\slash", "\\N", "\\.", "quote\"d",
+      "ünïcødé 名前 🚀", "ends with backslash\\", "\t\n\\\r" }
+    local parts = {}
+    for i, n in ipairs(names) do
+      parts[#parts + 1] = ('CONCEPT ?c%d { {type: "Person", name: :n%d} SET ATTRIBUTES { note: :n%d, nested: { k: :n%d } } }')
+        :format(i, i, i, i)
+    end
+    -- links between them (a batch of each kind), with the texts in their attributes too
+    for i = 2, #names do
+      parts[#parts + 1] = ('PROPOSITION ?l%d { (?c%d, "mentions", ?c%d) SET ATTRIBUTES { note: :n%d } }'):format(i, i - 1, i, i)
+    end
+    local params = {}
+    for i, n in ipairs(names) do params["n" .. i] = n end
+    ok(a, "UPSERT { " .. table.concat(parts, " ") .. " }" .. META, params)
+    for i, n in ipairs(names) do
+      local row = ok(b, 'FIND(?p.name, ?p.attributes.note, ?p.attributes.nested) WHERE { ?p {type: "Person", name: :n} }',
+        { n = n })
+      assert.same({ { n }, { n }, { { k = n } } }, row, ("name %d"):format(i))
+      if i > 1 then
+        assert.same({ n }, ok(b, 'FIND(?l.attributes.note) WHERE { ?l ({type: "Person", name: :s}, "mentions", {type: "Person", name: :o}) }',
+          { s = names[i - 1], o = n }), ("link %d"):format(i))
+      end
+    end
+  end)
+
+  it("a batch that meets an element another connection wrote is run again, whole", function()
+    ok(b, 'UPSERT { CONCEPT ?p { {type: "Person", name: "P7"} SET ATTRIBUTES { by: "b" } } }' .. META)
+    local parts = {}
+    for i = 1, 50 do parts[#parts + 1] = ('CONCEPT ?c%d { {type: "Person", name: "P%d"} SET ATTRIBUTES { by: "a" } }'):format(i, i) end
+    local r = ok(a, "UPSERT { " .. table.concat(parts, " ") .. " }" .. META)
+    assert.equal(50, #r.upsert_concept_nodes)
+    assert.equal(50, ok(b, 'FIND(COUNT(?p)) WHERE { ?p {type: "Person"} FILTER(STARTS_WITH(?p.name, "P")) }'))
+    assert.same({ "a" }, ok(b, 'FIND(?p.attributes.by) WHERE { ?p {type: "Person", name: "P7"} }'))
+  end)
 end)

@@ -459,7 +459,8 @@ void kip_pg_finish(kip_nexus *nx, kip_stmt *stmt) {
 /* ------------------------------------------------------------- scripts */
 int64_t kip_pg_rows_written(PGresult *r) {
   const char *tag = PQcmdStatus(r), *n = PQcmdTuples(r);
-  if (!tag || !n || !*n || (strncmp(tag, "INSERT", 6) && strncmp(tag, "UPDATE", 6) && strncmp(tag, "DELETE", 6))) return 0;
+  if (!tag || !n || !*n || (strncmp(tag, "INSERT", 6) && strncmp(tag, "UPDATE", 6) && strncmp(tag, "DELETE", 6) && strncmp(tag, "COPY", 4)))
+    return 0;
   return atoll(n);
 }
 

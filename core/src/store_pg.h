@@ -81,8 +81,11 @@ struct kip_pg {
                           ** own snapshot, the generation read after it (kip_pg_run) */
   int may_batch;          /* new elements may wait in a batch (store_pg_batch.c) */
   int batch_failed;       /* a batch inserted fewer rows than assumed: the command is void */
-  kip_buf batch[2];       /* the waiting concepts' and propositions' rows, JSON */
+  int64_t batch_reruns;   /* commands run again because their batch failed (tests read it) */
+  kip_buf batch[2];       /* the waiting concepts' and propositions' rows, COPY text */
   int64_t batch_rows[2];
+  int64_t batch_last[2];  /* the id of each batch's last row */
+  int batch_unsorted[2];  /* a row came after one with a greater id: sorted before it is sent */
   int64_t inflight_rows;  /* a batch statement sent without waiting: the rows it must insert (0 none) */
   struct kip_pg_seen *seen; /* the identities met in this command (open addressing on hash, 0 empty) */
   size_t seen_cap, seen_n;

@@ -24,15 +24,13 @@
 
 #include "store_pg.h"
 
-/* the batch's rows: a JSON array per kind, read by json_to_recordset */
-#define FLUSH_CONCEPTS                                                                                             \
-  "INSERT INTO element(id, type, name, attributes, metadata, version, updated_at) "                              \
-  "SELECT x.id, x.t, x.n, x.a, x.m, 1, x.u FROM json_to_recordset($1::json) AS x(id bigint, t text, n text, "     \
-  "a text, m text, u text) ORDER BY x.id"
-#define FLUSH_PROPS                                                                                                \
-  "INSERT INTO element(id, subject, predicate, object, attributes, metadata, version, updated_at) "               \
-  "SELECT x.id, x.s, x.p, x.o, x.a, x.m, 1, x.u FROM json_to_recordset($1::json) AS x(id bigint, s bigint, "      \
-  "p text, o bigint, a text, m text, u text) ORDER BY x.id"
+/* the batch's rows: COPY's text format per kind (a row a line, fields
+** tab-separated, \N for NULL), in id order. COPY parses its rows faster
+** than json_to_recordset a JSON array (100 000 links with the endpoint
+** trigger: 0.81 s against 1.21 s); it runs the same constraints and
+** statement triggers, and fails on an existing element as the INSERT did */
+#define COPY_CONCEPTS "COPY element(id, type, name, attributes, metadata, version, updated_at) FROM STDIN"
+#define COPY_PROPS "COPY element(id, subject, predicate, object, attributes, metadata, version, updated_at) FROM STDIN"
 
 /* a batch holds at most this many rows of a kind before it is sent */
 #define BATCH_ROWS 2000
@@ -61,6 +59,7 @@ void kip_pg_batch_discard(struct kip_pg *pg) {
   for (int k = 0; k < 2; k++) {
     kip_buf_free(&pg->batch[k]);
     pg->batch_rows[k] = 0;
+    pg->batch_unsorted[k] = 0;
   }
 }
 
@@ -153,26 +152,37 @@ void kip_pg_batch_changed(kip_nexus *nx) {
 
 int kip_pg_batching(kip_nexus *nx) { return nx->pg && nx->pg->may_batch && !nx->pg->batch_failed; }
 
-static void add_field(kip_buf *b, const char *key, const char *s) {
-  kip_buf_printf(b, ",\"%s\":", key);
-  if (s) kip_buf_json_str(b, s, strlen(s));
-  else kip_buf_adds(b, "null");
+/* a field of a COPY text row: a tab before it unless it is the row's first,
+** its backslashes, tabs, newlines and carriage returns escaped; NULL as \N */
+static void add_field(kip_buf *b, const char *s) {
+  kip_buf_addc(b, '\t');
+  if (!s) {
+    kip_buf_adds(b, "\\N");
+    return;
+  }
+  for (const char *p = s; *p; p++) {
+    const char *esc = *p == '\\' ? "\\\\" : *p == '\t' ? "\\t" : *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : NULL;
+    if (esc) kip_buf_adds(b, esc);
+    else kip_buf_addc(b, *p);
+  }
 }
 
 /* a row of the batch of kind k (0 concepts, 1 propositions): opened with
 ** its id; closed with the fields both kinds have, counted as written */
 static kip_buf *row_begin(struct kip_pg *pg, int k, int64_t id) {
   kip_buf *b = &pg->batch[k];
-  kip_buf_addc(b, pg->batch_rows[k]++ ? ',' : '[');
-  kip_buf_printf(b, "{\"id\":%lld", (long long)id);
+  if (pg->batch_rows[k]++ && id < pg->batch_last[k]) pg->batch_unsorted[k] = 1;
+  pg->batch_last[k] = id;
+  kip_buf_printf(b, "%lld", (long long)id);
   return b;
 }
 
 static void row_end(kip_nexus *nx, kip_buf *b, const char *attrs, const char *meta) {
-  add_field(b, "a", attrs);
-  add_field(b, "m", meta);
-  add_field(b, "u", nx->req->now);
-  kip_buf_addc(b, '}');
+  add_field(b, attrs);
+  add_field(b, meta);
+  kip_buf_adds(b, "\t1");
+  add_field(b, nx->req->now);
+  kip_buf_addc(b, '\n');
   nx->pg->changes = 1;
   nx->pg->total_changes++;
 }
@@ -180,8 +190,8 @@ static void row_end(kip_nexus *nx, kip_buf *b, const char *attrs, const char *me
 void kip_pg_batch_concept(kip_nexus *nx, int64_t id, const char *type, const char *name, const char *attrs,
                           const char *meta) {
   kip_buf *b = row_begin(nx->pg, 0, id);
-  add_field(b, "t", type);
-  add_field(b, "n", name);
+  add_field(b, type);
+  add_field(b, name);
   row_end(nx, b, attrs, meta);
 }
 
@@ -189,8 +199,9 @@ void kip_pg_batch_prop(kip_nexus *nx, int64_t id, int64_t s, const char *p, int6
                        const char *meta) {
   seen_known(nx->pg, id, s, o, attrs, meta);
   kip_buf *b = row_begin(nx->pg, 1, id);
-  kip_buf_printf(b, ",\"s\":%lld,\"o\":%lld", (long long)s, (long long)o);
-  add_field(b, "p", p);
+  kip_buf_printf(b, "\t%lld", (long long)s);
+  add_field(b, p);
+  kip_buf_printf(b, "\t%lld", (long long)o);
   row_end(nx, b, attrs, meta);
 }
 
@@ -220,21 +231,58 @@ void kip_pg_batch_result(struct kip_pg *pg) {
 ** the next statement reads its result first (kip_pg_drain). Returns 0, or
 ** 1 when a batch known by then did not insert every row it assumed
 ** (batch_failed set: the command is void) */
+/* the rows of batch b in id order (a row is a line that starts with its id):
+** the inserts walk the primary key's B-tree in order */
+typedef struct batch_row {
+  int64_t id;
+  const char *p;
+  size_t n;
+} batch_row;
+
+static int by_row_id(const void *a, const void *b) {
+  int64_t x = ((const batch_row *)a)->id, y = ((const batch_row *)b)->id;
+  return (x > y) - (x < y);
+}
+
+static void sort_rows(kip_buf *b, int64_t n) {
+  batch_row *r = malloc(sizeof *r * (size_t)n);
+  if (!r) abort();
+  int64_t i = 0;
+  for (const char *p = b->p, *end = b->p + b->len; p < end && i < n; i++) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    r[i] = (batch_row){strtoll(p, NULL, 10), p, (size_t)(eol ? eol + 1 - p : end - p)};
+    p += r[i].n;
+  }
+  qsort(r, (size_t)i, sizeof *r, by_row_id);
+  kip_buf sorted;
+  kip_buf_init(&sorted);
+  for (int64_t j = 0; j < i; j++) kip_buf_add(&sorted, r[j].p, r[j].n);
+  free(r);
+  kip_buf_free(b);
+  *b = sorted;
+}
+
 int kip_pg_batch_send(struct kip_pg *pg, int wait) {
-  static const char *const SQL[2] = {FLUSH_CONCEPTS, FLUSH_PROPS};
+  static const char *const SQL[2] = {COPY_CONCEPTS, COPY_PROPS};
   for (int k = 0; k < 2; k++) {
     kip_pg_drain(pg);
     if (!pg->batch_rows[k] || pg->batch_failed) continue;
     kip_buf *b = &pg->batch[k];
-    kip_buf_addc(b, ']');
-    kip_buf_addc(b, 0);
-    const char *values[1] = {b->p};
-    if (b->oom || !PQsendQueryParams(pg->conn, SQL[k], 1, NULL, values, NULL, NULL, 0)) {
+    if (pg->batch_unsorted[k] && !b->oom) sort_rows(b, pg->batch_rows[k]);
+    /* (the COPY's start is a round trip: the server answers that it
+    ** takes rows; its end is not waited for) */
+    PGresult *r = b->oom || !PQsendQuery(pg->conn, SQL[k]) ? NULL : PQgetResult(pg->conn);
+    if (PQresultStatus(r) != PGRES_COPY_IN || PQputCopyData(pg->conn, b->p, (int)b->len) != 1 ||
+        PQputCopyEnd(pg->conn, NULL) != 1) {
       pg->batch_failed = 1;
-      kip_pg_keep_error(pg, NULL);
-    } else {
-      pg->inflight_rows = pg->batch_rows[k];
+      kip_pg_keep_error(pg, PQresultStatus(r) == PGRES_COPY_IN ? NULL : r);
+      if (PQresultStatus(r) == PGRES_COPY_IN) PQputCopyEnd(pg->conn, "kipnexus: the batch could not be sent");
+      PQclear(r);
+      pg->draining = 1; /* what the server answers is read and dropped */
+      continue;
     }
+    PQclear(r);
+    pg->inflight_rows = pg->batch_rows[k];
   }
   kip_pg_batch_discard(pg);
   if (wait) kip_pg_drain(pg);
@@ -245,5 +293,6 @@ int kip_pg_batch_failed(kip_nexus *nx) {
   struct kip_pg *pg = nx->pg;
   if (!pg || !pg->batch_failed) return 0;
   pg->batch_failed = 0;
+  pg->batch_reruns++;
   return 1;
 }
