@@ -32,6 +32,9 @@
 #define COPY_CONCEPTS "COPY element(id, type, name, attributes, metadata, version, updated_at) FROM STDIN"
 #define COPY_PROPS "COPY element(id, subject, predicate, object, attributes, metadata, version, updated_at) FROM STDIN"
 
+/* the rows go to the server in pieces of at most this many bytes */
+#define COPY_CHUNK ((size_t)1 << 20)
+
 /* a batch holds at most this many rows of a kind before it is sent */
 #define BATCH_ROWS 2000
 
@@ -152,8 +155,9 @@ void kip_pg_batch_changed(kip_nexus *nx) {
 
 int kip_pg_batching(kip_nexus *nx) { return nx->pg && nx->pg->may_batch && !nx->pg->batch_failed; }
 
-/* a field of a COPY text row: a tab before it unless it is the row's first,
-** its backslashes, tabs, newlines and carriage returns escaped; NULL as \N */
+/* a field of a COPY text row after its first (the id): a tab, then the text
+** with its backslashes, tabs, newlines and carriage returns escaped; NULL
+** as \N */
 static void add_field(kip_buf *b, const char *s) {
   kip_buf_addc(b, '\t');
   if (!s) {
@@ -225,12 +229,6 @@ void kip_pg_batch_result(struct kip_pg *pg) {
   while ((more = PQgetResult(pg->conn))) PQclear(more);
 }
 
-/* send what waits, the concepts before the propositions that may name
-** them. The last statement is not waited for unless `wait`: the command
-** goes on building the next batch while the server inserts this one, and
-** the next statement reads its result first (kip_pg_drain). Returns 0, or
-** 1 when a batch known by then did not insert every row it assumed
-** (batch_failed set: the command is void) */
 /* the rows of batch b in id order (a row is a line that starts with its id):
 ** the inserts walk the primary key's B-tree in order */
 typedef struct batch_row {
@@ -262,6 +260,12 @@ static void sort_rows(kip_buf *b, int64_t n) {
   *b = sorted;
 }
 
+/* send what waits, the concepts before the propositions that may name
+** them. The last statement is not waited for unless `wait`: the command
+** goes on building the next batch while the server inserts this one, and
+** the next statement reads its result first (kip_pg_drain). Returns 0, or
+** 1 when a batch known by then did not insert every row it assumed
+** (batch_failed set: the command is void) */
 int kip_pg_batch_send(struct kip_pg *pg, int wait) {
   static const char *const SQL[2] = {COPY_CONCEPTS, COPY_PROPS};
   for (int k = 0; k < 2; k++) {
@@ -272,8 +276,10 @@ int kip_pg_batch_send(struct kip_pg *pg, int wait) {
     /* (the COPY's start is a round trip: the server answers that it
     ** takes rows; its end is not waited for) */
     PGresult *r = b->oom || !PQsendQuery(pg->conn, SQL[k]) ? NULL : PQgetResult(pg->conn);
-    if (PQresultStatus(r) != PGRES_COPY_IN || PQputCopyData(pg->conn, b->p, (int)b->len) != 1 ||
-        PQputCopyEnd(pg->conn, NULL) != 1) {
+    int sent = PQresultStatus(r) == PGRES_COPY_IN;
+    for (size_t at = 0; sent && at < b->len; at += COPY_CHUNK) /* (PQputCopyData takes an int length) */
+      sent = PQputCopyData(pg->conn, b->p + at, (int)(b->len - at < COPY_CHUNK ? b->len - at : COPY_CHUNK)) == 1;
+    if (!sent || PQputCopyEnd(pg->conn, NULL) != 1) {
       pg->batch_failed = 1;
       kip_pg_keep_error(pg, PQresultStatus(r) == PGRES_COPY_IN ? NULL : r);
       if (PQresultStatus(r) == PGRES_COPY_IN) PQputCopyEnd(pg->conn, "kipnexus: the batch could not be sent");

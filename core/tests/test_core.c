@@ -1795,6 +1795,31 @@ static void test_batch_texts(const char *base) {
   kip_buf_free(&big);
   CHECK(nx->pg->batch_reruns == 0, "by its batches (%lld re-runs: %s)", (long long)nx->pg->batch_reruns, nx->pg->message);
   EXPECT(other, "{\"command\":\"FIND(COUNT(?l)) WHERE { ?l (?s, \\\"mentions\\\", ?o) }\"}", 0, "\"result\":2107");
+  /* a batch larger than a piece of COPY data (1 MiB): sent in pieces, whole */
+  char *longtext = malloc(400001);
+  if (!longtext) abort();
+  for (int i = 0; i < 400000; i++) longtext[i] = (char)('a' + i % 26);
+  longtext[400000] = 0;
+  req = json_pack("{s:s, s:{s:s}}", "command",
+                  "UPSERT { CONCEPT ?a { {type: \"Person\", name: \"L1\"} SET ATTRIBUTES { note: :t } } "
+                  "CONCEPT ?b { {type: \"Person\", name: \"L2\"} SET ATTRIBUTES { note: :t } } "
+                  "CONCEPT ?c { {type: \"Person\", name: \"L3\"} SET ATTRIBUTES { note: :t } } }",
+                  "parameters", "t", longtext);
+  text = json_dumps(req, JSON_COMPACT);
+  r = call(nx, text, 0);
+  CHECK(r && !strstr(r, "\"error\""), "long texts are written: %.200s", r ? r : "(null)");
+  free(r);
+  free(text);
+  json_decref(req);
+  CHECK(nx->pg->batch_reruns == 0, "by a batch sent in pieces (%lld re-runs: %s)", (long long)nx->pg->batch_reruns,
+        nx->pg->message);
+  r = call(other, "{\"command\":\"FIND(?p.attributes.note) WHERE { ?p {type: \\\"Person\\\", name: \\\"L3\\\"} }\"}", 1);
+  json_t *got = r ? json_loads(r, 0, NULL) : NULL;
+  json_t *note = json_array_get(json_object_get(got, "result"), 0);
+  CHECK(note && json_is_string(note) && !strcmp(json_string_value(note), longtext), "and read back whole");
+  json_decref(got);
+  free(r);
+  free(longtext);
   /* a link the other connection wrote, named by handles (not looked up
   ** ahead): the batch fails on it, and the command runs again */
   free(call(other, "{\"command\":\"UPSERT { CONCEPT ?a { {type: \\\"Person\\\", name: \\\"Early\\\"} } "
