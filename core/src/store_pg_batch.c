@@ -276,13 +276,13 @@ int kip_pg_batch_send(struct kip_pg *pg, int wait) {
     /* (the COPY's start is a round trip: the server answers that it
     ** takes rows; its end is not waited for) */
     PGresult *r = b->oom || !PQsendQuery(pg->conn, SQL[k]) ? NULL : PQgetResult(pg->conn);
-    int sent = PQresultStatus(r) == PGRES_COPY_IN;
+    int copying = PQresultStatus(r) == PGRES_COPY_IN, sent = copying;
     for (size_t at = 0; sent && at < b->len; at += COPY_CHUNK) /* (PQputCopyData takes an int length) */
       sent = PQputCopyData(pg->conn, b->p + at, (int)(b->len - at < COPY_CHUNK ? b->len - at : COPY_CHUNK)) == 1;
     if (!sent || PQputCopyEnd(pg->conn, NULL) != 1) {
       pg->batch_failed = 1;
-      kip_pg_keep_error(pg, PQresultStatus(r) == PGRES_COPY_IN ? NULL : r);
-      if (PQresultStatus(r) == PGRES_COPY_IN) PQputCopyEnd(pg->conn, "kipnexus: the batch could not be sent");
+      kip_pg_keep_error(pg, copying ? NULL : r);
+      if (copying) PQputCopyEnd(pg->conn, "kipnexus: the batch could not be sent");
       PQclear(r);
       pg->draining = 1; /* what the server answers is read and dropped */
       continue;

@@ -1685,17 +1685,34 @@ static int assuming_read_stale(kip_nexus *nx, kip_nexus *other, int write_at, in
   return kip_tx_end_read_stale(nx);
 }
 
-static void test_unwrapped_reads(const char *base) {
+/* two connections to a fresh nexus `name`<pid> on the server at base; 0
+** (reported) when either cannot open */
+static int open_pg_pair(const char *base, const char *name, kip_nexus **nx, kip_nexus **other) {
   char url[512];
-  snprintf(url, sizeof url, "%s%snexus=unwrapped%d", base, strchr(base, '?') ? "&" : "?", (int)getpid());
-  kip_nexus *nx = NULL, *other = NULL;
+  snprintf(url, sizeof url, "%s%snexus=%s%d", base, strchr(base, '?') ? "&" : "?", name, (int)getpid());
   kip_error e;
-  CHECK(kip_open(url, NULL, &nx, &e) == 0, "open: %s", e.message);
-  CHECK(nx && kip_open(url, NULL, &other, &e) == 0, "open a second connection: %s", e.message);
-  if (!nx || !other) {
-    if (nx) kip_close(nx);
-    return;
-  }
+  *nx = *other = NULL;
+  CHECK(kip_open(url, NULL, nx, &e) == 0, "open: %s", e.message);
+  CHECK(*nx && kip_open(url, NULL, other, &e) == 0, "open a second connection: %s", e.message);
+  if (*nx && *other) return 1;
+  if (*nx) kip_close(*nx);
+  return 0;
+}
+
+/* closes both and drops the nexus's schema */
+static void close_pg_pair(kip_nexus *nx, kip_nexus *other, const char *name) {
+  kip_error e;
+  kip_close(nx);
+  char drop[96];
+  snprintf(drop, sizeof drop, "DROP SCHEMA kip_%s%d CASCADE", name, (int)getpid());
+  CHECK(kip_store_exec(other, drop, &e, "dropping the test's nexus") == 0, "drop the nexus: %s", e.message);
+  kip_close(other);
+}
+
+static void test_unwrapped_reads(const char *base) {
+  kip_nexus *nx, *other;
+  kip_error e;
+  if (!open_pg_pair(base, "unwrapped", &nx, &other)) return;
   free(call(other, "{\"command\":\"UPSERT { CONCEPT ?p { {type: \\\"Person\\\", name: \\\"Ann\\\"} } }\"}", 0));
   int seen;
   CHECK(assuming_read_stale(nx, other, 0, &seen) == 0 && !seen, "no write: the assumption holds");
@@ -1710,11 +1727,7 @@ static void test_unwrapped_reads(const char *base) {
   CHECK(kip_tx_begin(nx, &e) != 0, "no write inside it");
   CHECK(kip_tx_end_read_stale(nx) == 1, "and it is repeated");
   EXPECT(nx, "{\"command\":\"FIND(COUNT(?p)) WHERE { ?p {type: \\\"Person\\\"} }\"}", 0, "\"result\":5");
-  kip_close(nx);
-  char drop[96];
-  snprintf(drop, sizeof drop, "DROP SCHEMA kip_unwrapped%d CASCADE", (int)getpid());
-  CHECK(kip_store_exec(other, drop, &e, "dropping the test's nexus") == 0, "drop the nexus: %s", e.message);
-  kip_close(other);
+  close_pg_pair(nx, other, "unwrapped");
 }
 
 /* a write command's new elements go to the server as COPY rows
@@ -1723,16 +1736,8 @@ static void test_unwrapped_reads(const char *base) {
 ** bytes, so only the count of re-runs tells that the batch's own encoding
 ** failed; a batch that meets an element another connection wrote is run again */
 static void test_batch_texts(const char *base) {
-  char url[512];
-  snprintf(url, sizeof url, "%s%snexus=batch%d", base, strchr(base, '?') ? "&" : "?", (int)getpid());
-  kip_nexus *nx = NULL, *other = NULL;
-  kip_error e;
-  CHECK(kip_open(url, NULL, &nx, &e) == 0, "open: %s", e.message);
-  CHECK(nx && kip_open(url, NULL, &other, &e) == 0, "open a second connection: %s", e.message);
-  if (!nx || !other) {
-    if (nx) kip_close(nx);
-    return;
-  }
+  kip_nexus *nx, *other;
+  if (!open_pg_pair(base, "batch", &nx, &other)) return;
   /* (the texts as parameters: what the batch carries, with no KIP or JSON escapes in between) */
   static const char *const names[] = {"tab\there", "line\nbreak", "cr\rhere", "back\\slash", "\\N",
                                       "\\.", "quote\"d", "\xc3\xbc" "n\xc3\xaf" "c \xe5\x90\x8d", "end\\"};
@@ -1833,11 +1838,7 @@ static void test_batch_texts(const char *base) {
   EXPECT(other, "{\"command\":\"FIND(?l.attributes.n) WHERE { ?l ({type: \\\"Person\\\", name: \\\"Early\\\"}, \\\"mentions\\\", ?o) }\"}", 0,
          "\"result\":[2]");
   kip_buf_free(&cmd);
-  kip_close(nx);
-  char drop[96];
-  snprintf(drop, sizeof drop, "DROP SCHEMA kip_batch%d CASCADE", (int)getpid());
-  CHECK(kip_store_exec(other, drop, &e, "dropping the test's nexus") == 0, "drop the nexus: %s", e.message);
-  kip_close(other);
+  close_pg_pair(nx, other, "batch");
 }
 
 int main(int argc, char **argv) {
