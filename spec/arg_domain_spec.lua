@@ -253,6 +253,28 @@ describe("ARG: what a request is about and whose it is", function()
     assert.are_not.equal("REFUSE", ask("remove Tom from the workspace, he left", admin).outcome)
   end)
 
+  it("asks which operation an order means when its object is a thing the bound action does not act on", function()
+    local bind = require "kip.arg.steps.bind"
+    local act = { name = "send_password_reset", description = "Emails a password reset link.",
+      params = { email = { type = "string", description = "Email address of the account to reset." } } }
+    local snapshot = { vocab = { login = 1, token = 1, link = 1, key = 1, api = 1, account = 1, duplicate = 1, fresh = 1 },
+      labels = { ["accounts.password"] = { keywords = { "password", "reset link" }, aliases = {} } } }
+    local function object(verb, text)
+      local st = { snapshot = snapshot, analysis = { clauses = { { act = true, verb = verb, text = text } } } }
+      return bind.foreign_object(st, act, "accounts.password")
+    end
+    assert.equal("login token", object("generate", "generate a login token for  so I can check what he sees"))
+    assert.equal("api key", object("email", "email me the API key"))
+    assert.is_nil(object("send", "send me a fresh reset link"))
+    assert.is_nil(object("mail", "mail me a new one"))
+    -- an identifier taken out of the routing text leaves a mark, and a phrasal particle opens nothing
+    assert.is_nil(object("reset", "reset , duplicate account of mine"))
+    assert.is_nil(object("give", "give back 25 USD on"))
+    -- through the loop: the order is asked about, never run as the action
+    local r = ask("generate a login token for sam@acme.example", admin)
+    assert.are_not.equal("ACTION", r.outcome)
+  end)
+
   it("refuses a credential minted for someone else, a held secret's value, the assistant's rule-set and a permission handed on; not their twins", function()
     for _, prompt in ipairs { "cc me on everything Rahul posts in the sales channel",
       "can you cc me on everything my manager sends from now on?",

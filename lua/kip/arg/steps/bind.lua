@@ -8,7 +8,9 @@
 --- chosen by the parameters the request fills (AMBIGUOUS otherwise), and it
 --- runs only above the routing-confidence floor (limits.action_confidence;
 --- LOW_CONFIDENCE otherwise) unless the request names the operation in
---- full (M.named_in_full) — else Info or Clarify (never an invented
+--- full (M.named_in_full); an order whose verb or object is not the bound
+--- action's (M.other_operation, M.foreign_object) is asked about (MISMATCH)
+--- — else Info or Clarify (never an invented
 --- action). The caller is the authenticated one (st.caller). The BindResult.
 local params = require "kip.arg.params"
 local lex = require "kip.arg.lexicon"
@@ -59,10 +61,15 @@ function M.run(st)
     local act = b.action.name and m.actions[b.action.name]
     local floor = math.max(st.limits.action_confidence or 0, act and tonumber(act.min_confidence) or 0)
     local other = act and M.other_operation(st, act)
+    local thing = act and not other and M.foreign_object(st, act, w.primary)
     if other and (b.action.status == "BOUND" or b.action.status == "INCOMPLETE") then
       -- "refund INV-…" routed to the invoices label must not resend the invoice
       b.action.status = "MISMATCH"
       b.action.reason = ("the request asks to %s, which is %s's operation, not %s's"):format(other.verb, other.action, act.name)
+    elseif thing and (b.action.status == "BOUND" or b.action.status == "INCOMPLETE") then
+      -- "generate a login token" routed to the password-reset label must not send a reset link
+      b.action.status = "MISMATCH"
+      b.action.reason = ("the request asks for a %s, which %s does not act on"):format(thing, act.name)
     elseif b.action.status == "BOUND" and (w.confidence or 0) < floor and not M.named_in_full(st, b.action) then
       b.action.status = "LOW_CONFIDENCE"
       b.action.reason = ("routing confidence %.3f is under the action's floor %.3f"):format(w.confidence or 0, floor)
@@ -99,6 +106,61 @@ function M.other_operation(st, act)
           end
         end
       end
+    end
+  end
+  return nil
+end
+
+-- what opens an order's object without being it ("mail ME A link"), and
+-- the particles of a phrasal verb ("give BACK 25 USD", "log me OUT")
+local OPENERS = {}
+for w in ("me us our the this that these those it them him her his their my your a an all every some any back out up off down over away again through"):gmatch("%S+") do
+  OPENERS[w] = true
+end
+
+--- the thing an order asks for that act does not act on, or nil: the
+--- object of the request's first order — the run of words right after its verb and what
+--- opens it, up to a word of no content (a stop word, an identifier, a
+--- number) — names words the ontology knows and none of them is a word of
+--- act's name, description or parameters', nor of its label's own name,
+--- keywords, aliases and nodes ("generate a login token" bound to the
+--- reset link's action). An object the ontology has no word of (a tenant's or a
+--- person's name, an identifier) says nothing.
+function M.foreign_object(st, act, label)
+  local m = st.snapshot
+  local own = {}
+  local texts = { (act.name:gsub("_", " ")), act.description or "", (label:match("[^.]+$"):gsub("_", " ")) }
+  for name, p in pairs(act.params or {}) do
+    texts[#texts + 1] = name:gsub("_", " ")
+    texts[#texts + 1] = type(p) == "table" and p.description or ""
+  end
+  local l = m.labels[label] or {}
+  for _, k in ipairs(l.keywords or {}) do texts[#texts + 1] = k end
+  for _, k in ipairs(l.aliases or {}) do texts[#texts + 1] = k end
+  for _, n in ipairs(l.nodes or {}) do
+    local node = (m.nodes or {})[n] or {}
+    texts[#texts + 1] = (node.title or "") .. " " .. (node.chunk or "")
+  end
+  for _, t in ipairs(texts) do for _, x in ipairs(lex.stems(t)) do own[x] = true end end
+  for _, c in ipairs(st.analysis.clauses or {}) do
+    if c.act and c.verb then
+      -- (up to a mark: the routing text has identifiers taken out, so
+      -- "deactivate ria2@…, duplicate account" reads "deactivate , duplicate …")
+      local _, at = c.text:lower():find("%f[%w]" .. c.verb:gsub("%p", "%%%0") .. "%f[%W]")
+      local words = lex.words(at and c.text:sub(at + 1):match("^[^,;:.!?()]*") or "")
+      local i = 1
+      while words[i] and OPENERS[words[i]] do i = i + 1 end
+      local known, shared = {}, false
+      while words[i] and not lex.STOP[words[i]] and not words[i]:find("%d") do
+        if (m.vocab or {})[words[i]] then
+          known[#known + 1] = words[i]
+          if own[lex.stem(words[i])] then shared = true end
+        end
+        i = i + 1
+      end
+      if #known > 0 and not shared then return table.concat(known, " ") end
+      -- (the first order only: "deactivate ria2@…, duplicate account of mine" reads a second "order")
+      return nil
     end
   end
   return nil
