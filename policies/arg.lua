@@ -416,6 +416,8 @@ local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaroun
   -- enforced, without going through SSO")
   "enforced[^%.%?!]-without", "required[^%.%?!]-without", "mandatory[^%.%?!]-without",
   "without going through", "without passing through",
+  -- ("how do I sign in when SSO is enforced but I don't want to go through our identity provider?",
+  -- "turn off 2FA for my own account even though it's enforced")
   -- someone else's session, asked for in the caller's name
   "sign me in as %a+", "log me in as %a+" }
 -- the notice members get of an export, silenced in any words for silencing and for a notice
@@ -433,6 +435,21 @@ end
 -- for just me")
 local CONTROLS = { "sso", "single sign%-on", "2fa", "two%-factor", "mfa", "allowlist", "ip restrictions?", "audit log",
   "audit trail", "audit logging", "verification", "two%-step", "2%-step", "second factor" }
+for _, c in ipairs { "enforced", "required", "mandatory", "compulsory" } do
+  for _, x in ipairs { "don'?t want to", "do not want to", "avoid", "skip", "get around", "not have to", "not go through" } do
+    BYPASS[#BYPASS + 1] = c .. "[^%.%?!]-" .. x
+  end
+  for _, x in ipairs { "even though", "even if", "although", "though", "despite", "while" } do
+    BYPASS[#BYPASS + 1] = "off [^%.%?!]-" .. x .. " [%a' ]-" .. c
+    BYPASS[#BYPASS + 1] = "disable [^%.%?!]-" .. x .. " [%a' ]-" .. c
+  end
+end
+-- a notice of an export avoided in other words ("without the admins getting an email about it")
+for _, n in ipairs { "email", "e%-mail", "notification", "notice", "alert", "heads%-up", "message" } do
+  for _, v in ipairs { "getting", "receiving", "seeing" } do
+    BYPASS[#BYPASS + 1] = "export[^%.%?!]-without [%a ]-" .. v .. " [%a ]-" .. n
+  end
+end
 -- the caller's doings kept out of the audit record ("leave it out of the audit log")
 for _, v in ipairs { "keep", "leave", "hide", "exclude", "omit", "drop", "remove" } do
   for _, prep in ipairs { "out of", "off", "from" } do
@@ -719,6 +736,44 @@ local function minted_for_another(t, req)
   return nil
 end
 
+-- another's secret obtained, in any form — an order or a how-to question
+-- ("how can I see the password a member uses?", "get the code that was
+-- sent to my colleague's phone", "figure out the API key another team is
+-- using"): a verb of getting, the secret, and in the same sentence someone
+-- other than the caller. Not the caller's own ("how do I get a new
+-- one-time code?") nor rules for it.
+local OBTAIN = { "see", "get", "find", "find out", "figure out", "work out", "read", "view", "access", "obtain", "grab",
+  "retrieve", "learn", "know", "guess", "recover", "look up", "crack", "pull", "steal", "intercept", "sniff" }
+local ANOTHER = { "another %a+", "other %a+", "someone", "somebody", "anyone", "anybody", "his", "her", "their" }
+local function secret_of_another(t, req)
+  local owners = {}
+  for _, p in ipairs((req.entities or {}).persons or {}) do
+    if not p.self then owners[#owners + 1] = kip.fold_text(tostring(p.value)):lower():gsub("%p", "%%%0") end
+  end
+  for _, n in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = n:lower() end
+  for _, list in ipairs { OTHER_WORDS, PEOPLE, ANOTHER } do
+    for _, w in ipairs(list) do owners[#owners + 1] = w end
+  end
+  for sentence in t:gmatch("[^%.%?!]+") do
+    for _, v in ipairs(OBTAIN) do
+      local _, b = find_word(sentence, v)
+      if b then
+        for _, list in ipairs { SECRET, HANDED } do
+          for _, s in ipairs(list) do
+            local x, y = sentence:find("%f[%w]" .. s .. "%f[%W]", b + 1)
+            if x and x - b < 40 and not about_rules(sentence, y) and not made_anew(sentence, y, s) then
+              for _, o in ipairs(owners) do
+                if find_word(sentence, o, b + 1) then return s:gsub("%?", "") .. " of " .. o:gsub("%%", "") end
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local function secret_request(t)
   for _, q in ipairs(CODE_ASKED) do
     local _, at = t:find("%f[%w]" .. q .. " did%f[%W]")
@@ -814,6 +869,12 @@ local DESCRIBED_PEOPLE = { "the person", "that person", "this person", "the peop
 -- the past of the acts not made with -ed
 local PAST = { write = "wrote", send = "sent", say = "said", read = "read" }
 local function did_what(t, owner)
+  -- "find out what Carla searched for", "which docs Omar opened"
+  for _, v in ipairs(THEIR_ACTS) do
+    for _, form in ipairs { v .. "e?d", PAST[v] } do
+      if t:find("%f[%w]wh%a+ [%a ]-%f[%w]" .. owner .. "%s+" .. form .. "%f[%W]") then return v end
+    end
+  end
   -- when someone signs in or out, now or as a habit ("when does Kofi usually
   -- log off?"): only people sign in, so any subject does
   for _, d in ipairs(SIGN_DEEDS) do
@@ -889,6 +950,17 @@ local function others_things(t, authority, noun)
       end
       local d = in_touch(t, word)
       if d then return "activity (" .. d .. ")" end
+    end
+  end
+  -- whom the tenant's people have been in touch with ("who my members have been DMing")
+  for _, word in ipairs(PEOPLE) do
+    if t:find("%f[%w]" .. word .. "%f[%W]") then
+      local d = in_touch(t, word)
+      if d then return "activity (" .. d .. ")" end
+    end
+  end
+  for _, word in ipairs(OTHER_WORDS) do
+    if t:find(word) then
       for _, th in ipairs(THEIR_DOINGS) do
         if t:find("%f[%w]wh[ai][ct]h? " .. th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") then return th end
       end
@@ -1342,7 +1414,7 @@ local function guard(req)
   hit = role_claim(t, req)
   if hit then return "the request claims a role (" .. hit .. ") other than the caller's (" .. req.caller.role .. ")" end
   hit = secret_request(t) or handed_over(t) or others_secret(t) or minted_for_another(t, req) or link_of_another(t)
-    or secret_content_of_another(t)
+    or secret_content_of_another(t) or secret_of_another(t, req)
   if hit then return "the request asks for a credential or secret (" .. hit .. ")" end
   hit = any(t, BYPASS) or (not how_to(t) and any(t, EXEMPTION))
   -- (what a control does to someone who meets it is a question about it, not a way around it)
