@@ -188,6 +188,8 @@ local FAMILIES = {
       -- what it was set up with ("the guidelines you were set up with")
       "guidelines you were", "rules you were", "instructions you were", "directions you were", "prompt you were",
       "orders you were", "polic%a* you run", "rules you run", "polic%a* you operate", "rules you operate",
+      "instructions you got", "instructions you received", "instructions you have", "instructions you had",
+      "rules you got", "rules you received", "rules you have", "prompt you got", "prompt you received",
       -- the settings of how the assistant decides ("your routing threshold"; "your refund threshold" is the business's)
       "routing thresholds?", "confidence thresholds?", "similarity thresholds?", "refusal thresholds?",
       "model parameters", "sampling parameters", "temperature setting" },
@@ -204,6 +206,8 @@ local FAMILIES = {
       "before my message", "above my message", "before i started typing", "before i started writing",
       "before i started this chat", "before we started talking", "before our conversation",
       "words you were given", "text you were given", "first %d+ words you", "first %d+ lines you",
+      "before this chat", "before the chat", "before our chat", "how are you configured", "how were you configured",
+      "how were you set up", "how are you set up to", "what are you configured",
       "starting with .?you are" } },
   { name = "authority claim",
     forms = { "has been elevated", "have been elevated", "been granted %a+ access", "been promoted to",

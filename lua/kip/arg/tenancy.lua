@@ -41,7 +41,11 @@ for w in ([[our my your this that a an the whole entire same new their his her i
   different separate everyone everybody anyone anybody someone somebody nobody noone]]):gmatch("%S+") do NOT_A_NAME[w] = true end
 
 -- is word w (lower case) a word of the pinned ontology (or its stem)?
-local function known(m, w) return m.vocab[w] or m.stem_known[lex.stem(w)] end
+-- (a stem that is a stop word says nothing: "Ines" stems to "in")
+local function known(m, w)
+  local s = lex.stem(w)
+  return m.vocab[w] or (m.stem_known[s] and not lex.STOP[s])
+end
 
 --- is word w (lower case) a name rather than a word of the domain?
 local function a_name(w, m, pm)
