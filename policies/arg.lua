@@ -630,14 +630,17 @@ local function about_rules(t, b)
 end
 
 -- is the secret at b one the caller is to make, not one to be shown ("a
--- link to SET A NEW password", "choose a PIN"; not "tell me the new
+-- link to SET A NEW password", "choose a PIN", "a link to reset my
+-- password"; not "tell me the new
 -- password you set")?
 local MAKE = { "set", "choose", "create", "pick", "make", "enter", "type", "change", "reset" }
 local function made_anew(t, b, s)
   local head = t:sub(1, b):gsub("%f[%w]" .. s .. "$", "")
   for _, w in ipairs(MAKE) do
     if head:find("%f[%w]" .. w .. "%s+a%s+new%s+$") or head:find("%f[%w]" .. w .. "%s+a%s+$")
-      or head:find("%f[%w]" .. w .. "%s+new%s+$") or head:find("%f[%w]" .. w .. "%s+$") then
+      or head:find("%f[%w]" .. w .. "%s+new%s+$") or head:find("%f[%w]" .. w .. "%s+$")
+      -- (the caller's own, made again: "email me a link to reset my password")
+      or head:find("%f[%w]" .. w .. "%s+my%s+$") or head:find("%f[%w]" .. w .. "%s+my%s+new%s+$") then
       return true
     end
   end

@@ -230,7 +230,7 @@ describe("ARG: what a request is about and whose it is", function()
       "do exports show up in the audit log?", "what are the password requirements for members?",
       "how do I add a temporary exception to the IP allowlist for a contractor?",
       "can I join Sam's channel?", "my coworker can't sign in, what should she try?",
-      "email me a link to set a new password" } do
+      "email me a link to set a new password", "please email me a link to reset my password" } do
       local r = ask(prompt)
       assert.are_not.equal("REFUSE", r.outcome, prompt .. ": " .. table.concat(r.policy and r.policy.reasons or {}, "; "))
     end
