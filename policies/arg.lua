@@ -39,34 +39,17 @@ local OFF_DOMAIN_SHARE = 0.6
 -- spaces and apostrophes outside classes and escapes, without a character a
 -- quantifier makes optional ("passwords?" requires "password")
 local function required_literals(p)
-  local out, run, i = {}, {}, 1
-  local function close()
-    local lit = table.concat(run):match("^%s*(.-)%s*$")
+  -- (by substitutions, which cost the instruction budget a few steps a
+  -- pattern where a loop over its characters cost hundreds: an index of
+  -- the bypass forms is built in the first request a policy sees)
+  local q = p:gsub("%%.", "\0") -- escapes and class letters ("%-", "%a", "%f")
+    :gsub("%[%^?%]?[^%]]*%]", "\0") -- sets ("[%a ]", "[^%.%?!]"), the escapes inside them gone already
+    :gsub("[%w ']([%?%*%-])", "\0") -- a character a quantifier makes optional
+  local out = {}
+  for lit in q:gmatch("[%w ']+") do
+    lit = lit:match("^%s*(.-)%s*$")
     if #lit >= 3 then out[#out + 1] = lit end
-    run = {}
   end
-  while i <= #p do
-    local ch = p:sub(i, i)
-    if ch == "%" then
-      close()
-      i = i + 2 -- an escape ("%-") or a class letter ("%a"; "%f" is followed by its set)
-    elseif ch == "[" then
-      close()
-      local j = i + 1
-      if p:sub(j, j) == "^" then j = j + 1 end
-      if p:sub(j, j) == "]" then j = j + 1 end
-      while j <= #p and p:sub(j, j) ~= "]" do j = j + (p:sub(j, j) == "%" and 2 or 1) end
-      i = j + 1
-      if p:sub(i, i):find("[%?%*%-%+]") then i = i + 1 end
-    elseif ch:find("[%w ']") then
-      if p:sub(i + 1, i + 1):find("[%?%*%-]") then close(); i = i + 2 -- optional: not required
-      else run[#run + 1] = ch; i = i + 1 end
-    else
-      close()
-      i = i + 1
-    end
-  end
-  close()
   return out
 end
 

@@ -47,6 +47,43 @@ describe("assumptions the store checks", function()
     assert.same({}, ok(a, q, { n = "Ada" }))
   end)
 
+  it("a writer's caches outlive its own commit only as far as nothing else changed", function()
+    -- a's writes keep what it found defined and its guards across its own
+    -- commits (PostgreSQL: the generation it moved is known, docs/postgresql.md)
+    for i = 1, 3 do ok(a, 'UPSERT { CONCEPT ?p { {type: "Person", name: :n} } }' .. META, { n = "P" .. i }) end
+    -- another connection seals Person: a's next write is refused
+    assert(b.handle:guard_declare { type = "Person", mode = "sealed", capability = "spec.people", owner = "spec" })
+    local r = a:execute('UPSERT { CONCEPT ?p { {type: "Person", name: "P9"} } }' .. META)
+    assert.is_not_nil(r.error, "a write under a guard another connection declared")
+    assert(b.handle:guard_drop("spec"))
+    ok(a, 'UPSERT { CONCEPT ?p { {type: "Person", name: "P9"} } }' .. META)
+    -- another connection deletes a type a wrote under: a's next write of it is refused
+    ok(b, 'UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "Gizmo"} SET ATTRIBUTES { description: "x" } } }' .. META)
+    ok(a, 'UPSERT { CONCEPT ?g { {type: "Gizmo", name: "G1"} } }' .. META)
+    ok(b, 'DELETE CONCEPT ?g DETACH WHERE { ?g {type: "Gizmo"} }')
+    ok(b, 'DELETE CONCEPT ?t DETACH WHERE { ?t {type: "$ConceptType", name: "Gizmo"} }')
+    r = a:execute('UPSERT { CONCEPT ?g { {type: "Gizmo", name: "G2"} } }' .. META)
+    assert.equal("KIP_2001", r.error and r.error.code)
+    -- and one a deletes itself: what a found defined does not outlive its deletion
+    ok(a, 'UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "Widget"} SET ATTRIBUTES { description: "x" } } }' .. META)
+    ok(a, 'UPSERT { CONCEPT ?w { {type: "Widget", name: "W1"} } }' .. META)
+    ok(a, 'DELETE CONCEPT ?w DETACH WHERE { ?w {type: "Widget"} }')
+    ok(a, 'DELETE CONCEPT ?t DETACH WHERE { ?t {type: "$ConceptType", name: "Widget"} }')
+    r = a:execute('UPSERT { CONCEPT ?w { {type: "Widget", name: "W2"} } }' .. META)
+    assert.equal("KIP_2001", r.error and r.error.code)
+  end)
+
+  it("a type a command defined is not defined after the command fails", function()
+    -- the command defines Zed, writes one, then fails: all of it is undone,
+    -- and what was found defined inside it is forgotten
+    local r = a:execute('UPSERT { CONCEPT ?t { {type: "$ConceptType", name: "Zed"} SET ATTRIBUTES { description: "z" } } '
+      .. 'CONCEPT ?z { {type: "Zed", name: "z1"} } CONCEPT ?bad { {type: "Nope", name: "x"} } }' .. META)
+    assert.equal("KIP_2001", r.error and r.error.code)
+    r = a:execute('UPSERT { CONCEPT ?z { {type: "Zed", name: "z2"} } }' .. META)
+    assert.equal("KIP_2001", r.error and r.error.code)
+    assert.same({}, ok(b, 'FIND(?t.name) WHERE { ?t {type: "$ConceptType"} FILTER(?t.name == "Zed") }'))
+  end)
+
   it("links that exist already or repeat in one command keep their ids", function()
     ok(a, 'UPSERT { CONCEPT ?x { {type: "Person", name: "A"} } CONCEPT ?y { {type: "Person", name: "B"} } '
       .. 'CONCEPT ?z { {type: "Person", name: "C"} } PROPOSITION ?l { (?x, "mentions", ?y) } }' .. META)

@@ -74,6 +74,7 @@ static int cascade_delete(kip_ctx *c, int64_t id, int64_t *concepts, int64_t *pr
   kip_finish(c->nx, st);
   if (prc != KIP_ROW) return kip_store_error(c->nx, prc, c->err, "computing the cascade");
   if (cascade_guarded(c, id)) return c->err->code;
+  c->nx->tx_removed = 1; /* (the caches of what is defined outlive no deletion: kip_pg_committed) */
   prc = prepare_cascade(c, "DELETE FROM element WHERE id IN (SELECT id FROM doomed)", &st);
   if (prc != KIP_STORE_OK) return kip_store_error(c->nx, prc, c->err, "deleting");
   kip_bind_int64(st, 1, id);

@@ -187,6 +187,8 @@ typedef struct upsert_state {
   concept_table *concepts;        /* &own, or the bulk load's memo */
   kip_buf key;                    /* (the key being looked up) */
   int exists[2];                  /* the last concept / proposition written existed already */
+  int prefetched;                 /* every concept the command names by {type, name} was looked up
+                                  ** (prefetch_concepts): one it did not find is new */
   json_t *concept_ids, *prop_ids; /* id arrays for the response */
 } upsert_state;
 
@@ -435,6 +437,7 @@ static int upsert_concept(upsert_state *U, const ast_block *b, const char *type,
   hentry *known = known_concept(U, type, name);
   int rc = 0, created = 0;
   if (known) *id = known->id;
+  else if (U->prefetched) rc = KIP_E_NOT_FOUND; /* looked up with the command's others, and not found */
   else {
     if (insert_first(U, 0, -1, forbidden_types(U), type, b->has_expect, b->expect))
       rc = kip_store_insert_concept(c->nx, type, name, b->attrs, meta, id, c->err);
@@ -618,6 +621,7 @@ static int prefetch_concepts(upsert_state *U, const ast_command *cmd) {
     }
     if (!rc) rc = pass == 0 ? send_concepts(&P) : send_links(&P);
   }
+  U->prefetched = !rc;
   free(P.types);
   free(P.names);
   free(P.preds);

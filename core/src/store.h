@@ -136,6 +136,7 @@ struct kip_nexus {
   ** version is `defined_version` (kip_store_is_defined) */
   char *defined[64];
   unsigned defined_version;
+  int tx_removed;                /* the outer write transaction deleted or repointed an element */
   int64_t tx_changes0;           /* sqlite3_total_changes64 when the outer write transaction began */
   unsigned search_writes;        /* writes that indexed something (store_search_sync.c: every 4th merges) */
   int64_t merge_documents;       /* documents they indexed since the last merge */
@@ -231,6 +232,7 @@ int kip_store_migrate(kip_nexus *nx, int *created, kip_error *err);
 /* store_vectors.c: the vector index, kept in step at every commit (the
 ** elements listed in table `from`), and the embedder call */
 int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err);
+int kip_vector_sync_then(kip_nexus *nx, const char *from, const char *then, kip_error *err);
 /* store_vectors.c: embed the queued elements with the attached in-transaction
 ** embedder (when it makes the recorded model's vectors and at most `limit`
 ** wait; limit <= 0: any number); how many stay queued, or -1 (err) */
@@ -299,6 +301,7 @@ int kip_create_refused(kip_nexus *nx, const char *kind);
 int kip_guards_open(kip_nexus *nx, kip_error *err);
 void kip_guards_close(kip_nexus *nx);
 int kip_guards_refresh(kip_nexus *nx, kip_error *err);
+void kip_guards_moved(kip_nexus *nx, int64_t before, int64_t after);
 int kip_guard_refused(kip_nexus *nx, char op, int64_t id, const char *type, const char *name, const char *predicate,
                       int64_t subject);
 int kip_guards_flush(kip_nexus *nx, kip_error *err);
@@ -379,6 +382,9 @@ extern const char *const KIP_PG_DROP_DEFERRED_INDEXES;
 int kip_pg_build_indexes(kip_nexus *nx, kip_error *err);
 int kip_pg_batch_failed(kip_nexus *nx);
 int kip_tx_end_read_stale(kip_nexus *nx);
+/* the read in progress assumed a write generation that had moved
+** (PostgreSQL): what it read is void, and the caller repeats it */
+int kip_store_read_void(kip_nexus *nx);
 /* index the elements changed since the last sync (search_dirty) for SEARCH;
 ** kip_tx_commit calls it before every outermost COMMIT */
 int kip_search_sync(kip_nexus *nx, kip_error *err);

@@ -456,6 +456,7 @@ int kip_store_update(kip_nexus *nx, int64_t id, const json_t *attrs, const json_
 int kip_store_delete(kip_nexus *nx, int64_t id, kip_error *err) {
   if (checked_without_trigger(nx, 'd', id, 0, err, "deleting an element")) return err->code;
   kip_stmt *st = nx->stmts[ST_DELETE];
+  nx->tx_removed = 1;
   kip_bind_int64(st, 1, id);
   return kip_store_step_write(nx, st, err, "deleting an element");
 }
@@ -463,6 +464,7 @@ int kip_store_delete(kip_nexus *nx, int64_t id, kip_error *err) {
 int kip_store_repoint(kip_nexus *nx, int64_t id, int64_t subject, int64_t object, kip_error *err) {
   if (checked_without_trigger(nx, 'u', id, subject, err, "repointing a proposition")) return err->code;
   kip_stmt *st = nx->stmts[ST_REPOINT];
+  nx->tx_removed = 1;
   kip_bind_int64(st, 1, id);
   kip_bind_int64(st, 2, subject);
   kip_bind_int64(st, 3, object);

@@ -77,8 +77,14 @@ static char *dup_col(kip_stmt *st, int i) {
 }
 
 /* PRAGMA data_version through the connection's prepared statement: it
-** changes when another connection committed (a write transaction asks) */
+** changes when another connection committed (a write transaction asks).
+** On PostgreSQL the write generation, read once per transaction
+** (kip_store_file_version): a round trip there */
 static int64_t data_version(kip_nexus *nx) {
+  if (nx->pg) {
+    unsigned v = kip_store_file_version(nx);
+    return v ? (int64_t)v : -1;
+  }
   kip_stmt *st = nx->stmts[ST_DATA_VERSION];
   int64_t v = kip_step(st) == KIP_ROW ? kip_col_int64(st, 0) : -1;
   kip_reset(st);
@@ -138,6 +144,14 @@ int kip_guards_refresh(kip_nexus *nx, kip_error *err) {
   /* another connection committed: the guards change only when kip_guard
   ** did, which a reload finds (a few rows) */
   return load(nx, err);
+}
+
+/* this writer's commit moved the write generation from `before` to
+** `after` (PostgreSQL, kip_pg_committed): guards read at `before` still
+** hold — they change only through kip_guard_declare and kip_guard_drop,
+** which reload after their commit */
+void kip_guards_moved(kip_nexus *nx, int64_t before, int64_t after) {
+  if (nx->guards && nx->guards->data_version == before) nx->guards->data_version = after;
 }
 
 int64_t kip_guards_generation(kip_nexus *nx) {

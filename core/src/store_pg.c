@@ -249,6 +249,7 @@ void kip_pg_rollback(struct kip_pg *pg, const char *sql, int outermost) {
   kip_pg_drain(pg);
   if (outermost) kip_pg_batch_discard(pg);
   else if (flush_batch(pg)) return; /* the transaction is void: the outermost rollback follows */
+  pg->synced_changes = -1;
   PQclear(PQexec(pg->conn, sql));
 }
 
@@ -334,6 +335,50 @@ PGresult *kip_pg_run(kip_nexus *nx, const char *name, int nparams, const char *c
   PQclear(got[0]);
   return got[1];
 }
+
+/* A write transaction's BEGIN, the nexus's writer lock and the write
+** generation read under it, in one round trip. The generation holds for
+** the whole transaction: every writer takes the lock before it counts one. */
+int kip_pg_begin_write(kip_nexus *nx, kip_error *err) {
+  struct kip_pg *pg = nx->pg;
+  char sql[384];
+  snprintf(sql, sizeof sql,
+           "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(hashtextextended('%s', 7)); " PG_GENERATION,
+           pg->schema);
+  PGresult *r = kip_pg_query(pg, sql);
+  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+    kip_pg_keep_error(pg, r);
+    PQclear(r);
+    PQclear(PQexec(pg->conn, "ROLLBACK")); /* (a lock wait interrupted leaves the block open) */
+    return kip_pg_error(nx, KIP_PG_ERROR, err, "starting a transaction");
+  }
+  unsigned v = generation_of(r);
+  PQclear(r);
+  pg->synced_changes = -1;
+  pg->data_version = v;
+  pg->data_version_known = v != 0;
+  return 0;
+}
+
+/* After this writer's COMMIT the generation it moved to is known — the
+** one read under its lock, plus one when it counted one — so the next read
+** assumes it (and checks it in its own round trip), the guards read under
+** the old one still hold (kip_guards_moved), and so do the types and
+** predicates found defined, unless the transaction deleted something (an
+** UPSERT only adds: a definition found stays found). */
+void kip_pg_committed(kip_nexus *nx, int moved) {
+  struct kip_pg *pg = nx->pg;
+  if (!pg->data_version_known) {
+    pg->last_version = 0;
+    return;
+  }
+  unsigned before = pg->data_version, after = before + (moved ? 1u : 0u);
+  pg->last_version = after;
+  kip_guards_moved(nx, before, after);
+  if (!nx->tx_removed && nx->defined_version == before) nx->defined_version = after;
+}
+
+int kip_store_read_void(kip_nexus *nx) { return nx->pg && nx->pg->stale; }
 
 int kip_pg_assumption_stale(kip_nexus *nx) {
   struct kip_pg *pg = nx->pg;
@@ -581,6 +626,7 @@ int kip_pg_open(kip_nexus *nx, const char *url, const kip_open_options *opt, int
   char conninfo[2048], shown[256];
   struct kip_pg *pg = calloc(1, sizeof *pg);
   if (!pg) return kip_err(err, KIP_E_RESOURCE, NULL, "out of memory");
+  pg->synced_changes = -1;
   nx->pg = pg;
   nx->sql_dialect = KIP_SQL_POSTGRESQL;
   if (split_url(url, conninfo, sizeof conninfo, pg->nexus, sizeof pg->nexus, pg->read_url, sizeof pg->read_url, shown,

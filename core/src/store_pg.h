@@ -66,6 +66,7 @@ struct kip_pg {
   char message[512];
   int64_t changes;        /* rows the last write statement changed */
   int64_t total_changes;  /* rows every write statement changed on this connection */
+  int64_t synced_changes; /* total_changes when this write transaction's SEARCH sync last ran, -1 none */
   int64_t tx_changes0;    /* total_changes when the outer write transaction began */
   unsigned data_version;  /* the write generation read in the open transaction (kip_store_file_version) */
   int data_version_known; /* data_version holds for the transaction open now */
@@ -152,6 +153,8 @@ char *kip_pg_placeholders(const char *sql, size_t len, size_t *out_len, unsigned
 ** minute later) — not while a bulk load's indexes are away, but once at
 ** its end (rows -1: now) */
 void kip_pg_after_commit(kip_nexus *nx, int64_t rows);
+int kip_pg_begin_write(kip_nexus *nx, kip_error *err);
+void kip_pg_committed(kip_nexus *nx, int moved);
 
 /* store_pg_batch.c: new elements sent a batch at a time */
 void kip_pg_batch_discard(struct kip_pg *pg);

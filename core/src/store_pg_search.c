@@ -56,17 +56,28 @@ const char *const KIP_PG_SEARCH_SYNC =
 
 int kip_pg_search_sync(kip_nexus *nx, kip_error *err) {
   if (nx->readonly_file || !nx->stmts[ST_SEARCH_PENDING]) return 0;
+  struct kip_pg *pg = nx->pg;
+  int64_t before = kip_store_total_changes(nx);
   if (kip_store_mark_fresh(nx, err)) return err->code;
-  kip_stmt *st = nx->stmts[ST_SEARCH_PENDING];
-  int rc = kip_step(st);
-  kip_reset(st);
-  if (rc == KIP_DONE) return 0;
-  if (rc != KIP_ROW) return kip_pg_error(nx, rc, err, "indexing for SEARCH");
-  /* the vectors of what changed, from the list the sync below empties (store_vectors.c) */
-  if (kip_vector_sync(nx, "search_dirty", err)) return err->code;
-  /* (a function: its statements are planned once per connection, where the
-  ** script was planned at every commit — 2 ms of a single-item UPSERT) */
-  return kip_pg_exec(nx, "SELECT kip_search_sync()", err, "indexing for SEARCH");
+  /* nothing written since this transaction's last sync (the request's,
+  ** then its COMMIT's): nothing to look for — a round trip saved */
+  if (nx->tx_depth > 0 && pg->synced_changes == kip_store_total_changes(nx)) return 0;
+  /* the marks just written are rows of search_dirty: no need to ask */
+  int rc = KIP_ROW;
+  if (kip_store_total_changes(nx) == before) {
+    kip_stmt *st = nx->stmts[ST_SEARCH_PENDING];
+    rc = kip_step(st);
+    kip_reset(st);
+  }
+  if (rc != KIP_DONE && rc != KIP_ROW) return kip_pg_error(nx, rc, err, "indexing for SEARCH");
+  /* the vectors of what changed, from the list the sync empties
+  ** (store_vectors.c), then the sync — a function: its statements are
+  ** planned once per connection, where the script was planned at every
+  ** commit (2 ms of a single-item UPSERT); queued vectors and the sync go
+  ** in one round trip */
+  if (rc == KIP_ROW && kip_vector_sync_then(nx, "search_dirty", "SELECT kip_search_sync()", err)) return err->code;
+  if (nx->tx_depth > 0) pg->synced_changes = kip_store_total_changes(nx);
+  return 0;
 }
 
 /* A bulk load whose indexes wait (kip_store_defer_indexes) does not list its

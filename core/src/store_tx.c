@@ -4,7 +4,9 @@
 ** log and counts the write generation; read transactions over one
 ** snapshot; rollback, which nothing interrupts. On PostgreSQL a write
 ** transaction takes the nexus's advisory lock (one writer per nexus, as
-** SQLite's write lock) and a read transaction is a REPEATABLE READ snapshot.
+** SQLite's write lock) and reads the generation under it in the same round
+** trip, counts it in its COMMIT's (kip_pg_begin_write, kip_pg_committed),
+** and a read transaction is a REPEATABLE READ snapshot.
 */
 #include "store_pg.h"
 #include "store_sqlite.h"
@@ -19,13 +21,16 @@ int kip_tx_begin(kip_nexus *nx, kip_error *err) {
     return kip_err(err, KIP_E_INTERNAL, NULL, "a write began inside a read that assumed the write generation");
   }
   if (nx->tx_depth > 0) snprintf(sql, sizeof sql, "SAVEPOINT kip_sp%d", nx->tx_depth);
-  else if (nx->pg)
-    snprintf(sql, sizeof sql, "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(hashtextextended('%s', 7))",
-             nx->pg->schema);
-  else snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
-  if (kip_store_exec(nx, sql, err, "starting a transaction")) return err->code;
-  if (nx->pg && nx->tx_depth == 0) nx->pg->data_version_known = 0;
-  if (nx->tx_depth == 0) nx->tx_changes0 = kip_store_total_changes(nx);
+  else if (!nx->pg) snprintf(sql, sizeof sql, "BEGIN IMMEDIATE");
+  if (nx->pg && nx->tx_depth == 0) {
+    if (kip_pg_begin_write(nx, err)) return err->code;
+  } else if (kip_store_exec(nx, sql, err, "starting a transaction")) {
+    return err->code;
+  }
+  if (nx->tx_depth == 0) {
+    nx->tx_changes0 = kip_store_total_changes(nx);
+    nx->tx_removed = 0;
+  }
   nx->tx_depth++;
   /* the writer's lock is held: guards another process declared are current */
   if (nx->tx_depth == 1 && kip_guards_refresh(nx, err)) {
@@ -87,13 +92,17 @@ void kip_tx_end_read(kip_nexus *nx) {
 /* a write transaction that changed rows counts one more write generation
 ** (kip_write_generation): a host learns whether anything changed since it
 ** last looked without reading the graph */
+static int moves_generation(kip_nexus *nx) { return !nx->tx_upkeep && kip_store_total_changes(nx) != nx->tx_changes0; }
+
+#define PG_BUMP                                                                                                        \
+  "INSERT INTO kip_info(key, value) VALUES('write_generation', '1') "                                                  \
+  "ON CONFLICT(key) DO UPDATE SET value = (kip_info.value::bigint + 1)::text"
+
 static int bump_write_generation(kip_nexus *nx, kip_error *err) {
-  if (nx->tx_upkeep || kip_store_total_changes(nx) == nx->tx_changes0) return 0;
+  if (nx->pg || !moves_generation(nx)) return 0; /* (PostgreSQL: with the COMMIT, kip_tx_commit) */
   return kip_store_exec(nx,
-                        nx->pg ? "INSERT INTO kip_info(key, value) VALUES('write_generation', '1') "
-                                 "ON CONFLICT(key) DO UPDATE SET value = (kip_info.value::bigint + 1)::text"
-                               : "INSERT INTO kip_info(key, value) VALUES('write_generation', 1) "
-                                 "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                        "INSERT INTO kip_info(key, value) VALUES('write_generation', 1) "
+                        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
                         err, "counting the write generation");
 }
 
@@ -115,16 +124,19 @@ int kip_tx_commit(kip_nexus *nx, kip_error *err) {
   char sql[48];
   if (nx->tx_depth == 1) snprintf(sql, sizeof sql, "COMMIT");
   else snprintf(sql, sizeof sql, "RELEASE kip_sp%d", nx->tx_depth - 1);
+  /* on PostgreSQL the write generation is counted in the COMMIT's round
+  ** trip (a failing count aborts the transaction: the COMMIT is not run) */
+  int moved = nx->tx_depth == 1 && moves_generation(nx);
   int64_t written = nx->tx_depth == 1 ? kip_store_total_changes(nx) - nx->tx_changes0 : 0;
-  if (kip_store_exec(nx, sql, err, "committing")) {
+  if (kip_store_exec(nx, nx->pg && moved ? PG_BUMP "; COMMIT" : sql, err, "committing")) {
     kip_tx_rollback(nx);
     return err->code;
   }
+  if (nx->pg && nx->tx_depth == 1) kip_pg_committed(nx, moved);
   if (nx->pg && written > 0) kip_pg_after_commit(nx, written);
   nx->tx_depth--;
   if (nx->tx_depth == 0) {
     nx->indexes_dropped_in_tx = 0;
-    if (nx->pg) nx->pg->last_version = 0; /* this writer moved it */
     nx->tx_upkeep = 0;
     kip_store_end_run(nx); /* a run of ids never outlives its transaction */
     kip_index_builder_publish(nx);
@@ -152,6 +164,9 @@ void kip_tx_rollback(kip_nexus *nx) {
   kip_guards_rolled_back(nx);
   kip_store_end_run(nx); /* the rollback may have returned its run to the counter */
   nx->invalidations++; /* caches above may hold concepts the rollback removed */
+  /* and the types and predicates found defined may have been defined by
+  ** what was undone (the file's version does not say so: nothing committed) */
+  kip_store_defined_forget(nx);
   if (nx->tx_depth == 0 && nx->indexes_dropped_in_tx) /* a bulk command's DROP INDEX undone */
     nx->indexes_deferred = nx->indexes_dropped_in_tx = 0;
   if (nx->tx_depth == 0) { /* the elements of the run are gone */

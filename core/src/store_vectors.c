@@ -295,15 +295,21 @@ static int embed_rows(kip_nexus *nx, pending_row *rows, int n, float **vecs, kip
 }
 
 /* ------------------------------------------------ commit-time maintenance */
-int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
+int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) { return kip_vector_sync_then(nx, from, NULL, err); }
+
+/* kip_vector_sync, then the statements `then` (a script; NULL none): on
+** PostgreSQL where the elements are queued, in one round trip with them */
+int kip_vector_sync_then(kip_nexus *nx, const char *from, const char *then, kip_error *err) {
   char model[128];
   int dim, rc = recorded_model(nx, model, sizeof model, &dim);
   if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "reading the vector model");
-  if (!model[0]) return 0; /* vectors are off in this nexus */
+  if (!model[0]) /* vectors are off in this nexus */
+    return then ? kip_store_exec(nx, then, err, "indexing for SEARCH") : 0;
   kip_buf sql;
   kip_buf_init(&sql);
   if (!embedder_matches(nx, model, dim) || !nx->embedder.in_transaction) {
     kip_buf_printf(&sql, "DELETE FROM search_vector WHERE id IN (SELECT id FROM %s);" QUEUE_SQL("%s"), from, from);
+    if (then) kip_buf_printf(&sql, "; %s", then);
     rc = kip_store_exec(nx, sql.p, err, "queueing elements for embedding");
     kip_buf_free(&sql);
     return rc;
@@ -329,6 +335,7 @@ int kip_vector_sync(kip_nexus *nx, const char *from, kip_error *err) {
     rows_free(rows, n);
   } while (!rc && r == KIP_ROW);
   kip_finish(nx, st);
+  if (!rc && then) rc = kip_store_exec(nx, then, err, "indexing for SEARCH");
   return rc;
 }
 
