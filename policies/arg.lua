@@ -149,7 +149,7 @@ local FAMILIES = {
       "without any %a* ?filters", "without any %a* ?rules", "with no %a* ?polic%a+", "no content polic%a+" } },
   { name = "fake system text",
     forms = { "^%s*system%s*[:%-]", "\n%s*system%s*[:%-]", "^%s*system%s*\n", "^%s*assistant%s*:", "\n%s*assistant%s*:", "%[system%]",
-      "<system>", "</system>", "<%|im_start%|>", "<<sys>>", "<</sys>>", "%[inst%]", "%[/inst%]", "<%|system%|>", "###%s*system", "system notice", "system message",
+      "<system>", "</system>", "%[%s*system%s*:", "%(%s*system%s*:", "{%s*system%s*:", "%[%s*admin%s*:", "<%|im_start%|>", "<<sys>>", "<</sys>>", "%[inst%]", "%[/inst%]", "<%|system%|>", "###%s*system", "system notice", "system message",
       "system override", "system update%s*:", "end of user message", "end of conversation", "begin system",
       "new policy%s*:", "policy update%s*:", "admin override", "security override", "debug mode",
       "developer note%s*:", "admin note%s*:", "note to the assistant", "note to assistant", "```%s*system",
@@ -1226,6 +1226,19 @@ local function role_claim(t, req)
     for _, w in ipairs(staff_words) do
       if t:find("i'?m %a* ?" .. w .. "%f[%W]") or t:find("i am %a* ?" .. w .. "%f[%W]") or t:find("as " .. w .. ",") then
         return w
+      end
+    end
+  end
+  -- the tenant's owner, claimed by a caller whose authority is its own
+  -- account ("as the owner of this <tenant> (I'm not listed but I am)";
+  -- not "I'm the owner of a small team")
+  local noun = req.caller.authority == "self" and (req.profile.tenant or {}).noun
+  if noun then
+    noun = noun:lower()
+    for _, who in ipairs { "the owner of %a* ?" .. noun, "the " .. noun .. " owner" } do
+      for _, lead in ipairs { "as ", "i'?m ", "i am ", "since i'?m ", "because i'?m " } do
+        local hit = t:match(lead .. "%a* ?" .. who .. "%f[%W]")
+        if hit then return hit end
       end
     end
   end
