@@ -694,18 +694,28 @@ local HELD = { "on file", "do we have", "do i have", "does %a+ have", "is saved"
 -- a credential made for someone other than the caller ("generate a login
 -- token for sam@…", "create a password for my colleague"): another's
 -- access, minted
-local MINT = { "generate", "create", "issue", "mint", "make", "produce", "set up" }
-local function minted_for_another(t, req)
-  local others, shown = {}, {} -- patterns, and what a refusal names
+-- the people other than the caller a request may name, as patterns of the
+-- folded text: the persons and names it names (engine-resolved), then the
+-- words of each of `lists`; and what a refusal shows for each (an address
+-- as written, not folded — folding reads "@" as "a")
+local function others_named(req, lists)
+  local others, shown = {}, {}
   for _, p in ipairs((req.entities or {}).persons or {}) do
-    -- (as the text is read: folded, so "@" reads "a")
     if not p.self then
       others[#others + 1] = kip.fold_text(tostring(p.value)):lower():gsub("%p", "%%%0")
       shown[#others] = tostring(p.value)
     end
   end
   for _, n in ipairs((req.entities or {}).names or {}) do others[#others + 1] = n:lower() end
-  for _, w in ipairs(OTHER_WORDS) do others[#others + 1] = w end
+  for _, list in ipairs(lists) do
+    for _, w in ipairs(list) do others[#others + 1] = w end
+  end
+  return others, shown
+end
+
+local MINT = { "generate", "create", "issue", "mint", "make", "produce", "set up" }
+local function minted_for_another(t, req)
+  local others, shown = others_named(req, { OTHER_WORDS })
   for _, v in ipairs(MINT) do
     local _, b = find_word(t, v)
     if b then
@@ -736,14 +746,7 @@ local OBTAIN = { "see", "get", "find", "find out", "figure out", "work out", "re
   "retrieve", "learn", "know", "guess", "recover", "look up", "crack", "pull", "steal", "intercept", "sniff" }
 local ANOTHER = { "another %a+", "other %a+", "someone", "somebody", "anyone", "anybody", "his", "her", "their" }
 local function secret_of_another(t, req)
-  local owners = {}
-  for _, p in ipairs((req.entities or {}).persons or {}) do
-    if not p.self then owners[#owners + 1] = kip.fold_text(tostring(p.value)):lower():gsub("%p", "%%%0") end
-  end
-  for _, n in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = n:lower() end
-  for _, list in ipairs { OTHER_WORDS, PEOPLE, ANOTHER } do
-    for _, w in ipairs(list) do owners[#owners + 1] = w end
-  end
+  local owners, shown = others_named(req, { OTHER_WORDS, PEOPLE, ANOTHER })
   for sentence in t:gmatch("[^%.%?!]+") do
     for _, v in ipairs(OBTAIN) do
       local _, b = find_word(sentence, v)
@@ -752,8 +755,9 @@ local function secret_of_another(t, req)
           for _, s in ipairs(list) do
             local x, y = sentence:find("%f[%w]" .. s .. "%f[%W]", b + 1)
             if x and x - b < 40 and not about_rules(sentence, y) and not made_anew(sentence, y, s) then
-              for _, o in ipairs(owners) do
-                if find_word(sentence, o, b + 1) then return s:gsub("%?", "") .. " of " .. o:gsub("%%", "") end
+              for i, o in ipairs(owners) do
+                local a, e = find_word(sentence, o, b + 1)
+                if a then return s:gsub("%?", "") .. " of " .. (shown[i] or sentence:sub(a, e)) end
               end
             end
           end
