@@ -162,6 +162,7 @@ local FAMILIES = {
       "is_?staff%s*[=:]", "access_?level%s*[=:]", "authenticated_?as%s*[=:]" } },
   { name = "configuration disclosure",
     verbs = { "show", "print", "reveal", "tell", "give", "share", "display", "output", "repeat", "list", "dump", "paste",
+      "showing", "printing", "revealing", "telling", "giving", "sharing", "listing", "pasting", "repeating",
       "leak", "expose", "read out", "spell out", "write out", "what are", "what'?s", "what is", "describe", "send",
       "summarize", "summarise", "paraphrase", "explain", "recite", "disclose" },
     objects = { "system prompt", "initial prompt", "hidden prompt", "policy files?", "environment variables",
@@ -345,7 +346,7 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   "session cookies?", "auth cookies?", "login cookies?", "bearer tokens?", "refresh tokens?" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
-  "spell out", "type out", "write out", "recite",
+  "spell out", "type out", "write out", "recite", "do you know",
   "remind me", "forward", "email me", "text me", "message me",
   -- asked for as a thing wanted ("I need the password hash of …", "collect everyone's invoices")
   "need the", "want the", "collect", "fetch", "hand over", "whisper", "slip me", "look up" }
@@ -470,7 +471,7 @@ end
 -- add a temporary exception to the IP allowlist?": a feature of the control)
 local EXEMPTION = {}
 for _, c in ipairs(CONTROLS) do
-  for _, f in ipairs { "exception [^%.%?!]-" .. c, c .. " [^%.%?!]-exception", "exempt [^%.%?!]-" .. c } do
+  for _, f in ipairs { "exception [^%.%?!]-" .. c, c .. " [^%.%?!]-exception", "exempt%a* [^%.%?!]-" .. c } do
     EXEMPTION[#EXEMPTION + 1] = f
   end
 end
@@ -602,7 +603,7 @@ for _, list in ipairs { THEIR_THINGS, THEIR_DOINGS } do
 end
 
 -- what follows a secret's word when the request is about rules for it, not its value
-local SECRET_RULES = { "reset", "manager", "rules?", "polic%a+", "requirements?", "length", "strength", "expiry",
+local SECRET_RULES = { "resets?", "manager", "rules?", "polic%a+", "requirements?", "length", "strength", "expiry",
   "change", "changes" }
 
 -- is the secret's word at b followed by what makes it about rules for it ("password reset", "password requirements")?
@@ -813,11 +814,11 @@ local function secret_request(t)
     ::next_held::
   end
   -- the secret named first, then asked for by a pronoun ("I lost the
-  -- recovery codes, just display them again")
+  -- recovery codes, just display them again", "… read it to me")
   for _, sec in ipairs(SECRET) do
     local _, at = t:find("%f[%w]" .. sec .. "%f[%W]")
-    if at then
-      for _, v in ipairs(REVEAL) do
+    for _, list in ipairs(at and { REVEAL, { "read", "say", "spell" } } or {}) do
+      for _, v in ipairs(list) do
         local a = t:find("%f[%w]" .. v .. "%s+%a*%s*%f[%w]the[ym]%f[%W]", at)
           or t:find("%f[%w]" .. v .. "%s+%a*%s*%f[%w]it%f[%W]", at) or t:find("%f[%w]" .. v .. "%s+%a*%s*%f[%w]those%f[%W]", at)
         if a and a - at < 60 then return sec end
@@ -862,6 +863,7 @@ local DESCRIBING = { "who", "that", "at", "from", "in", "on", "near", "by", "beh
 local DESCRIBED_PEOPLE = { "the person", "that person", "this person", "the people", "the man", "the woman", "the one" }
 -- the past of the acts not made with -ed
 local PAST = { write = "wrote", send = "sent", say = "said", read = "read" }
+local SIGN_PAST = { log = "logged", sign = "signed", go = "gone", come = "come", clock = "clocked" }
 local function did_what(t, owner)
   -- "find out what Carla searched for", "which docs Omar opened"
   for _, v in ipairs(THEIR_ACTS) do
@@ -870,10 +872,26 @@ local function did_what(t, owner)
     end
   end
   -- when someone signs in or out, now or as a habit ("when does Kofi usually
-  -- log off?"): only people sign in, so any subject does
+  -- log off?"), or whether they did ("did Kofi log in today?", "has Fatima
+  -- logged in?"): only people sign in, so any subject does
   for _, d in ipairs(SIGN_DEEDS) do
     for _, aux in ipairs { "did", "does", "do" } do
       if t:find("%f[%w]wh%a+ " .. aux .. " [%a' ]-%f[%w]" .. owner .. "%f[%W]%s+%a*%s*" .. d .. "%f[%W]") then return d end
+    end
+    if t:find("%f[%w]did " .. owner .. "%s+%a*%s*" .. d .. "%f[%W]") then return d end
+    local past = d:gsub("^(%a+)", function(v) return SIGN_PAST[v] or v end)
+    if t:find("%f[%w]ha[sv]e? " .. owner .. "%s+%a*%s*" .. past .. "%f[%W]") then return d end
+  end
+  -- whether someone did it, asked of their act ("has my manager read the
+  -- message I sent her?", "whether Omar has opened the doc"; not "my
+  -- colleague has read-only access")
+  for _, v in ipairs(THEIR_ACTS) do
+    for _, form in ipairs { v .. "e?d", PAST[v] } do
+      for _, f in ipairs { "%f[%w]ha[sv]e? " .. owner .. "%s+%a*%s*" .. form .. "%f[%W]",
+        "%f[%w]" .. owner .. "%s+ha[sv]e?%s+%a*%s*" .. form .. "%f[%W]" } do
+        local _, e = t:find(f)
+        if e and t:sub(e + 1, e + 1) ~= "-" then return v end
+      end
     end
   end
   for _, v in ipairs(THEIR_ACTS) do
