@@ -790,8 +790,9 @@ local function secret_request(t)
   for _, s in ipairs(SECRET) do
     if not t:find("%f[%w]" .. s .. "%f[%W]") then goto next_secret end
     for _, v in ipairs(REVEAL) do
-      -- the verb, then within a few words the secret itself (not "password reset")
-      local p = v .. "[^%.%?!]-%f[%w]" .. s .. "%f[%W]"
+      -- the verb, then within a few words of its clause the secret itself
+      -- (not "password reset"; not "send me a reset link, I can't remember my password")
+      local p = v .. "[^%.%?!,;]-%f[%w]" .. s .. "%f[%W]"
       local a, b = t:find(p)
       if a and (b - a) < 60 and not about_rules(t, b) and not made_anew(t, b, s) then return s end
     end
@@ -1418,7 +1419,7 @@ local function others_data_by_shape(t, req)
   return nil
 end
 
-local function guard(req)
+local function read_guard(req)
   -- as a reader sees it: markup, invisible characters, lookalikes and leet undone
   local t = " " .. kip.fold_text(req.prompt or "") .. " "
   for _, cl in ipairs(req.claims or {}) do
@@ -1461,6 +1462,65 @@ local function guard(req)
     hit = others_data_by_shape(t, req)
     if hit then return "the request asks for another person's data (" .. hit .. ") without authority over it" end
   end
+  return nil
+end
+
+-- Misspelt words, read as the words they most likely are: the rules above
+-- look for words, and "pasword", "instrucitons" or "downlaod" is how people
+-- type them (the routing corrects the same way against the ontology's
+-- words: kip.correct_word is kip.arg.lexicon's corrector), one edit away
+-- at most (a letter missing, added, changed or two swapped: two edits turn
+-- "personal" into "person" and "temporary" into "temporarily"), and not a
+-- word the ontology knows. The vocabulary is every word of five letters or
+-- more in the rules' own lists; the spellings of chat are read as the
+-- words they stand for.
+local VOCAB, BY_INITIAL = {}, {}
+local function learn(list)
+  for _, p in ipairs(list) do
+    for w in p:lower():gmatch("%a+") do
+      if #w >= 5 then
+        if not VOCAB[w] then
+          local i = w:sub(1, 1)
+          BY_INITIAL[i] = BY_INITIAL[i] or {}
+          BY_INITIAL[i][#BY_INITIAL[i] + 1] = w
+        end
+        VOCAB[w] = (VOCAB[w] or 0) + 1
+      end
+    end
+  end
+end
+for _, list in ipairs { SECRET, SECRET_VALUE, REVEAL, HANDED, BYPASS, CONTROLS, OTHER_WORDS, THEIR_THINGS, THEIR_DEEDS,
+  THEIR_ACTS, IN_TOUCH, CONTACT, DATA_ASKS, OBTAIN, MINT, SIGN_DEEDS, PRESENCE, ALTER } do
+  learn(list)
+end
+for _, fam in ipairs(FAMILIES) do
+  for _, list in ipairs { fam.verbs or {}, fam.objects or {}, fam.own_objects or {}, fam.forms or {} } do learn(list) end
+end
+local CHAT = { u = "you", ur = "your", r = "are", pls = "please", plz = "please", teh = "the", wich = "which",
+  wat = "what", abt = "about", b4 = "before", thx = "thanks" }
+
+-- the prompt with its misspelt words read as the rules' words, or nil when none is
+local function respelled(prompt, known)
+  local changed = false
+  local out = prompt:gsub("%w+", function(w)
+    local lw = w:lower()
+    local fix = CHAT[lw] or (not known[lw] and kip.correct_word(lw, VOCAB, BY_INITIAL, 1))
+    if fix then
+      changed = true
+      return fix
+    end
+  end)
+  return changed and out or nil
+end
+
+local function guard(req)
+  local why = read_guard(req)
+  if why then return why end
+  local known = {}
+  for _, w in ipairs((req.domain or {}).known_words or {}) do known[w] = true end
+  local fixed = respelled(req.prompt or "", known)
+  why = fixed and read_guard(setmetatable({ prompt = fixed }, { __index = req }))
+  if why then return why .. ' (read as "' .. (#fixed > 160 and fixed:sub(1, 157) .. "..." or fixed) .. '")' end
   return nil
 end
 

@@ -40,7 +40,7 @@ extension.kind("policy", {
   globals = function()
     local secrets = require "kip.secrets"
     return { kip = { policy = M.new, null = core.null, secret_in = secrets.find, secret_scan = secrets.scan,
-      fold_text = require("kip.textfold").fold } }
+      fold_text = require("kip.textfold").fold, correct_word = require("kip.arg.lexicon").correct } }
   end,
   check = function(p)
     if type(p) ~= "table" or not p.__kip_policy then return nil, "a policy file must return kip.policy{...}" end

@@ -217,7 +217,11 @@ function M.analyse(prompt, context, m)
   -- words, with typos corrected against the ontology vocabulary (a word
   -- whose stem the ontology knows is not a typo)
   local terms, corrections = {}, {}
+  -- (the words the ontology knows as they were written, and the stop
+  -- words: the policies' spelling reader leaves them alone, policies/arg.lua)
+  a.known_as_written = {}
   for _, t in ipairs(lex.terms(text)) do
+    if t.stop or m.vocab[t.word] or m.stem_known[t.stem] then a.known_as_written[#a.known_as_written + 1] = t.word end
     -- an adverb of a word the ontology knows is that word ("slowly": slow, "easily": easy)
     if not t.stop and not m.vocab[t.word] and not m.stem_known[t.stem] and #t.word > 5 and t.word:find("ly$") then
       for _, base in ipairs { t.word:sub(1, -3), t.word:sub(1, -4) .. "y" } do

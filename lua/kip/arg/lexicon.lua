@@ -261,11 +261,12 @@ end
 M.distance = distance
 
 --- the vocabulary word a misspelt word most likely means, or nil: words of
---- 5+ letters within one edit (two for 8+ letters), same first letter; ties
---- go to the more frequent word, then the alphabetically first (deterministic)
-function M.correct(word, vocab, by_initial)
+--- 5+ letters within one edit (two for 8+ letters; at most max_edits when
+--- given), same first letter; ties go to the more frequent word, then the
+--- alphabetically first (deterministic)
+function M.correct(word, vocab, by_initial, max_edits)
   if #word < 5 or vocab[word] then return nil end
-  local limit = #word >= 8 and 2 or 1
+  local limit = math.min(#word >= 8 and 2 or 1, max_edits or 2)
   local best, best_d, best_n
   for _, cand in ipairs(by_initial[word:sub(1, 1)] or {}) do
     if math.abs(#cand - #word) <= limit then

@@ -45,8 +45,8 @@ function M.request(st)
   return { kind = "ARG", prompt = st.request.prompt, context = st.request.body, caller = st.caller, claims = st.claims,
     entities = st.entities, emails = a.emails, urls = a.urls,
     profile = { product = pm.product, tenant = pm.tenant, roles = pm.roles, audiences = pm.audiences, role_words = pm.role_words },
-    domain = { content = #a.content, known = #a.known, unknown = a.unknown, capability = a.capability,
-      operation = a.operation, own_tenant = a.own_tenant } }
+    domain = { content = #a.content, known = #a.known, known_words = a.known_as_written, unknown = a.unknown,
+      capability = a.capability, operation = a.operation, own_tenant = a.own_tenant } }
 end
 
 --- the operator's guard hook asked about a request the rules let through:
