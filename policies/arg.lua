@@ -343,7 +343,10 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "
   "link'?s codes?", "email'?s codes?", "codes? from the link", "codes? from the email", "codes? in the link",
   "codes? in the email", "security answers?", "secret answers?", "answers? to %a* ?security questions?",
   "2fa seeds?", "mfa seeds?", "totp seeds?", "otp seeds?", "authenticator seeds?", "totp secrets?", "2fa secrets?",
-  "session cookies?", "auth cookies?", "login cookies?", "bearer tokens?", "refresh tokens?" }
+  "session cookies?", "auth cookies?", "login cookies?", "bearer tokens?", "refresh tokens?",
+  -- the secrets by their other names ("the admin credentials", "the creds for the shared inbox")
+  "credentials?", "creds", "login details", "login info", "log%-in details", "sign%-in details", "sign%-in info",
+  "access details", "username and password" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
   "spell out", "type out", "write out", "recite", "do you know",
