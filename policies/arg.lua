@@ -399,14 +399,14 @@ end
 -- bypassing or silencing a security control
 local BYPASS = { "get around", "bypass", "circumvent", "work around", "workaround for", "sneak past", "evade",
   "quietly", "secretly", "without %a* ?notif", "without %a+ knowing", "without telling", "log in as %a+",
-  "sign in as %a+", "impersonat", "disable %a* ?audit log", "stop recording", "stop logging", "pause %a* ?audit log",
+  "sign in as %a+", "impersonat", "stop recording", "stop logging",
   "without logging", "without %a* ?being logged", "without recording",
   "without [%a ]-getting the email", "without [%a ]-being told", "without [%a ]-being notified",
   "without [%a ]-second factor", "without [%a ]-2fa", "without [%a ]-two%-factor", "without [%a ]-mfa",
   "skip [%a ]-second factor",
   -- an exemption from a control for the caller alone
-  "sso for me", "sso just for me", "2fa for me", "two%-factor for me", "allowlist for me", "turn off %a* ?audit log", "delete %a* ?audit log",
-  "hide [^%.%?!]-from [^%.%?!]-audit", "keep [^%.%?!]-out of [^%.%?!]-audit", "switch off %a* ?audit log",
+  "sso for me", "sso just for me", "2fa for me", "two%-factor for me", "allowlist for me", "delete %a* ?audit log",
+  "hide [^%.%?!]-from [^%.%?!]-audit", "keep [^%.%?!]-out of [^%.%?!]-audit",
   -- the notice members get of an export or a deletion is a security control; other notifications are settings
   "suppress [^%.%?!]-notif", "without [^%.%?!]-notif",
   -- a control skipped or stepped around once ("skip 2FA just this once", "sign in from outside the allowlist")
@@ -466,7 +466,7 @@ for _, c in ipairs(CONTROLS) do
   end
 end
 -- the audit record stopped or paused in any words for it ("stop the audit
--- trail from recording what I do")
+-- trail from recording what I do"; "disable the audit log")
 for _, v in ipairs { "stop", "pause", "halt", "suspend", "freeze", "disable", "turn off", "switch off", "shut off" } do
   for _, rec in ipairs { "audit logs?", "audit trail", "audit logging", "activity logs?", "access logs?" } do
     BYPASS[#BYPASS + 1] = v .. " %a* ?%a* ?" .. rec
@@ -701,7 +701,7 @@ local CODE_ASKED = { "what number", "what code", "what digits", "which code", "w
 local CODE_SOURCE = { "authenticator", "app", "phone", "text", "sms", "token", "key fob" }
 
 -- what says a secret's value is held now ("… do we have on file")
-local HELD = { "on file", "do we have", "do i have", "does %a+ have", "is saved", "is stored", "saved", "stored",
+local HELD = { "on file", "do we have", "do i have", "does %a+ have", "saved", "stored",
   "is set to", "was set to", "did %a+ set", "did %a+ choose", "did %a+ pick", "does %a+ use", "do they use" }
 
 -- a credential made for someone other than the caller ("generate a login
@@ -1373,7 +1373,7 @@ local DATA_ASKS = { "what", "what'?s", "which", "who", "when", "where", "show", 
   "read", "tell", "pull", "get", "find", "export", "share", "copy", "display", "print", "open", "fetch", "grab",
   "dump", "i need to know", "i want to know", "i want to see", "let me see", "i'?d like to see",
   -- someone's messages to come ("cc me on everything Rahul sends")
-  "cc", "bcc", "cc me", "copy me", "loop me in", "subscribe me", "keep me posted" }
+  "cc", "bcc", "loop me in", "subscribe me", "keep me posted" }
 local HAVING = { "have", "has", "had", "owns?", "keeps?", "registered", "uses?", "using", "bought", "booked", "ordered" }
 -- what follows a possessive without being a thing of theirs ("my colleague's been …")
 local NOT_OWNED = { been = true, gone = true, got = true, on = true, off = true, out = true, ["in"] = true, at = true,
