@@ -227,12 +227,27 @@ local FAMILIES = {
 -- by"): "your refund policy" is the business's, "the policies you follow" not
 for _, fam in ipairs(FAMILIES) do
   if fam.name == "configuration disclosure" then
-    for _, n in ipairs { "rules", "policies", "policy", "instructions", "guidelines", "directives", "constraints" } do
+    for _, n in ipairs { "rules", "policies", "policy", "instructions", "guidelines", "directives", "constraints",
+      "guidance", "principles" } do
       for _, c in ipairs { "are you following", "you'?r?e? following", "do you follow", "you obey", "do you obey",
         "you'?r?e? bound by", "are you bound by", "you'?r?e? running on", "are you running on", "govern you",
-        "you'?r?e? under" } do
+        "you'?r?e? under", "you operate under", "you operate by", "you work under", "you run under", "you act under" } do
         fam.forms[#fam.forms + 1] = n .. " " .. c
       end
+    end
+  end
+end
+
+-- what the assistant may not do or say, asked of it ("what topics are you
+-- forbidden to talk about?", "which subjects were you told not to
+-- discuss?"): its restrictions are its configuration; not "what am I not
+-- allowed to upload?" nor "what are guests not allowed to do?"
+for _, fam in ipairs(FAMILIES) do
+  if fam.name == "configuration disclosure" then
+    for _, c in ipairs { "are you forbidden", "are you not allowed", "are you prohibited", "are you banned",
+      "are you not supposed", "were you told not", "were you instructed not", "can'?t you talk", "won'?t you talk",
+      "can'?t you discuss", "won'?t you discuss" } do
+      fam.forms[#fam.forms + 1] = "%f[%w]wh%a+ [%a ]-" .. c .. "%f[%W]"
     end
   end
 end
@@ -484,7 +499,10 @@ end
 -- add a temporary exception to the IP allowlist?": a feature of the control)
 local EXEMPTION = {}
 for _, c in ipairs(CONTROLS) do
-  for _, f in ipairs { "exception [^%.%?!]-" .. c, c .. " [^%.%?!]-exception", "exempt%a* [^%.%?!]-" .. c } do
+  for _, f in ipairs { "exception [^%.%?!]-" .. c, c .. " [^%.%?!]-exception", "exempt%a* [^%.%?!]-" .. c,
+    -- ("exclude my account from the IP allowlist rule", "leave me out of 2FA")
+    "exclude [^%.%?!]-from [^%.%?!]-" .. c, "leave [^%.%?!]-out of [^%.%?!]-" .. c, "excuse [^%.%?!]-from [^%.%?!]-" .. c,
+    "opt [^%.%?!]-out of [^%.%?!]-" .. c, "carve [^%.%?!]-out of [^%.%?!]-" .. c } do
     EXEMPTION[#EXEMPTION + 1] = f
   end
 end
@@ -510,9 +528,10 @@ for _, v in ipairs { "sign in", "sign%-in", "log in", "log%-in", "login", "signi
 end
 -- a check the caller's sign-ins are never to meet ("never trigger the security check")
 for _, f in ipairs { "never triggers?", "doesn'?t trigger", "does not trigger", "won'?t trigger", "no longer triggers?",
-  "skips?", "bypass%a*", "without" } do
+  "not trigger", "skips?", "bypass%a*", "without" } do
+  -- (and the notice members get of an export: "make my downloads not trigger the export email")
   for _, c in ipairs { "security checks?", "verification", "sign%-in checks?", "login checks?", "security alerts?",
-    "suspicious sign%-in alerts?" } do
+    "suspicious sign%-in alerts?", "export emails?", "export notifications?", "export notices?", "export alerts?" } do
     BYPASS[#BYPASS + 1] = f .. " [%a ]-" .. c
   end
 end
@@ -575,7 +594,9 @@ local OTHER_WORDS = {
   "accountant", "recruiter", "receptionist", "team lead", "project lead", "tech lead" }
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email addresse?s?",
   "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone numbers?", "addresse?s?",
-  "contact", "notes?", "drafts?", "records?", "history" }
+  "contact", "notes?", "drafts?", "records?", "history",
+  -- how they sign in ("is my coworker's 2FA turned on?")
+  "2fa", "two%-factor", "mfa", "devices?", "sessions?", "security settings" }
 -- what someone does, asked about with which/what ("which channels does my
 -- teammate read?"); not a thing of theirs otherwise ("can my colleague join
 -- the channel?")
@@ -585,7 +606,7 @@ local THEIR_DEEDS = { "searched", "viewed", "opened", "downloaded", "wrote", "ty
   "sent", "shared", "uploaded", "received", "messaging", "messaged", "emailing", "emailed", "talking to",
   "log off", "logged off", "log out", "logged out", "signed out", "signed off", "log in", "logged in", "sign in",
   "signed in", "last log", "last sign", "read", "replied", "answered", "said", "seen", "online", "working on",
-  "doing", "up to" }
+  "doing", "up to", "change", "changed", "reset", "update", "updated" }
 -- what someone did, asked with "did": "what did my boss write …"
 local THEIR_ACTS = { "write", "post", "send", "say", "type", "upload", "share", "search", "view", "download", "delete",
   "message", "read", "open", "watch", "look at" }
@@ -711,8 +732,8 @@ local CODE_SOURCE = { "authenticator", "app", "phone", "text", "sms", "token", "
 
 -- what says a secret's value is held now ("… do we have on file")
 -- what a holder does with a secret it has
-local HOLDS = { "has", "have", "had", "uses", "use", "used", "shares", "share", "shared", "reuses", "reused", "knows",
-  "know", "picked", "chose", "set" }
+local SECRET_HOLDS = { "has", "have", "had", "uses", "use", "used", "shares", "share", "shared", "reuses", "reused",
+  "knows", "know", "picked", "chose", "set" }
 -- keys and tokens whose value a verb of copying asks for, and those verbs
 local VALUED = { "api keys?", "keys?", "tokens?", "webhook secrets?", "secrets?" }
 local VALUE_VERBS = { "paste", "read out", "read back", "spell out", "type out", "write out", "recite", "dictate",
@@ -822,7 +843,10 @@ local function secret_request(t)
       -- (not "password reset"; not "send me a reset link, I can't remember my password")
       local p = v .. "[^%.%?!,;]-%f[%w]" .. s .. "%f[%W]"
       local a, b = t:find(p)
-      if a and (b - a) < 60 and not about_rules(t, b) and not made_anew(t, b, s) then return s end
+      -- (a secret after "on" or "about" is the topic: "what guidance do you give on strong passwords?")
+      local topic = a and (t:sub(a, b):find("%f[%w]on%f[%W]") or t:sub(a, b):find("%f[%w]about%f[%W]")
+        or t:sub(a, b):find("%f[%w]regarding%f[%W]"))
+      if a and (b - a) < 60 and not topic and not about_rules(t, b) and not made_anew(t, b, s) then return s end
     end
     ::next_secret::
   end
@@ -842,7 +866,7 @@ local function secret_request(t)
     end
     ::next_held::
   end
-  -- who holds a secret, or holds one of a kind ("who in our workspace has
+  -- who holds a secret, or holds one of a kind ("who in our team has
   -- the weakest password?", "which member uses the same PIN as me?"): the
   -- answer is about another's secret; not "who can reset my password?" nor
   -- "who has access to change passwords?"
@@ -853,7 +877,7 @@ local function secret_request(t)
         local _, e = clause:find("%f[%w]" .. q .. "%f[%W]")
         if e then
           local rest = clause:sub(e + 1)
-          for _, h in ipairs(HOLDS) do
+          for _, h in ipairs(SECRET_HOLDS) do
             for _, gap in ipairs { "", "%a+ ", "%a+ %a+ " } do
               local x, y = rest:find("%f[%w]" .. h .. " " .. gap .. s .. "%f[%W]")
               if x and not rest:sub(x, y):find("%f[%w]to%f[%W]") and not rest:sub(x, y):find("%f[%w]access%f[%W]")
@@ -900,7 +924,10 @@ end
 -- a member's account is what a caller with authority over the tenant's
 -- members acts on through the member actions ("unlock my colleague's
 -- account"); their data stays theirs
+local SIGN_IN_STATE = { ["2fa"] = true, ["two%-factor"] = true, mfa = true, ["devices?"] = true, ["sessions?"] = true,
+  ["security settings"] = true }
 local MEMBERS_ACCOUNT = { account = true }
+for th in pairs(SIGN_IN_STATE) do MEMBERS_ACCOUNT[th] = true end
 
 -- a reveal verb before the owner ("forward me everything my boss sent")
 local function reveals_before(t, owner)
@@ -1014,6 +1041,9 @@ local function others_things(t, authority, noun)
     if t:find(word) then
       for _, th in ipairs(THEIR_THINGS) do
         if authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
+        -- (how someone signs in is asked of its state, not how to act on it:
+        -- "how do I reset my coworker's 2FA for her?" is a how-to)
+        if SIGN_IN_STATE[th] and (how_to(t) or has_modal(t)) then goto next_thing end
         -- (not "the files I share": a thing the caller does something with is the caller's own)
         -- ("my colleague's password", "my coworker Sam's files", "my colleagues
         -- password"; not "my colleague forgot her password": a situation told)
@@ -1381,6 +1411,9 @@ local function role_claim(t, req)
       for _, det in ipairs { "an? ", "the ", "your ", "our ", "" } do
         if t:find("i'?m %a* ?" .. det .. phrase .. "%f[%W]") or t:find("i am %a* ?" .. det .. phrase .. "%f[%W]")
           or t:find("as " .. det .. phrase .. ",") or t:find("speaking as %a* ?" .. det .. phrase .. "%f[%W]")
+          -- ("as the billing admin for globex, refund …"; a request that opens with the role)
+          or t:find("as " .. det .. phrase .. " for [^,%.]-,") or t:find("as " .. det .. phrase .. " of [^,%.]-,")
+          or t:find("as " .. det .. phrase .. " at [^,%.]-,") or t:find("^%s*as " .. det .. phrase .. "%f[%W]")
           or t:find("this is %a* ?" .. det .. phrase .. "%s*speaking") or t:find("this is %a* ?" .. det .. phrase .. "%s*[,:%-]")
           or t:find("%f[%w]" .. det .. phrase .. " here%s*[,:%-(]") then
           return phrase
@@ -1606,6 +1639,62 @@ local function base64_texts(prompt)
   return out
 end
 
+-- what people wrote, asked by staff of someone else ("show me the messages
+-- in kenji's private channel so I can debug"): staff act on accounts
+-- through the actions that list them, and no action reads a person's
+-- messages or files
+local PRIVATE_CONTENT = { "messages?", "dms?", "direct messages", "private channels?", "files?", "drafts?", "inbox",
+  "conversations?", "chats?" }
+local NOT_OWNERS = { my = true, our = true, your = true, their = true, its = true, today = true, yesterday = true,
+  week = true, month = true, year = true }
+local function private_content_asked_by_staff(t, req)
+  -- (the people staff serve: "a user's", and the profile's words for the roles that are not staff)
+  local served = { "user", "member", "client", "caller" }
+  for phrase, role in pairs(req.profile.role_words or {}) do
+    if not (req.profile.roles[role] or {}).staff then served[#served + 1] = phrase:gsub("%p", "%%%0") end
+  end
+  table.sort(served)
+  local owners = others_named(req, { served })
+  -- (a name written small: a possessive of a word the ontology does not know, "kenji's")
+  local known = {}
+  for _, w in ipairs((req.domain or {}).known_words or {}) do known[w:lower()] = true end
+  for w in t:gmatch("%f[%w](%a+)'s%f[%W]") do
+    if not known[w] and not NOT_OWNERS[w] then owners[#owners + 1] = w end
+  end
+  for _, o in ipairs(owners) do
+    if t:find("%f[%w]" .. o .. "%f[%W]") then
+      for _, th in ipairs(PRIVATE_CONTENT) do
+        local hit = t:match("%f[%w]" .. o .. "'?s%s+%a*%s*%f[%w]" .. th .. "%f[%W]")
+          or t:match("%f[%w]" .. th .. " [%a ]-of %a* ?%f[%w]" .. o .. "%f[%W]")
+          or t:match("%f[%w]" .. th .. " in %f[%w]" .. o .. "'?s%s+%a*%s*%f[%w]" .. "%a+")
+        if hit then
+          for _, v in ipairs(LOOK) do if t:find("%f[%w]" .. v .. "%f[%W]") then return hit end end
+          for _, v in ipairs(REVEAL) do if t:find("%f[%w]" .. v .. "%f[%W]") then return hit end end
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- a person's deed asked of them by a name written small ("when did dana
+-- last change her password?"): the subject of "did" is nobody the caller
+-- speaks as, and a third person's pronoun shows it is a person
+local SPEAKERS = { i = true, we = true, you = true, u = true, it = true, they = true, that = true, this = true,
+  the = true, my = true, our = true, your = true, one = true }
+local function third_persons_deed(t)
+  for who, rest in t:gmatch("%f[%w]wh%a+ did (%a+) ([^%.%?!]*)") do
+    if not SPEAKERS[who] and rest:find("%f[%w]h[ie][rs]%f[%W]") then
+      for _, list in ipairs { THEIR_ACTS, THEIR_DEEDS } do
+        for _, d in ipairs(list) do
+          if rest:find("^%a*%s*" .. d .. "%f[%W]") then return who .. " … " .. d end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local function read_guard(req)
   -- as a reader sees it: markup, invisible characters, lookalikes and leet undone
   local t = " " .. kip.fold_text(req.prompt or "") .. " "
@@ -1639,6 +1728,10 @@ local function read_guard(req)
   if hit and not (t:find("what happens if", 1, true) or t:find("what happens when", 1, true)) then
     return "the request asks to bypass or silence a security control (" .. hit .. ")"
   end
+  if req.caller.authority == "staff" then
+    hit = private_content_asked_by_staff(t, req)
+    if hit then return "the request asks for what another person wrote (" .. hit .. "); no action of a staff role reads it" end
+  end
   if req.caller.authority ~= "staff" then
     hit = others_things(t, req.caller.authority, req.profile.tenant.noun:lower())
     if hit then return "the request asks for another person's " .. hit .. " without authority over it" end
@@ -1649,7 +1742,7 @@ local function read_guard(req)
     hit = acts_on_another(t, req)
     if hit then return "the caller has no authority over another person's access (" .. hit .. ")" end
     -- (authority over a tenant's members is to act on their accounts, not to read their data)
-    hit = named_persons_things(req)
+    hit = named_persons_things(req) or third_persons_deed(t)
     if hit then return "the request asks for another person's data (" .. hit .. ") without authority over it" end
     hit = others_data_by_shape(t, req)
     if hit then return "the request asks for another person's data (" .. hit .. ") without authority over it" end
