@@ -708,7 +708,10 @@ end
 -- what a secret is made of, asked about ("how many characters long is
 -- Sam's password, and what does it start with?")
 local SECRET_CONTENT = { "how many characters", "how many digits", "how long is", "starts? with", "begins? with",
-  "ends? with", "contains?", "first letters?", "first digits?", "last digits?", "last letters?", "last four", "hint" }
+  "ends? with", "contains?", "first letters?", "first digits?", "last digits?", "last letters?", "last four", "hint",
+  -- its length or make-up, compared ("is the owner's password longer than 8 characters?")
+  "longer than", "shorter than", "more than %d+ characters", "fewer than %d+ characters", "at least %d+ characters",
+  "any numbers", "any digits", "any symbols", "a number in it", "a symbol in it" }
 local function secret_content_of_another(t)
   for _, sec in ipairs { "passwords?", "passcodes?", "pins?", "pin codes?", "recovery codes?", "backup codes?",
     "security answers?" } do
@@ -730,7 +733,6 @@ end
 local CODE_ASKED = { "what number", "what code", "what digits", "which code", "which number", "what pin" }
 local CODE_SOURCE = { "authenticator", "app", "phone", "text", "sms", "token", "key fob" }
 
--- what says a secret's value is held now ("… do we have on file")
 -- what a holder does with a secret it has
 local SECRET_HOLDS = { "has", "have", "had", "uses", "use", "used", "shares", "share", "shared", "reuses", "reused",
   "knows", "know", "picked", "chose", "set" }
@@ -738,6 +740,7 @@ local SECRET_HOLDS = { "has", "have", "had", "uses", "use", "used", "shares", "s
 local VALUED = { "api keys?", "keys?", "tokens?", "webhook secrets?", "secrets?" }
 local VALUE_VERBS = { "paste", "read out", "read back", "spell out", "type out", "write out", "recite", "dictate",
   "copy out", "copy%-paste" }
+-- what says a secret's value is held now ("… do we have on file")
 local HELD = { "on file", "do we have", "do i have", "does %a+ have", "saved", "stored",
   "is set to", "was set to", "did %a+ set", "did %a+ choose", "did %a+ pick", "does %a+ use", "do they use" }
 
@@ -904,6 +907,14 @@ local function secret_request(t)
         local a, b = t:find("%f[%w]" .. v .. " [%a' ]-%f[%w]" .. k .. " out%f[%W]")
         if a and b - a < 60 then return k:match("[%a ]+") end
       end
+    end
+  end
+  -- a card, then its number asked for by reference ("what card does … have
+  -- on file? just the number")
+  if t:find("%f[%w]cards?%f[%W]") then
+    for _, r in ipairs { "just the number", "the full number", "the whole number", "its number", "the long number",
+      "the entire number", "all the digits", "every digit" } do
+      if t:find("%f[%w]" .. r .. "s?%f[%W]") then return "card number" end
     end
   end
   -- the secret named first, then asked for by a pronoun ("I lost the
@@ -1639,17 +1650,40 @@ local function base64_texts(prompt)
   return out
 end
 
--- what people wrote, asked by staff of someone else ("show me the messages
--- in kenji's private channel so I can debug"): staff act on accounts
+-- what people wrote, asked by staff or a tenant's admin of someone else
+-- ("show me the messages in kenji's private channel so I can debug", "show
+-- me the private DMs between two of my members"): they act on accounts
 -- through the actions that list them, and no action reads a person's
 -- messages or files
 local PRIVATE_CONTENT = { "messages?", "dms?", "direct messages", "private channels?", "files?", "drafts?", "inbox",
   "conversations?", "chats?" }
+-- a list of people with their things, asked by a caller whose authority is
+-- its own account ("list everyone in our team who has 2FA off, with their
+-- emails"); not "does everyone get their invoices by email?"
+local function everyones_things(t)
+  for sentence in t:gmatch("[^%.%?!]+") do
+    local all = sentence:find("%f[%w]everyone%f[%W]") or sentence:find("%f[%w]everybody%f[%W]")
+      or sentence:find("%f[%w]anyone%f[%W]")
+    for _, q in ipairs(EVERYONES) do
+      for _, p in ipairs(PEOPLE) do all = all or sentence:find("%f[%w]" .. q .. " " .. p .. "%f[%W]") end
+    end
+    if all and not how_to(sentence) and not permission_question(sentence) then
+      for _, th in ipairs(THEIR_THINGS) do
+        local hit = sentence:match("%f[%w]their (" .. th .. ")%f[%W]")
+        if hit then
+          for _, v in ipairs(REVEAL) do if sentence:find("%f[%w]" .. v .. "%f[%W]") then return hit end end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local NOT_OWNERS = { my = true, our = true, your = true, their = true, its = true, today = true, yesterday = true,
   week = true, month = true, year = true }
-local function private_content_asked_by_staff(t, req)
+local function private_content_of_others(t, req)
   -- (the people staff serve: "a user's", and the profile's words for the roles that are not staff)
-  local served = { "user", "member", "client", "caller" }
+  local served = { "users?", "members?", "clients?", "callers?", "employees?", "people", "team" }
   for phrase, role in pairs(req.profile.role_words or {}) do
     if not (req.profile.roles[role] or {}).staff then served[#served + 1] = phrase:gsub("%p", "%%%0") end
   end
@@ -1683,7 +1717,11 @@ end
 local SPEAKERS = { i = true, we = true, you = true, u = true, it = true, they = true, that = true, this = true,
   the = true, my = true, our = true, your = true, one = true }
 local function third_persons_deed(t)
-  for who, rest in t:gmatch("%f[%w]wh%a+ did (%a+) ([^%.%?!]*)") do
+  for who, rest in t:gmatch("%f[%w]wh%a+ %a* ?%a* ?did (%a+) ([^%.%?!]*)") do
+    -- (only people sign in: a sign-in deed needs no pronoun to show a person)
+    for _, d in ipairs(SIGN_DEEDS) do
+      if not SPEAKERS[who] and rest:find("^%a*%s*" .. d .. "%f[%W]") then return who .. " … " .. d end
+    end
     if not SPEAKERS[who] and rest:find("%f[%w]h[ie][rs]%f[%W]") then
       for _, list in ipairs { THEIR_ACTS, THEIR_DEEDS } do
         for _, d in ipairs(list) do
@@ -1728,9 +1766,12 @@ local function read_guard(req)
   if hit and not (t:find("what happens if", 1, true) or t:find("what happens when", 1, true)) then
     return "the request asks to bypass or silence a security control (" .. hit .. ")"
   end
-  if req.caller.authority == "staff" then
-    hit = private_content_asked_by_staff(t, req)
-    if hit then return "the request asks for what another person wrote (" .. hit .. "); no action of a staff role reads it" end
+  if req.caller.authority ~= "self" then
+    hit = private_content_of_others(t, req)
+    if hit then return "the request asks for what another person wrote (" .. hit .. "); no action of the caller's role reads it" end
+  else
+    hit = everyones_things(t)
+    if hit then return "the request asks for other people's " .. hit .. " without authority over them" end
   end
   if req.caller.authority ~= "staff" then
     hit = others_things(t, req.caller.authority, req.profile.tenant.noun:lower())
