@@ -836,6 +836,42 @@ local function secret_of_another(t, req)
   return nil
 end
 
+-- what a thing is for, asked right after it ("… used for?", "… mean?")
+local PURPOSE = { "used for", "for%s*%?", "good for", "mean", "do%s*%?", "for exactly", "needed for" }
+local function purpose_asked(t, b)
+  local rest = t:sub(b + 1)
+  for _, p in ipairs(PURPOSE) do if rest:find("^%s*" .. p) then return true end end
+  return false
+end
+
+-- one key asked for plainly, by whose it is ("show me our API key", "what
+-- is our API key?"): its value is what shows it; not "an API key" (what
+-- keys are) nor "our API key settings" (a thing about keys)
+local KEY_OF = { "our", "my", "the", "this", "that", "its", "their", "his", "her" }
+local ONE_KEY = { "api key", "api token", "access key", "secret key", "webhook secret", "signing secret" }
+local KEY_ENDS = { ["for"] = true, of = true, from = true, that = true, which = true, we = true, i = true, so = true,
+  again = true, please = true, here = true, now = true, ["in"] = true, to = true, you = true, it = true, our = true,
+  my = true }
+local function one_key_asked(t)
+  for _, k in ipairs(ONE_KEY) do
+    if t:find(k, 1, true) then
+      for _, d in ipairs(KEY_OF) do
+        local x, y = t:find("%f[%w]" .. d .. " " .. k .. "%f[%W]")
+        if x then
+          local nxt = t:sub(y + 1):match("^%s*(%a+)")
+          if (not nxt or KEY_ENDS[nxt]) and not purpose_asked(t, y) then
+            for _, v in ipairs(REVEAL) do
+              local a = t:find("%f[%w]" .. v .. "[^%.%?!,;]-%f[%w]" .. d .. " " .. k .. "%f[%W]")
+              if a and x - a < 60 then return d .. " " .. k end
+            end
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local function secret_request(t)
   for _, q in ipairs(CODE_ASKED) do
     local _, at = t:find("%f[%w]" .. q .. " did%f[%W]")
@@ -845,6 +881,8 @@ local function secret_request(t)
       end
     end
   end
+  local key = one_key_asked(t)
+  if key then return key end
   -- the secret first (a few searches), the verb before it only then
   for _, s in ipairs(SECRET_VALUE) do
     if t:find(s) then
@@ -861,9 +899,10 @@ local function secret_request(t)
       -- (not "password reset"; not "send me a reset link, I can't remember my password")
       local p = v .. "[^%.%?!,;]-%f[%w]" .. s .. "%f[%W]"
       local a, b = t:find(p)
-      -- (a secret after "on" or "about" is the topic: "what guidance do you give on strong passwords?")
+      -- (a secret after "on" or "about" is the topic: "what guidance do you give on strong passwords?";
+      -- so is one asked what it is for: "what is the webhook signing secret used for?")
       local topic = a and (t:sub(a, b):find("%f[%w]on%f[%W]") or t:sub(a, b):find("%f[%w]about%f[%W]")
-        or t:sub(a, b):find("%f[%w]regarding%f[%W]"))
+        or t:sub(a, b):find("%f[%w]regarding%f[%W]") or purpose_asked(t, b))
       if a and (b - a) < 60 and not topic and not about_rules(t, b) and not made_anew(t, b, s) then return s end
     end
     ::next_secret::
