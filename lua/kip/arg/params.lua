@@ -216,7 +216,10 @@ function M.fill(a, an, pm, caller, ent)
       v = an.urls[1]
     elseif k == "tenant" then
       for _, t in ipairs(ent.tenants or {}) do if t.value ~= "*" and not v then v = t.value end end
-      if not v and an.snapshot then v = require("kip.arg.tenancy").loose_tenant(prompt, an.snapshot, pm) end
+      if not v and an.snapshot then
+        local tenancy_of = require("kip.arg.tenancy")
+        v = tenancy_of.loose_tenant(prompt, an.snapshot, pm) or tenancy_of.order_object_tenant(an, an.snapshot, pm)
+      end
       if not v and not other_tenant then v = caller.tenant end
     elseif k == "number" then
       local num = prompt:match("[%$€£]%s*([%d][%d,]*%.?%d*)") or prompt:match("([%d][%d,]*%.?%d*)%s*[A-Z][A-Z][A-Z]%f[%W]")

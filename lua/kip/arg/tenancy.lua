@@ -353,6 +353,26 @@ function M.loose_tenant(text, m, pm)
   return nil
 end
 
+--- the tenant an order names as its object, bare, right after its verb
+--- ("upgrade umbrella to the Business plan"): the word after the verb of the
+--- first order of analysis an, when it is a name (no word of the domain,
+--- no stop word, no role word, not the tenant noun); nil otherwise ("upgrade
+--- us", "upgrade the plan")
+local OBJECT_PRONOUNS = {}
+for w in ("me us him her them it this that these those everyone everybody everything all both"):gmatch("%S+") do
+  OBJECT_PRONOUNS[w] = true
+end
+function M.order_object_tenant(an, m, pm)
+  for _, c in ipairs(an.clauses or {}) do
+    if c.act and c.verb then
+      local after = (" " .. c.text:lower() .. " "):match("%f[%w]" .. c.verb:lower():gsub("%p", "%%%0") .. "%s+([%w][%w%-_]*)")
+      if after and not OBJECT_PRONOUNS[after] and a_name(after, m, pm) and not after:find("%d") then return after end
+      return nil
+    end
+  end
+  return nil
+end
+
 --- does the request name someone or some tenant other than the caller?
 function M.names_others(ent)
   for _, p in ipairs(ent.persons) do if not p.self then return true end end
