@@ -1549,7 +1549,7 @@ end
 -- "lock my coworker out")
 local ACCESS_VERBS = { "remove", "kick", "deactivate", "ban", "suspend", "block", "lock", "unlock", "reset", "demote",
   "promote", "disable", "delete", "kick out", "throw out", "boot", "revoke", "send a password reset",
-  "send a reset link", "send a reset" }
+  "send a reset link", "send a reset", "sign out", "log out", "sign %a+ out", "log %a+ out" }
 -- what opens an order without being its verb
 local POLITE = { "please", "pls", "kindly", "can you", "could you", "would you", "will you", "i want you to",
   "i need you to", "go ahead and", "just" }
@@ -1560,6 +1560,8 @@ local function acts_on_another(t, req)
     for _, det in ipairs { "my ", "our ", "the ", "a ", "my ex%-", "our ex%-" } do owners[#owners + 1] = det .. word end
   end
   for _, name in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = name:lower() end
+  -- (and the person the order names bare: "send a password reset email for ravi")
+  if (req.domain or {}).order_person then owners[#owners + 1] = req.domain.order_person end
   -- each clause that is an order whose verb gives or takes access, and that
   -- names someone else anywhere in it ("reset the 2FA for my coworker")
   for clause in t:gmatch("[^%.%?!;,]+") do

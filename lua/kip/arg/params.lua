@@ -209,7 +209,8 @@ function M.fill(a, an, pm, caller, ent)
       -- email parameter, the member or new owner an action acts on, names
       -- someone the request must name)
       if not v and caller.user and (user_params[name] or own) and (own or an.first_person) and not other_person
-        and not an.other_person then
+        and not an.other_person
+        and not (an.snapshot and require("kip.arg.tenancy").order_object_person(an, an.snapshot, pm)) then
         v = caller.user
       end
     elseif k == "url" then

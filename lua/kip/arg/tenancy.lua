@@ -373,6 +373,30 @@ function M.order_object_tenant(an, m, pm)
   return nil
 end
 
+--- the person an order names bare as whom it acts on ("export personal data
+--- for mia", "delete the account of jo", "unlock priya"): a name right after
+--- the order's verb, or after "for", "of" or "to" in the order's clause; nil
+--- when there is none ("export my data", "send it to me"). A person
+--- parameter then never takes the caller's own address in its place.
+local TARGET_PREPOSITIONS = { ["for"] = true, of = true, to = true }
+function M.order_object_person(an, m, pm)
+  for _, c in ipairs(an.clauses or {}) do
+    if c.act and c.verb then
+      local words = lex.words(c.text:lower())
+      local at
+      for i, w in ipairs(words) do if w == c.verb:lower() then at = i break end end
+      if not at then return nil end
+      local function named(w) return w and not OBJECT_PRONOUNS[w] and a_name(w, m, pm) and not w:find("%d") end
+      if named(words[at + 1]) then return words[at + 1] end
+      for i = at + 1, #words - 1 do
+        if TARGET_PREPOSITIONS[words[i]] and named(words[i + 1]) then return words[i + 1] end
+      end
+      return nil
+    end
+  end
+  return nil
+end
+
 --- does the request name someone or some tenant other than the caller?
 function M.names_others(ent)
   for _, p in ipairs(ent.persons) do if not p.self then return true end end
