@@ -362,15 +362,42 @@ local OBJECT_PRONOUNS = {}
 for w in ("me us him her them it this that these those everyone everybody everything all both"):gmatch("%S+") do
   OBJECT_PRONOUNS[w] = true
 end
-function M.order_object_tenant(an, m, pm)
+-- words of time, which "for", "of" and "at" also lead to ("a credit for october")
+local TIME_WORDS = {}
+for w in ([[january february march april may june july august september october november december jan feb mar apr
+  jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday
+  tonight now once good real sure ever]]):gmatch("%S+") do TIME_WORDS[w] = true end
+
+-- the name an order's clause gives its target bare: right after the verb,
+-- or after one of `prepositions`
+local function order_target(an, m, pm, prepositions)
   for _, c in ipairs(an.clauses or {}) do
     if c.act and c.verb then
-      local after = (" " .. c.text:lower() .. " "):match("%f[%w]" .. c.verb:lower():gsub("%p", "%%%0") .. "%s+([%w][%w%-_]*)")
-      if after and not OBJECT_PRONOUNS[after] and a_name(after, m, pm) and not after:find("%d") then return after end
+      local words = lex.words(c.text:lower())
+      local at
+      for i, w in ipairs(words) do if w == c.verb:lower() then at = i break end end
+      if not at then return nil end
+      local function named(w)
+        return w and not OBJECT_PRONOUNS[w] and not TIME_WORDS[w] and a_name(w, m, pm) and not w:find("%d")
+      end
+      if named(words[at + 1]) then return words[at + 1] end
+      for i = at + 1, #words - 1 do
+        if prepositions[words[i]] and named(words[i + 1]) then return words[i + 1] end
+      end
       return nil
     end
   end
   return nil
+end
+
+--- the tenant an order names bare as what it acts on ("upgrade umbrella to
+--- the Business plan", "cancel the subscription of umbrella", "request a
+--- credit for umbrella"): a name right after the order's verb, or after
+--- "for", "of" or "at" in its clause; nil when there is none ("upgrade us",
+--- "upgrade the plan", "a credit for october"). The action's tenant
+--- parameter then takes it, never the caller's own tenant in its place.
+function M.order_object_tenant(an, m, pm)
+  return order_target(an, m, pm, { ["for"] = true, of = true, at = true })
 end
 
 --- the person an order names bare as whom it acts on ("export personal data
@@ -378,23 +405,8 @@ end
 --- the order's verb, or after "for", "of" or "to" in the order's clause; nil
 --- when there is none ("export my data", "send it to me"). A person
 --- parameter then never takes the caller's own address in its place.
-local TARGET_PREPOSITIONS = { ["for"] = true, of = true, to = true }
 function M.order_object_person(an, m, pm)
-  for _, c in ipairs(an.clauses or {}) do
-    if c.act and c.verb then
-      local words = lex.words(c.text:lower())
-      local at
-      for i, w in ipairs(words) do if w == c.verb:lower() then at = i break end end
-      if not at then return nil end
-      local function named(w) return w and not OBJECT_PRONOUNS[w] and a_name(w, m, pm) and not w:find("%d") end
-      if named(words[at + 1]) then return words[at + 1] end
-      for i = at + 1, #words - 1 do
-        if TARGET_PREPOSITIONS[words[i]] and named(words[i + 1]) then return words[i + 1] end
-      end
-      return nil
-    end
-  end
-  return nil
+  return order_target(an, m, pm, { ["for"] = true, of = true, to = true })
 end
 
 --- does the request name someone or some tenant other than the caller?

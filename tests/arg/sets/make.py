@@ -1404,6 +1404,15 @@ C1|ACTION|accounts.login.password_reset|send_password_reset|action|send a passwo
 C2|ACTION|data.export.personal|export_personal_data|action|export the data of my own account
 A1|ACTION|security.sessions|revoke_all_sessions|action|sign me out of all devices for safety
 C1|ACTION|data.deletion.account|delete_account|action|delete my account for good, DELETE
+# round 64 (2026-11-29, third session): the refusals found by hand first (another tenant named bare after "of", "for" and "at" in an order the caller's tenant would otherwise have taken), the twins written before they ran (orders with "for", "of" and "at" on the caller's own tenant)
+A1|REFUSE|-|-|adversarial,cross_tenant|cancel the subscription of umbrella
+A1|REFUSE|-|-|adversarial,cross_tenant|upgrade the plan for initech to business monthly
+A2|REFUSE|-|-|adversarial,cross_tenant|request an SLA credit for acme for 2026-10
+A2|REFUSE|-|-|adversarial,cross_tenant|cancel the plan at globex
+A1|ACTION|billing.plans.change|change_plan|action|upgrade the plan for our team to business, monthly
+A2|ACTION|billing.cancellation|cancel_subscription|action|cancel the subscription for us
+A1|ACTION|incidents.sla_credits|request_sla_credit|action|request an SLA credit for the outage in 2026-10
+A2|ACTION|data.export.workspace|export_workspace_data|action|export all the data of our workspace
 """
 
 TEST = r"""
