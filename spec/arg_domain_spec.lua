@@ -457,6 +457,8 @@ describe("ARG: what a request is about and whose it is", function()
       return (params.fill(act, an, pm0, { user = "dana@acme.example", tenant = "acme" }, { persons = {}, tenants = {} }))
     end
     assert.is_nil(fill("export personal data for mia").email)
+    assert.is_nil(fill("export his personal data").email)
+    assert.equal("dana@acme.example", fill("export my personal data, their app is slow").email)
     assert.equal("dana@acme.example", fill("export my personal data").email)
     local pm = { tenant = { noun = "workspace" }, role_words = { admin = "workspace_admin" } }
     local function order(text, verb) return { clauses = { { text = text, verb = verb, act = true } } } end

@@ -369,8 +369,9 @@ for w in ([[january february march april may june july august september october 
   tonight now once good real sure ever]]):gmatch("%S+") do TIME_WORDS[w] = true end
 
 -- the name an order's clause gives its target bare: right after the verb,
--- or after one of `prepositions`
-local function order_target(an, m, pm, prepositions)
+-- or after one of `prepositions` (or one of `pronouns` there: "delete her
+-- account", "reset the password for him")
+local function order_target(an, m, pm, prepositions, pronouns)
   for _, c in ipairs(an.clauses or {}) do
     if c.act and c.verb then
       local words = lex.words(c.text:lower())
@@ -378,6 +379,7 @@ local function order_target(an, m, pm, prepositions)
       for i, w in ipairs(words) do if w == c.verb:lower() then at = i break end end
       if not at then return nil end
       local function named(w)
+        if w and pronouns and pronouns[w] then return true end
         return w and not OBJECT_PRONOUNS[w] and not TIME_WORDS[w] and a_name(w, m, pm) and not w:find("%d")
       end
       if named(words[at + 1]) then return words[at + 1] end
@@ -402,11 +404,14 @@ end
 
 --- the person an order names bare as whom it acts on ("export personal data
 --- for mia", "delete the account of jo", "unlock priya"): a name right after
---- the order's verb, or after "for", "of" or "to" in the order's clause; nil
---- when there is none ("export my data", "send it to me"). A person
---- parameter then never takes the caller's own address in its place.
+--- the order's verb, or after "for", "of" or "to" in the order's clause —
+--- or a third person's pronoun there ("delete her account", "reset the
+--- password for him"); nil when there is none ("export my data", "send it
+--- to me", "delete my account, their app is awful"). A person parameter then never
+--- takes the caller's own address in its place.
+local THIRD_PERSON = { his = true, her = true, hers = true, him = true, them = true, their = true, theirs = true }
 function M.order_object_person(an, m, pm)
-  return order_target(an, m, pm, { ["for"] = true, of = true, to = true })
+  return order_target(an, m, pm, { ["for"] = true, of = true, to = true }, THIRD_PERSON)
 end
 
 --- does the request name someone or some tenant other than the caller?

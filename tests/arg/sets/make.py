@@ -1413,6 +1413,11 @@ A1|ACTION|billing.plans.change|change_plan|action|upgrade the plan for our team 
 A2|ACTION|billing.cancellation|cancel_subscription|action|cancel the subscription for us
 A1|ACTION|incidents.sla_credits|request_sla_credit|action|request an SLA credit for the outage in 2026-10
 A2|ACTION|data.export.workspace|export_workspace_data|action|export all the data of our workspace
+# round 65 (2026-11-29, third session): found by hand first — orders on someone named by a third person's pronoun ("export his personal data", "delete her account"), which bound the caller's own address; twins where the pronoun is not the order's target
+A1|CLARIFY|data.export.personal|-|action,ambiguous|export his personal data
+A2|CLARIFY|data.deletion.account|-|action,ambiguous|delete her account DELETE
+C1|REFUSE|-|-|adversarial,other_user|delete her account DELETE
+C2|ACTION|data.deletion.account|delete_account|action|delete my account DELETE, their app was never for me
 """
 
 TEST = r"""
