@@ -13,7 +13,9 @@
 ** query shape on both through kip_call_json — the path MCP, HTTP and the
 ** CLI use — alternating the backends run by run. Prints medians, means and
 ** the slowest run (p100 of R) per backend, and the ratio PostgreSQL /
-** SQLite of the medians; load rates in elements per second.
+** SQLite of the medians; load rates in elements per second. Beside the
+** point lookup, the floor of any read on the server: one round trip of a
+** prepared SELECT 1 (round_trip_floor), with its ratio to SQLite's lookup.
 **
 ** The queries are timed once the server's autovacuum is idle after the
 ** loads (wait_for_autovacuum).
@@ -200,6 +202,12 @@ static void wait_for_autovacuum(const char *url) {
   PQfinish(c);
 }
 
+/* The floor under every read on the server: one round trip of a prepared
+** statement that reads nothing (SELECT 1) on a connection of its own, 500
+** times after 50 untimed; median, mean and slowest in ms. A KIP read on
+** PostgreSQL is at least this, whatever the SQL. */
+static void round_trip_floor(const char *url, double *med, double *mean, double *max);
+
 /* ------------------------------------------------------------- queries */
 typedef struct shape {
   const char *label;
@@ -247,6 +255,25 @@ static void stats(double *v, int n, double *med, double *mean, double *max) {
   for (int i = 0; i < n; i++) s += v[i];
   *mean = s / n;
   *max = v[n - 1];
+}
+
+static void round_trip_floor(const char *url, double *med, double *mean, double *max) {
+  enum { WARM = 50, N = 500 };
+  static double t[N];
+  *med = *mean = *max = 0;
+  PGconn *c = PQconnectdb(url);
+  PGresult *r = PQstatus(c) == CONNECTION_OK ? PQprepare(c, "floor", "SELECT 1", 0, NULL) : NULL;
+  int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+  PQclear(r);
+  for (int i = 0; ok && i < WARM + N; i++) {
+    double t0 = now_ms();
+    r = PQexecPrepared(c, "floor", 0, NULL, NULL, NULL, 0);
+    ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+    PQclear(r);
+    if (i >= WARM) t[i - WARM] = now_ms() - t0;
+  }
+  if (ok) stats(t, N, med, mean, max);
+  PQfinish(c);
 }
 
 int main(int argc, char **argv) {
@@ -334,6 +361,12 @@ int main(int argc, char **argv) {
     for (int b = 0; b < 2; b++) stats(t[b], runs, &m[b], &mean[b], &max[b]);
     printf("%-44s %9.3fms %9.3fms %9.3fms %9.3fms %9.3fms %9.3fms %6.2fx\n", SHAPES[s].label, m[0], mean[0], max[0], m[1],
            mean[1], max[1], m[1] / m[0]);
+    if (s == 0) { /* beside the point lookup: what no read on the server goes under */
+      double fm, fmean, fmax;
+      round_trip_floor(url, &fm, &fmean, &fmax);
+      printf("%-44s %11s %11s %11s %9.3fms %9.3fms %9.3fms %6.2fx\n", "  floor: one round trip (prepared SELECT 1)", "", "",
+             "", fm, fmean, fmax, fm / m[0]);
+    }
   }
   free(t[0]);
   free(t[1]);
