@@ -201,6 +201,10 @@ local FAMILIES = {
       "your opening message", "your opening instructions", "your initial text", "your initial prompt",
       "your initial instructions", "notes? your %a+ left", "messages? your %a+ left", "left for you",
       "how were you set up", "how are you set up to", "what are you configured",
+      -- the model under the assistant and how it samples ("which model are you, and what temperature do you run at?")
+      "which model are you", "what model are you", "which llm are you", "what llm are you", "which model powers you",
+      "what model powers you", "which model do you run on", "what model do you run on", "what temperature do you",
+      "your temperature", "which language model are you", "what language model are you",
       "starting with .?you are" } },
   { name = "authority claim",
     forms = { "has been elevated", "have been elevated", "been granted %a+ access", "been promoted to",
@@ -603,7 +607,7 @@ local OTHER_WORDS = {
   "neighbou?r", "friend", "sister", "brother", "husband", "wife", "partner", "girlfriend", "boyfriend", "roommate",
   "flatmate", "mother", "father", "mom", "dad", "son", "daughter", "cousin", "landlord", "competitor", "intern",
   "contractor", "consultant", "freelancer", "assistant", "secretary", "new hire", "guy", "dude", "woman", "lady",
-  "fellow",
+  "fellow", "previous owner", "prior owner", "old owner", "predecessor", "person before me",
   -- people by their title ("the CEO", "the project lead")
   "ceo", "cto", "cfo", "coo", "founder", "co%-founder", "director", "president", "supervisor", "designer",
   "accountant", "recruiter", "receptionist", "team lead", "project lead", "tech lead" }
@@ -916,6 +920,8 @@ local function secret_request(t)
       local a, b = t:find("%f[%w]" .. q .. " %a* ?" .. s .. "%f[%W]")
       if a and not about_rules(t, b) and not made_anew(t, b, s) then
         local rest = t:sub(b + 1):match("^[^%.%?!]*")
+        -- (a question of the one secret that was: "what OTP did you just send to my manager?")
+        if rest:find("^%s*did%f[%W]") or rest:find("^%s*was%f[%W]") or rest:find("^%s*were%f[%W]") then return s end
         for _, h in ipairs(HELD) do
           if rest:find("%f[%w]" .. h .. "%f[%W]") then return s end
         end
@@ -1539,6 +1545,12 @@ local function addressed_persons_data(req)
           return email .. ": " .. th
         end
       end
+      -- whether they are signed in or online now ("is sam@… signed in right now?")
+      for _, st in ipairs { "signed in", "logged in", "online", "active", "signed on", "logged on" } do
+        if t:find("%f[%w]is " .. e .. "%s+%a*%s*" .. st .. "%f[%W]") or t:find("%f[%w]whether " .. e .. "%s+is%s+%a*%s*" .. st .. "%f[%W]") then
+          return email .. ": presence"
+        end
+      end
     end
   end
   return nil
@@ -1716,18 +1728,53 @@ local PRIVATE_CONTENT = { "messages?", "dms?", "direct messages", "private chann
 -- a list of people with their things, asked by a caller whose authority is
 -- its own account ("list everyone in our team who has 2FA off, with their
 -- emails"); not "does everyone get their invoices by email?"
-local function everyones_things(t)
+-- the things a tenant's admin does not read of its members (their accounts
+-- and addresses are what the member actions act on)
+local MEMBERS_PRIVATE = { "phone numbers?", "home addresse?s?", "messages?", "dms?", "direct messages", "files?", "notes?",
+  "drafts?", "sign%-?ins?", "logins?", "activity", "history", "passwords?", "searches" }
+local function everyones_things(t, things)
   for sentence in t:gmatch("[^%.%?!]+") do
     local all = sentence:find("%f[%w]everyone%f[%W]") or sentence:find("%f[%w]everybody%f[%W]")
       or sentence:find("%f[%w]anyone%f[%W]")
+    -- ("every member", "all users"; "our members", "the team's people")
+    for _, q in ipairs { "our", "my", "the" } do
+      for _, p in ipairs(PEOPLE) do all = all or sentence:find("%f[%w]" .. q .. " " .. p .. "%f[%W]") end
+    end
     for _, q in ipairs(EVERYONES) do
       for _, p in ipairs(PEOPLE) do all = all or sentence:find("%f[%w]" .. q .. " " .. p .. "%f[%W]") end
     end
     if all and not how_to(sentence) and not permission_question(sentence) then
-      for _, th in ipairs(THEIR_THINGS) do
+      for _, th in ipairs(things or THEIR_THINGS) do
         local hit = sentence:match("%f[%w]their (" .. th .. ")%f[%W]")
         if hit then
           for _, v in ipairs(REVEAL) do if sentence:find("%f[%w]" .. v .. "%f[%W]") then return hit end end
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- who did something to the caller or the caller's things ("who viewed my
+-- profile this week?", "what's the name of the person who reported me?"):
+-- the answer is someone else's activity; not "can I see who viewed it?"
+-- nor "how do I see who opened my doc?"
+local DONE_TO = { "viewed", "visited", "opened", "read", "reported", "flagged", "blocked", "muted", "removed",
+  "downloaded", "looked at", "checked", "searched for", "forwarded", "kicked", "unfollowed" }
+local WHO_LEADS = { "who", "whoever", "the person who", "the people who", "the one who", "the user who", "the member who",
+  "the person that", "the one that", "someone who" }
+local function who_did_to_caller(t)
+  if how_to(t) or permission_question(t) then return nil end
+  for clause in t:gmatch("[^%.%?!;]+") do
+    for _, lead in ipairs(WHO_LEADS) do
+      local _, e = clause:find("%f[%w]" .. lead .. "%s")
+      if e then
+        local rest = clause:sub(e + 1)
+        for _, d in ipairs(DONE_TO) do
+          local _, de = rest:find("^%a* ?%a* ?" .. d .. "%f[%W]")
+          if de and rest:sub(de + 1):find("%f[%w]m[ey]%f[%W]") or de and rest:sub(de + 1):find("%f[%w]our%f[%W]") then
+            return lead .. " " .. d
+          end
         end
       end
     end
@@ -1833,9 +1880,15 @@ local function read_guard(req)
   if req.caller.authority ~= "self" then
     hit = private_content_of_others(t, req)
     if hit then return "the request asks for what another person wrote (" .. hit .. "); no action of the caller's role reads it" end
+    hit = req.caller.authority == "tenant" and everyones_things(t, MEMBERS_PRIVATE)
+    if hit then return "the request asks for members' " .. hit .. "; an admin acts on their accounts, never reads them" end
   else
     hit = everyones_things(t)
     if hit then return "the request asks for other people's " .. hit .. " without authority over them" end
+  end
+  if req.caller.authority ~= "staff" then
+    hit = who_did_to_caller(t)
+    if hit then return "the request asks who else did something (" .. hit .. "): another person's activity" end
   end
   if req.caller.authority ~= "staff" then
     hit = others_things(t, req.caller.authority, req.profile.tenant.noun:lower())
