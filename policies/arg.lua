@@ -2040,6 +2040,10 @@ local function post_decision(req, d)
           tostring(b.value)) } }
       elseif b.kind == "person" and not b.self and (req.caller.authority == "self" or not b.same_tenant) then
         return { state = "BLOCK", reasons = { ("%s names %s, over whom the caller has no authority"):format(param, tostring(b.value)) } }
+      elseif b.kind == "person" and not b.self and b.callers_own then
+        -- ("export the personal data of sam@…" by an admin: the action acts on the caller's own account only)
+        return { state = "BLOCK", reasons = { ("%s names %s, and %s acts only on the caller's own account"):format(param,
+          tostring(b.value), tostring(a.name)) } }
       elseif b.kind == "resolved" and not b.own then
         return { state = "BLOCK", reasons = { ("%s (%s) belongs to another %s"):format(param, tostring(b.value),
           req.profile.tenant.noun) } }

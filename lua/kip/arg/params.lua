@@ -167,6 +167,14 @@ function M.name_words(name, stems)
   return n
 end
 
+--- is a parameter described as the caller's own ("Email of the caller's own
+--- account", "must be the caller's own")? Such a parameter never takes
+--- anyone else's value, whoever the caller has authority over.
+function M.callers_own(desc)
+  desc = type(desc) == "string" and desc or ""
+  return (desc:find("caller's own") or desc:find("requesting account") or desc:find("must be the caller")) ~= nil
+end
+
 --- fill the params of action a from analysis an (prompt, emails, urls);
 --- pm: the profile model, caller: the authenticated caller, ent: the
 --- entities the request names (kip.arg.tenancy.entities)
@@ -203,7 +211,7 @@ function M.fill(a, an, pm, caller, ent)
     elseif k == "email" then
       emails_used = emails_used + 1
       v = an.emails[emails_used]
-      local own = desc:find("caller's own") or desc:find("requesting account") or desc:find("must be the caller")
+      local own = M.callers_own(desc)
       -- (only a parameter the profile declares a person parameter, or one
       -- described as the caller's own, takes the caller's address: another
       -- email parameter, the member or new owner an action acts on, names

@@ -423,8 +423,10 @@ end
 
 --- the tenancy of an action's parameters: {param -> binding} for params
 --- that name a tenant (the profile's tenant param) or a person (its user
---- params), and for other identifiers the resolve hook answers for
-function M.bind_params(pm, caller, params, hook)
+--- params; `own_only`: the set of params the action takes only as the
+--- caller's own, marked callers_own), and for other identifiers the resolve
+--- hook answers for
+function M.bind_params(pm, caller, params, hook, own_only)
   local out = {}
   local user_params = {}
   for _, p in ipairs(pm.tenant.user_params or {}) do user_params[p] = true end
@@ -437,6 +439,8 @@ function M.bind_params(pm, caller, params, hook)
       out[k] = { kind = "tenant", value = v, own = caller.tenant ~= nil and lower(tostring(v)) == lower(caller.tenant) }
     elseif user_params[k] and type(v) == "string" then
       out[k] = M.person(caller, v)
+      -- (a parameter the action takes only as the caller's own: "must be the caller's own")
+      out[k].callers_own = own_only ~= nil and own_only[k] or nil
     elseif hook and type(v) == "string" then
       local ok, r = pcall(hook, k, v)
       if ok and type(r) == "table" and (r.tenant or r.user) then

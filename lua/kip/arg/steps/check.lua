@@ -21,6 +21,7 @@
 --- veto then runs the handler's compensation (steps/action.lua).
 local policy = require "kip.policy"
 local tenancy = require "kip.arg.tenancy"
+local params = require "kip.arg.params"
 
 local M = {}
 
@@ -44,8 +45,12 @@ function M.decision(st, stage)
   local action
   local a = st.action or b.action
   if b.path == "ACTION" and a and a.name and a.params then
+    local own_only = {}
+    for name, spec in pairs(((st.snapshot.actions or {})[a.name] or {}).params or {}) do
+      if params.callers_own(type(spec) == "table" and spec.description) then own_only[name] = true end
+    end
     action = { name = a.name, params = a.params, status = a.status, output = a.output,
-      bindings = tenancy.bind_params(st.snapshot.profile, st.caller, a.params, st.hooks.resolve) }
+      bindings = tenancy.bind_params(st.snapshot.profile, st.caller, a.params, st.hooks.resolve, own_only) }
   end
   return { stage = stage, outcome = outcome, primary_label = w.primary, retrieval_type = w.retrieval_type,
     confidence = w.confidence, bundle = units(st), action = action,
