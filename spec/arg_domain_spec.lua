@@ -77,6 +77,10 @@ describe("ARG: what a request is about and whose it is", function()
     -- the caller's own thing and its own tenant are not another tenant
     assert.are_not.equal("REFUSE", ask("where do I download my dog's invoices?", admin).outcome)
     assert.are_not.equal("REFUSE", ask("what plan is acme on?", admin).outcome)
+    -- a pronoun's contraction with "is" is no possessive ("whatever's cheaper", "something's off")
+    for _, prompt in ipairs { "move us to the cheaper plan, whatever's cheaper", "something's plan is wrong" } do
+      assert.are_not.equal("REFUSE", ask(prompt, admin).outcome, prompt)
+    end
   end)
 
   it("reads a tenant of the directory named anywhere: the tenants it has served (recorded privately) and the operator's", function()

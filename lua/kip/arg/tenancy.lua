@@ -35,10 +35,14 @@ local function domain(e) return type(e) == "string" and e:match("@(.+)$") or nil
 local function lower(s) return type(s) == "string" and s:lower() or nil end
 
 -- words before or after the tenant noun that describe it rather than name it
+-- (and the pronouns a contraction with "is" reads like a possessive of:
+-- "whatever's cheaper", "something's wrong", "there's")
 local NOT_A_NAME = {}
 for w in ([[our my your this that a an the whole entire same new their his her its each every which what whose any
   some one current main default old other another shared own personal free paid trial existing second first
-  different separate everyone everybody anyone anybody someone somebody nobody noone]]):gmatch("%S+") do NOT_A_NAME[w] = true end
+  different separate everyone everybody anyone anybody someone somebody nobody noone
+  whatever whichever whoever whenever wherever however something anything nothing everything here there where
+  who what when why how it that this]]):gmatch("%S+") do NOT_A_NAME[w] = true end
 
 -- is word w (lower case) a word of the pinned ontology (or its stem)?
 -- (a stem that is a stop word says nothing: "Ines" stems to "in")
