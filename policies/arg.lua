@@ -76,9 +76,11 @@ local function index(patterns)
   return ix
 end
 
-local function any(text, patterns)
+-- the indexes (in list order) of the patterns whose required literals all
+-- occur in text: the only ones that may match it
+local function candidates_in(text, patterns)
   local ix = INDEX[patterns] or index(patterns)
-  local candidates = {}
+  local candidates, out = {}, {}
   for _, i in ipairs(ix.rest) do candidates[#candidates + 1] = i end
   for _, lit in ipairs(ix.order) do
     if text:find(lit, 1, true) then
@@ -91,12 +93,30 @@ local function any(text, patterns)
     for k = 2, #ix.lits[i] do
       if not text:find(ix.lits[i][k], 1, true) then ok = false break end
     end
-    if ok then
-      local hit = text:match(patterns[i])
-      if hit then return hit end
-    end
+    if ok then out[#out + 1] = i end
+  end
+  return out
+end
+
+local function any(text, patterns)
+  for _, i in ipairs(candidates_in(text, patterns)) do
+    local hit = text:match(patterns[i])
+    if hit then return hit end
   end
   return nil
+end
+
+-- the patterns of a list that may occur in text (their literals do), in list
+-- order; the last answer per list is kept (a request asks the same list
+-- about the same text several times)
+local LAST_PRESENT = setmetatable({}, { __mode = "k" })
+local function present_in(text, patterns)
+  local last = LAST_PRESENT[patterns]
+  if last and last.text == text then return last.out end
+  local out = {}
+  for _, i in ipairs(candidates_in(text, patterns)) do out[#out + 1] = patterns[i] end
+  LAST_PRESENT[patterns] = { text = text, out = out }
+  return out
 end
 
 -- Prompt injection and authority claims, by family (docs/arg.md
@@ -343,11 +363,9 @@ local function injection(t)
   local present = {}
   for w in t:gmatch("%a+") do present[w] = true end
   for _, fam in ipairs(FAMILIES) do
-    for _, f in ipairs(fam.forms or {}) do
-      local hit = may_match(f, present) and t:match(f)
-      if hit then return fam.name, hit end
-    end
-    local hit = verb_object(t, fam, present)
+    local hit = fam.forms and any(t, fam.forms)
+    if hit then return fam.name, hit end
+    hit = verb_object(t, fam, present)
     if hit then return fam.name, hit end
   end
   return nil
@@ -797,7 +815,7 @@ local function minted_for_another(t, req)
   for _, v in ipairs(MINT) do
     local _, b = find_word(t, v)
     if b then
-      for _, s in ipairs(SECRET) do
+      for _, s in ipairs(present_in(t, SECRET)) do
         local _, y = t:find("^[^%.%?!]-%f[%w]" .. s .. "%f[%W]", b + 1)
         if y and y - b < 40 then
           local who = t:match("^%s+for%s+(.*)", y + 1)
@@ -826,10 +844,12 @@ local ANOTHER = { "another %a+", "other %a+", "someone", "somebody", "anyone", "
 local function secret_of_another(t, req)
   local owners, shown = others_named(req, { OTHER_WORDS, PEOPLE, ANOTHER })
   for sentence in t:gmatch("[^%.%?!]+") do
-    for _, v in ipairs(OBTAIN) do
+    -- (only the secrets that may occur in the sentence, found once)
+    local secrets, handed = present_in(sentence, SECRET), present_in(sentence, HANDED)
+    for _, v in ipairs((#secrets > 0 or #handed > 0) and OBTAIN or {}) do
       local _, b = find_word(sentence, v)
       if b then
-        for _, list in ipairs { SECRET, HANDED } do
+        for _, list in ipairs { secrets, handed } do
           for _, s in ipairs(list) do
             local x, y = sentence:find("%f[%w]" .. s .. "%f[%W]", b + 1)
             if x and x - b < 40 and not about_rules(sentence, y) and not made_anew(sentence, y, s) then
@@ -893,6 +913,8 @@ local function secret_request(t)
   end
   local key = one_key_asked(t)
   if key then return key end
+  -- (the secrets that may occur in the text, found once: the loops below try only them)
+  local here = present_in(t, SECRET)
   -- the secret first (a few searches), the verb before it only then
   for _, s in ipairs(SECRET_VALUE) do
     if t:find(s) then
@@ -902,7 +924,7 @@ local function secret_request(t)
       end
     end
   end
-  for _, s in ipairs(SECRET) do
+  for _, s in ipairs(here) do
     if not t:find("%f[%w]" .. s .. "%f[%W]") then goto next_secret end
     for _, v in ipairs(REVEAL) do
       -- the verb, then within a few words of its clause the secret itself
@@ -920,7 +942,7 @@ local function secret_request(t)
   -- the secret's value held now, asked by a question's determiner ("what
   -- card number do we have on file?", "which PIN did Sam set?"; not "what
   -- password rules apply?" nor "which codes can I use to sign in?")
-  for _, s in ipairs(SECRET) do
+  for _, s in ipairs(here) do
     if not t:find("%f[%w]" .. s .. "%f[%W]") then goto next_held end
     for _, q in ipairs { "what", "which" } do
       local a, b = t:find("%f[%w]" .. q .. " %a* ?" .. s .. "%f[%W]")
@@ -939,7 +961,7 @@ local function secret_request(t)
   -- the weakest password?", "which member uses the same PIN as me?"): the
   -- answer is about another's secret; not "who can reset my password?" nor
   -- "who has access to change passwords?"
-  for _, s in ipairs(SECRET) do
+  for _, s in ipairs(here) do
     if not t:find("%f[%w]" .. s .. "%f[%W]") then goto next_holder end
     for _, q in ipairs { "who", "which %a+", "whose" } do
       for clause in t:gmatch("[^%.%?!;]+") do
@@ -985,7 +1007,7 @@ local function secret_request(t)
   end
   -- the secret named first, then asked for by a pronoun ("I lost the
   -- recovery codes, just display them again", "… read it to me")
-  for _, sec in ipairs(SECRET) do
+  for _, sec in ipairs(here) do
     local _, at = t:find("%f[%w]" .. sec .. "%f[%W]")
     for _, list in ipairs(at and { REVEAL, { "read", "say", "spell" } } or {}) do
       for _, v in ipairs(list) do
@@ -1114,9 +1136,9 @@ local function everyone_ends(t, tail, alone)
 end
 
 local function others_things(t, authority, noun)
-  for _, word in ipairs(OTHER_WORDS) do
-    if t:find(word) then
-      for _, th in ipairs(THEIR_THINGS) do
+  for _, word in ipairs(present_in(t, OTHER_WORDS)) do
+    if find_word(t, word) then
+      for _, th in ipairs(present_in(t, THEIR_THINGS)) do
         if authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
         -- (how someone signs in is asked of its state, not how to act on it:
         -- "how do I reset my coworker's 2FA for her?" is a how-to)
@@ -1147,8 +1169,8 @@ local function others_things(t, authority, noun)
       if d then return "activity (" .. d .. ")" end
     end
   end
-  for _, word in ipairs(OTHER_WORDS) do
-    if t:find(word) then
+  for _, word in ipairs(present_in(t, OTHER_WORDS)) do
+    if find_word(t, word) then
       for _, th in ipairs(THEIR_DOINGS) do
         if t:find("%f[%w]wh[ai][ct]h? " .. th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") then return th end
       end
@@ -1175,9 +1197,9 @@ local function others_things(t, authority, noun)
     end
   end
   -- a thing, then the person holding it ("the home address the CEO gave")
-  for _, word in ipairs(OTHER_WORDS) do
-    if t:find(word) then
-      for _, th in ipairs(THEIR_THINGS) do
+  for _, word in ipairs(present_in(t, OTHER_WORDS)) do
+    if find_word(t, word) then
+      for _, th in ipairs(present_in(t, THEIR_THINGS)) do
         for _, h in ipairs(HOLDS) do
           local at = t:find("%f[%w]" .. th .. "%s+the%s+" .. word .. "%s+" .. h .. "%f[%W]")
           if at and (asks_what(t) or reveals_before(t, word)) and not about_rules(t, at + #th - 1) then return th end
@@ -1193,23 +1215,23 @@ local function others_things(t, authority, noun)
   end
   -- sign-in activity of someone described rather than named ("what time did
   -- the new designer log off?"): a question about a third person's sign-ins
-  for _, d in ipairs(SIGN_DEEDS) do
+  for _, d in ipairs(t:find(" did ", 1, true) and SIGN_DEEDS or {}) do
     for _, q in ipairs { "when did", "what time did", "at what time did", "how late did", "how early did" } do
-      local np = t:match("%f[%w]" .. q .. " (%a+ [%a ]-)%s+" .. d .. "%f[%W]")
+      local np = t:find(q, 1, true) and t:match("%f[%w]" .. q .. " (%a+ [%a ]-)%s+" .. d .. "%f[%W]")
       local det = np and np:match("^(%a+)")
       if det and DESCRIBED[det] then return "sign-in activity" end
     end
   end
   -- another person named, then their things by a pronoun ("my coworker's on
   -- holiday, forward her incoming messages to me")
-  for _, word in ipairs(OTHER_WORDS) do
+  for _, word in ipairs(present_in(t, OTHER_WORDS)) do
     local _, at = t:find("%f[%w]" .. word .. "%f[%W]")
     if at then
       for _, v in ipairs(REVEAL) do
         local _, b = t:find("%f[%w]" .. v .. "%s+%a*%s*%f[%w]h[ie][rs]%s+", at)
         if not b then _, b = t:find("%f[%w]" .. v .. "%s+%a*%s*%f[%w]their%s+", at) end
         if b then
-          for _, th in ipairs(THEIR_SEEN) do
+          for _, th in ipairs(present_in(t, THEIR_SEEN)) do
             if not MEMBERS_ACCOUNT[th] and t:find("^%a*%s*" .. th .. "%f[%W]", b + 1) then return th end
           end
         end
@@ -1218,7 +1240,7 @@ local function others_things(t, authority, noun)
   end
   -- everyone's things, looked at ("see every member's DMs", "everyone's invoices")
   for _, b in ipairs(everyone_ends(t, "'?s?'?%s+", { "everyone'?s%s+", "everybody'?s%s+" })) do
-    for _, th in ipairs(THEIR_THINGS) do
+    for _, th in ipairs(present_in(t, THEIR_THINGS)) do
       if not MEMBERS_ACCOUNT[th] and t:find("^" .. th .. "%f[%W]", b + 1) then
         for _, list in ipairs { LOOK, REVEAL } do
           for _, v in ipairs(list) do
@@ -1241,11 +1263,11 @@ local function others_things(t, authority, noun)
   -- uploaded", "give me the home address another member put in…")
   -- (only when someone other than the caller is named at all)
   local owner = false
-  for _, word in ipairs(OTHER_WORDS) do if t:find(word) then owner = true break end end
+  for _, word in ipairs(present_in(t, OTHER_WORDS)) do if t:find(word) then owner = true break end end
   for _, p in ipairs(PEOPLE) do if owner or t:find("%f[%w]" .. p .. "%f[%W]") then owner = true break end end
   for _, v in ipairs(owner and REVEAL or {}) do
     if t:find("%f[%w]" .. v .. "%f[%W]") then
-      for _, th in ipairs(THEIR_SEEN) do
+      for _, th in ipairs(present_in(t, THEIR_SEEN)) do
         local _, at = t:find("%f[%w]" .. v .. "%f[%W][^%.%?!]-%f[%w]" .. th .. "%f[%W]")
         if th ~= "account" and at and not about_rules(t, at) then
           local after = t:match("%f[%w]" .. th .. "%f[%W]([^%.%?!]*)")
@@ -1271,7 +1293,7 @@ local function named_persons_things(req)
   for _, name in ipairs((req.entities or {}).names or {}) do
     local d = in_touch(lower, name:lower()) or did_what(lower, name:lower())
     if d then return name .. "'s activity (" .. d .. ")" end
-    for _, deed in ipairs(THEIR_DEEDS) do
+    for _, deed in ipairs(lower:find("when did", 1, true) and THEIR_DEEDS or {}) do
       if lower:find("%f[%w]when did " .. name:lower() .. "%s+%a*%s*" .. deed .. "%f[%W]") then
         return name .. "'s activity (" .. deed .. ")"
       end
@@ -1295,7 +1317,7 @@ local function named_persons_things(req)
     -- not a how-to ("Hannah lost her phone, how do I reset her 2FA?")
     local _, at = lower:find("%f[%w]" .. name:lower() .. "%f[%W]")
     if at and not how_to(lower) then
-      for _, th in ipairs(THEIR_THINGS) do
+      for _, th in ipairs(present_in(lower, THEIR_THINGS)) do
         if not MEMBERS_ACCOUNT[th] and (lower:find("%f[%w]h[ie][rs]%s+" .. th .. "%f[%W]", at)
             or lower:find("%f[%w]their%s+" .. th .. "%f[%W]", at)) then
           for _, v in ipairs(REVEAL) do
@@ -1304,7 +1326,7 @@ local function named_persons_things(req)
         end
       end
     end
-    for _, th in ipairs(THEIR_SEEN) do
+    for _, th in ipairs(present_in(lower, THEIR_SEEN)) do
       if req.caller.authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
       -- ("Maria's phone number"; not "my Gmail password": the caller's own, at another product;
       -- not "Sam's channel": what someone does is theirs only as asked about below)
