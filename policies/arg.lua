@@ -310,7 +310,13 @@ for _, fam in ipairs(FAMILIES) do
   end
 end
 
-local function find_word(t, p, from) return t:find("%f[%w]" .. p .. "%f[%W]", from) end
+-- (the frontier pattern of each word built once: requests ask the same words again and again)
+local WORD_PATTERN = setmetatable({}, { __index = function(cache, p)
+  local q = "%f[%w]" .. p .. "%f[%W]"
+  cache[p] = q
+  return q
+end })
+local function find_word(t, p, from) return t:find(WORD_PATTERN[p], from) end
 
 -- may pattern p match in a text whose words are `present`? (its leading
 -- word must be one of them: most patterns are skipped without a search).
@@ -1120,15 +1126,35 @@ local EVERYONES = { "every", "all", "each", "other", "another", "any" }
 -- followed by `tail` (for a quantifier without the first person word, the
 -- first of `alone` that is there: "everyone's"); none in a question of what
 -- someone may do ("can the CEO see everyone's messages?")
+local EVERYONE_PATTERNS = {} -- tail -> {pattern per (quantifier, people word)}, built once
 local function everyone_ends(t, tail, alone)
   local ends = {}
   if permission_question(t) then return ends end
-  for _, q in ipairs(EVERYONES) do
-    for i, p in ipairs(PEOPLE) do
-      local _, b = t:find("%f[%w]" .. q .. " " .. p .. tail)
+  local patterns = EVERYONE_PATTERNS[tail]
+  if not patterns then
+    patterns = {}
+    for _, q in ipairs(EVERYONES) do
+      for _, p in ipairs(PEOPLE) do patterns[#patterns + 1] = "%f[%w]" .. q .. " " .. p .. tail end
+    end
+    EVERYONE_PATTERNS[tail] = patterns
+  end
+  -- (a quantifier of people needs one of the quantifiers in the text)
+  local any_q = false
+  for _, q in ipairs(EVERYONES) do if t:find(q, 1, true) then any_q = true break end end
+  for k, pattern in ipairs(any_q and patterns or {}) do
+    local i = (k - 1) % #PEOPLE + 1
+    do
+      local _, b = t:find(pattern)
       for _, a in ipairs(not b and i == 1 and alone or {}) do
         if not b then _, b = t:find("%f[%w]" .. a) end
       end
+      if b then ends[#ends + 1] = b end
+    end
+  end
+  -- ("everyone's", "everybody's": no quantifier word before them)
+  if not any_q then
+    for _, a in ipairs(alone or {}) do
+      local _, b = t:find("%f[%w]" .. a)
       if b then ends[#ends + 1] = b end
     end
   end
@@ -1622,12 +1648,14 @@ local ACCESS_VERBS = { "remove", "kick", "deactivate", "ban", "suspend", "block"
 -- what opens an order without being its verb
 local POLITE = { "please", "pls", "kindly", "can you", "could you", "would you", "will you", "i want you to",
   "i need you to", "go ahead and", "just" }
+local OWNER_PHRASES = {} -- "my coworker", "the intern" …: built once
+for _, word in ipairs(OTHER_WORDS) do
+  for _, det in ipairs { "my ", "our ", "the ", "a ", "my ex%-", "our ex%-" } do OWNER_PHRASES[#OWNER_PHRASES + 1] = det .. word end
+end
 local function acts_on_another(t, req)
   if req.caller.authority ~= "self" then return nil end
   local owners = {}
-  for _, word in ipairs(OTHER_WORDS) do
-    for _, det in ipairs { "my ", "our ", "the ", "a ", "my ex%-", "our ex%-" } do owners[#owners + 1] = det .. word end
-  end
+  for i, o in ipairs(OWNER_PHRASES) do owners[i] = o end
   for _, name in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = name:lower() end
   -- (and the person the order names bare: "send a password reset email for ravi")
   if (req.domain or {}).order_person then owners[#owners + 1] = req.domain.order_person end
@@ -1789,17 +1817,17 @@ local PRIVATE_CONTENT = { "messages?", "dms?", "direct messages", "private chann
 -- and addresses are what the member actions act on)
 local MEMBERS_PRIVATE = { "phone numbers?", "home addresse?s?", "messages?", "dms?", "direct messages", "files?", "notes?",
   "drafts?", "sign%-?ins?", "logins?", "activity", "history", "passwords?", "searches" }
+local GROUPS = {} -- "every member", "all users"; "our members", "the … people": built once
+for _, list in ipairs { { "our", "my", "the" }, EVERYONES } do
+  for _, q in ipairs(list) do
+    for _, p in ipairs(PEOPLE) do GROUPS[#GROUPS + 1] = "%f[%w]" .. q .. " " .. p .. "%f[%W]" end
+  end
+end
 local function everyones_things(t, things)
   for sentence in t:gmatch("[^%.%?!]+") do
     local all = sentence:find("%f[%w]everyone%f[%W]") or sentence:find("%f[%w]everybody%f[%W]")
       or sentence:find("%f[%w]anyone%f[%W]")
-    -- ("every member", "all users"; "our members", "the team's people")
-    for _, q in ipairs { "our", "my", "the" } do
-      for _, p in ipairs(PEOPLE) do all = all or sentence:find("%f[%w]" .. q .. " " .. p .. "%f[%W]") end
-    end
-    for _, q in ipairs(EVERYONES) do
-      for _, p in ipairs(PEOPLE) do all = all or sentence:find("%f[%w]" .. q .. " " .. p .. "%f[%W]") end
-    end
+    for _, g in ipairs(all and {} or present_in(sentence, GROUPS)) do all = all or sentence:find(g) end
     if all and not how_to(sentence) and not permission_question(sentence) then
       for _, th in ipairs(things or THEIR_THINGS) do
         local hit = sentence:match("%f[%w]their (" .. th .. ")%f[%W]")

@@ -680,4 +680,25 @@ describe("ARG lexicon", function()
     assert.equal("password", lex.correct("pasword", vocab, initial))
     assert.is_nil(lex.correct("zzzzz", vocab, initial))
   end)
+  it("decides one edit without the distance table, as the table does", function()
+    -- (lex.correct with max_edits 1 asks within_one; every kind of edit, and random pairs)
+    for _, c in ipairs { { "password", "pasword", true }, { "password", "passwords", true }, { "password", "passwrod", true },
+      { "password", "passward", true }, { "password", "password", false }, { "password", "pasword1", false },
+      { "secret", "sceret", true }, { "secret", "scerte", false }, { "token", "tokens", true } } do
+      assert.equal(c[3], lex.within_one(c[1], c[2]), c[1] .. " / " .. c[2])
+    end
+    math.randomseed(11)
+    local letters = "aeiorst"
+    for _ = 1, 20000 do
+      local function w(n) local t = {} for i = 1, n do local k = math.random(#letters) t[i] = letters:sub(k, k) end return table.concat(t) end
+      local a, b = w(math.random(4, 7)), w(math.random(4, 7))
+      if math.random(2) == 1 then -- one random edit of a
+        local i = math.random(#a)
+        b = ({ a:sub(1, i - 1) .. a:sub(i + 1), a:sub(1, i) .. "e" .. a:sub(i + 1), a:sub(1, i - 1) .. "x" .. a:sub(i + 1),
+          a:sub(1, i - 1) .. a:sub(i + 1, i + 1) .. a:sub(i, i) .. a:sub(i + 2) })[math.random(4)]
+      end
+      assert.equal(a ~= b and lex.distance(a, b, 1) <= 1, lex.within_one(a, b), a .. " / " .. b)
+    end
+    assert.equal("password", lex.correct("passwrod", { password = 1 }, { p = { "password" } }, 1))
+  end)
 end)

@@ -260,6 +260,24 @@ local function distance(a, b, limit)
 end
 M.distance = distance
 
+-- is a at most one edit from b (a letter missing, added, changed, or two
+-- next to each other swapped — the distance above, at limit 1), a ~= b?
+-- Without a table: after their common prefix, the rest must be equal once
+-- the one edit is undone.
+local function within_one(a, b)
+  local la, lb = #a, #b
+  if la < lb then a, b, la, lb = b, a, lb, la end
+  if la - lb > 1 then return false end
+  local i = 1
+  while i <= lb and a:byte(i) == b:byte(i) do i = i + 1 end
+  if la ~= lb then return a:sub(i + 1) == b:sub(i) end -- a letter added
+  if i > la then return false end -- equal
+  if a:sub(i + 1) == b:sub(i + 1) then return true end -- a letter changed
+  -- two letters swapped
+  return i < la and a:byte(i) == b:byte(i + 1) and a:byte(i + 1) == b:byte(i) and a:sub(i + 2) == b:sub(i + 2)
+end
+M.within_one = within_one
+
 --- the vocabulary word a misspelt word most likely means, or nil: words of
 --- 5+ letters within one edit (two for 8+ letters; at most max_edits when
 --- given), same first letter; ties go to the more frequent word, then the
@@ -270,7 +288,8 @@ function M.correct(word, vocab, by_initial, max_edits)
   local best, best_d, best_n
   for _, cand in ipairs(by_initial[word:sub(1, 1)] or {}) do
     if math.abs(#cand - #word) <= limit then
-      local d = distance(word, cand, limit)
+      -- (one edit at most: the same answer as the table, from the common prefix and suffix)
+      local d = limit == 1 and (within_one(word, cand) and 1 or 2) or distance(word, cand, limit)
       if d <= limit then
         local n = vocab[cand]
         if not best or d < best_d or (d == best_d and (n > best_n or (n == best_n and cand < best))) then
