@@ -352,9 +352,11 @@ local function verb_object(t, fam, present)
       for _, o in ipairs(fam.own_objects or {}) do
         if find_word(window, o) then -- the object first, then whose it is
           for _, d in ipairs(ASSISTANTS) do
-            local x, y = find_word(window, d .. " " .. o)
-            if not x then x, y = find_word(window, d .. " %a+ " .. o) end
-            if x then return t:sub(a, b) .. " … " .. window:sub(x, y) end
+            if window:find(d, 1, true) then -- (the determiner's letters at all, before its patterns)
+              local x, y = find_word(window, d .. " " .. o)
+              if not x then x, y = find_word(window, d .. " %a+ " .. o) end
+              if x then return t:sub(a, b) .. " … " .. window:sub(x, y) end
+            end
           end
         end
       end
@@ -2027,12 +2029,26 @@ end
 local CHAT = { u = "you", ur = "your", r = "are", pls = "please", plz = "please", teh = "the", wich = "which",
   wat = "what", abt = "about", b4 = "before", thx = "thanks" }
 
+-- the rules' word each word read before was corrected to (false: none);
+-- requests repeat their words, so a word is looked up once (the memo is
+-- emptied when it holds 5 000)
+local CORRECTED, CORRECTED_N = {}, 0
+local function corrected(lw)
+  local fix = CORRECTED[lw]
+  if fix == nil then
+    fix = kip.correct_word(lw, VOCAB, BY_INITIAL, 1) or false
+    if CORRECTED_N >= 5000 then CORRECTED, CORRECTED_N = {}, 0 end
+    CORRECTED[lw], CORRECTED_N = fix, CORRECTED_N + 1
+  end
+  return fix
+end
+
 -- the prompt with its misspelt words read as the rules' words, or nil when none is
 local function respelled(prompt, known)
   local changed = false
   local out = prompt:gsub("%w+", function(w)
     local lw = w:lower()
-    local fix = CHAT[lw] or (not known[lw] and kip.correct_word(lw, VOCAB, BY_INITIAL, 1))
+    local fix = CHAT[lw] or (not known[lw] and #lw >= 5 and corrected(lw))
     if fix then
       changed = true
       return fix
