@@ -42,7 +42,7 @@ for w in ([[our my your this that a an the whole entire same new their his her i
   some one current main default old other another shared own personal free paid trial existing second first
   different separate everyone everybody anyone anybody someone somebody nobody noone
   whatever whichever whoever whenever wherever however something anything nothing everything here there where
-  who what when why how it that this]]):gmatch("%S+") do NOT_A_NAME[w] = true end
+  who when why how it]]):gmatch("%S+") do NOT_A_NAME[w] = true end
 
 -- is word w (lower case) a word of the pinned ontology (or its stem)?
 -- (a stem that is a stop word says nothing: "Ines" stems to "in")
@@ -357,11 +357,7 @@ function M.loose_tenant(text, m, pm)
   return nil
 end
 
---- the tenant an order names as its object, bare, right after its verb
---- ("upgrade umbrella to the Business plan"): the word after the verb of the
---- first order of analysis an, when it is a name (no word of the domain,
---- no stop word, no role word, not the tenant noun); nil otherwise ("upgrade
---- us", "upgrade the plan")
+-- what an order's object may be without naming anyone
 local OBJECT_PRONOUNS = {}
 for w in ("me us him her them it this that these those everyone everybody everything all both"):gmatch("%S+") do
   OBJECT_PRONOUNS[w] = true
@@ -411,8 +407,8 @@ end
 --- the order's verb, or after "for", "of" or "to" in the order's clause —
 --- or a third person's pronoun there ("delete her account", "reset the
 --- password for him"); nil when there is none ("export my data", "send it
---- to me", "delete my account, their app is awful"). A person parameter then never
---- takes the caller's own address in its place.
+--- to me", "delete my account, their app is awful"). A person parameter
+--- then never takes the caller's own address in its place.
 local THIRD_PERSON = { his = true, her = true, hers = true, him = true, them = true, their = true, theirs = true }
 function M.order_object_person(an, m, pm)
   return order_target(an, m, pm, { ["for"] = true, of = true, to = true }, THIRD_PERSON)
