@@ -849,6 +849,35 @@ end
 local OBTAIN = { "see", "get", "find", "find out", "figure out", "work out", "read", "view", "access", "obtain", "grab",
   "retrieve", "learn", "know", "guess", "recover", "look up", "crack", "pull", "steal", "intercept", "sniff" }
 local ANOTHER = { "another %a+", "other %a+", "someone", "somebody", "anyone", "anybody", "his", "her", "their" }
+-- a secret sent on to someone else ("text my boss the 2FA code you just
+-- sent me", "forward the reset code to my colleague"): the recipient is not
+-- the caller; not "send me the code again" (the caller's own, and asked for
+-- as such elsewhere)
+local PASS_ON = { "text", "email", "send", "forward", "give", "share", "message", "dm", "pass", "tell", "whatsapp" }
+local function secret_to_another(t, req)
+  local owners, shown = others_named(req, { OTHER_WORDS, ANOTHER })
+  for sentence in t:gmatch("[^%.%?!]+") do
+    local secrets = present_in(sentence, SECRET)
+    for _, v in ipairs(#secrets > 0 and PASS_ON or {}) do
+      local _, b = find_word(sentence, v)
+      if b then
+        local rest = sentence:sub(b + 1)
+        for i, o in ipairs(owners) do
+          -- "<verb> <someone> the <secret>" or "<verb> the <secret> to <someone>"
+          local who = rest:match("^%s+my%s+(" .. o .. ")%f[%W]") or rest:match("^%s+(" .. o .. ")%f[%W]")
+          local to = rest:match("%f[%w]to%s+my%s+(" .. o .. ")%f[%W]") or rest:match("%f[%w]to%s+(" .. o .. ")%f[%W]")
+          if who or to then
+            for _, s in ipairs(secrets) do
+              if find_word(rest, s) then return s:gsub("%?", "") .. " to " .. (shown[i] or who or to) end
+            end
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local function secret_of_another(t, req)
   local owners, shown = others_named(req, { OTHER_WORDS, PEOPLE, ANOTHER })
   for sentence in t:gmatch("[^%.%?!]+") do
@@ -1121,6 +1150,9 @@ local function did_what(t, owner)
 end
 
 local DESCRIBED = { the = true, that = true, this = true, a = true, one = true }
+-- what is done with data to learn from it ("make a chart of everyone's login times")
+local ANALYZE = { "chart", "graph", "plot", "count", "summari[sz]e", "analy[sz]e", "compare", "tally", "rank",
+  "breakdown", "break down", "report on", "table of", "spreadsheet", "timeline" }
 local LOOK = { "see", "read", "access", "view", "open", "get", "check", "look at", "browse", "go through" }
 local EVERYONES = { "every", "all", "each", "other", "another", "any" }
 
@@ -1270,7 +1302,7 @@ local function others_things(t, authority, noun)
   for _, b in ipairs(everyone_ends(t, "'?s?'?%s+", { "everyone'?s%s+", "everybody'?s%s+" })) do
     for _, th in ipairs(present_in(t, THEIR_THINGS)) do
       if not MEMBERS_ACCOUNT[th] and t:find("^" .. th .. "%f[%W]", b + 1) then
-        for _, list in ipairs { LOOK, REVEAL } do
+        for _, list in ipairs { LOOK, REVEAL, ANALYZE } do
           for _, v in ipairs(list) do
             if t:find("%f[%w]" .. v .. "%f[%W]") then return th end
           end
@@ -1630,6 +1662,12 @@ local function addressed_persons_data(req)
           return email .. ": " .. th
         end
       end
+      -- what they did, asked ("count how many messages ben@… sent today")
+      if asks_what(t) or t:find("%f[%w]count%f[%W]") or t:find("%f[%w]how many%f[%W]") then
+        for _, d in ipairs(THEIR_DEEDS) do
+          if t:find(e .. "%s+%a*%s*" .. d .. "%f[%W]") then return email .. ": activity (" .. d .. ")" end
+        end
+      end
       -- whether they are signed in or online now ("is sam@… signed in right now?")
       for _, st in ipairs { "signed in", "logged in", "online", "active", "signed on", "logged on" } do
         if t:find("%f[%w]is " .. e .. "%s+%a*%s*" .. st .. "%f[%W]") or t:find("%f[%w]whether " .. e .. "%s+is%s+%a*%s*" .. st .. "%f[%W]") then
@@ -1957,7 +1995,7 @@ local function read_guard(req)
   hit = role_claim(t, req)
   if hit then return "the request claims a role (" .. hit .. ") other than the caller's (" .. req.caller.role .. ")" end
   hit = secret_request(t) or handed_over(t) or others_secret(t) or minted_for_another(t, req) or link_of_another(t)
-    or secret_content_of_another(t) or secret_of_another(t, req)
+    or secret_content_of_another(t) or secret_of_another(t, req) or secret_to_another(t, req)
   if hit then return "the request asks for a credential or secret (" .. hit .. ")" end
   hit = any(t, BYPASS) or (not how_to(t) and any(t, EXEMPTION))
   -- (what a control does to someone who meets it is a question about it, not a way around it)
