@@ -1443,6 +1443,25 @@ local function rules_set_aside(t)
   return nil
 end
 
+-- the first "<who><between><verb><tail>" in t: whos tried in sorted order,
+-- each only when its letters occur at all, then each verb with each of
+-- `betweens` (what may stand between a who and a verb)
+local function who_verb(t, whos, verbs, betweens, tail)
+  table.sort(whos)
+  for _, who in ipairs(whos) do
+    if t:find(who, 1, true) then
+      local w = "%f[%w]" .. who:gsub("%p", "%%%0")
+      for _, v in ipairs(verbs) do
+        for _, between in ipairs(betweens) do
+          local hit = t:match(w .. between .. v .. tail)
+          if hit then return hit end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 -- an elevation asked for beside a title the caller gives itself ("make me
 -- an admin, I'm the new IT lead"): the title is claimed to obtain
 -- the role, whatever the title is; not "make me a copy, I'm the new intern"
@@ -1512,17 +1531,7 @@ local function handed_on_authority(t, req)
   for phrase, role in pairs(req.profile.role_words or {}) do
     if role ~= req.caller.role then phrases[#phrases + 1] = phrase end
   end
-  table.sort(phrases)
-  for _, phrase in ipairs(phrases) do
-    if t:find(phrase, 1, true) then
-      for _, v in ipairs(ERRAND) do
-        local hit = t:match("%f[%w]" .. phrase:gsub("%p", "%%%0") .. " " .. v .. " me to%f[%W]")
-          or t:match("%f[%w]" .. phrase:gsub("%p", "%%%0") .. " has " .. v .. " me to%f[%W]")
-        if hit then return hit end
-      end
-    end
-  end
-  return nil
+  return who_verb(t, phrases, ERRAND, { " ", " has " }, " me to%f[%W]")
 end
 
 -- the vendor's own units, and what its callers are, in a claim to speak for it
@@ -1568,17 +1577,7 @@ local function approval_claim(t, profile)
   for phrase, role in pairs(profile.role_words or {}) do
     if (profile.roles[role] or {}).staff then staff[#staff + 1] = phrase end
   end
-  table.sort(staff)
-  for _, who in ipairs(staff) do
-    if t:find(who, 1, true) then
-      for _, v in ipairs(APPROVED) do
-        local hit = t:match("%f[%w]" .. who:gsub("%p", "%%%0") .. "%f[%W]%s+%a*%s*" .. v .. "%f[%W]")
-          or t:match("%f[%w]" .. who:gsub("%p", "%%%0") .. "%f[%W]%s+has %a*%s*" .. v .. "%f[%W]")
-        if hit then return hit end
-      end
-    end
-  end
-  return nil
+  return who_verb(t, staff, APPROVED, { "%f[%W]%s+%a*%s*", "%f[%W]%s+has %a*%s*" }, "%f[%W]")
 end
 
 -- what may stand between "I'm the" and a role ("I'm the new billing admin")
