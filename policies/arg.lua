@@ -2066,19 +2066,9 @@ end
 local CHAT = { u = "you", ur = "your", r = "are", pls = "please", plz = "please", teh = "the", wich = "which",
   wat = "what", abt = "about", b4 = "before", thx = "thanks" }
 
--- the rules' word each word read before was corrected to (false: none);
--- requests repeat their words, so a word is looked up once (the memo is
--- emptied when it holds 5 000)
-local CORRECTED, CORRECTED_N = {}, 0
-local function corrected(lw)
-  local fix = CORRECTED[lw]
-  if fix == nil then
-    fix = kip.correct_word(lw, VOCAB, BY_INITIAL, 1) or false
-    if CORRECTED_N >= 5000 then CORRECTED, CORRECTED_N = {}, 0 end
-    CORRECTED[lw], CORRECTED_N = fix, CORRECTED_N + 1
-  end
-  return fix
-end
+-- the rules' word a word is corrected to, or nil (the corrector keeps its
+-- answers: requests repeat their words)
+local function corrected(lw) return kip.correct_word(lw, VOCAB, BY_INITIAL, 1) end
 
 -- the prompt with its misspelt words read as the rules' words, or nil when none is
 local function respelled(prompt, known)

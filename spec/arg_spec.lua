@@ -680,6 +680,22 @@ describe("ARG lexicon", function()
     assert.equal("password", lex.correct("pasword", vocab, initial))
     assert.is_nil(lex.correct("zzzzz", vocab, initial))
   end)
+  it("keeps its answers per vocabulary: asked again, or of another vocabulary, it answers as the first time", function()
+    local v1, i1 = { password = 3, passport = 1 }, { p = { "passport", "password" } }
+    local v2, i2 = { passport = 1 }, { p = { "passport" } }
+    for _ = 1, 3 do
+      assert.equal("password", lex.correct("pasword", v1, i1))
+      assert.equal("passport", lex.correct("pasport", v2, i2))
+      assert.is_nil(lex.correct("pasword", v2, i2)) -- two edits from passport: not at limit 1
+      assert.is_nil(lex.correct("zzzzz", v1, i1))
+    end
+    -- the memo is emptied when full, and answers stay the same after
+    local max = lex.MEMO_MAX
+    lex.MEMO_MAX = 4
+    for k = 1, 10 do assert.is_nil(lex.correct("qqqqq" .. k, v1, i1)) end
+    assert.equal("password", lex.correct("pasword", v1, i1))
+    lex.MEMO_MAX = max
+  end)
   it("decides one edit without the distance table, as the table does", function()
     -- (lex.correct with max_edits 1 asks within_one; every kind of edit, and random pairs)
     for _, c in ipairs { { "password", "pasword", true }, { "password", "passwords", true }, { "password", "passwrod", true },

@@ -387,6 +387,23 @@ describe("the default policy", function()
     end
   end)
 
+  it("answers from its memo of short strings as it did the first time, and past the memo's size", function()
+    local secrets = require "kip.secrets"
+    local max = secrets.CACHE_MAX
+    secrets.CACHE_MAX = 3
+    for _ = 1, 3 do
+      for k = 1, 5 do
+        assert.is_nil(secrets.find("ordinary words " .. k))
+        assert.equal("password", secrets.find("password: hunter2" .. k))
+      end
+      assert.equal("API key", secrets.find("key sk-" .. ("a"):rep(300))) -- longer than the memo keeps
+      local r, kinds = secrets.redact("my password: hunter22 and OTP 123456")
+      assert.equal("my [redacted: password] and [redacted: one-time code]", r)
+      assert.same({ "password", "one-time code" }, kinds)
+    end
+    secrets.CACHE_MAX = max
+  end)
+
   it("refuses a write with a secret and warns about missing provenance", function()
     local path = tmpname(".db")
     local nx = assert(kip.open { path = path, policies = { "default" } })

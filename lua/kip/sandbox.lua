@@ -23,14 +23,20 @@ local has_lpeg, lpeg = pcall(require, "lpeg")
 local jit_ok, jit = pcall(require, "jit")
 if not (jit_ok and type(jit) == "table" and jit.off) then jit = nil end
 
+local array_mt = core.array_mt
 local function copy(t, seen)
   if type(t) ~= "table" then return t end
   seen = seen or {}
   if seen[t] then return seen[t] end
   local c = {}
   seen[t] = c
-  for k, v in pairs(t) do c[copy(k, seen)] = copy(v, seen) end
-  return setmetatable(c, getmetatable(t) == core.array_mt and core.array_mt or nil)
+  for k, v in pairs(t) do
+    if type(k) == "table" then k = copy(k, seen) end
+    if type(v) == "table" then v = copy(v, seen) end
+    c[k] = v
+  end
+  if getmetatable(t) == array_mt then setmetatable(c, array_mt) end
+  return c
 end
 M.copy = copy
 

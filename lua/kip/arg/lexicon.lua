@@ -282,9 +282,27 @@ M.within_one = within_one
 --- 5+ letters within one edit (two for 8+ letters; at most max_edits when
 --- given), same first letter; ties go to the more frequent word, then the
 --- alphabetically first (deterministic)
+-- the answers given so far, per vocabulary (and edit limit): requests repeat
+-- their words, and a word of 8+ letters costs a distance table per
+-- vocabulary word of its initial. Emptied when one holds M.MEMO_MAX words.
+M.MEMO_MAX = 5000
+local MEMO = setmetatable({}, { __mode = "k" })
+
 function M.correct(word, vocab, by_initial, max_edits)
   if #word < 5 or vocab[word] then return nil end
   local limit = math.min(#word >= 8 and 2 or 1, max_edits or 2)
+  local memos = MEMO[vocab]
+  if not memos or memos.by_initial ~= by_initial then
+    memos = { by_initial = by_initial }
+    MEMO[vocab] = memos
+  end
+  local memo = memos[limit]
+  if not memo or memo.n >= M.MEMO_MAX then
+    memo = { n = 0, fix = {} }
+    memos[limit] = memo
+  end
+  local known = memo.fix[word]
+  if known ~= nil then return known or nil end
   local best, best_d, best_n
   for _, cand in ipairs(by_initial[word:sub(1, 1)] or {}) do
     if math.abs(#cand - #word) <= limit then
@@ -298,6 +316,7 @@ function M.correct(word, vocab, by_initial, max_edits)
       end
     end
   end
+  memo.fix[word], memo.n = best or false, memo.n + 1
   return best
 end
 

@@ -51,19 +51,19 @@ function M.score(m, stems, semantic, act)
     return e
   end
   -- the documents holding a query stem, in document order (deterministic)
-  local hit, order = {}, {}
+  local hit, order = {}, {} -- hit[i]: true when a query stem is in document i, false when only the semantic score found it
   for q in pairs(qset) do
     for _, i in ipairs(m.postings[q] or {}) do
       if not hit[i] then hit[i] = true; order[#order + 1] = i end
     end
   end
   if semantic then
-    for i, d in ipairs(m.docs) do if d.kind == "node" and semantic[d.name] and not hit[i] then hit[i] = true; order[#order + 1] = i end end
+    for i, d in ipairs(m.docs) do if d.kind == "node" and semantic[d.name] and hit[i] == nil then hit[i] = false; order[#order + 1] = i end end
   end
   table.sort(order)
   for _, i in ipairs(order) do
     local d = m.docs[i]
-    local s = bm25(m, d, qset)
+    local s = hit[i] and bm25(m, d, qset) or 0
     if semantic and d.kind == "node" and semantic[d.name] then s = s + M.SEMANTIC_WEIGHT * m.max_idf * semantic[d.name] end
     if s > 0 then
       if d.kind == "label" then entry(d.label).own = s

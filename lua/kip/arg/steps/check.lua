@@ -61,7 +61,8 @@ end
 --- verdict {outcome, reasons, drop, confirm} or nil when it stands
 function M.verdict(st, stage)
   local d = M.decision(st, stage)
-  local req = policy.copy(st.policy_request or {})
+  local req = {} -- each policy gets its own deep copy below
+  for k, v in pairs(st.policy_request or {}) do req[k] = v end
   req.stage = stage
   local ctx = policy.copy(st.ctx or {})
   local drop, reasons, out = {}, {}, nil
