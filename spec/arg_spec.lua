@@ -582,6 +582,25 @@ describe("ARG online loop on " .. O.name, function()
       assert.truthy(ea.info_key:find(("tenant:%s/role:%s"):format(O.self.tenant, O.self.roles[1]), 1, true))
     end)
 
+    it("matches a unit only inside its own key, when two keys share the hash that names their units", function()
+      local prefix = registry.unit_prefix
+      registry.unit_prefix = function() return "iu-00000000-" end -- every key's units under one name range
+      local ok, e = pcall(function()
+        local a = ask(O.answer.prompt)
+        local b = ask(O.answer.prompt, O.lead) -- another role: another key
+        local c = ask(O.answer.prompt)
+        local la = registry.get(nx, a.episode_id).attributes.info_registry
+        local lb = registry.get(nx, b.episode_id).attributes.info_registry
+        local lc = registry.get(nx, c.episode_id).attributes.info_registry
+        assert.equal("NO_MATCH", lb.decision)
+        assert.are_not.equal(la.unit, lb.unit)
+        assert.equal("STRONG_MATCH", lc.decision)
+        assert.equal(la.unit, lc.unit)
+      end)
+      registry.unit_prefix = prefix
+      assert(ok, e)
+    end)
+
     it("takes a grey-zone compare from the hook, UNSURE without one", function()
       ask(O.answer.prompt)
       local r = ask(O.answer.similar)

@@ -85,4 +85,30 @@ describe("RC11 edge cases", function()
     assert.matches('^self%-loop: the "mentions" link at line 1 points from C:%d+ to itself$', r.warnings[1])
     assert.equal(1, current():execute('FIND(COUNT(?l)) WHERE { ?x {type: "Person", name: "Narcissus"} ?l (?x, "mentions", ?x) }').result)
   end)
+
+  it("a range of names (compiled so that an index can drive it) answers as the comparison does", function()
+    assert.is_nil(current():execute('UPSERT { CONCEPT ?b { {type: "Person", name: "bob"} } '
+      .. 'CONCEPT ?a { {type: "Person", name: "alice"} SET PROPOSITIONS { ("mentions", ?b) } } '
+      .. 'CONCEPT ?c { {type: "Person", name: "carol"} } CONCEPT ?d { {type: "Person", name: "Bé"} } }').error)
+    local function names(filter, params)
+      local r = current():execute('FIND(?p.name) WHERE { ?p {type: "Person"} FILTER(' .. filter .. ') } ORDER BY ?p.name', params)
+      assert.is_nil(r.error, filter)
+      return r.result
+    end
+    assert.same({ "bob" }, names('?p.name >= "b" && ?p.name < "c"'))
+    assert.same({ "bob" }, names('"b" <= ?p.name && "c" > ?p.name'))
+    assert.same({ "carol" }, names('!(?p.name < "bz")'))
+    assert.same({}, names('"B" <= ?p.name && ?p.name <= "Bz"')) -- byte order: "é" is after "z"
+    assert.same({ "Bé" }, names('?p.name > "Bz" && ?p.name < "C"'))
+    assert.same({ "bob" }, names("?p.name >= :from && ?p.name < :to", { from = "b", to = "c" }))
+    assert.same({}, names("?p.name >= :n", { n = 5 })) -- a name is never compared with a number
+    assert.same({ "$self", "$system", "Bé", "alice", "bob", "carol" }, names("!(?p.name >= :n)", { n = 5 }))
+    -- a link has no name: the comparison is false, its negation true
+    local function links(filter)
+      return current():execute('FIND(COUNT(?l)) WHERE { ?l (?s, "mentions", ?o) FILTER(' .. filter .. ') }').result
+    end
+    assert.equal(0, links('?l.name >= "a"'))
+    assert.equal(1, links('!(?l.name < "a")'))
+    assert.equal(1, links('?l.predicate >= "m" && ?l.predicate < "n"'))
+  end)
 end)

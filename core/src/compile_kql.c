@@ -697,15 +697,28 @@ static char *kql_bool(kql *C, frame *F, const ast_expr *e) {
       const ast_expr *l = e->args[0], *r = e->args[1];
       char *a = kql_kv(C, F, l), *b = kql_kv(C, F, r);
       if (!a || !b) return NULL;
-      /* indexable form for text columns against string literals */
-      if ((e->op == OP_EQ || e->op == OP_NE)) {
-        cvar *lv = (l->kind == E_VAR || l->kind == E_PATH) ? kql_lookup(F, l->var) : NULL;
-        cvar *rv = (r->kind == E_VAR || r->kind == E_PATH) ? kql_lookup(F, r->var) : NULL;
-        if ((is_text_field(l, lv) && r->kind == E_LIT && json_is_string(r->lit)) ||
-            (is_text_field(r, rv) && l->kind == E_LIT && json_is_string(l->lit)))
+      char *cmp = kql_strf(C, "kip_cmp(%s, %s, %d)", value_operand(C, l, a), value_operand(C, r, b), kc_of[e->op]);
+      /* indexable forms for text columns (name, type, predicate) against string literals */
+      cvar *lv = (l->kind == E_VAR || l->kind == E_PATH) ? kql_lookup(F, l->var) : NULL;
+      cvar *rv = (r->kind == E_VAR || r->kind == E_PATH) ? kql_lookup(F, r->var) : NULL;
+      if ((is_text_field(l, lv) && r->kind == E_LIT && json_is_string(r->lit)) ||
+          (is_text_field(r, rv) && l->kind == E_LIT && json_is_string(l->lit))) {
+        if (e->op == OP_EQ || e->op == OP_NE)
           return kql_strf(C, "(%s %s %s)", a, e->op == OP_EQ ? C->dialect->is : C->dialect->is_not, b);
+        /* a range: the plain comparison beside kip_cmp, for an index to drive
+        ** (a range of names scans only those names). kip_cmp holds only when
+        ** both sides are text, in byte order — the order of the column (its
+        ** collation is binary in SQLite, "C" in PostgreSQL) — so the plain
+        ** comparison holds too, and the conjunction answers as kip_cmp alone
+        ** does, NULLs included (NULL AND false is false, under NOT too). */
+        /* (the literal bound once more: PostgreSQL types a placeholder by
+        ** its first use, text here, json in kip_cmp) */
+        static const char *sql_op[] = {[OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">="};
+        int left = l->kind == E_LIT;
+        char *lit = bind(C, left ? l->lit : r->lit);
+        return kql_strf(C, "(%s %s %s AND %s)", left ? lit : a, sql_op[e->op], left ? b : lit, cmp);
       }
-      return kql_strf(C, "kip_cmp(%s, %s, %d)", value_operand(C, l, a), value_operand(C, r, b), kc_of[e->op]);
+      return cmp;
     }
     case E_NOT: {
       char *a = kql_bool(C, F, e->args[0]);

@@ -341,6 +341,11 @@ static void test_plans(void) {
        "INDEX element_pred (predicate=? AND subject=?)"},
       {"FIND(?s) WHERE { ?o {type: \"Person\", name: \"x\"} (?s, \"prefers\", ?o) }", "element_ops (object=? AND predicate=?)"},
       {"FIND(?p, ?o) WHERE { ?s {type: \"Person\", name: \"x\"} (?s, ?p, ?o) }", "element_spo (subject=?"},
+      /* a range of names (either side, either bound) reads only those names */
+      {"FIND(?p) WHERE { ?p {type: \"Person\"} FILTER(?p.name >= \"a-\" && ?p.name < \"a.\") }",
+       "USING INDEX element_concept (type=? AND name>? AND name<?)"},
+      {"FIND(?p) WHERE { ?p {type: \"Person\"} FILTER(\"b\" < ?p.name && \"c\" >= ?p.name) }",
+       "USING INDEX element_concept (type=? AND name>? AND name<?)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char *r = kip_explain_json(nx, cases[i].kql, strlen(cases[i].kql), NULL);

@@ -154,7 +154,32 @@ do
   assert(ok, err and err.message)
   nx:close()
 end
-local rows = { measure(base, "fixture"), measure(big, "10x") }
+-- a registry grown by a long life: the fixture with UNITS Info Registry units
+-- (KIP_BENCH_ARG_UNITS, default 20 000) over as many keys as the loop makes
+-- (outcome type, tenant and role, label signature), written as the loop
+-- writes them (capability arg.record); a request reads only its key's units
+local UNITS = tonumber(os.getenv("KIP_BENCH_ARG_UNITS") or 20000)
+local grown = tmpdb()
+do
+  local registry, guards = require "kip.arg.registry", require "kip.arg.guards"
+  local nx = assert(kip.open { path = grown })
+  assert(arg.init(nx, { ontology = ontology_path, quiet = true }))
+  local m = require("kip.arg.snapshot").get(nx)
+  local o = guards.as(nx, guards.RECORD, { actor = "bench" })
+  for from = 1, UNITS, 500 do
+    local blocks, params = {}, {}
+    for i = from, math.min(UNITS, from + 499) do
+      local key = ("%s|tenant:t%d/role:r%d|%s"):format(i % 3 == 0 and "ACTION" or "DOMAIN", i % 97, i % 5,
+        m.label_names[i % #m.label_names + 1])
+      blocks[#blocks + 1] = ("CONCEPT ?u%d { {type: \"InfoUnit\", name: :n%d} SET ATTRIBUTES :a%d }"):format(i, i, i)
+      params["n" .. i] = registry.unit_prefix(key) .. i
+      params["a" .. i] = { info_key = key, info_text = "synthetic unit " .. i, observations = 1 }
+    end
+    assert(nx:query("UPSERT {\n" .. table.concat(blocks, "\n") .. '\n} WITH METADATA { source: "bench", author: "$system" }', params, o))
+  end
+  nx:close()
+end
+local rows = { measure(base, "fixture"), measure(big, "10x"), measure(grown, "registry") }
 print(("%d requests x 3 rounds per size, each recorded as an episode; medians in ms (os.clock); embedder: %s")
   :format(#prompts, tostring(embedder_kind)))
 print(("%-8s %7s %6s %9s %8s %8s %8s %8s %11s"):format("", "labels", "nodes", "median", "mean", "p95", "p99", "max", "snapshot*"))
@@ -164,13 +189,15 @@ for _, r in ipairs(rows) do
 end
 print(("growth   %7.1fx %5.1fx %8.2fx %7.2fx %7.2fx %7.2fx"):format(rows[2].labels / rows[1].labels, rows[2].nodes / rows[1].nodes,
   rows[2].median / rows[1].median, rows[2].mean / rows[1].mean, rows[2].p95 / rows[1].p95, rows[2].p99 / rows[1].p99))
+print(("registry: the fixture with %d Info Registry units written before it (a long-lived registry)"):format(UNITS))
 print("* building the pinned snapshot of a version (once per version and process)")
 print("  (step 'snapshot' below: the per-request version check and text analysis)")
 print("\nshare of each step (median per step / sum of step medians):")
-print(("%-11s %18s %18s"):format("step", "fixture", "10x"))
+print(("%-11s %18s %18s %18s"):format("step", "fixture", "10x", "registry"))
 for _, s in ipairs(STEPS) do
-  print(("%-11s %9.3f ms %4.0f%% %9.3f ms %4.0f%%"):format(s, rows[1].steps[s], 100 * rows[1].steps[s] / rows[1].sum,
-    rows[2].steps[s], 100 * rows[2].steps[s] / rows[2].sum))
+  local line = ("%-11s"):format(s)
+  for _, r in ipairs(rows) do line = line .. ("%9.3f ms %4.0f%% "):format(r.steps[s], 100 * r.steps[s] / r.sum) end
+  print(line)
 end
-for _, p in ipairs { base, big } do os.remove(p); os.remove(p .. "-wal"); os.remove(p .. "-shm") end
+for _, p in ipairs { base, big, grown } do os.remove(p); os.remove(p .. "-wal"); os.remove(p .. "-shm") end
 os.remove(base .. ".x10.kip")

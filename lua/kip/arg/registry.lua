@@ -98,11 +98,22 @@ end
 -- of its own private records)
 local function run(nx, ctx, cmd, params) return nx:query(cmd, params, guards.as(nx, guards.RECORD, ctx)) end
 
--- two-phase match inside the key; returns the match log and the unit write
+-- the first part of the names of the units of a key: "iu-<hash of the
+-- key>-" (then a unique suffix); hexadecimal, so "iu-<hash>." is the first
+-- name after them all
+function M.unit_prefix(key) return "iu-" .. require("kip.arg.snapshot").hash(key) .. "-" end
+
+-- two-phase match inside the key; returns the match log and the unit write.
+-- The key's units are read by the range of their names, which the index of
+-- names reads directly (a filter on info_key alone reads every unit of the
+-- registry: 14 ms a request at 20 000 units); info_key is compared too,
+-- for two keys of one hash.
 local function match(st, ctx, unit)
   local nx = st.nx
-  local rows, err = run(nx, ctx, 'FIND(?u) WHERE { ?u {type: "InfoUnit"} FILTER(?u.attributes.info_key == :k) } '
-    .. "ORDER BY ?u.name LIMIT " .. M.TOP_K, { k = unit.info_key })
+  local prefix = M.unit_prefix(unit.info_key)
+  local rows, err = run(nx, ctx, 'FIND(?u) WHERE { ?u {type: "InfoUnit"} '
+    .. "FILTER(?u.name >= :from && ?u.name < :to && ?u.attributes.info_key == :k) } ORDER BY ?u.name LIMIT " .. M.TOP_K,
+    { from = prefix, to = prefix:sub(1, -2) .. ".", k = unit.info_key })
   local log = { info_key = unit.info_key, method = { "info_key", "jaccard_stems" }, candidates = {}, decision = "NO_MATCH" }
   if not rows then log.error = err and err.message; return log end
   local mine = stems_set(unit.info_text)
@@ -161,7 +172,7 @@ function M.record(st)
         c_info = math.max(tonumber(a.c_info) or 0, unit.c_info) }
     else
       local _, suffix = ids.stamp()
-      unit_name = "iu-" .. require("kip.arg.snapshot").hash(unit.info_key) .. "-" .. suffix
+      unit_name = M.unit_prefix(unit.info_key) .. suffix
       unit_attrs = copy(unit)
       unit_attrs.observations, unit_attrs.first_episode, unit_attrs.last_episode = 1, st.episode_id, st.episode_id
       unit_attrs.grey_zone_of = log.grey_zone_of
