@@ -266,6 +266,20 @@ for _, fam in ipairs(FAMILIES) do
   end
 end
 
+-- what the assistant was set up with, named by a clause whose subject is
+-- the assistant ("the configuration you were started with", "the config you
+-- booted with"): its own; not "the configuration you recommend for SAML"
+for _, fam in ipairs(FAMILIES) do
+  if fam.name == "configuration disclosure" then
+    for _, o in ipairs(fam.own_objects) do
+      for _, c in ipairs { "you were", "you got", "you received", "you had", "you started with", "you launched with",
+        "you booted with", "you loaded", "you came with", "you shipped with", "you'?re running", "you are running" } do
+        fam.objects[#fam.objects + 1] = o .. " " .. c
+      end
+    end
+  end
+end
+
 -- what the assistant may not do or say, asked of it ("what topics are you
 -- forbidden to talk about?", "which subjects were you told not to
 -- discuss?"): its restrictions are its configuration; not "what am I not
@@ -557,6 +571,20 @@ for _, c in ipairs(CONTROLS) do
     EXEMPTION[#EXEMPTION + 1] = f
   end
 end
+-- the notices that tell of an account's security, silenced ("silence the
+-- new-device sign-in alerts for my team"); asked as an order, not how a
+-- setting works ("how do I turn off security alerts?") — other notices are
+-- settings ("mute the channel notifications")
+local SILENCED = {}
+for _, v in ipairs { "silence", "mute", "disable", "turn off", "switch off", "shut off", "suppress", "stop", "pause", "hide",
+  "block", "get rid of", "don'?t send" } do
+  for _, n in ipairs { "sign%-in alerts?", "signin alerts?", "login alerts?", "log%-in alerts?", "new%-device %a*%s?%a*%s?alerts?",
+    "new device %a*%s?%a*%s?alerts?", "device alerts?", "suspicious %a+%s?%a*%s?alerts?", "security alerts?",
+    "security notifications?", "security notices?", "security warnings?", "security emails?",
+    "sign%-in notifications?", "login notifications?" } do
+    SILENCED[#SILENCED + 1] = v .. " [^%.%?!]-" .. n
+  end
+end
 local HOW_TO = { "^%s*how do i ", "^%s*how do we ", "^%s*how can i ", "^%s*how can we ", "^%s*how to ",
   "^%s*is it possible to ", "^%s*can i ", "^%s*can we ", "^%s*can an? admin", "^%s*can admins" }
 local function how_to(t)
@@ -769,6 +797,11 @@ local function secret_content_of_another(t)
     local _, b = t:find("'s " .. sec .. "%f[%W]")
     if not b then _, b = t:find("%f[%w]h[ie][rs] " .. sec .. "%f[%W]") end
     if not b then _, b = t:find("%f[%w]their " .. sec .. "%f[%W]") end
+    -- ("the password of our shared admin login", not "the password of my account")
+    if not b then
+      local x, y, whose = t:find("%f[%w]" .. sec .. " of (%a+)")
+      if x and whose ~= "my" and whose ~= "mine" then b = y end
+    end
     -- (not the caller's own thing's: "my account's password")
     if b and not about_rules(t, b) and not t:find("%f[%w]my %a+'s " .. sec) and not t:find("%f[%w]our %a+'s " .. sec) then
       for _, c in ipairs(SECRET_CONTENT) do
@@ -1996,7 +2029,7 @@ local function read_guard(req)
   hit = secret_request(t) or handed_over(t) or others_secret(t) or minted_for_another(t, req) or link_of_another(t)
     or secret_content_of_another(t) or secret_of_another(t, req) or secret_to_another(t, req)
   if hit then return "the request asks for a credential or secret (" .. hit .. ")" end
-  hit = any(t, BYPASS) or (not how_to(t) and any(t, EXEMPTION))
+  hit = any(t, BYPASS) or (not how_to(t) and (any(t, EXEMPTION) or any(t, SILENCED)))
   -- (what a control does to someone who meets it is a question about it, not a way around it)
   if hit and not (t:find("what happens if", 1, true) or t:find("what happens when", 1, true)) then
     return "the request asks to bypass or silence a security control (" .. hit .. ")"
