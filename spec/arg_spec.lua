@@ -563,6 +563,24 @@ describe("ARG online loop on " .. O.name, function()
       assert.equal("ANSWER", registry.get(nx, r.episode_id).attributes.outcome)
     end)
 
+    it("keeps episodes and the Info Registry out of SEARCH, for the operator too (unindexed guards)", function()
+      local r = ask(O.answer.prompt)
+      assert.equal("ANSWER", r.outcome)
+      local g = require("kip.core").json_decode(nx.handle:guards(0)).result.guards
+      local unindexed = {}
+      for _, x in ipairs(g) do if x.unindexed then unindexed[x.type] = true end end
+      assert.same({ ArgEpisode = true, InfoUnit = true, ArgActionRun = true }, unindexed)
+      local op = { ctx = { operator = true } }
+      local found = nx:execute("SEARCH CONCEPT :q LIMIT 50", { q = O.answer.prompt }, op)
+      for _, h in ipairs(found.result or {}) do
+        local t = h.type or (h.element or {}).type
+        assert.is_true(t ~= "ArgEpisode" and t ~= "InfoUnit", tostring(t))
+      end
+      -- FIND still reads them
+      local n = nx:execute('FIND(COUNT(?e)) WHERE { ?e {type: "ArgEpisode"} }', nil, op).result
+      assert.is_true((type(n) == "table" and n[1] or n) >= 1)
+    end)
+
     it("hides episodes from agents (private facts)", function()
       ask(O.answer.prompt)
       local resp = nx:execute('FIND(COUNT(?e)) WHERE { ?e {type: "ArgEpisode"} }', nil, { ctx = { actor = "agent" } })

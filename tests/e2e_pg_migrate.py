@@ -77,7 +77,7 @@ def endpoints(kip, cluster, url):
                         "AND contype = 'f'")
     version = cluster.psql(s + "SELECT value FROM kip_info WHERE key = 'pg_schema_version'")
     check("a v3 nexus is brought to the current version when opened (its foreign keys dropped)",
-          r.returncode == 0 and keys == "0" and version == "9", (r.stderr, keys, version))
+          r.returncode == 0 and keys == "0" and version == "10", (r.stderr, keys, version))
     limits = cluster.psql("SELECT count(*) FROM pg_class WHERE relnamespace = 'kip_moved'::regnamespace AND "
                           "relname LIKE 'search_doc_%' AND 'gin_pending_list_limit=64' = ANY (reloptions)")
     check("... and its SEARCH indexes keep short pending lists (v7)", limits == "3", limits)

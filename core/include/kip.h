@@ -322,7 +322,11 @@ struct json_t *kip_json_parse_client(const char *s, size_t n, struct json_t **id
 **                it names none); never updated or deleted
 ** A refused write is KIP_4004 naming the guard, with its hint. A maintenance
 ** call (kip_call_options.maintenance) passes every guard; each write that
-** only it let through is logged in the nexus, in the same transaction. */
+** only it let through is logged in the nexus, in the same transaction.
+** A guard may also keep what it covers out of the SEARCH indexes
+** (unindexed): records a subsystem keeps for itself (the ARG loop's
+** episodes) that no SEARCH is for. Declaring it removes them from the
+** indexes; declaring it indexed again, or dropping it, indexes them. */
 typedef struct kip_guard {
   const char *type;       /* concept type */
   const char *name;       /* one concept of it; NULL = every concept of the type */
@@ -330,6 +334,7 @@ typedef struct kip_guard {
   const char *capability; /* the grant that lets a call write (sealed) or insert (append_only); NULL: none */
   const char *owner;      /* the subsystem declaring it (up to 63 bytes) */
   const char *hint;       /* what a refused writer should do instead; may be NULL */
+  int unindexed;          /* 1: what it covers is kept out of the SEARCH indexes */
 } kip_guard;
 
 /* Declare (or redeclare) a guard; one per (type, name). A host call, never
@@ -337,7 +342,7 @@ typedef struct kip_guard {
 int kip_guard_declare(kip_nexus *nx, const kip_guard *g, kip_error *err);
 /* Drop every guard of an owner. */
 int kip_guard_drop(kip_nexus *nx, const char *owner, kip_error *err);
-/* {"result": {"guards": [{type, name, mode, capability, owner, hint}...],
+/* {"result": {"guards": [{type, name, mode, capability, owner, hint, unindexed}...],
 ** "log": [{at, op, element, kind, owner, reason}...]}} — the newest
 ** log_limit writes maintenance calls made through guards. kip_free it. */
 char *kip_guards_json(kip_nexus *nx, int log_limit);

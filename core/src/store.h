@@ -67,7 +67,7 @@ int kip_store_interrupt_code(void);
 int64_t kip_store_changes(kip_nexus *nx);
 int64_t kip_store_total_changes(kip_nexus *nx);
 
-#define KIP_SCHEMA_VERSION 10
+#define KIP_SCHEMA_VERSION 11
 /* search-index segment merging (store_search_sync.c): every 4th indexing write,
 ** or one that indexed this many documents, merges at most 4 × this many
 ** pages plus one per document indexed since */
@@ -190,6 +190,11 @@ struct kip_nexus {
 /* the SQLite handle (in-tree tools only: tests, the benchmark's raw-SQL side) */
 struct sqlite3 *kip_store_db(kip_nexus *nx);
 
+/* does an unindexed guard (store_guard.c) cover element e (whose subject,
+** for a proposition, is s)? `guards` names the kip_guard table */
+#define KIP_UNINDEXED_SQL(guards)                                                       \
+  "EXISTS (SELECT 1 FROM " guards " WHERE unindexed = 1 AND type = coalesce(s.type, e.type) " \
+  "AND name IN ('', coalesce(s.name, e.name)))"
 /* the statements that (re)index the elements listed in table `from`
 ** (store_search_sync.c, and the persistent statements of store.c) */
 /* driven from that list by construction (CROSS JOIN), never a scan of `element` */
@@ -388,6 +393,18 @@ int kip_store_read_void(kip_nexus *nx);
 /* index the elements changed since the last sync (search_dirty) for SEARCH;
 ** kip_tx_commit calls it before every outermost COMMIT */
 int kip_search_sync(kip_nexus *nx, kip_error *err);
+/* store_search_sync.c: what a guard declared unindexed covers (its type,
+** or the concept of it named `name`: "" for all; and the propositions
+** whose subject is one of them) taken out of the SEARCH indexes and
+** vectors (excluded = 1), or marked to be indexed again (excluded = 0) */
+int kip_search_exclude(kip_nexus *nx, const char *type, const char *name, int excluded, kip_error *err);
+/* the elements an unindexed guard covers, read from the list of elements
+** waiting for the index (search_dirty) before anything indexes or embeds
+** them; nothing to do (and no statement) while no guard is unindexed */
+int kip_search_skip_unindexed(kip_nexus *nx, kip_error *err);
+/* store_guard.c: whether a declared guard keeps what it covers out of the
+** SEARCH indexes (as this connection last read the guards) */
+int kip_guards_unindexed(kip_nexus *nx);
 int kip_tx_commit(kip_nexus *nx, kip_error *err);
 /* commit a transaction of storage upkeep (search index, vectors): it does
 ** not count as a write generation (kip_write_generation) */

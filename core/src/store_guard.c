@@ -18,6 +18,13 @@
 ** same transaction. Guards are declared by the host (kip_guard_declare: the
 ** subsystem's init, an operator), never by a KIP request, and read again
 ** when another connection has committed (PRAGMA data_version).
+**
+** A guard may also be unindexed: what it covers is kept out of the SEARCH
+** indexes and vectors (records a subsystem keeps for itself, which no
+** SEARCH is for, and which would only make every SEARCH read past them).
+** Declaring it takes them out (store_search_sync.c kip_search_exclude);
+** each sync then leaves them out of what it indexes; declaring it indexed
+** again, or dropping it, marks them to be indexed.
 */
 #include "store_sqlite.h"
 
@@ -32,6 +39,7 @@ typedef struct guard_row {
   char *owner;       /* the subsystem that declared it */
   char *hint;        /* what a refused writer should do instead, or NULL */
   int append_only;   /* 1: append_only, 0: sealed */
+  int unindexed;     /* 1: what it covers is kept out of the SEARCH indexes */
 } guard_row;
 
 typedef struct bypass {
@@ -48,6 +56,7 @@ struct kip_guards {
   int n;
   int64_t data_version; /* PRAGMA data_version when loaded */
   int64_t generation;   /* how many times they were (re)loaded: a host's cache key */
+  int unindexed;        /* some guard is unindexed */
   bypass *log;          /* the transaction's bypassed writes, flushed before COMMIT */
   int nlog, caplog;
   int64_t dropped;      /* bypasses beyond the log's cap in this transaction */
@@ -95,9 +104,11 @@ static int64_t data_version(kip_nexus *nx) {
 static int load(kip_nexus *nx, kip_error *err) {
   struct kip_guards *g = nx->guards;
   kip_stmt *st;
-  int rc = kip_prepare(nx, "SELECT type, name, mode, capability, owner, hint FROM kip_guard ORDER BY type, name", -1, &st);
+  int rc = kip_prepare(nx, "SELECT type, name, mode, capability, owner, hint, unindexed FROM kip_guard ORDER BY type, name",
+                       -1, &st);
   if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, "reading the guards");
   rows_free(g);
+  g->unindexed = 0;
   int cap = 0;
   while ((rc = kip_step(st)) == KIP_ROW) {
     if (g->n == cap) {
@@ -113,6 +124,8 @@ static int load(kip_nexus *nx, kip_error *err) {
     r->capability = dup_col(st, 3);
     r->owner = dup_col(st, 4);
     r->hint = dup_col(st, 5);
+    r->unindexed = kip_col_int64(st, 6) != 0;
+    g->unindexed |= r->unindexed;
     if (!r->type) r->type = strdup("");
   }
   kip_finish(nx, st);
@@ -153,6 +166,8 @@ int kip_guards_refresh(kip_nexus *nx, kip_error *err) {
 void kip_guards_moved(kip_nexus *nx, int64_t before, int64_t after) {
   if (nx->guards && nx->guards->data_version == before) nx->guards->data_version = after;
 }
+
+int kip_guards_unindexed(kip_nexus *nx) { return nx->guards && nx->guards->unindexed; }
 
 int64_t kip_guards_generation(kip_nexus *nx) {
   kip_error err;
@@ -316,17 +331,33 @@ int kip_guard_declare(kip_nexus *nx, const kip_guard *guard, kip_error *err) {
     return kip_err(err, KIP_E_SYNTAX, "Use \"sealed\" or \"append_only\".", "unknown guard mode \"%.64s\"", mode);
   int rc = kip_tx_begin(nx, err);
   if (rc) return rc;
+  const char *name = guard->name ? guard->name : "";
+  int unindexed = guard->unindexed != 0;
+  /* was what it covers kept out of the index until now? */
+  int was = 0;
   kip_stmt *st;
-  rc = kip_prepare(nx, "INSERT INTO kip_guard(type, name, mode, capability, owner, hint) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
-                          "ON CONFLICT(type, name) DO UPDATE SET mode = excluded.mode, capability = excluded.capability, "
-                          "owner = excluded.owner, hint = excluded.hint", -1, &st);
+  rc = kip_prepare(nx, "SELECT unindexed FROM kip_guard WHERE type = ?1 AND name = ?2", -1, &st);
   if (rc == KIP_STORE_OK) {
     kip_bind_text(st, 1, guard->type, -1, 0);
-    kip_bind_text(st, 2, guard->name ? guard->name : "", -1, 0);
+    kip_bind_text(st, 2, name, -1, 0);
+    int r = kip_step(st);
+    if (r == KIP_ROW) was = kip_col_int64(st, 0) != 0;
+    else if (r != KIP_DONE) rc = kip_store_errcode(nx);
+    kip_finish(nx, st);
+  }
+  if (rc == KIP_STORE_OK)
+    rc = kip_prepare(nx, "INSERT INTO kip_guard(type, name, mode, capability, owner, hint, unindexed) "
+                         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                         "ON CONFLICT(type, name) DO UPDATE SET mode = excluded.mode, capability = excluded.capability, "
+                         "owner = excluded.owner, hint = excluded.hint, unindexed = excluded.unindexed", -1, &st);
+  if (rc == KIP_STORE_OK) {
+    kip_bind_text(st, 1, guard->type, -1, 0);
+    kip_bind_text(st, 2, name, -1, 0);
     kip_bind_text(st, 3, mode, -1, 0);
     if (guard->capability) kip_bind_text(st, 4, guard->capability, -1, 0);
     kip_bind_text(st, 5, guard->owner, -1, 0);
     if (guard->hint) kip_bind_text(st, 6, guard->hint, -1, 0);
+    kip_bind_int64(st, 7, unindexed);
     rc = kip_step(st) == KIP_DONE ? KIP_STORE_OK : kip_store_errcode(nx);
     kip_finish(nx, st);
   }
@@ -335,8 +366,25 @@ int kip_guard_declare(kip_nexus *nx, const kip_guard *guard, kip_error *err) {
     kip_tx_rollback(nx);
     return err->code;
   }
+  /* in the same transaction: the index follows the declaration */
+  if (unindexed != was && kip_search_exclude(nx, guard->type, name, unindexed, err)) {
+    kip_tx_rollback(nx);
+    return err->code;
+  }
   if ((rc = kip_tx_commit(nx, err))) return rc;
   return load(nx, err);
+}
+
+/* every unindexed guard of `owner`, its elements marked to be indexed
+** again (the guards are about to go) */
+static int reindex_owned(kip_nexus *nx, const char *owner, kip_error *err) {
+  struct kip_guards *g = nx->guards;
+  for (int i = 0; g && i < g->n; i++) {
+    const guard_row *r = &g->v[i];
+    if (r->unindexed && r->owner && !strcmp(r->owner, owner) && kip_search_exclude(nx, r->type, r->name, 0, err))
+      return err->code;
+  }
+  return 0;
 }
 
 int kip_guard_drop(kip_nexus *nx, const char *owner, kip_error *err) {
@@ -344,8 +392,12 @@ int kip_guard_drop(kip_nexus *nx, const char *owner, kip_error *err) {
   if (!err) err = &tmp;
   kip_err_clear(err);
   if (!valid_text(owner, 63)) return kip_err(err, KIP_E_SYNTAX, "Name the owner whose guards to drop.", "no owner given");
-  int rc = kip_tx_begin(nx, err);
-  if (rc) return rc;
+  int rc = kip_guards_refresh(nx, err);
+  if (rc || (rc = kip_tx_begin(nx, err))) return rc;
+  if (reindex_owned(nx, owner, err)) {
+    kip_tx_rollback(nx);
+    return err->code;
+  }
   kip_stmt *st;
   rc = kip_prepare(nx, "DELETE FROM kip_guard WHERE owner = ?1", -1, &st);
   if (rc == KIP_STORE_OK) {
@@ -392,7 +444,7 @@ char *kip_guards_json(kip_nexus *nx, int log_limit) {
     add_text_or_null(&b, "capability", (const unsigned char *)r->capability, 1);
     add_text_or_null(&b, "owner", (const unsigned char *)r->owner, 1);
     add_text_or_null(&b, "hint", (const unsigned char *)r->hint, 1);
-    kip_buf_addc(&b, '}');
+    kip_buf_adds(&b, r->unindexed ? ",\"unindexed\":true}" : ",\"unindexed\":false}");
   }
   kip_buf_adds(&b, "],\"log\":[");
   kip_stmt *st;

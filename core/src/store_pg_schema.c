@@ -29,7 +29,7 @@
 
 #include "store_pg.h"
 
-#define PG_SCHEMA_VERSION 9
+#define PG_SCHEMA_VERSION 10
 
 /* kip_cmp's parts (v9): the order of two JSON numbers as SQLite's gives it
 ** — two integers exactly, else as doubles — and of two JSON strings by code
@@ -87,7 +87,7 @@ static const char *const TABLES[] = {
     "CREATE TABLE search_dirty(id bigint PRIMARY KEY, fresh int NOT NULL DEFAULT 0);\n"
     "CREATE TABLE kip_guard(type text NOT NULL, name text NOT NULL DEFAULT '',\n"
     "  mode text NOT NULL CHECK (mode IN ('sealed', 'append_only')), capability text, owner text NOT NULL, hint text,\n"
-    "  PRIMARY KEY (type, name));\n"
+    "  unindexed int NOT NULL DEFAULT 0, PRIMARY KEY (type, name));\n"
     "CREATE TABLE kip_guard_log(seq bigserial PRIMARY KEY, at text NOT NULL, op text NOT NULL, element text,\n"
     "  kind text NOT NULL, owner text NOT NULL, reason text NOT NULL);\n"
     "CREATE TABLE kip_changed(id bigint PRIMARY KEY, gen bigint NOT NULL, domain int NOT NULL DEFAULT 0);\n"
@@ -428,6 +428,10 @@ int kip_pg_migrate(kip_nexus *nx, int *created, kip_error *err) {
   }
   if (!rc && v < 2) rc = kip_pg_exec(nx, SEARCH_V2, err, "creating the SEARCH index");
   if (!rc && v < 6) rc = kip_pg_exec(nx, VECTORS_V6, err, "creating the vector index");
+  /* v10: a guard may keep what it covers out of the SEARCH indexes (store_guard.c) */
+  if (!rc && exists && v < 10)
+    rc = kip_pg_exec(nx, "ALTER TABLE kip_guard ADD COLUMN IF NOT EXISTS unindexed int NOT NULL DEFAULT 0", err,
+                     "updating the nexus's tables");
   /* v4: the endpoints are checked per statement (FUNCTIONS' triggers) */
   if (!rc && exists && v < 4)
     rc = kip_pg_exec(nx, "ALTER TABLE element DROP CONSTRAINT IF EXISTS element_subject_fkey, "

@@ -62,6 +62,8 @@ int kip_pg_search_sync(kip_nexus *nx, kip_error *err) {
   /* nothing written since this transaction's last sync (the request's,
   ** then its COMMIT's): nothing to look for — a round trip saved */
   if (nx->tx_depth > 0 && pg->synced_changes == kip_store_total_changes(nx)) return 0;
+  /* what unindexed guards cover is neither indexed nor embedded */
+  if (kip_search_skip_unindexed(nx, err)) return err->code;
   /* the marks just written are rows of search_dirty: no need to ask */
   int rc = KIP_ROW;
   if (kip_store_total_changes(nx) == before) {

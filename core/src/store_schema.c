@@ -143,9 +143,13 @@
     "(SELECT old.subject AS x, old.predicate = 'belongs_to_domain' AS d UNION ALL SELECT old.object, 0) " \
     "WHERE x IS NOT NULL ON CONFLICT(id) DO UPDATE SET gen = excluded.gen, domain = max(domain, excluded.domain); END;\n"
 
+/* v11: a guard may keep what it covers out of the SEARCH indexes
+** (store_guard.c, store_search_sync.c) */
+#define SCHEMA_V11 "ALTER TABLE kip_guard ADD COLUMN unindexed INTEGER NOT NULL DEFAULT 0;\n"
+
 /* migrations[i] brings user_version i to i+1 */
-static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5,
-                                         SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9, SCHEMA_V10};
+static const char *const migrations[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6,
+                                         SCHEMA_V7, SCHEMA_V8, SCHEMA_V9, SCHEMA_V10, SCHEMA_V11};
 
 static int user_version(kip_nexus *nx, int *v) {
   sqlite3_stmt *st;

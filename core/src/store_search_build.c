@@ -151,7 +151,8 @@ void kip_index_builder_cleanup(const char *nexus_path) {
 ** as FTS5 writes a segment per statement */
 #define RUNS "temp.runs r CROSS JOIN m.element e ON e.id BETWEEN r.lo AND r.hi"
 #define BUILT_SQL "INSERT OR REPLACE INTO built(id, version) SELECT e.id, e.version FROM " RUNS
-#define WORD_SQL INDEX_WORD_ROWS_SQL("main.search_word", RUNS, "m.element")
+/* (what an unindexed guard covers stays out, as the sync leaves it out) */
+#define WORD_SQL INDEX_WORD_ROWS_SQL("main.search_word", RUNS, "m.element") " WHERE NOT " KIP_UNINDEXED_SQL("m.kip_guard")
 #define TRIGRAM_SQL \
   INDEX_TRIGRAM_ROWS_SQL("main.search_trigram", "temp.runs r CROSS JOIN main.search_word_content w ON w.id BETWEEN r.lo AND r.hi")
 

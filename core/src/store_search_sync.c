@@ -13,11 +13,73 @@
 #include "store_pg.h"
 #include "store_sqlite.h"
 
+/* ------------------------------------------------- unindexed guards */
+/* the elements a guard covers: the concepts of its type (one of them when
+** ?2 names it) and the propositions whose subject is one of them */
+#define COVERED_SQL                                                                            \
+  "SELECT id FROM element WHERE type = ?1 AND (?2 = '' OR name = ?2) UNION ALL SELECT p.id " \
+  "FROM element c JOIN element p ON p.subject = c.id WHERE c.type = ?1 AND (?2 = '' OR c.name = ?2)"
+/* the waiting elements an unindexed guard covers, no longer waiting (the
+** SQLite list is read in id order: a probe of element per listed id) */
+#define SKIP_SQLITE                                                                                      \
+  "DELETE FROM search_dirty WHERE id IN (SELECT e.id FROM search_dirty d CROSS JOIN element e ON e.id = d.id " \
+  "LEFT JOIN element s ON s.id = e.subject WHERE " KIP_UNINDEXED_SQL("kip_guard") ")"
+#define SKIP_PG                                                                                          \
+  "DELETE FROM search_dirty WHERE id IN (SELECT e.id FROM element e LEFT JOIN element s ON s.id = e.subject " \
+  "WHERE e.id = ANY (ARRAY(SELECT id FROM search_dirty)) AND " KIP_UNINDEXED_SQL("kip_guard") ")"
+/* what the index and the vectors hold of the elements listed in kip_covered */
+#define PURGE_SQLITE                                                                                          \
+  "INSERT INTO search_trigram(search_trigram, rowid, name, heading) SELECT 'delete', w.id, w.c0, w.c1 "        \
+  "FROM kip_covered d CROSS JOIN search_word_content w ON w.id = d.id;"                                        \
+  "DELETE FROM search_word WHERE rowid IN (SELECT id FROM kip_covered);"
+#define PURGE_PG "DELETE FROM search_doc WHERE id IN (SELECT id FROM kip_covered);"
+#define PURGE_BOTH                                                     \
+  "DELETE FROM search_vector WHERE id IN (SELECT id FROM kip_covered);" \
+  "DELETE FROM search_vector_pending WHERE id IN (SELECT id FROM kip_covered);" \
+  "DELETE FROM search_dirty WHERE id IN (SELECT id FROM kip_covered)"
+
+int kip_search_skip_unindexed(kip_nexus *nx, kip_error *err) {
+  if (!kip_guards_unindexed(nx)) return 0;
+  kip_stmt *st; /* (kept prepared: it runs at every commit of a nexus with such a guard) */
+  int rc = kip_prepare(nx, nx->pg ? SKIP_PG : SKIP_SQLITE, -1, &st);
+  if (rc == KIP_STORE_OK) {
+    rc = kip_step(st) == KIP_DONE ? KIP_STORE_OK : kip_store_errcode(nx);
+    kip_finish(nx, st);
+  }
+  return rc == KIP_STORE_OK ? 0 : kip_store_error(nx, rc, err, "leaving unindexed elements out of SEARCH");
+}
+
+int kip_search_exclude(kip_nexus *nx, const char *type, const char *name, int excluded, kip_error *err) {
+  const char *what = excluded ? "taking elements out of the SEARCH index" : "marking elements for the SEARCH index";
+  if (kip_store_exec(nx,
+                     nx->pg ? "CREATE TEMP TABLE IF NOT EXISTS kip_covered(id bigint PRIMARY KEY); DELETE FROM kip_covered"
+                            : "CREATE TEMP TABLE IF NOT EXISTS kip_covered(id INTEGER PRIMARY KEY); DELETE FROM kip_covered",
+                     err, what))
+    return err->code;
+  kip_stmt *st;
+  int rc = kip_prepare(nx, "INSERT INTO kip_covered(id) SELECT id FROM (" COVERED_SQL ") c WHERE true ON CONFLICT DO NOTHING",
+                       -1, &st);
+  if (rc == KIP_STORE_OK) {
+    kip_bind_text(st, 1, type, -1, 0);
+    kip_bind_text(st, 2, name ? name : "", -1, 0);
+    rc = kip_step(st) == KIP_DONE ? KIP_STORE_OK : kip_store_errcode(nx);
+    kip_finish(nx, st);
+  }
+  if (rc != KIP_STORE_OK) return kip_store_error(nx, rc, err, what);
+  if (!excluded)
+    return kip_store_exec(nx, "INSERT INTO search_dirty(id) SELECT id FROM kip_covered WHERE true ON CONFLICT DO NOTHING", err,
+                          what);
+  if (!nx->pg) kip_index_builder_invalidate(nx); /* this index changes: a build beside it would lose that */
+  return kip_store_exec(nx, nx->pg ? PURGE_PG PURGE_BOTH : PURGE_SQLITE PURGE_BOTH, err, what);
+}
+
+/* ------------------------------------------------------------- the sync */
 int kip_search_sync(kip_nexus *nx, kip_error *err) {
   if (nx->pg) return kip_pg_search_sync(nx, err);
   sqlite3_stmt *st = SQ(nx->stmts[ST_SEARCH_PENDING]);
   if (nx->readonly_file || !st) return 0; /* !st: still migrating; caught up when open completes */
   if (kip_store_mark_fresh(nx, err)) return err->code;
+  if (kip_search_skip_unindexed(nx, err)) return err->code;
   int rc = sqlite3_step(st);
   sqlite3_reset(st);
   if (rc == SQLITE_DONE) return 0;
@@ -109,7 +171,8 @@ static int sync_keywords(kip_nexus *nx, int64_t batch, void (*progress)(int64_t,
            (long long)batch);
   while (done < total) {
     if (kip_tx_begin(nx, err)) return err->code;
-    int rc = kip_store_exec(nx, pick, err, "indexing");
+    int rc = kip_search_skip_unindexed(nx, err);
+    if (!rc) rc = kip_store_exec(nx, pick, err, "indexing");
     int64_t n = rc ? 0 : kip_store_count(nx, "SELECT count(*) FROM kip_sync_batch");
     if (!rc && n > 0) rc = kip_store_exec(nx, SYNC_BATCH_SQL("kip_sync_batch"), err, "indexing");
     if (!rc && n > 0) rc = kip_vector_sync(nx, "kip_sync_batch", err);

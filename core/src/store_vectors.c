@@ -363,7 +363,11 @@ int kip_reset_vectors(kip_nexus *nx, kip_error *err) {
   if (kip_tx_begin(nx, err)) return err->code;
   int rc = record_model(nx, err);
   if (!rc)
-    rc = kip_store_exec(nx, "DELETE FROM search_vector;" QUEUE_SQL("element"), err, "queueing elements for embedding");
+    rc = kip_store_exec(nx,
+                        "DELETE FROM search_vector; INSERT INTO search_vector_pending(id) SELECT e.id FROM element e "
+                        "LEFT JOIN element s ON s.id = e.subject WHERE NOT " KIP_UNINDEXED_SQL("kip_guard")
+                        " ON CONFLICT DO NOTHING",
+                        err, "queueing elements for embedding");
   if (rc) {
     kip_tx_rollback(nx);
     return rc;

@@ -1290,6 +1290,49 @@ static void test_export_paging(void) {
 ** is logged, in the same transaction (a rolled-back one logs nothing);
 ** meeting an existing element is no insert; another connection sees a
 ** declaration at its next write */
+/* an unindexed guard keeps what it covers (its concepts and their links)
+** out of the SEARCH index: declared, what was indexed goes; written after,
+** nothing is indexed; declared indexed again, or dropped, all is indexed */
+static int64_t indexed_notes(kip_nexus *nx) {
+  return kip_store_count(nx, "SELECT count(*) FROM search_word_content w JOIN element e ON e.id = w.id "
+                             "LEFT JOIN element s ON s.id = e.subject WHERE coalesce(s.type, e.type) = 'Note'");
+}
+
+static void test_guard_unindexed(void) {
+  char path[] = "/tmp/kip_test_XXXXXX";
+  kip_nexus *nx = open_temp(path);
+  if (!nx) return;
+  kip_error e;
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?t { {type: \\\"$ConceptType\\\", name: \\\"Note\\\"} } "
+                "CONCEPT ?a { {type: \\\"Note\\\", name: \\\"zebracorn one\\\"} SET PROPOSITIONS { "
+                "(\\\"belongs_to_domain\\\", {type: \\\"Domain\\\", name: \\\"Unsorted\\\"}) } } }\"}", 0));
+  EXPECT_SEARCH(nx, "zebracorn", "zebracorn one");
+  CHECK(indexed_notes(nx) == 2, "a note and its link indexed: %lld", (long long)indexed_notes(nx));
+  kip_guard g = {"Note", NULL, "append_only", NULL, "spec", NULL, 1};
+  CHECK(kip_guard_declare(nx, &g, &e) == 0, "declare unindexed: %s", e.message);
+  CHECK(indexed_notes(nx) == 0, "declared: nothing of it indexed (%lld)", (long long)indexed_notes(nx));
+  EXPECT_SEARCH(nx, "zebracorn", "\"result\":[]");
+  free(call(nx, "{\"command\":\"UPSERT { CONCEPT ?a { {type: \\\"Note\\\", name: \\\"zebracorn two\\\"} SET PROPOSITIONS { "
+                "(\\\"belongs_to_domain\\\", {type: \\\"Domain\\\", name: \\\"Unsorted\\\"}) } } }\"}", 0));
+  CHECK(indexed_notes(nx) == 0 && kip_store_count(nx, "SELECT count(*) FROM search_dirty") == 0,
+        "written after: not indexed, not waiting (%lld)", (long long)indexed_notes(nx));
+  EXPECT_SEARCH(nx, "zebracorn", "\"result\":[]");
+  EXPECT(nx, "{\"command\":\"FIND(COUNT(?n)) WHERE { ?n {type: \\\"Note\\\"} }\"}", 1, "\"result\":2");
+  char *j = kip_guards_json(nx, 0);
+  CHECK(j && strstr(j, "\"unindexed\":true"), "listed unindexed: %s", j ? j : "(null)");
+  kip_free(j);
+  g.unindexed = 0;
+  CHECK(kip_guard_declare(nx, &g, &e) == 0 && indexed_notes(nx) == 4, "declared indexed again: all indexed (%lld)",
+        (long long)indexed_notes(nx));
+  EXPECT_SEARCH(nx, "zebracorn", "zebracorn two");
+  g.unindexed = 1;
+  CHECK(kip_guard_declare(nx, &g, &e) == 0 && indexed_notes(nx) == 0, "unindexed again (%lld)", (long long)indexed_notes(nx));
+  CHECK(kip_guard_drop(nx, "spec", &e) == 0 && indexed_notes(nx) == 4, "dropped: all indexed (%lld)",
+        (long long)indexed_notes(nx));
+  kip_close(nx);
+  remove_db(path);
+}
+
 static void test_guards(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
   kip_nexus *nx = open_temp(path);
@@ -1299,10 +1342,10 @@ static void test_guards(void) {
                 "CONCEPT ?u { {type: \\\"$ConceptType\\\", name: \\\"Ledger\\\"} } }\","
                 "\"UPSERT { CONCEPT ?v { {type: \\\"Vault\\\", name: \\\"a\\\"} SET ATTRIBUTES { n: 1 } "
                 "SET PROPOSITIONS { (\\\"belongs_to_domain\\\", {type: \\\"Domain\\\", name: \\\"Unsorted\\\"}) } } }\"]}", 0));
-  kip_guard sealed = {"Vault", NULL, "sealed", "vault.write", "spec", "use the vault API"};
-  kip_guard ledger = {"Ledger", NULL, "append_only", "ledger.add", "spec", NULL};
+  kip_guard sealed = {"Vault", NULL, "sealed", "vault.write", "spec", "use the vault API", 0};
+  kip_guard ledger = {"Ledger", NULL, "append_only", "ledger.add", "spec", NULL, 0};
   CHECK(kip_guard_declare(nx, &sealed, &e) == 0 && kip_guard_declare(nx, &ledger, &e) == 0, "declare: %s", e.message);
-  kip_guard bad = {"Vault", NULL, "frozen", NULL, "spec", NULL};
+  kip_guard bad = {"Vault", NULL, "frozen", NULL, "spec", NULL, 0};
   CHECK(kip_guard_declare(nx, &bad, &e) == KIP_E_SYNTAX && strstr(e.message, "frozen"), "unknown mode refused");
   /* a second connection, opened before nothing: sees them at its first write */
   kip_nexus *other;
@@ -1859,6 +1902,7 @@ int main(int argc, char **argv) {
   test_write_generation();
   test_change_log();
   test_guards();
+  test_guard_unindexed();
   test_migration_v5();
   test_migration_v7();
   test_search_reindex();

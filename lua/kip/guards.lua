@@ -13,11 +13,14 @@ local state = require "kip.state"
 
 local M = {}
 
---- declare every guard of `list` ({type, name|nil, mode, capability, hint})
---- for `owner` (idempotent); true or nil, message
+--- declare every guard of `list` ({type, name|nil, mode, capability, hint,
+--- unindexed}) for `owner` (idempotent); true or nil, message. unindexed:
+--- what the guard covers is kept out of the SEARCH indexes (records the
+--- subsystem keeps for itself, docs/security.md "Guards")
 function M.declare(nx, owner, list)
   for _, g in ipairs(list) do
-    local ok, err = nx.handle:guard_declare { type = g[1], name = g[2], mode = g[3], capability = g[4], owner = owner, hint = g[5] }
+    local ok, err = nx.handle:guard_declare { type = g[1], name = g[2], mode = g[3], capability = g[4], owner = owner,
+      hint = g[5], unindexed = g[6] == true }
     if not ok then return nil, err end
   end
   return true
@@ -44,6 +47,25 @@ function M.count(nx, owner)
   local n = 0
   for _, g in ipairs(read(nx)) do if g.owner == owner then n = n + 1 end end
   return n
+end
+
+--- is every guard of `list` declared in this nexus for `owner` as the list
+--- has it (mode, capability, unindexed)? A nexus an older version set up
+--- is declared again
+function M.current(nx, owner, list)
+  local have = {}
+  for _, g in ipairs(read(nx)) do
+    local name = (g.name ~= nil and g.name ~= core.null) and g.name or ""
+    have[g.type .. "\0" .. name] = g
+  end
+  for _, w in ipairs(list) do
+    local g = have[w[1] .. "\0" .. (w[2] or "")]
+    local cap = g and g.capability ~= core.null and g.capability or nil
+    if not g or g.owner ~= owner or g.mode ~= (w[3] or "sealed") or cap ~= w[4] or (g.unindexed == true) ~= (w[6] == true) then
+      return false
+    end
+  end
+  return true
 end
 
 --- what the subsystems own in this nexus, re-read only when the guards may

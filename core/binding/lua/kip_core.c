@@ -10,7 +10,7 @@
 **   nexus:last_read_on_standby() -> boolean (PostgreSQL ?read=: the last readonly call's server)
 **   nexus:sync_index([batch [, progress(done, total)]]) -> true | nil, message (index deferred bulk loads)
 **   nexus:merge_index() -> true | nil, message (merge the SEARCH index: kip_merge_index)
-**   nexus:guard_declare{type=, name=, mode=, capability=, owner=, hint=} / guard_drop(owner)
+**   nexus:guard_declare{type=, name=, mode=, capability=, owner=, hint=, unindexed=} / guard_drop(owner)
 **       -> true | nil, message; nexus:guards([log_limit]) -> json text (kip_guard_declare ...)
 **   core.parse(command [, params_json]) -> json text
 **   core.describe(command [, params_json]) -> json text (policy request description)
@@ -368,13 +368,16 @@ static int call_end(lua_State *L, lcall *c, char *resp) {
   return 1;
 }
 
-/* nexus:guard_declare{type=, name=, mode=, capability=, owner=, hint=}
+/* nexus:guard_declare{type=, name=, mode=, capability=, owner=, hint=, unindexed=}
 ** -> true | nil, message (kip_guard_declare) */
 static int l_guard_declare(lua_State *L) {
   lnexus *n = check_nexus(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
+  lua_getfield(L, 2, "unindexed");
+  int unindexed = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   kip_guard g = {opt_str(L, 2, "type"), opt_str(L, 2, "name"), opt_str(L, 2, "mode"),
-                 opt_str(L, 2, "capability"), opt_str(L, 2, "owner"), opt_str(L, 2, "hint")};
+                 opt_str(L, 2, "capability"), opt_str(L, 2, "owner"), opt_str(L, 2, "hint"), unindexed};
   kip_error e;
   return push_done(L, kip_guard_declare(n->nx, &g, &e), &e);
 }

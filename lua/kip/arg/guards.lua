@@ -24,7 +24,9 @@ local PUBLISH_HINT = "The ARG ontology changes only through a validated publish:
   .. "the offline loop (`kip arg offline run`, `kip arg publish`) or `kip arg rollback N` (docs/arg.md)."
 local RECORD_HINT = "ARG episodes are written by the online loop only and never changed (docs/arg.md \"Episodic registry\")."
 
--- {type, name, mode, capability, hint}
+-- {type, name, mode, capability, hint, unindexed}: the loop's records
+-- (episodes, the Info Registry, action runs) are kept out of the SEARCH
+-- indexes — agents never read them, and every SEARCH would read past them
 M.DECLARED = {
   { "ArgCluster", nil, "sealed", M.PUBLISH, PUBLISH_HINT },
   { "ArgLabel", nil, "sealed", M.PUBLISH, PUBLISH_HINT },
@@ -36,9 +38,9 @@ M.DECLARED = {
   { "ArgCandidate", nil, "sealed", M.PUBLISH, PUBLISH_HINT },
   { "ArgVersion", nil, "append_only", M.PUBLISH, PUBLISH_HINT },
   { "ArgOfflineRun", nil, "append_only", M.PUBLISH, PUBLISH_HINT },
-  { "ArgEpisode", nil, "append_only", M.RECORD, RECORD_HINT },
-  { "InfoUnit", nil, "sealed", M.RECORD, RECORD_HINT },
-  { "ArgActionRun", nil, "sealed", M.RECORD, RECORD_HINT },
+  { "ArgEpisode", nil, "append_only", M.RECORD, RECORD_HINT, true },
+  { "InfoUnit", nil, "sealed", M.RECORD, RECORD_HINT, true },
+  { "ArgActionRun", nil, "sealed", M.RECORD, RECORD_HINT, true },
   { "ArgTenant", nil, "sealed", M.RECORD,
     "The tenant directory is written by the online loop and `kip arg tenants add NAME` (docs/arg.md \"Tenancy\")." },
 }
@@ -68,7 +70,7 @@ function M.ensure(nx)
   if state.of(nx, "arg").guarded then return true end
   local core = require "kip.core"
   if nx:readonly() then return true end
-  if shared.count(nx, M.OWNER) < #all() then
+  if not shared.current(nx, M.OWNER, all()) then
     local ok, err = M.declare(nx)
     if not ok then return nil, err end
   end

@@ -217,9 +217,10 @@ Lists the guards declared in the nexus: what a subsystem owns and the core
 refuses to write — over every interface, with or without policies — unless
 the call holds the guard's capability (granted by the subsystem's own
 commands, never by a header, a role or a request). sealed: no insert, update
-or delete; append_only: inserted, never changed. --log N also lists the
-newest N writes that maintenance calls (--maintenance REASON) made through
-guards. docs/security.md "Guards".
+or delete; append_only: inserted, never changed; "not searched": what it
+covers is kept out of the SEARCH indexes (a subsystem's own records). --log
+N also lists the newest N writes that maintenance calls (--maintenance
+REASON) made through guards. docs/security.md "Guards".
 ]],
   run = function(cli, args)
     local o, extra = cli:parse(args, { { "--log", value = "a number of entries", check = "int" }, { "--json" } })
@@ -232,8 +233,8 @@ guards. docs/security.md "Guards".
     if #r.result.guards == 0 then print("no guards are declared in this nexus") end
     for _, g in ipairs(r.result.guards) do
       local what = g.name ~= core.null and (g.type .. " " .. g.name) or g.type
-      print(("%-12s %-34s %-8s %s"):format(g.mode, what, g.owner,
-        g.capability ~= core.null and ("capability " .. g.capability) or "no capability"))
+      print(("%-12s %-34s %-8s %s%s"):format(g.mode, what, g.owner,
+        g.capability ~= core.null and ("capability " .. g.capability) or "no capability", g.unindexed and ", not searched" or ""))
     end
     for _, e in ipairs(r.result.log) do
       print(("%s  %-7s %-10s %-20s %s  (%s)"):format(e.at, e.op, tostring(e.element), e.kind, e.owner, e.reason))
