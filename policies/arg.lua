@@ -419,7 +419,7 @@ local function hidden_directive(prompt)
 end
 
 -- credentials and secrets the caller asks to obtain
-local SECRET = { "passwords?", "passcodes?", "pin codes?", "one%-time codes?", "login codes?", "verification codes?",
+local SECRET = { "passwords?", "passcodes?", "pin codes?", "pins?", "pin numbers?", "one%-time codes?", "login codes?", "verification codes?",
   "2fa codes?", "backup codes?", "recovery codes?", "otp", "secret values?", "secret keys?", "api key values?",
   "private keys?", "session tokens?", "access tokens?", "tokens?", "card numbers?", "cvv", "cvc", "security codes?",
   "webhook secrets?", "signing secrets?", "client secrets?", "reset codes?", "sign%-in codes?", "mfa codes?",
@@ -1348,6 +1348,14 @@ local function others_things(t, authority, noun)
       for _, p in ipairs(PLACED) do
         if t:find("%f[%w]" .. c .. " of [^%.%?!]-%f[%w]" .. p .. "%f[%W]") or t:find("%f[%w]" .. p .. "'s " .. c) then
           return c
+        end
+        -- ("the phone number on file for the owner of our team"; not
+        -- "… for my user account")
+        for _, by in ipairs { "for", "belonging to", "used by", "owned by" } do
+          local _, e, whose = t:find("%f[%w]" .. c .. "[%a ]- " .. by .. " (%a+)")
+          if whose and whose ~= "my" and whose ~= "me" and t:find("^[^%.%?!]-%f[%w]" .. p .. "%f[%W]", e - #whose + 1) then
+            return c
+          end
         end
       end
     end
