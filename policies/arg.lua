@@ -816,6 +816,14 @@ end
 -- authenticator show for Ravi?")
 local CODE_ASKED = { "what number", "what code", "what digits", "which code", "which number", "what pin" }
 local CODE_SOURCE = { "authenticator", "app", "phone", "text", "sms", "token", "key fob" }
+-- the code someone else's device shows ("send me the code from his authenticator")
+for _, src in ipairs(CODE_SOURCE) do
+  for _, where in ipairs { "from", "on", "in" } do
+    for _, whose in ipairs { "h[ie][rs]", "their", "%a+'s" } do
+      SECRET[#SECRET + 1] = "codes? " .. where .. " " .. whose .. " " .. src
+    end
+  end
+end
 
 -- what a holder does with a secret it has
 local SECRET_HOLDS = { "has", "have", "had", "uses", "use", "used", "shares", "share", "shared", "reuses", "reused",
@@ -1460,12 +1468,21 @@ local RULE_NOUNS = { "rules", "polic%a+", "restrictions", "guidelines", "instruc
 local SET_ASIDE = { "lifted", "removed", "suspended", "disabled", "switched off", "turned off", "off", "gone", "paused",
   "waived", "relaxed", "don'?t apply", "do not apply", "didn'?t apply", "no longer apply", "didn'?t exist",
   "did not exist", "don'?t exist", "weren'?t there", "not in force", "out of the way" }
+-- (the assistant without them: "if you had no rules", "… didn't have any restrictions")
+local WITHOUT = { "you had no", "you have no", "you didn'?t have any", "you did not have any", "you didn'?t have",
+  "you did not have", "you were without", "you had zero" }
 local function rules_set_aside(t)
   for sentence in t:gmatch("[^%.%?!;]+") do
     for _, h in ipairs(HYPOTHETICAL) do
       local _, e = find_word(sentence, h)
       if e then
         local rest = sentence:sub(e + 1)
+        for _, w in ipairs(WITHOUT) do
+          for _, n in ipairs(RULE_NOUNS) do
+            local hit = rest:match("%f[%w](" .. w .. " " .. n .. ")%f[%W]")
+            if hit then return h .. " … " .. hit end
+          end
+        end
         local rules = rest:match("%f[%w](guardrails)%f[%W]") or rest:match("%f[%w](safeguards)%f[%W]")
         for _, n in ipairs(RULE_NOUNS) do -- ("your rules"; "the safety rules", "the content filters")
           rules = rules or rest:match("%f[%w](safety %a* ?" .. n .. ")%f[%W]") or rest:match("%f[%w](content %a* ?" .. n .. ")%f[%W]")
@@ -1572,7 +1589,8 @@ local function handed_on_authority(t, req)
   for phrase, role in pairs(req.profile.role_words or {}) do
     if role ~= req.caller.role then phrases[#phrases + 1] = phrase end
   end
-  return who_verb(t, phrases, ERRAND, { " ", " has " }, " me to%f[%W]")
+  -- (also after what that role is doing: "the billing admin is out sick and told me to …")
+  return who_verb(t, phrases, ERRAND, { " ", " has ", " is [%a ]- and ", " was [%a ]- and " }, " me to%f[%W]")
 end
 
 -- the vendor's own units, and what its callers are, in a claim to speak for it
@@ -1947,6 +1965,29 @@ local function who_did_to_caller(t)
   return nil
 end
 
+-- who has been reading, viewing or opening something at all ("who in my
+-- team has been reading the finance channel?", "who downloaded the Q3
+-- report?"): others' activity, whatever it was done to; not "who can read
+-- it?" (a permission), nor how to see it
+local DOING = { "reading", "viewing", "opening", "accessing", "downloading", "visiting", "looking at", "watching" }
+local DID = { "read", "viewed", "opened", "accessed", "downloaded", "visited", "looked at" }
+local function who_has_been_doing(t)
+  if how_to(t) or permission_question(t) then return nil end
+  for clause in t:gmatch("[^%.%?!;]+") do
+    local _, e = clause:find("%f[%w]who%s")
+    if e then
+      local rest = clause:sub(e + 1)
+      for _, d in ipairs(DOING) do
+        if rest:find("^[%a' ]-%f[%w]ha[sdv]e? been " .. d .. "%f[%W]") then return "who … been " .. d end
+      end
+      for _, d in ipairs(DID) do
+        if rest:find("^%a* ?%a* ?%a* ?%a* ?" .. d .. " the%f[%W]") then return "who … " .. d .. " the …" end
+      end
+    end
+  end
+  return nil
+end
+
 local NOT_OWNERS = { my = true, our = true, your = true, their = true, its = true, today = true, yesterday = true,
   week = true, month = true, year = true }
 local function private_content_of_others(t, req)
@@ -2052,7 +2093,7 @@ local function read_guard(req)
     if hit then return "the request asks for other people's " .. hit .. " without authority over them" end
   end
   if req.caller.authority ~= "staff" then
-    hit = who_did_to_caller(t)
+    hit = who_did_to_caller(t) or who_has_been_doing(t)
     if hit then return "the request asks who else did something (" .. hit .. "): another person's activity" end
   end
   if req.caller.authority ~= "staff" then
