@@ -570,6 +570,10 @@ for _, c in ipairs(CONTROLS) do
     "opt [^%.%?!]-out of [^%.%?!]-" .. c, "carve [^%.%?!]-out of [^%.%?!]-" .. c } do
     EXEMPTION[#EXEMPTION + 1] = f
   end
+  -- ("it would help if the IP allowlist didn't apply to my account")
+  for _, neg in ipairs { "didn'?t", "doesn'?t", "wouldn'?t", "don'?t", "did not", "does not", "would not", "not" } do
+    EXEMPTION[#EXEMPTION + 1] = c .. " [^%.%?!]-" .. neg .. " apply to m[ey]%f[%W]"
+  end
 end
 -- the notices that tell of an account's security, silenced ("silence the
 -- new-device sign-in alerts for my team"); asked as an order, not how a
@@ -656,6 +660,8 @@ local function permission_question(t)
 end
 
 local function has_modal(c)
+  -- ("do you happen to know which …" asks which …: a politeness, not "what happens if")
+  c = c:gsub("%f[%w]happen to know%f[%W]", "know")
   for _, m in ipairs(MODALS) do if c:find("%f[%w]" .. m .. "%f[%W]") then return true end end
   return false
 end
@@ -1240,7 +1246,11 @@ local function others_things(t, authority, noun)
   for _, word in ipairs(present_in(t, OTHER_WORDS)) do
     if find_word(t, word) then
       for _, th in ipairs(present_in(t, THEIR_THINGS)) do
-        if authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
+        -- (an admin acts on members' accounts and sign-in settings; which of
+        -- them a member has is still theirs: "which devices does my colleague use?")
+        if authority == "tenant" and MEMBERS_ACCOUNT[th] and not t:find("%f[%w]wh[ai][ct]h? " .. th .. "%f[%W]") then
+          goto next_thing
+        end
         -- (how someone signs in is asked of its state, not how to act on it:
         -- "how do I reset my coworker's 2FA for her?" is a how-to)
         if SIGN_IN_STATE[th] and (how_to(t) or has_modal(t)) then goto next_thing end
@@ -1372,7 +1382,8 @@ local function others_things(t, authority, noun)
   -- uploaded", "give me the home address another member put in…")
   -- (only when someone other than the caller is named at all)
   local owner = false
-  for _, word in ipairs(present_in(t, OTHER_WORDS)) do if t:find(word) then owner = true break end end
+  -- (whole words, or their plurals: "cto" is no one in "october")
+  for _, word in ipairs(present_in(t, OTHER_WORDS)) do if find_word(t, word .. "s?") then owner = true break end end
   for _, p in ipairs(PEOPLE) do if owner or t:find("%f[%w]" .. p .. "%f[%W]") then owner = true break end end
   for _, v in ipairs(owner and REVEAL or {}) do
     if t:find("%f[%w]" .. v .. "%f[%W]") then
@@ -1381,7 +1392,7 @@ local function others_things(t, authority, noun)
         if th ~= "account" and at and not about_rules(t, at) then
           local after = t:match("%f[%w]" .. th .. "%f[%W]([^%.%?!]*)")
           for _, word in ipairs(OTHER_WORDS) do
-            if after and after:find(word) then return th end
+            if after and find_word(after, word .. "s?") then return th end
           end
           for _, p in ipairs(PEOPLE) do
             if after and after:find("%f[%w]" .. p .. "%f[%W]") and not after:find("%f[%w]my " .. p) then return th end
@@ -1988,6 +1999,31 @@ local function who_has_been_doing(t)
   return nil
 end
 
+-- a thing of a bare name, asked to be shown ("any chance you could pull up
+-- the invoices for umbrella?", "show the files of jo"): the name is not a
+-- word of the ontology nor the caller's (tenancy.named_after); not "the
+-- invoices for october", "a discount for nonprofits", nor an order of an
+-- operation
+local SHOWING = { "pull up", "bring up", "look up", "fetch", "find" }
+local function things_of_a_name(t, req)
+  local named = req.domain.named_after or {}
+  -- (an order of one of the ontology's operations binds its target itself:
+  -- "export personal data for mia" is an admin's order on a member)
+  if #named == 0 or req.domain.operation then return nil end
+  local asked = false
+  for _, list in ipairs { REVEAL, LOOK, SHOWING } do
+    for _, v in ipairs(list) do if find_word(t, v) then asked = true break end end
+    if asked then break end
+  end
+  if not asked then return nil end
+  for _, n in ipairs(named) do
+    for _, th in ipairs(THEIR_THINGS) do
+      if n.thing:find("^" .. th .. "$") then return n.thing .. " " .. n.prep .. " " .. n.name end
+    end
+  end
+  return nil
+end
+
 local NOT_OWNERS = { my = true, our = true, your = true, their = true, its = true, today = true, yesterday = true,
   week = true, month = true, year = true }
 local function private_content_of_others(t, req)
@@ -2099,6 +2135,8 @@ local function read_guard(req)
   if req.caller.authority ~= "staff" then
     hit = others_things(t, req.caller.authority, req.profile.tenant.noun:lower())
     if hit then return "the request asks for another person's " .. hit .. " without authority over it" end
+    hit = things_of_a_name(t, req)
+    if hit then return "the request asks for the " .. hit .. ": someone else's, by a name that is not the caller's" end
     hit = out_of_authority(req)
     if hit then return hit end
     hit = addressed_persons_data(req)

@@ -45,7 +45,7 @@ end
 
 -- verbs of seeing and knowing: what follows them is information to give, not an operation to run
 local INQUIRY = {}
-for w in ("see know view look read find understand learn hear watch show tell check review pull display list paste print reveal recite dictate"):gmatch("%S+") do
+for w in ("see know view look read find understand learn hear watch show tell check review pull display list paste print reveal recite dictate explain describe clarify teach outline define"):gmatch("%S+") do
   INQUIRY[w] = true
 end
 
@@ -123,6 +123,9 @@ local function imperative(clause, verbs, before_ident)
     if starts_with(words, i, seq) then
       i = i + #seq
       while words[i] and LEAD[words[i]] do i = i + 1 end
+      -- ("would you be able to explain …", "could you possibly send …": the verb after them)
+      if starts_with(words, i, { "be", "able", "to" }) then i = i + 3 end
+      if words[i] == "possibly" then i = i + 1 end
       return words[i], true
     end
   end

@@ -392,6 +392,27 @@ local function order_target(an, m, pm, prepositions, pronouns)
   return nil
 end
 
+--- the bare names a thing is said to be of, for, from or at, in any clause
+--- ("pull up the invoices for umbrella", "the files of jo"): {thing = the
+--- word before, prep =, name =} for each name — not a word of the ontology,
+--- a time, a pronoun or a number, nor the caller's own tenant or user
+local OF_WHOM = { ["for"] = true, of = true, from = true, at = true }
+function M.named_after(an, m, pm, caller)
+  local out = setmetatable({}, core.array_mt)
+  local own = { [lower(caller and caller.tenant or "")] = true, [lower((caller and caller.user or ""):match("^[^@]*"))] = true }
+  for _, c in ipairs(an.clauses or {}) do
+    local words = lex.words(c.text:lower())
+    for i = 2, #words - 1 do
+      local w = words[i + 1]
+      if OF_WHOM[words[i]] and not own[w] and not OBJECT_PRONOUNS[w] and not TIME_WORDS[w] and not w:find("%d")
+        and a_name(w, m, pm) then
+        out[#out + 1] = { thing = words[i - 1], prep = words[i], name = w }
+      end
+    end
+  end
+  return out
+end
+
 --- the tenant an order names bare as what it acts on ("upgrade umbrella to
 --- the Business plan", "cancel the subscription of umbrella", "request a
 --- credit for umbrella"): a name right after the order's verb, or after

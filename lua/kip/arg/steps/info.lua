@@ -65,6 +65,12 @@ end
 -- WITH Jira", "available IN Japanese"
 local QUALIFIES = {}
 for x in ("for with in on to into from about via using"):gmatch("%S+") do QUALIFIES[x] = true end
+-- ... nor the verb an infinitive's "to" leads to ("be able TO explain", "how TO
+-- export", "want TO know")
+local INFINITIVE_AFTER = {}
+for x in ("able how want wants wanted need needs needed like going trying try tried have has had used ought"):gmatch("%S+") do
+  INFINITIVE_AFTER[x] = true
+end
 -- ... but not a word that opens a clause of its own ("logging in since this morning")
 local OPENS_CLAUSE = {}
 for x in ("since until while during before after because although unless whether than then once"):gmatch("%S+") do
@@ -87,7 +93,8 @@ function M.key_terms(st)
     if unknown and not seen[s] then
       local proper = not x.first and x.w:find("^%u%l")
       local prev = words[i - 1] and words[i - 1].w:lower()
-      local qualified = prev and QUALIFIES[prev] and not low:find("ing$")
+      local infinitive = prev == "to" and words[i - 2] and INFINITIVE_AFTER[words[i - 2].w:lower()]
+      local qualified = prev and QUALIFIES[prev] and not low:find("ing$") and not infinitive
       if proper or qualified then
         seen[s] = true
         out[#out + 1] = { word = low, stem = s }

@@ -48,7 +48,9 @@ function M.request(st)
     domain = { content = #a.content, known = #a.known, known_words = a.known_as_written, unknown = a.unknown,
       capability = a.capability, operation = a.operation, own_tenant = a.own_tenant,
       -- the person an order names bare as whom it acts on ("send a reset for ravi")
-      order_person = require("kip.arg.tenancy").order_object_person(a, m, pm) } }
+      order_person = require("kip.arg.tenancy").order_object_person(a, m, pm),
+      -- the bare names things are said to be of or for ("the invoices for umbrella")
+      named_after = require("kip.arg.tenancy").named_after(a, m, pm, st.caller) } }
 end
 
 --- the operator's guard hook asked about a request the rules let through:
