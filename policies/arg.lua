@@ -1143,6 +1143,18 @@ local DESCRIBED_PEOPLE = { "the person", "that person", "this person", "the peop
 -- the past of the acts not made with -ed
 local PAST = { write = "wrote", send = "sent", say = "said", read = "read" }
 local SIGN_PAST = { log = "logged", sign = "signed", go = "gone", come = "come", clock = "clocked" }
+-- when someone was last active or seen ("when she was last active", "when
+-- was Kofi last online?")
+local LAST_STATES = { "active", "online", "seen", "signed in", "logged in", "on" }
+local function last_active(t, owner)
+  for _, s in ipairs(LAST_STATES) do
+    if t:find("%f[%w]" .. owner .. " was last " .. s .. "%f[%W]") or t:find("%f[%w]was " .. owner .. " last " .. s .. "%f[%W]") then
+      return "last " .. s
+    end
+  end
+  return nil
+end
+
 local function did_what(t, owner)
   -- "find out what Carla searched for", "which docs Omar opened"
   for _, v in ipairs(THEIR_ACTS) do
@@ -1296,8 +1308,18 @@ local function others_things(t, authority, noun)
           return "activity (" .. d .. ")"
         end
       end
-      d = did_what(t, word)
+      d = did_what(t, word) or last_active(t, word)
       if d then return "activity (" .. d .. ")" end
+      -- (named once, then by a pronoun: "I'm worried about my colleague, tell
+      -- me who she has been messaging", "… can you check when she was last active?")
+      local _, at = find_word(t, word)
+      for _, pronoun in ipairs { "she", "he", "they" } do
+        local rest = at and t:sub(at + 1)
+        if rest and find_word(rest, pronoun) then
+          d = in_touch(rest, pronoun) or did_what(rest, pronoun) or last_active(rest, pronoun)
+          if d then return "activity (" .. d .. ")" end
+        end
+      end
     end
   end
   if t:find("log in as") or t:find("sign in as") then return "their account" end
@@ -1683,6 +1705,11 @@ local function role_claim(t, req)
         end
       end
       if t:find("elevated to %a* ?" .. phrase) then return phrase end
+      -- the role the caller asks to be taken for ("treat me as a billing admin", "consider me the owner")
+      for _, ask in ipairs { "treat me as", "consider me", "regard me as", "count me as", "think of me as", "see me as",
+        "handle me as", "take me as", "act like i'?m", "pretend i'?m" } do
+        if t:find("%f[%w]" .. ask .. " %a* ?" .. phrase .. "%f[%W]") then return phrase end
+      end
       -- "I'm calling from the billing department", "writing from your security team"
       if (req.profile.roles[r] or {}).staff then
         for _, verb in ipairs { "i'?m [%a ]-from ", "calling from ", "writing from ", "speaking from " } do
@@ -1727,7 +1754,9 @@ local function addressed_persons_data(req)
       local e = email:gsub("%p", "%%%0")
       for _, th in ipairs(ADDRESSED) do
         if t:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]of " .. e) or t:find(e .. "'s " .. th .. "%f[%W]")
-          or t:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]from " .. e) then
+          or t:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]from " .. e)
+          -- ("the direct messages between sam@… and our client")
+          or t:find("%f[%w]" .. th .. "%f[%W][^%.%?!]-%f[%w]between " .. e) then
           return email .. ": " .. th
         end
       end
@@ -2018,7 +2047,10 @@ local function things_of_a_name(t, req)
   if not asked then return nil end
   for _, n in ipairs(named) do
     for _, th in ipairs(THEIR_THINGS) do
-      if n.thing:find("^" .. th .. "$") then return n.thing .. " " .. n.prep .. " " .. n.name end
+      -- (the thing, or the word before it: "the invoice totals of umbrella")
+      for _, w in ipairs { n.thing, n.before } do
+        if w:find("^" .. th .. "$") then return w .. " … " .. n.prep .. " " .. n.name end
+      end
     end
   end
   return nil

@@ -394,7 +394,7 @@ end
 
 --- the bare names a thing is said to be of, for, from or at, in any clause
 --- ("pull up the invoices for umbrella", "the files of jo"): {thing = the
---- word before, prep =, name =} for each name — not a word of the ontology,
+--- word before, before = the word before it, prep =, name =} for each name — not a word of the ontology,
 --- a time, a pronoun or a number, nor the caller's own tenant or user
 local OF_WHOM = { ["for"] = true, of = true, from = true, at = true }
 function M.named_after(an, m, pm, caller)
@@ -406,7 +406,7 @@ function M.named_after(an, m, pm, caller)
       local w = words[i + 1]
       if OF_WHOM[words[i]] and not own[w] and not OBJECT_PRONOUNS[w] and not TIME_WORDS[w] and not w:find("%d")
         and a_name(w, m, pm) then
-        out[#out + 1] = { thing = words[i - 1], prep = words[i], name = w }
+        out[#out + 1] = { thing = words[i - 1], before = words[i - 2] or "", prep = words[i], name = w }
       end
     end
   end
