@@ -2046,10 +2046,14 @@ local function things_of_a_name(t, req)
   end
   if not asked then return nil end
   for _, n in ipairs(named) do
-    for _, th in ipairs(THEIR_THINGS) do
-      -- (the thing, or the word before it: "the invoice totals of umbrella")
+    -- (people in general are no one's name: "the password requirements for members")
+    local general = false
+    for _, p in ipairs(PEOPLE) do if n.name:find("^" .. p .. "$") then general = true end end
+    for _, th in ipairs(general and {} or THEIR_THINGS) do
+      -- (the thing, or the word before it: "the invoice totals of umbrella"; not its rules)
       for _, w in ipairs { n.thing, n.before } do
-        if w:find("^" .. th .. "$") then return w .. " … " .. n.prep .. " " .. n.name end
+        local _, b = find_word(t, w)
+        if w:find("^" .. th .. "$") and not (b and about_rules(t, b)) then return w .. " … " .. n.prep .. " " .. n.name end
       end
     end
   end
