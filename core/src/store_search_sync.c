@@ -4,7 +4,9 @@
 ** with one statement per index (FTS5 word and trigram) and their vectors
 ** written or queued (store_vectors.c); bulk loads defer it and index in
 ** batches afterwards (kip_sync_index); kip_merge_index merges each index
-** into one segment (after bulk passes and in sleep cycles). Part of the
+** into one segment (after bulk passes and in sleep cycles); what an
+** unindexed guard covers (store_guard.c) is left out of every sync and
+** taken out when the guard is declared (kip_search_exclude). Part of the
 ** store layer: the index is storage, SEARCH reads it (search_keyword.c,
 ** search_vector.c).
 */
