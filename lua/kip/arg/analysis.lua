@@ -45,7 +45,7 @@ end
 
 -- verbs of seeing and knowing: what follows them is information to give, not an operation to run
 local INQUIRY = {}
-for w in ("see know view look read find understand learn hear watch show tell check review pull display list paste print reveal recite dictate explain describe clarify teach outline define"):gmatch("%S+") do
+for w in ("see know view look read find understand learn hear watch show tell check review pull display list paste print reveal recite dictate explain describe clarify teach outline define help"):gmatch("%S+") do
   INQUIRY[w] = true
 end
 
