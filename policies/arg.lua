@@ -450,6 +450,8 @@ local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "di
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
   "spell out", "type out", "write out", "recite", "do you know", "reply with", "respond with", "answer with",
   "remind me", "forward", "email me", "text me", "message me",
+  -- (a wish put as what would happen: "wouldn't it be easier if you just showed me …")
+  "if you %a* ?showed", "if you %a* ?told", "if you %a* ?gave", "if you %a* ?sent", "if you %a* ?listed", "if you %a* ?shared",
   -- asked for as a thing wanted ("I need the password hash of …", "collect everyone's invoices")
   "need the", "want the", "collect", "fetch", "hand over", "whisper", "slip me", "look up" }
 -- the value of a key or token (not the key as a thing to revoke or rotate)
