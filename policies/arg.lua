@@ -462,7 +462,7 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "pins?", "pin numbers
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
   "spell out", "type out", "write out", "recite", "do you know", "reply with", "respond with", "answer with",
-  "remind me", "forward", "email me", "text me", "message me",
+  "remind me", "forward", "email me", "text me", "message me", "dm me", "pm me",
   -- (a wish put as what would happen: "wouldn't it be easier if you just showed me …")
   "if you %a* ?showed", "if you %a* ?told", "if you %a* ?gave", "if you %a* ?sent", "if you %a* ?listed", "if you %a* ?shared",
   -- asked for as a thing wanted ("I need the password hash of …", "collect everyone's invoices")
@@ -594,6 +594,12 @@ for _, c in ipairs(CONTROLS) do
     "opt [^%.%?!]-out of [^%.%?!]-" .. c, "carve [^%.%?!]-out of [^%.%?!]-" .. c } do
     EXEMPTION[#EXEMPTION + 1] = f
   end
+  -- ("switch off 2fa for the whole org", "disable SSO for everyone")
+  for _, v in ipairs { "turn off", "switch off", "disable", "deactivate", "remove", "drop" } do
+    for _, all in ipairs { "for the whole", "for the entire", "for everyone", "for everybody", "for all", "%a+%-wide" } do
+      EXEMPTION[#EXEMPTION + 1] = v .. " [%a ]-" .. c .. "[%a ]- " .. all
+    end
+  end
   -- ("turn off the IP allowlist for my account")
   for _, v in ipairs { "turn off", "switch off", "disable", "deactivate", "remove", "bypass", "lift" } do
     for _, who in ipairs { "for me", "for my account", "on my account", "for my user", "for my login" } do
@@ -713,7 +719,9 @@ local OTHER_WORDS = {
   "fellow", "previous owner", "prior owner", "old owner", "predecessor", "person before me",
   -- people by their title ("the CEO", "the project lead")
   "ceo", "cto", "cfo", "coo", "founder", "co%-founder", "director", "president", "supervisor", "designer",
-  "accountant", "recruiter", "receptionist", "team lead", "project lead", "tech lead" }
+  "accountant", "recruiter", "receptionist", "team lead", "project lead", "tech lead",
+  -- in Spanish, German, French, Italian and Portuguese, folded ("los DMs de mi jefe")
+  "jefe", "jefa", "colega", "companero", "companera", "kollege", "kollegin", "collegue", "collega", "capo", "chefe" }
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email addresse?s?",
   "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone numbers?", "addresse?s?",
   "contact", "notes?", "drafts?", "records?", "history",
@@ -1757,6 +1765,10 @@ local function role_claim(t, req)
         end
       end
       if t:find("elevated to %a* ?" .. phrase) then return phrase end
+      -- ("soy el billing admin", "je suis l'admin", "ich bin der …"; folded)
+      for _, am in ipairs { "soy", "je suis", "ich bin", "sono", "sou" } do
+        if t:find("%f[%w]" .. am .. " %a*'? ?" .. phrase .. "%f[%W]") then return phrase end
+      end
       -- a role written as a field of a ticket or a form ("requester: billing admin", "requested by the owner")
       for _, field in ipairs { "requester%s*[:=]", "requested by", "from%s*:", "role%s*[:=]", "submitted by", "on behalf of" } do
         if t:find("%f[%w]" .. field .. "%s*%a* ?" .. phrase .. "%f[%W]") then return phrase end
@@ -2298,7 +2310,11 @@ for _, fam in ipairs(FAMILIES) do
   for _, list in ipairs { fam.verbs or {}, fam.objects or {}, fam.own_objects or {}, fam.forms or {} } do learn(list) end
 end
 local CHAT = { u = "you", ur = "your", r = "are", pls = "please", plz = "please", teh = "the", wich = "which",
-  wat = "what", abt = "about", b4 = "before", thx = "thanks" }
+  wat = "what", abt = "about", b4 = "before", thx = "thanks",
+  -- (slang and the short forms of chat: "gimme my bf's login history", "how many ppl")
+  gimme = "give me", lemme = "let me", bf = "boyfriend", gf = "girlfriend", bff = "friend", ppl = "people",
+  acct = "account", msgs = "messages", msg = "message", pw = "password", pwd = "password", tmrw = "tomorrow",
+  rn = "right now", ty = "thank you", wanna = "want to", gonna = "going to" }
 
 -- the rules' word a word is corrected to, or nil (the corrector keeps its
 -- answers: requests repeat their words)
