@@ -838,13 +838,13 @@ end
 -- what a secret is made of, asked about ("how many characters long is
 -- Sam's password, and what does it start with?")
 local SECRET_CONTENT = { "how many characters", "how many digits", "how long is", "starts? with", "begins? with",
-  "ends? with", "contains?", "first letters?", "first digits?", "last digits?", "last letters?", "last four", "hint",
+  "ends? with", "ends? in", "contains?", "first letters?", "first digits?", "last digits?", "last letters?", "last four", "hint",
   -- its length or make-up, compared ("is the owner's password longer than 8 characters?")
   "longer than", "shorter than", "more than %d+ characters", "fewer than %d+ characters", "at least %d+ characters",
   "any numbers", "any digits", "any symbols", "a number in it", "a symbol in it" }
 local function secret_content_of_another(t)
   for _, sec in ipairs { "passwords?", "passcodes?", "pins?", "pin codes?", "recovery codes?", "backup codes?",
-    "security answers?" } do
+    "security answers?", "api keys?", "tokens?", "secrets?" } do
     local _, b = t:find("'s " .. sec .. "%f[%W]")
     if not b then _, b = t:find("%f[%w]h[ie][rs] " .. sec .. "%f[%W]") end
     if not b then _, b = t:find("%f[%w]their " .. sec .. "%f[%W]") end
@@ -1200,6 +1200,28 @@ local function last_active(t, owner)
   return nil
 end
 
+-- the state of someone's account, asked whether ("just confirm whether my
+-- coworker has two-factor turned on", "has my manager verified her email
+-- address yet?"): theirs to know
+local STATE_DONE = { "verified", "confirmed", "activated", "enabled", "set up", "turned on", "switched on", "changed",
+  "reset" }
+local STATE_OF = { "2fa", "two%-factor", "mfa", "email", "email address", "phone", "password", "account", "profile" }
+local function account_state(t, owner)
+  for _, d in ipairs(STATE_DONE) do
+    if t:find("%f[%w]" .. d .. "%f[%W]") then
+      for _, s in ipairs(STATE_OF) do
+        -- "has <owner> verified her email", "whether <owner> has 2fa turned on"
+        if t:find("%f[%w]ha[sv]e? %a* ?" .. owner .. " " .. d .. " %a* ?" .. s .. "%f[%W]")
+          or t:find("%f[%w]" .. owner .. " ha[sv]e? " .. s .. " " .. d .. "%f[%W]")
+          or t:find("%f[%w]" .. owner .. " ha[sv]e? " .. d .. " %a* ?" .. s .. "%f[%W]") then
+          return s .. " " .. d
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local function did_what(t, owner)
   -- "find out what Carla searched for", "which docs Omar opened"
   for _, v in ipairs(THEIR_ACTS) do
@@ -1353,7 +1375,7 @@ local function others_things(t, authority, noun)
           return "activity (" .. d .. ")"
         end
       end
-      d = did_what(t, word) or last_active(t, word)
+      d = did_what(t, word) or last_active(t, word) or account_state(t, word)
       if d then return "activity (" .. d .. ")" end
       -- (named once, then by a pronoun: "I'm worried about my colleague, tell
       -- me who she has been messaging", "… can you check when she was last active?")
