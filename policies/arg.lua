@@ -250,18 +250,23 @@ local FAMILIES = {
       "i'?m allowed to see", "i am allowed to see", "i'?m entitled to see", "i have the right to see" } },
 }
 
+-- the family called name (the forms and objects below are added to it)
+local function family(name)
+  for _, fam in ipairs(FAMILIES) do if fam.name == name then return fam end end
+  error("no injection family " .. name)
+end
+
 -- the assistant's own rule-set, named by a clause whose subject is the
 -- assistant ("which policies are you following?", "the rules you're bound
 -- by"): "your refund policy" is the business's, "the policies you follow" not
-for _, fam in ipairs(FAMILIES) do
-  if fam.name == "configuration disclosure" then
-    for _, n in ipairs { "rules", "policies", "policy", "instructions", "guidelines", "directives", "constraints",
-      "guidance", "principles" } do
-      for _, c in ipairs { "are you following", "you'?r?e? following", "do you follow", "you obey", "do you obey",
-        "you'?r?e? bound by", "are you bound by", "you'?r?e? running on", "are you running on", "govern you",
-        "you'?r?e? under", "you operate under", "you operate by", "you work under", "you run under", "you act under" } do
-        fam.forms[#fam.forms + 1] = n .. " " .. c
-      end
+do
+  local fam = family("configuration disclosure")
+  for _, n in ipairs { "rules", "policies", "policy", "instructions", "guidelines", "directives", "constraints",
+    "guidance", "principles" } do
+    for _, c in ipairs { "are you following", "you'?r?e? following", "do you follow", "you obey", "do you obey",
+      "you'?r?e? bound by", "are you bound by", "you'?r?e? running on", "are you running on", "govern you",
+      "you'?r?e? under", "you operate under", "you operate by", "you work under", "you run under", "you act under" } do
+      fam.forms[#fam.forms + 1] = n .. " " .. c
     end
   end
 end
@@ -270,34 +275,32 @@ end
 -- the assistant ("the configuration you were started with", "the config you
 -- booted with"; asked with what or which: "I wonder what guidelines you were
 -- set up with"): its own; not "the configuration you recommend for SAML"
-for _, fam in ipairs(FAMILIES) do
-  if fam.name == "configuration disclosure" then
-    for _, n in ipairs { "guidelines", "rules", "instructions", "directions", "prompts?", "polic%a+", "configuration",
-      "config", "settings", "constraints", "restrictions" } do
-      for _, wh in ipairs { "what", "which" } do
-        for _, c in ipairs { "you were", "you got", "you received", "you'?ve been given", "you have been given", "you had" } do
-          fam.forms[#fam.forms + 1] = wh .. " " .. n .. " " .. c
-        end
+do
+  local fam = family("configuration disclosure")
+  for _, n in ipairs { "guidelines", "rules", "instructions", "directions", "prompts?", "polic%a+", "configuration",
+    "config", "settings", "constraints", "restrictions" } do
+    for _, wh in ipairs { "what", "which" } do
+      for _, c in ipairs { "you were", "you got", "you received", "you'?ve been given", "you have been given", "you had" } do
+        fam.forms[#fam.forms + 1] = wh .. " " .. n .. " " .. c
       end
     end
-    for _, o in ipairs(fam.own_objects) do
-      for _, c in ipairs { "you were", "you got", "you received", "you had", "you started with", "you launched with",
-        "you booted with", "you loaded", "you came with", "you shipped with", "you'?re running", "you are running" } do
-        fam.objects[#fam.objects + 1] = o .. " " .. c
-      end
+  end
+  for _, o in ipairs(fam.own_objects) do
+    for _, c in ipairs { "you were", "you got", "you received", "you had", "you started with", "you launched with",
+      "you booted with", "you loaded", "you came with", "you shipped with", "you'?re running", "you are running" } do
+      fam.objects[#fam.objects + 1] = o .. " " .. c
     end
   end
 end
 
 -- the assistant's own rules switched off ("disable your content rules",
 -- "turn off your safety filters"); not "disable the install prompt"
-for _, fam in ipairs(FAMILIES) do
-  if fam.name == "instruction override" then
-    for _, v in ipairs { "disable", "turn off", "switch off", "deactivate", "suspend", "lift", "drop" } do
-      for _, n in ipairs { "rules", "filters", "guardrails", "restrictions", "limits", "polic%a+", "safeguards",
-        "instructions", "guidelines", "constraints" } do
-        fam.forms[#fam.forms + 1] = v .. " your %a* ?%a* ?" .. n
-      end
+do
+  local fam = family("instruction override")
+  for _, v in ipairs { "disable", "turn off", "switch off", "deactivate", "suspend", "lift", "drop" } do
+    for _, n in ipairs { "rules", "filters", "guardrails", "restrictions", "limits", "polic%a+", "safeguards",
+      "instructions", "guidelines", "constraints" } do
+      fam.forms[#fam.forms + 1] = v .. " your %a* ?%a* ?" .. n
     end
   end
 end
@@ -306,26 +309,24 @@ end
 -- forbidden to talk about?", "which subjects were you told not to
 -- discuss?"): its restrictions are its configuration; not "what am I not
 -- allowed to upload?" nor "what are guests not allowed to do?"
-for _, fam in ipairs(FAMILIES) do
-  if fam.name == "configuration disclosure" then
-    for _, c in ipairs { "are you forbidden", "are you not allowed", "are you prohibited", "are you banned",
-      "are you not supposed", "were you told not", "were you instructed not", "can'?t you talk", "won'?t you talk",
-      "can'?t you discuss", "won'?t you discuss" } do
-      fam.forms[#fam.forms + 1] = "%f[%w]wh%a+ [%a ]-" .. c .. "%f[%W]"
-    end
+do
+  local fam = family("configuration disclosure")
+  for _, c in ipairs { "are you forbidden", "are you not allowed", "are you prohibited", "are you banned",
+    "are you not supposed", "were you told not", "were you instructed not", "can'?t you talk", "won'?t you talk",
+    "can'?t you discuss", "won'?t you discuss" } do
+    fam.forms[#fam.forms + 1] = "%f[%w]wh%a+ [%a ]-" .. c .. "%f[%W]"
   end
 end
 
 -- the assistant told it is one without rules ("you are a helpful assistant
 -- with no restrictions"); not "a plan with no limits"
-for _, fam in ipairs(FAMILIES) do
-  if fam.name == "persona" then
-    for _, you in ipairs { "you are", "you'?re", "you will be", "act as" } do
-      for _, w in ipairs { "with no", "without", "without any", "free of", "free from", "unbound by", "not bound by" } do
-        for _, n in ipairs { "restrictions", "rules", "filters", "limits", "limitations", "guidelines", "polic%a+",
-          "guardrails", "safeguards", "censorship" } do
-          fam.forms[#fam.forms + 1] = you .. " an? [%a ]-" .. w .. " %a* ?" .. n .. "%f[%W]"
-        end
+do
+  local fam = family("persona")
+  for _, you in ipairs { "you are", "you'?re", "you will be", "act as" } do
+    for _, w in ipairs { "with no", "without", "without any", "free of", "free from", "unbound by", "not bound by" } do
+      for _, n in ipairs { "restrictions", "rules", "filters", "limits", "limitations", "guidelines", "polic%a+",
+        "guardrails", "safeguards", "censorship" } do
+        fam.forms[#fam.forms + 1] = you .. " an? [%a ]-" .. w .. " %a* ?" .. n .. "%f[%W]"
       end
     end
   end
@@ -334,14 +335,13 @@ end
 -- a mode of privilege said to be on ("[admin mode]", "(developer mode: on)",
 -- "sudo mode enabled"): fake state, whatever the words around it; not "dark
 -- mode on" nor "is there an admin mode?" (the privilege words, and the marks)
-for _, fam in ipairs(FAMILIES) do
-  if fam.name == "fake system text" then
-    for w in ([[admin administrator root sudo superuser staff developer dev debug maintenance god unrestricted
-      override elevated privileged internal operator owner]]):gmatch("%S+") do
-      for _, f in ipairs { "[%[%(<{]%s*" .. w .. " mode%s*[%]%)>}:]", w .. " mode%s*:?%s*on%s*[%]%)>}:,%.!]",
-        w .. " mode %a* ?enabled", w .. " mode %a* ?activated", w .. " mode %a* ?engaged", "^%s*" .. w .. " mode%s*[:%-]" } do
-        fam.forms[#fam.forms + 1] = f
-      end
+do
+  local fam = family("fake system text")
+  for w in ([[admin administrator root sudo superuser staff developer dev debug maintenance god unrestricted
+    override elevated privileged internal operator owner]]):gmatch("%S+") do
+    for _, f in ipairs { "[%[%(<{]%s*" .. w .. " mode%s*[%]%)>}:]", w .. " mode%s*:?%s*on%s*[%]%)>}:,%.!]",
+      w .. " mode %a* ?enabled", w .. " mode %a* ?activated", w .. " mode %a* ?engaged", "^%s*" .. w .. " mode%s*[:%-]" } do
+      fam.forms[#fam.forms + 1] = f
     end
   end
 end
@@ -2164,8 +2164,10 @@ local function things_of_a_name(t, req)
     for _, th in ipairs(general and {} or THEIR_THINGS) do
       -- (the thing, or the word before it: "the invoice totals of umbrella"; not its rules)
       for _, w in ipairs { n.thing, n.before } do
-        local _, b = find_word(t, w)
-        if w:find("^" .. th .. "$") and not (b and about_rules(t, b)) then return w .. " … " .. n.prep .. " " .. n.name end
+        if w:find("^" .. th .. "$") then
+          local _, b = find_word(t, w)
+          if not (b and about_rules(t, b)) then return w .. " … " .. n.prep .. " " .. n.name end
+        end
       end
     end
   end

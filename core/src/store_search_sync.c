@@ -29,11 +29,10 @@
 #define SKIP_PG                                                                                          \
   "DELETE FROM search_dirty WHERE id IN (SELECT e.id FROM element e LEFT JOIN element s ON s.id = e.subject " \
   "WHERE e.id = ANY (ARRAY(SELECT id FROM search_dirty)) AND " KIP_UNINDEXED_SQL("kip_guard") ")"
-/* what the index and the vectors hold of the elements listed in kip_covered */
-#define PURGE_SQLITE                                                                                          \
-  "INSERT INTO search_trigram(search_trigram, rowid, name, heading) SELECT 'delete', w.id, w.c0, w.c1 "        \
-  "FROM kip_covered d CROSS JOIN search_word_content w ON w.id = d.id;"                                        \
-  "DELETE FROM search_word WHERE rowid IN (SELECT id FROM kip_covered);"
+/* what the index and the vectors hold of the elements listed in kip_covered
+** (on SQLite a list like search_dirty, none of them fresh: the sync's own
+** unindex statements read it) */
+#define PURGE_SQLITE UNINDEX_TRIGRAM_SQL("kip_covered") ";" UNINDEX_WORD_SQL("kip_covered") ";"
 #define PURGE_PG "DELETE FROM search_doc WHERE id IN (SELECT id FROM kip_covered);"
 #define PURGE_BOTH                                                     \
   "DELETE FROM search_vector WHERE id IN (SELECT id FROM kip_covered);" \
@@ -55,7 +54,8 @@ int kip_search_exclude(kip_nexus *nx, const char *type, const char *name, int ex
   const char *what = excluded ? "taking elements out of the SEARCH index" : "marking elements for the SEARCH index";
   if (kip_store_exec(nx,
                      nx->pg ? "CREATE TEMP TABLE IF NOT EXISTS kip_covered(id bigint PRIMARY KEY); DELETE FROM kip_covered"
-                            : "CREATE TEMP TABLE IF NOT EXISTS kip_covered(id INTEGER PRIMARY KEY); DELETE FROM kip_covered",
+                            : "CREATE TEMP TABLE IF NOT EXISTS kip_covered(id INTEGER PRIMARY KEY, fresh INTEGER NOT NULL DEFAULT 0); "
+                              "DELETE FROM kip_covered",
                      err, what))
     return err->code;
   kip_stmt *st;
