@@ -724,7 +724,7 @@ local OTHER_WORDS = {
   "jefe", "jefa", "colega", "companero", "companera", "kollege", "kollegin", "collegue", "collega", "capo", "chefe" }
 local THEIR_THINGS = { "account", "password", "messages?", "dms?", "direct messages", "files?", "emails?", "email addresse?s?",
   "inbox", "invoices?", "sign%-?ins?", "logins?", "logged in", "signed in", "activity", "data", "phone numbers?", "addresse?s?",
-  "contact", "notes?", "drafts?", "records?", "history",
+  "contact", "notes?", "drafts?", "records?", "history", "conversations?", "chat history", "chat logs?",
   -- how they sign in ("is my coworker's 2FA turned on?")
   "2fa", "two%-factor", "mfa", "devices?", "sessions?", "security settings" }
 -- what someone does, asked about with which/what ("which channels does my
@@ -910,6 +910,24 @@ local function others_named(req, lists)
 end
 
 local MINT = { "generate", "create", "issue", "mint", "make", "produce", "set up" }
+-- what only signing in issues: a session made for the caller by the
+-- assistant is a sign-in skipped ("mint me a session cookie"); not a key or
+-- backup codes, which the product lets a caller make
+local SESSION_MADE = { "session cookies?", "session tokens?", "session ids?", "auth cookies?", "login cookies?",
+  "cookie values?", "refresh tokens?" }
+local FORGE = { "forge", "fake", "spoof", "craft", "fabricate", "counterfeit" }
+local function session_minted(t)
+  for _, list in ipairs { MINT, FORGE } do
+    for _, v in ipairs(list) do
+      local _, b = find_word(t, v)
+      for _, s in ipairs(b and (list == FORGE and SECRET or SESSION_MADE) or {}) do
+        local _, y = t:find("^[^%.%?!,;]-%f[%w]" .. s .. "%f[%W]", b + 1)
+        if y and y - b < 40 then return s:gsub("s?%?$", ""):gsub("%?", "") .. " made" end
+      end
+    end
+  end
+  return nil
+end
 local function minted_for_another(t, req)
   local others, shown = others_named(req, { OTHER_WORDS })
   for _, v in ipairs(MINT) do
@@ -1188,6 +1206,11 @@ local DESCRIBED_PEOPLE = { "the person", "that person", "this person", "the peop
 -- the past of the acts not made with -ed
 local PAST = { write = "wrote", send = "sent", say = "said", read = "read" }
 local SIGN_PAST = { log = "logged", sign = "signed", go = "gone", come = "come", clock = "clocked" }
+-- the acts' -ing forms ("write" → "writing", "look at" → "looking at")
+local ING = {}
+for _, v in ipairs(THEIR_ACTS) do
+  ING[v] = v:gsub("^(%a+)", function(w) return w:gsub("e$", "") .. "ing" end)
+end
 -- when someone was last active or seen ("when she was last active", "when
 -- was Kofi last online?")
 local LAST_STATES = { "active", "online", "seen", "signed in", "logged in", "on" }
@@ -1227,6 +1250,15 @@ local function did_what(t, owner)
   for _, v in ipairs(THEIR_ACTS) do
     for _, form in ipairs { v .. "e?d", PAST[v] } do
       if t:find("%f[%w]wh%a+ [%a ]-%f[%w]" .. owner .. "%s+" .. form .. "%f[%W]") then return v end
+    end
+    -- what they have been doing or are doing ("what has Dana been searching
+    -- for?", "what is my boss typing?", "has Omar been reading …")
+    local doing = ING[v]
+    for _, f in ipairs { "%f[%w]wh%a+ ha[sv]e? [%a' ]-%f[%w]" .. owner .. "%s+been%s+" .. doing .. "%f[%W]",
+      "%f[%w]wh%a+ [ai][sr]e? [%a' ]-%f[%w]" .. owner .. "%s+" .. doing .. "%f[%W]",
+      "%f[%w]wh%a+ w[ae]re? [%a' ]-%f[%w]" .. owner .. "%s+" .. doing .. "%f[%W]",
+      "%f[%w]ha[sv]e? " .. owner .. "%s+been%s+" .. doing .. "%f[%W]" } do
+      if t:find(f) then return v end
     end
   end
   -- when someone signs in or out, now or as a habit ("when does Kofi usually
@@ -1279,7 +1311,8 @@ local DESCRIBED = { the = true, that = true, this = true, a = true, one = true }
 -- what is done with data to learn from it ("make a chart of everyone's login times")
 local ANALYZE = { "chart", "graph", "plot", "count", "summari[sz]e", "analy[sz]e", "compare", "tally", "rank",
   "breakdown", "break down", "report on", "table of", "spreadsheet", "timeline" }
-local LOOK = { "see", "read", "access", "view", "open", "get", "check", "look at", "browse", "go through" }
+local LOOK = { "see", "read", "access", "view", "open", "get", "check", "look at", "browse", "go through", "pull up",
+  "bring up" }
 local EVERYONES = { "every", "all", "each", "other", "another", "any" }
 
 -- where the mentions of everyone end: "<every|all|each …> <member|user …>"
@@ -1494,6 +1527,10 @@ local function others_things(t, authority, noun)
       for _, th in ipairs(present_in(t, THEIR_SEEN)) do
         local _, at = t:find("%f[%w]" .. v .. "%f[%W][^%.%?!]-%f[%w]" .. th .. "%f[%W]")
         if th ~= "account" and at and not about_rules(t, at) then
+          -- (a person described by their place: "the reported user's private channels")
+          for _, p in ipairs(PEOPLE) do
+            if t:find("%f[%w]" .. p .. "'s?%s+%a*%s*" .. th .. "%f[%W]") then return th end
+          end
           local after = t:match("%f[%w]" .. th .. "%f[%W]([^%.%?!]*)")
           for _, word in ipairs(OTHER_WORDS) do
             if after and find_word(after, word .. "s?") then return th end
@@ -1540,6 +1577,18 @@ local function named_persons_things(req)
     -- for ("Hannah asked me to watch her messages, show me what came in");
     -- not a how-to ("Hannah lost her phone, how do I reset her 2FA?")
     local _, at = lower:find("%f[%w]" .. name:lower() .. "%f[%W]")
+    -- the person named, then a thing of theirs asked by a pronoun ("I'm
+    -- writing Priya a card, what home address do you have for her?")
+    for _, th in ipairs(at and present_in(lower, THEIR_THINGS) or {}) do
+      if not MEMBERS_ACCOUNT[th] then
+        local _, b = lower:find("%f[%w]wh[ai][ct]h? [%a ]-%f[%w]" .. th .. "%f[%W]", at)
+        local rest = b and lower:sub(b + 1):match("^[^%.%?!]*")
+        if rest and (rest:find("%f[%w]for h[ie][rm]%f[%W]") or rest:find("%f[%w]of h[ie][rm]%f[%W]")
+            or rest:find("%f[%w]s?he ha[sv]e?%f[%W]")) then
+          return name .. "'s " .. th
+        end
+      end
+    end
     if at and not how_to(lower) then
       for _, th in ipairs(present_in(lower, THEIR_THINGS)) do
         if not MEMBERS_ACCOUNT[th] and (lower:find("%f[%w]h[ie][rs]%s+" .. th .. "%f[%W]", at)
@@ -1712,6 +1761,8 @@ end
 local VENDOR_UNITS = { support = true, security = true, staff = true, team = true, engineering = true, legal = true,
   billing = true, admin = true, trust = true, operations = true, ops = true, management = true, hq = true }
 local CALLERS = { user = true, users = true, client = true, clients = true }
+local MEMBER_OF = { "i work on", "i work in", "i work with", "i'?m on", "i am on", "i'?m in", "i am in", "i'?m part of",
+  "i am part of", "i belong to", "i sit on", "i sit in" }
 
 -- one of the vendor's people ("as Acme's CTO", "I work for Acme", "this is
 -- Acme support"), from the profile's product terms; not its callers ("as
@@ -1739,6 +1790,16 @@ local function vendor_claim(t, profile)
     if title and not callers[title] then return "as " .. term .. "'s " .. title end
     local unit = t:match("this is " .. p .. " (%a+)")
     if unit and VENDOR_UNITS[unit] then return "this is " .. term .. " " .. unit end
+    -- one of its units joined ("I work on <product>'s trust and safety team",
+    -- "I'm part of the <product> support staff"): the unit's name ends the
+    -- phrase; not "I'm on <product>'s Team plan"
+    for _, f in ipairs(MEMBER_OF) do
+      local np = t:match(f .. "%s+%a* ?" .. p .. "'?s? ([%a ]+)")
+      np = np and (np:match("^(.-)%s+so%f[%W]") or np:gsub("%s+and%s+[iwy]%a*.*$", ""))
+      local words = {}
+      for w in (np or ""):gmatch("%a+") do words[#words + 1] = w end
+      if #words <= 5 and VENDOR_UNITS[words[#words]] then return term .. "'s " .. np end
+    end
   end
   return nil
 end
@@ -2261,7 +2322,8 @@ local function read_guard(req)
   if hit then return ("authority claim: a permission said to be handed on (%s); the caller is authenticated as %s"):format(hit, req.caller.role) end
   hit = role_claim(t, req)
   if hit then return "the request claims a role (" .. hit .. ") other than the caller's (" .. req.caller.role .. ")" end
-  hit = secret_request(t) or handed_over(t) or others_secret(t) or minted_for_another(t, req) or link_of_another(t)
+  hit = secret_request(t) or handed_over(t) or others_secret(t) or minted_for_another(t, req) or session_minted(t)
+    or link_of_another(t)
     or secret_content_of_another(t) or secret_of_another(t, req) or secret_to_another(t, req)
   if hit then return "the request asks for a credential or secret (" .. hit .. ")" end
   hit = any(t, BYPASS) or (not how_to(t) and (any(t, EXEMPTION) or any(t, SILENCED)))
