@@ -716,7 +716,7 @@ local OTHER_WORDS = {
   "neighbou?r", "friend", "sister", "brother", "husband", "wife", "partner", "girlfriend", "boyfriend", "roommate",
   "flatmate", "mother", "father", "mom", "dad", "son", "daughter", "cousin", "landlord", "competitor", "intern",
   "contractor", "consultant", "freelancer", "assistant", "secretary", "new hire", "guy", "dude", "woman", "lady",
-  "fellow", "previous owner", "prior owner", "old owner", "predecessor", "person before me",
+  "fellow", "previous owner", "prior owner", "old owner", "predecessor", "person before me", "account owner", "the owner",
   -- people by their title ("the CEO", "the project lead")
   "ceo", "cto", "cfo", "coo", "founder", "co%-founder", "director", "president", "supervisor", "designer",
   "accountant", "recruiter", "receptionist", "team lead", "project lead", "tech lead",
@@ -1354,6 +1354,22 @@ local function everyone_ends(t, tail, alone)
   return ends
 end
 
+-- a thing asked by its question word, then whose it is: the owner after an
+-- auxiliary ("how many failed login attempts did my coworker have?") or as
+-- a possessive ("what is the recovery email on the owner's account?")
+local ASKING = { "what", "which", "how many", "how much", "how often" }
+local AUXILIARIES = { "did", "does", "do", "has", "have", "had", "is", "was", "were" }
+local function asked_of(t, th, word)
+  for _, q in ipairs(ASKING) do
+    local _, b = t:find("%f[%w]" .. q .. " %a*%-? ?%a* ?%f[%w]" .. th .. "%f[%W]")
+    local rest = b and t:sub(b + 1):match("^[^%.%?!,;]*")
+    if rest and rest:find("^[%a ]-%f[%w]" .. word .. "'s%f[%W]") then return true end
+    for _, aux in ipairs(rest and AUXILIARIES or {}) do
+      if rest:find("^%s*%a* ?" .. aux .. " %a* ?%a* ?" .. word .. "%f[%W]") then return true end
+    end
+  end
+  return false
+end
 local function others_things(t, authority, noun)
   for _, word in ipairs(present_in(t, OTHER_WORDS)) do
     if find_word(t, word) then
@@ -1376,6 +1392,9 @@ local function others_things(t, authority, noun)
         end
         if t:find(th .. "%f[%W][^%.%?!]-of %a* ?" .. word) then return th end
         if between(t, th, word) then return th end
+        -- (asked, then whose: "how many failed logins did my coworker have?",
+        -- "what is the recovery email set on the owner's account?")
+        if not how_to(t) and not permission_question(t) and asked_of(t, th, word) then return th end
         if t:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. word .. "%f[%W]") and t:find("which " .. th) and not has_modal(t) then
           return th
         end
@@ -1887,7 +1906,8 @@ local function role_claim(t, req)
   local noun = req.caller.authority == "self" and (req.profile.tenant or {}).noun
   if noun then
     noun = noun:lower()
-    for _, who in ipairs { "the owner of %a* ?" .. noun, "the " .. noun .. " owner" } do
+    for _, who in ipairs { "the owner of %a* ?" .. noun, "the " .. noun .. " owner", "the account owner", "the owner now",
+      "the new owner", "the owner since", "the owner here", "the real owner", "the rightful owner" } do
       for _, lead in ipairs { "as ", "i'?m ", "i am ", "since i'?m ", "because i'?m " } do
         local hit = t:match(lead .. "%a* ?" .. who .. "%f[%W]")
         if hit then return hit end
@@ -2128,6 +2148,24 @@ for _, list in ipairs { { "our", "my", "the" }, EVERYONES } do
     for _, p in ipairs(PEOPLE) do GROUPS[#GROUPS + 1] = "%f[%w]" .. q .. " " .. p .. "%f[%W]" end
   end
 end
+-- what is private to each person, asked for all of it ("send a copy of every
+-- DM in our team to my inbox", "export all the private channels"); not the
+-- caller's own ("archive all my DMs") nor a question of how
+local PRIVATE_KINDS = { "dms?", "direct messages?", "private messages?", "private channels?", "drafts?", "inboxe?s?" }
+local function all_private(t)
+  for sentence in t:gmatch("[^%.%?!]+") do
+    if not how_to(sentence) and not permission_question(sentence) then
+      for _, th in ipairs(PRIVATE_KINDS) do
+        local hit = sentence:match("%f[%w]every (" .. th .. ")%f[%W]") or sentence:match("%f[%w]each (" .. th .. ")%f[%W]")
+          or sentence:match("%f[%w]all %a* ?%a* ?(" .. th .. ")%f[%W]")
+        if hit and not sentence:find("%f[%w]all %a* ?my " .. th) and not sentence:find("%f[%w]all of my " .. th) then
+          for _, v in ipairs(REVEAL) do if sentence:find("%f[%w]" .. v .. "%f[%W]") then return hit end end
+        end
+      end
+    end
+  end
+  return nil
+end
 local function everyones_things(t, things)
   for sentence in t:gmatch("[^%.%?!]+") do
     local all = sentence:find("%f[%w]everyone%f[%W]") or sentence:find("%f[%w]everybody%f[%W]")
@@ -2334,10 +2372,10 @@ local function read_guard(req)
   if req.caller.authority ~= "self" then
     hit = private_content_of_others(t, req)
     if hit then return "the request asks for what another person wrote (" .. hit .. "); no action of the caller's role reads it" end
-    hit = req.caller.authority == "tenant" and everyones_things(t, MEMBERS_PRIVATE)
+    hit = req.caller.authority == "tenant" and (everyones_things(t, MEMBERS_PRIVATE) or all_private(t))
     if hit then return "the request asks for members' " .. hit .. "; an admin acts on their accounts, never reads them" end
   else
-    hit = everyones_things(t)
+    hit = everyones_things(t) or all_private(t)
     if hit then return "the request asks for other people's " .. hit .. " without authority over them" end
   end
   if req.caller.authority ~= "staff" then
