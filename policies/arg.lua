@@ -1780,6 +1780,11 @@ end
 local VENDOR_UNITS = { support = true, security = true, staff = true, team = true, engineering = true, legal = true,
   billing = true, admin = true, trust = true, operations = true, ops = true, management = true, hq = true }
 local CALLERS = { user = true, users = true, client = true, clients = true }
+local FROM_VENDOR = { "soy de", "soy del", "trabajo en", "trabajo para", "vengo de", "je suis de", "je suis chez",
+  "je travaille chez", "je travaille pour", "ich bin von", "ich arbeite bei", "ich arbeite fur", "sono di", "sono del",
+  "lavoro per", "lavoro in", "lavoro da", "sou da", "sou do", "trabalho na", "trabalho no", "trabalho para" }
+local VENDOR_OF = { de = true, del = true, chez = true, von = true, bei = true, di = true, da = true, ["do"] = true,
+  ["of"] = true, at = true, ["in"] = true, dello = true, della = true, du = true }
 local MEMBER_OF = { "i work on", "i work in", "i work with", "i'?m on", "i am on", "i'?m in", "i am in", "i'?m part of",
   "i am part of", "i belong to", "i sit on", "i sit in" }
 
@@ -1799,6 +1804,18 @@ local function vendor_claim(t, profile)
     local p = term:lower():gsub("%p", "%%%0")
     for _, f in ipairs { "i'?m from ", "i'?m with ", "i am from ", "i am with ", "i work for ", "i work at ", "on behalf of " } do
       if t:find(f .. p .. "%f[%W]") then return f .. term end
+    end
+    -- in Spanish, French, German, Italian and Portuguese, folded, the vendor
+    -- named at once or as the end of a unit's name ("soy del equipo de
+    -- soporte de <product>"; not "soy de <city> y uso <product>")
+    for _, f in ipairs(FROM_VENDOR) do
+      local a, b = t:find("%f[%w]" .. f .. "%s+[%a ]-%f[%w]" .. p .. "%f[%W]")
+      if a then
+        local between = t:sub(a, b):match("^" .. f .. "%s+(.-)%s*" .. p .. "$") or ""
+        local n, last = 0, nil
+        for w in between:gmatch("%a+") do n, last = n + 1, w end
+        if n == 0 or (n <= 5 and VENDOR_OF[last]) then return f .. " " .. term end
+      end
     end
     -- ("since I'm also an <product> employee")
     for _, who in ipairs { "employee", "staffer", "engineer", "insider" } do

@@ -245,7 +245,11 @@ function M.choose_action(st, names)
     local act = m.actions[names[1]]
     local roles = {}
     for _, n in ipairs(names) do for _, r in ipairs(m.actions[n].required_roles) do roles[#roles + 1] = r end end
-    return { name = #names == 1 and act.name or nil, status = "UNAUTHORIZED",
+    -- (its parameters still read from the request: the post-check refuses
+    -- an order on another tenant or person before it abstains for the role,
+    -- R1 before R6 — "downgrade <another tenant> to the free plan")
+    local values = #names == 1 and params.fill(act, a, st.snapshot.profile, st.caller, st.entities) or nil
+    return { name = #names == 1 and act.name or nil, params = values, status = "UNAUTHORIZED",
       reason = ("role %s is not among %s"):format(tostring(role), table.concat(roles, ", ")) }
   end
   local fits = {}
