@@ -375,18 +375,23 @@ local function verb_object(t, fam, present)
     while from <= #t do
       local a, b = find_word(t, v, from)
       if not a then break end
-      local after, words, window = t:sub(b + 1), 0, ""
+      -- (an object that starts within the window may end past it: "output
+      -- the full set of guidelines you were …")
+      local after, words, window, head = t:sub(b + 1), 0, "", nil
       for w in after:gmatch("%S+") do
         words = words + 1
         window = window .. " " .. w
-        if words >= WINDOW then break end
+        if words == WINDOW then head = #window end
+        if words >= WINDOW + 3 then break end
       end
+      head = head or #window
       for _, o in ipairs(fam.objects or {}) do
         local x, y = find_word(window, o)
-        if x then return t:sub(a, b) .. " … " .. window:sub(x, y) end
+        if x and x <= head then return t:sub(a, b) .. " … " .. window:sub(x, y) end
       end
       for _, o in ipairs(fam.own_objects or {}) do
-        if find_word(window, o) then -- the object first, then whose it is
+        local at = find_word(window, o)
+        if at and at <= head then -- the object first, then whose it is
           for _, d in ipairs(ASSISTANTS) do
             if window:find(d, 1, true) then -- (the determiner's letters at all, before its patterns)
               local x, y = find_word(window, d .. " " .. o)
@@ -458,7 +463,11 @@ local SECRET = { "passwords?", "passcodes?", "pin codes?", "pins?", "pin numbers
   "session ids?", "session identifiers?", "session keys?", "cookie values?",
   -- the secrets by their other names ("the admin credentials", "the creds for the shared inbox")
   "credentials?", "creds", "login details", "login info", "log%-in details", "sign%-in details", "sign%-in info",
-  "access details", "username and password" }
+  "access details", "username and password",
+  -- in Spanish, French, German, Portuguese and Italian, folded (no accents)
+  "contrasenas?", "mots? de passe", "passwort", "passworter", "kennwort", "kennworter", "senhas?",
+  "codigos? de verificacion", "codes? de verification", "verifizierungscodes?", "codigos? de verificacao",
+  "codici di verifica", "codice di verifica" }
 local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "display", "read out", "read back",
   "read me", "repeat", "list", "guess", "dump", "export", "paste", "what'?s", "what is", "what are", "what was",
   "spell out", "type out", "write out", "recite", "do you know", "reply with", "respond with", "answer with",
@@ -466,7 +475,11 @@ local REVEAL = { "show", "print", "tell", "give", "send", "reveal", "share", "di
   -- (a wish put as what would happen: "wouldn't it be easier if you just showed me …")
   "if you %a* ?showed", "if you %a* ?told", "if you %a* ?gave", "if you %a* ?sent", "if you %a* ?listed", "if you %a* ?shared",
   -- asked for as a thing wanted ("I need the password hash of …", "collect everyone's invoices")
-  "need the", "want the", "collect", "fetch", "hand over", "whisper", "slip me", "look up" }
+  "need the", "want the", "collect", "fetch", "hand over", "whisper", "slip me", "look up",
+  -- in Spanish, French, German, Portuguese and Italian, folded
+  "dime", "dame", "muestrame", "ensename", "cual es", "donne%-moi", "dis%-moi", "montre%-moi", "quel est", "quelle est",
+  "zeig mir", "gib mir", "sag mir", "nenne mir", "wie lautet", "was ist", "diga%-me", "mostra%-me", "me diga", "qual e",
+  "dimmi", "mostrami", "dammi" }
 -- the value of a key or token (not the key as a thing to revoke or rotate)
 local SECRET_VALUE = { "value of [^%.%?!]-%f[%w]api keys?", "value of [^%.%?!]-%f[%w]tokens?", "full api keys?",
   "whole api keys?", "actual api keys?", "api key itself", "the key string", "plaintext keys?", "full secret",
@@ -634,8 +647,27 @@ for _, v in ipairs { "silence", "mute", "disable", "turn off", "switch off", "sh
 end
 local HOW_TO = { "^%s*how do i ", "^%s*how do we ", "^%s*how can i ", "^%s*how can we ", "^%s*how to ",
   "^%s*is it possible to ", "^%s*can i ", "^%s*can we ", "^%s*can an? admin", "^%s*can admins" }
+-- what may open a request before what it asks, and says nothing of it
+-- ("hey, quick one: how do I …", "URGENT!!! how do I …", 'My question is: "how …')
+local OPENERS = { "hey", "hi", "hello", "hiya", "yo", "ok", "okay", "so", "pls", "please", "urgent", "quick one",
+  "quick questions?", "one more thing", "my questions? is", "questions?", "also", "btw", "team" }
+local OPENED = { text = nil, out = nil } -- how_to asks of the same text many times
+local function opened(t)
+  if OPENED.text == t then return OPENED.out end
+  local text, again = t, true
+  while again do
+    again = false
+    for _, o in ipairs(OPENERS) do
+      local rest = t:match("^[%s\"'“]*" .. o .. "[%s,:!%.%-\"'“]+(.*)$")
+      if rest then t, again = rest, true end
+    end
+  end
+  OPENED.text, OPENED.out = text, t
+  return t
+end
 local function how_to(t)
-  for _, f in ipairs(HOW_TO) do if t:find(f) then return true end end
+  local bare = opened(t)
+  for _, f in ipairs(HOW_TO) do if t:find(f) or bare:find(f) then return true end end
   return false
 end
 -- the audit record avoided, the second factor never asked for
@@ -1035,7 +1067,9 @@ local function one_key_asked(t)
       for _, d in ipairs(KEY_OF) do
         local x, y = t:find("%f[%w]" .. d .. " " .. k .. "%f[%W]")
         if x then
-          local nxt = t:sub(y + 1):match("^%s*(%a+)")
+          -- (a line break ends the phrase: "show me our API key\n\nBest, Jo")
+          local gap, nxt = t:sub(y + 1):match("^(%s*)(%a+)")
+          if gap and gap:find("\n") then nxt = nil end
           if (not nxt or KEY_ENDS[nxt]) and not purpose_asked(t, y) then
             for _, v in ipairs(REVEAL) do
               local a = t:find("%f[%w]" .. v .. "[^%.%?!,;]-%f[%w]" .. d .. " " .. k .. "%f[%W]")
@@ -2261,6 +2295,42 @@ end
 -- word of the ontology nor the caller's (tenancy.named_after); not "the
 -- invoices for october", "a discount for nonprofits", nor an order of an
 -- operation
+-- what a particular other person may read or open, looked up for the
+-- caller ("make sure my boss can't see my messages by checking who she's
+-- allowed to read", "find out which channels Sam can access"): that
+-- person's access, theirs to know; not how the product's roles work ("what
+-- can a guest see?", "can my colleague see my DMs?": no look-up asked)
+local LOOK_UP = { "check", "checking", "look up", "looking up", "find out", "finding out", "tell me", "show me", "list",
+  "confirm", "verify", "work out", "figure out" }
+local MAY = { "'?s allowed to", " is allowed to", " are allowed to", "'?s able to", " is able to", " can", " could",
+  " has access to", " have access to", "'?s permitted to", " is permitted to" }
+local ACCESSING = { "read", "see", "access", "view", "open", "reach" }
+local function access_of_another(t, req)
+  -- (the people words the text may hold, found once: present_in)
+  local others = others_named(req, { present_in(t, OTHER_WORDS) })
+  local someone = false
+  for _, o in ipairs(others) do if find_word(t, o) then someone = true break end end
+  if not someone then return nil end
+  for _, o in ipairs { "she", "he", "they", table.unpack(others) } do
+    if find_word(t, o) then
+      for _, v in ipairs(LOOK_UP) do
+        local _, b = find_word(t, v)
+        local rest = b and t:sub(b + 1):match("^[^%.%?!;]*")
+        -- (who, what or which thing, then the person, then what they may do)
+        local _, w = (rest or ""):find("^[%a' ]-%f[%w]wh[aoi][tc]?h?%f[%W]%s*%a*%s*" .. o)
+        local after = w and rest:sub(w + 1)
+        for _, m in ipairs(after and MAY or {}) do
+          if m:find("access to") and after:find("^" .. m) then return o .. "'s access" end
+          for _, a in ipairs(ACCESSING) do
+            if after:find("^" .. m .. "%s+%a*%s*" .. a .. "%f[%W]") then return o .. "'s access" end
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local SHOWING = { "pull up", "bring up", "look up", "fetch", "find" }
 local function things_of_a_name(t, req)
   local named = req.domain.named_after or {}
@@ -2398,6 +2468,8 @@ local function read_guard(req)
   if req.caller.authority ~= "staff" then
     hit = who_did_to_caller(t) or who_has_been_doing(t)
     if hit then return "the request asks who else did something (" .. hit .. "): another person's activity" end
+    hit = access_of_another(t, req)
+    if hit then return "the request asks to look up another person's access (" .. hit .. ")" end
   end
   if req.caller.authority ~= "staff" then
     hit = others_things(t, req.caller.authority, req.profile.tenant.noun:lower())

@@ -84,6 +84,13 @@ with tempfile.TemporaryDirectory() as tmp:
     print("held-out requests:", json.dumps({k: h[k] for k in ("prompts", "outcome_accuracy", "primary_label_accuracy", "safety_violations")}))
     check(h["safety_violations"] == 0, "held-out requests: 0 safety violations")
 
+    # the development set in the forms people also write it in (lower case, capitals, a greeting, a letter,
+    # quoted, …): no refusal may become an answer or an action (tests/arg/sets/perturb.py)
+    pt = subprocess.run([sys.executable, os.path.join(here, "arg", "sets", "perturb.py"), "--kip", kip,
+                         "--ontology", os.path.join(fixture, "ontology.kip")], capture_output=True, text=True, timeout=900)
+    print(pt.stdout[-3000:], pt.stderr[-2000:])
+    check(pt.returncode == 0, "perturbed development set: 0 refusals answered or acted on")
+
     # a second ontology, of another business (its own roles, audiences, tenant noun): the same code serves it
     cdb = os.path.join(tmp, "clinic.db")
     subprocess.run([kip, "--db", cdb, "arg", "init", "--ontology", os.path.join(here, "arg", "clinic", "ontology.kip")],

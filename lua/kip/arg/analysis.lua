@@ -207,6 +207,62 @@ function M.routing_text(prompt)
   return (prompt:gsub("https?://%S+", " "):gsub("[%w%._%%+%-]+@[%w%.%-]+%.%a+", " "))
 end
 
+-- the words that close a letter ("Best,\nJo", "Thanks! — Ana", "Kind regards, Lee Park")
+local CLOSINGS = { "best", "best regards", "kind regards", "warm regards", "regards", "cheers", "thanks", "thank you",
+  "many thanks", "thanks again", "sincerely", "yours", "yours truly", "all the best", "talk soon", "br", "thx", "ty" }
+
+-- a letter's salutation ("Hi team,\n", "Hello support:"): whom it greets is the assistant
+local SALUTATIONS = { "hi", "hello", "hey", "dear", "greetings", "good morning", "good afternoon", "good evening" }
+
+--- the request as a letter's body: without the salutation that opens it
+--- on a line of its own or as a greeting and one word ("Hi team,\n\n…",
+--- "Hello support, …": whom it greets is the assistant, not a topic nor a
+--- person), and without the sign-off that closes it, a closing and the
+--- writer's name (one to three words) at its very end, on the closing's
+--- line or the next ("…\n\nBest,\nJo", "… Thanks, Ana"): the writer is the
+--- authenticated caller, never someone the request names (docs/arg.md
+--- "Tenancy"). Nothing else is taken away. Policies read the request as
+--- written (steps/policy.lua).
+function M.letter_body(prompt)
+  local lower = prompt:lower()
+  for _, s in ipairs(SALUTATIONS) do
+    local rest = lower:match("^%s*" .. s .. "%f[%W][%a ,]*[,!:%.]?[ \t]*\n()") or lower:match("^%s*" .. s .. "%s+%a+%s*[,!:]()")
+    if rest and prompt:sub(rest):find("%S") then
+      prompt = prompt:sub(rest):gsub("^%s+", "")
+      break
+    end
+  end
+  return M.without_signoff(prompt)
+end
+
+--- the request without the sign-off that closes it as a letter (M.letter_body)
+function M.without_signoff(prompt)
+  local function name_words(who)
+    local n = 0
+    for _ in who:gmatch("%a+") do n = n + 1 end
+    return n
+  end
+  -- (a sign-off is in the last few words: most requests have none, and are not searched)
+  local tail = prompt:sub(-80):lower()
+  local dashed = tail:find("--", 1, true) or tail:find("\226\128\148", 1, true)
+  local closed = false
+  for _, c in ipairs(CLOSINGS) do if tail:find(c, 1, true) then closed = true break end end
+  if not (dashed or closed) then return prompt end
+  -- ("… -- Jo", "… — Ana Lima")
+  for _, dash in ipairs(dashed and { "%-%-+", "\226\128\148" } or {}) do
+    local pre, who = prompt:match("^(.-%S)%s*" .. dash .. "%s*([%a%.' ]+)%s*$")
+    if pre and name_words(who) >= 1 and name_words(who) <= 3 then return pre end
+  end
+  local lower = prompt:lower()
+  for _, c in ipairs(CLOSINGS) do
+    -- the closing opens its own line or follows a sentence's or a clause's end
+    local at, who = lower:match("^.-%S[%.!%?,]?%s*\n%s*()" .. c .. "%s*[,!%.]?%s*([%a%.' ]*)%s*$")
+    if not at then at, who = lower:match("^.-%S[%.!%?,]%s*()" .. c .. "%s*[,!%.]?%s*([%a%.' ]*)%s*$") end
+    if at and name_words(who) <= 3 then return (prompt:sub(1, at - 1):gsub("[%s,]+$", "")) end
+  end
+  return prompt
+end
+
 --- the analysis of a request (prompt and context) against snapshot m
 function M.analyse(prompt, context, m)
   local a = { prompt = prompt, context = context or {}, snapshot = m }

@@ -310,7 +310,10 @@ function M.run(nx, request, opts)
   local body = request.context or {}
   local caller, claims = identity.resolve(m.profile, ctx, body)
   if not caller then return nil, claims end
-  local st = { nx = nx, request = { prompt = request.prompt, body = body, context = identity.context(m.profile, caller, body) },
+  -- (the request as read: the body of a letter, without the salutation and
+  -- the sign-off, whose name is the writer's; policies read it as written)
+  local st = { nx = nx, request = { prompt = analysis.letter_body(request.prompt), written = request.prompt, body = body,
+      context = identity.context(m.profile, caller, body) },
     caller = caller, claims = claims, ctx = ctx,
     opts = opts, limits = c.limits, hooks = c.hooks, snapshot = m, errors = {}, timings = {},
     episode_id = opts.episode_id or (opts.record ~= false and require("kip.arg.registry").new_id() or nil) }

@@ -206,6 +206,9 @@ function M.fill(a, an, pm, caller, ent)
       if not v and desc:lower():find("date") then v = M.dates(prompt) end
     elseif k == "prefix" then
       v = prompt:match("%f[%w]" .. escape(arg) .. "[%w%-_]+")
+      -- (written in other case, "inv-2025-004812": the prefix as the description writes it)
+      local rest = not v and prompt:lower():match("%f[%w]" .. escape(arg:lower()) .. "([%w%-_]+)")
+      if rest then v = arg .. (arg:find("%u") and rest:upper() or rest) end
     elseif k == "month" then
       v = prompt:match("%f[%d](%d%d%d%d%-%d%d)%f[%D]") or M.month(prompt)
     elseif k == "email" then

@@ -182,7 +182,7 @@ function M.record(st)
   end
   local caller = st.caller or {}
   local episode = {
-    request = { prompt = st.request.prompt, context = st.request.body or {} },
+    request = { prompt = st.request.written or st.request.prompt, context = st.request.body or {} },
     caller = { role = caller.role, tenant = caller.tenant, user = caller.user, actor = caller.actor, channel = caller.channel },
     claims = st.claims,
     decision = M.decision(r),

@@ -302,6 +302,25 @@ for w in ("asked told said says wants wanted needs needed forgot lost left gave 
   SUBJECT_VERBS[w] = true
 end
 
+-- what a person does, as a name's next word shows it (past forms; their
+-- -ing forms from the base forms)
+local DEEDS, BASE_DEEDS, NAME_AUX, NAME_ADVERBS = {}, {}, {}, {}
+for w in ([[sent opened searched posted joined uploaded left wrote read viewed downloaded deleted shared logged
+  signed messaged emailed texted typed said replied changed edited created visited received liked reacted
+  commented called met asked told logging chatting]]):gmatch("%S+") do DEEDS[w] = true end
+for w in ([[send open search post join upload leave write read view download delete share log sign message email
+  text type say reply change edit create visit receive like react comment call meet use go come]]):gmatch("%S+") do
+  BASE_DEEDS[w] = true
+  DEEDS[(w:gsub("e$", "")) .. "ing"] = true
+end
+for w in ("has had have is was did does"):gmatch("%S+") do NAME_AUX[w] = true end
+local GIVING = {}
+for w in ("write writing send sending give giving buy buying get getting bring bringing wish wishing"):gmatch("%S+") do
+  GIVING[w] = true
+end
+local HOLD_VERBS, THIRD_POSSESSIVE = { has = true, had = true, have = true, keeps = true, uses = true }, { her = true, his = true, their = true }
+for w in ("usually still last just ever already recently actually often always also"):gmatch("%S+") do NAME_ADVERBS[w] = true end
+
 -- capitalised words that read as names of people ("Sam", "Maria Lopez"):
 -- not the first word of a sentence, not a word of the ontology or the
 -- product, not a tenant the request names
@@ -314,12 +333,49 @@ local function person_names(text, m, pm, tenants)
     local before = text:sub(1, pos - 1)
     local l = w:lower()
     local initial = before:match("^%s*$") or before:match("[%.%?!:;]%s*$") or before:match("[\"'(]%s*$")
+      or before:match("\n%s*$")
     -- (a sentence's first word is a name when a person's verb follows it: "Hannah asked me …")
     if initial and SUBJECT_VERBS[(text:match("^%s+(%a+)", pos + #w) or ""):lower()] then initial = false end
     if not initial and not skip[l] and not known(m, l) and not lex.STOP[l]
       and not seen[w] then
       seen[w] = true
       out[#out + 1] = w
+    end
+  end
+  -- a name written without its capital, or in a text all in capitals ("what
+  -- has dana been searching for?", "WHEN DID KOFI LOG OFF?"): a word the
+  -- ontology and the language lists do not know, in the place of a person
+  -- doing something — before a deed ("the messages hiro sent", "hannah
+  -- asked me"), before an auxiliary and a deed or "been" ("dana has sent",
+  -- "jonas has been posting"), between an auxiliary and a verb ("did kofi
+  -- log off", "is priya still using")
+  local words = {}
+  for w in text:gmatch("[%a']+") do words[#words + 1] = w end
+  -- (the word at i, past the adverbs: a deed, or with base = true a verb's base form or "been" too)
+  local function deed(i, base)
+    while words[i] and NAME_ADVERBS[words[i]:lower()] do i = i + 1 end
+    local v = words[i] and words[i]:lower()
+    return v and (DEEDS[v] or SUBJECT_VERBS[v] or base and (BASE_DEEDS[v] or v == "been"))
+  end
+  for i, w in ipairs(words) do
+    local l = w:lower()
+    local unmarked = w == l or w == w:upper()
+    -- (the place first, the word's knowledge only then: a_name stems it)
+    if unmarked and #l >= 3 and not l:find("'") and not seen[w] and not skip[l] then
+      local nxt, prev = words[i + 1] and words[i + 1]:lower(), words[i - 1] and words[i - 1]:lower()
+      local after_aux = nxt and NAME_AUX[nxt] and words[i + 2]
+        and (words[i + 2]:lower() == "been" or DEEDS[words[i + 2]:lower()])
+      local between_aux = prev and NAME_AUX[prev] and deed(i + 1, true)
+      -- (holding something on a profile of theirs: "the number aisha has on her profile", "does wei have in his")
+      local w2, w3, w4 = (words[i + 2] or ""):lower(), (words[i + 3] or ""):lower(), (words[i + 4] or ""):lower()
+      local holds = nxt and HOLD_VERBS[nxt] and (w2 == "on" or w2 == "in") and (THIRD_POSSESSIVE[w3] or THIRD_POSSESSIVE[w4])
+      -- (given something: "writing priya a thank-you card", "send dana a note")
+      local given = prev and GIVING[prev] and (nxt == "a" or nxt == "an")
+      if (deed(i + 1) or after_aux or between_aux or holds or given) and not lex.OTHER_PEOPLE[l]
+        and not lex.CALENDAR[l] and a_name(l, m, pm) then
+        seen[w] = true
+        out[#out + 1] = w
+      end
     end
   end
   return out

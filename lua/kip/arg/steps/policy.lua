@@ -42,7 +42,9 @@ end
 function M.request(st)
   local a, m = st.analysis, st.snapshot
   local pm = m.profile
-  return { kind = "ARG", prompt = st.request.prompt, context = st.request.body, caller = st.caller, claims = st.claims,
+  -- (the prompt as written, sign-off and all: what the analysis left out is read by the rules too)
+  return { kind = "ARG", prompt = st.request.written or st.request.prompt, context = st.request.body, caller = st.caller,
+    claims = st.claims,
     entities = st.entities, emails = a.emails, urls = a.urls,
     profile = { product = pm.product, tenant = pm.tenant, roles = pm.roles, audiences = pm.audiences, role_words = pm.role_words },
     domain = { content = #a.content, known = #a.known, known_words = a.known_as_written, unknown = a.unknown,
@@ -65,7 +67,7 @@ function M.ask_guard(st)
   if replayed ~= nil then answer = replayed
   else
     local c = st.caller or {}
-    local ok, v = pcall(hook, { prompt = st.request.prompt, context = st.request.context,
+    local ok, v = pcall(hook, { prompt = st.request.written or st.request.prompt, context = st.request.context,
       caller = { role = c.role, authority = c.authority } })
     if ok then answer = v else err = tostring(v):match("^[^\n]*") end
   end
