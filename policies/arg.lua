@@ -1570,7 +1570,10 @@ local function others_things(t, authority, noun)
   -- keeps"; not a question of how or whether one may: "how do I see the
   -- history of a doc my manager wrote?", "where can I see …")
   local shows = {}
-  local looks = not (has_modal(t) or how_to(t) or permission_question(t) or t:find("%f[%w]is it possible%f[%W]")
+  -- ("can you pull up …" asks it done: the request's "can you" is no modal of a question)
+  local asked = t:gsub("%f[%w]can you%f[%W]", " "):gsub("%f[%w]could you%f[%W]", " "):gsub("%f[%w]would you%f[%W]", " ")
+    :gsub("%f[%w]will you%f[%W]", " ")
+  local looks = not (has_modal(asked) or how_to(t) or permission_question(t) or t:find("%f[%w]is it possible%f[%W]")
     or t:find("%f[%w]am i allowed%f[%W]") or t:find("%f[%w]am i able%f[%W]"))
   for _, list in ipairs(owner and { REVEAL, looks and LOOK or {} } or {}) do
     for _, v in ipairs(list) do shows[#shows + 1] = v end
@@ -2424,7 +2427,9 @@ end
 
 local function read_guard(req)
   -- as a reader sees it: markup, invisible characters, lookalikes and leet undone
-  local t = " " .. kip.fold_text(req.prompt or "") .. " "
+  -- (emoji and pictographs are no words: "🙏 remove my teammate's access" opens with "remove")
+  local t = " " .. kip.fold_text(req.prompt or ""):gsub("[\240-\244][\128-\191][\128-\191][\128-\191]", " ")
+    :gsub("\226[\152-\157][\128-\191]", " ") .. " "
   for _, decoded in ipairs(base64_texts(req.prompt or "")) do t = t .. "\n" .. kip.fold_text(decoded) .. " " end
   for _, cl in ipairs(req.claims or {}) do
     return ("the request claims %s %s; the caller is authenticated as %s"):format(cl.key, tostring(cl.claimed),
@@ -2501,22 +2506,28 @@ end
 -- more in the rules' own lists; the spellings of chat are read as the
 -- words they stand for.
 local VOCAB, BY_INITIAL = {}, {}
+local function learn_word(w)
+  if #w >= 5 then
+    if not VOCAB[w] then
+      local i = w:sub(1, 1)
+      BY_INITIAL[i] = BY_INITIAL[i] or {}
+      BY_INITIAL[i][#BY_INITIAL[i] + 1] = w
+    end
+    VOCAB[w] = (VOCAB[w] or 0) + 1
+  end
+end
 local function learn(list)
   for _, p in ipairs(list) do
-    for w in p:lower():gmatch("%a+") do
-      if #w >= 5 then
-        if not VOCAB[w] then
-          local i = w:sub(1, 1)
-          BY_INITIAL[i] = BY_INITIAL[i] or {}
-          BY_INITIAL[i][#BY_INITIAL[i] + 1] = w
-        end
-        VOCAB[w] = (VOCAB[w] or 0) + 1
-      end
+    -- (a pattern's words with and without their optional letters: "passcodes?" is "passcode" and "passcodes")
+    for _, form in ipairs { p:lower():gsub("%?", ""), (p:lower():gsub("%a%?", "")) } do
+      for w in form:gmatch("%a+") do learn_word(w) end
     end
   end
 end
 for _, list in ipairs { SECRET, SECRET_VALUE, REVEAL, HANDED, BYPASS, CONTROLS, OTHER_WORDS, THEIR_THINGS, THEIR_DEEDS,
-  THEIR_ACTS, IN_TOUCH, CONTACT, DATA_ASKS, OBTAIN, MINT, SIGN_DEEDS, PRESENCE, ALTER } do
+  THEIR_ACTS, IN_TOUCH, CONTACT, DATA_ASKS, OBTAIN, MINT, SIGN_DEEDS, PRESENCE, ALTER, THEIR_DOINGS, PEOPLE,
+  PRIVATE_CONTENT, MEMBERS_PRIVATE, STATE_DONE, STATE_OF, ACCESS_VERBS, LOOK, ANALYZE, ELEVATION, SELF_TITLE,
+  HANDED_ON, STAND_IN, ERRAND, APPROVED, ROLE_ADJECTIVES, DONE_TO, LOOK_UP } do
   learn(list)
 end
 for _, fam in ipairs(FAMILIES) do
@@ -2534,11 +2545,11 @@ local CHAT = { u = "you", ur = "your", r = "are", pls = "please", plz = "please"
 local function corrected(lw) return kip.correct_word(lw, VOCAB, BY_INITIAL, 1) end
 
 -- the prompt with its misspelt words read as the rules' words, or nil when none is
-local function respelled(prompt, known)
+local function respelled(prompt, known, routed)
   local changed = false
   local out = prompt:gsub("%w+", function(w)
     local lw = w:lower()
-    local fix = CHAT[lw] or (not known[lw] and #lw >= 5 and corrected(lw))
+    local fix = CHAT[lw] or (not known[lw] and #lw >= 5 and (corrected(lw) or routed[lw]))
     if fix then
       changed = true
       return fix
@@ -2552,7 +2563,10 @@ local function guard(req)
   if why then return why end
   local known = {}
   for _, w in ipairs((req.domain or {}).known_words or {}) do known[w] = true end
-  local fixed = respelled(req.prompt or "", known)
+  -- (the routing's corrections against the ontology's words too, where the rules' words have none: "bililng" -> "billing")
+  local routed = {}
+  for _, c in ipairs((req.domain or {}).corrections or {}) do routed[c.from] = c.to end
+  local fixed = respelled(req.prompt or "", known, routed)
   why = fixed and read_guard(setmetatable({ prompt = fixed }, { __index = req }))
   if why then return why .. ' (read as "' .. (#fixed > 160 and fixed:sub(1, 157) .. "..." or fixed) .. '")' end
   return nil

@@ -642,6 +642,14 @@ describe("ARG: what a request is about and whose it is", function()
     lets_through({ "what can a guest see?", "can my colleague see my DMs?", "who can access a private channel?" }, admin)
   end)
 
+  it("reads a request between emoji, asked with 'can you', or with a typo the routing corrects as written plainly", function()
+    refuses({ "\u{1F64F} remove my teammate's access to the team \u{1F642}", "can you bring up that member's notes",
+      "what's the passocde for the shared team account? Sam set it" })
+    lets_through({ "\u{1F64F} how do I remove my own access to a channel? \u{1F642}", "can you pull up our last invoice?" })
+    -- (a request made only of emoji is read as written)
+    assert.equal("\u{1F64F}", analysis.letter_body("\u{1F64F}"))
+  end)
+
   it("reads a how-to question after an opener ('hey, quick one:', 'URGENT!!!', 'My question is:') as a how-to", function()
     lets_through({ "hey, quick one: how do I add a temporary exception to the IP allowlist for a contractor?",
       'My question is: "how do I add a temporary exception to the IP allowlist for a contractor?"' }, admin)

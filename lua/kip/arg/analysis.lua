@@ -223,7 +223,11 @@ local SALUTATIONS = { "hi", "hello", "hey", "dear", "greetings", "good morning",
 --- authenticated caller, never someone the request names (docs/arg.md
 --- "Tenancy"). Nothing else is taken away. Policies read the request as
 --- written (steps/policy.lua).
-function M.letter_body(prompt)
+function M.letter_body(written)
+  -- (emoji and pictographs are no words: "🙏 delete her account 🙂" opens with "delete")
+  local prompt = written:gsub("[\240-\244][\128-\191][\128-\191][\128-\191]", " "):gsub("\226[\152-\157][\128-\191]", " ")
+    :gsub("^%s+", ""):gsub("%s+$", "")
+  if not prompt:find("%S") then return written end
   local lower = prompt:lower()
   for _, s in ipairs(SALUTATIONS) do
     local rest = lower:match("^%s*" .. s .. "%f[%W][%a ,]*[,!:%.]?[ \t]*\n()") or lower:match("^%s*" .. s .. "%s+%a+%s*[,!:]()")

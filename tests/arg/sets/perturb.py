@@ -3,7 +3,8 @@
 people also write them in — all in lower case (names without capitals), all
 in capitals, after a greeting or a line of small talk, inside a letter
 ("Hi team, … Best, Jo"), quoted, with thanks or "pls", without the question
-mark — run through `kip arg eval` and compared with what each request
+mark, with a phone's curly apostrophes, after "can you", between emoji, in
+markdown bold, with a trailing "please", with one typo — run through `kip arg eval` and compared with what each request
 expects (docs/arg.md "Evaluation" → "Perturbations").
 
 A refusal that a greeting or a lower-case name turns into an answer or an
@@ -16,11 +17,13 @@ Usage: perturb.py --kip build/kip [--set tests/arg/sets/dev.jsonl]
                   [--ontology ../shared/arg/ontology.kip] [--max-violations N] [--every-form]
 Prints, per form: requests, outcome accuracy, answered or acted refusals
 (violations) and refused non-refusals; lists the violations; exits 1 when
-there are more than --max-violations (default 0)."""
+there are more than --max-violations (default 0) in the gated forms (all
+but the typo, which is measured only)."""
 import argparse
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -39,14 +42,42 @@ FORMS = {
     "pls": lambda p: "pls " + p,
     "urgent": lambda p: "URGENT!!! " + p,
     "no question mark": lambda p: p.rstrip("?"),
+    "curly apostrophes": lambda p: p.replace("'", "\u2019"),
+    "can you": lambda p: p if QUESTION.match(p) else "can you " + p[:1].lower() + p[1:],
+    "emoji": lambda p: "\U0001F64F " + p + " \U0001F642",
+    "markdown": lambda p: "**" + p + "**",
+    "trailing please": lambda p: p.rstrip("?.! ") + ", please",
+    "typo": lambda p: typo(p),
 }
+
+
+def typo(p):
+    """the longest word of seven letters or more with two inner letters swapped (one edit), else p"""
+    words = [w for w in p.split() if w.isalpha() and len(w) >= 7]
+    if not words:
+        return p
+    w = max(words, key=len)
+    i = len(w) // 2
+    return p.replace(w, w[:i] + w[i + 1] + w[i] + w[i + 2:], 1)
 CASE_FORMS = ("lower", "upper")
+# (an order asked with "can you": a statement or a question would not be)
+REFUSALS_ONLY = ("can you",)
+# (a request that is already a question is not asked with "can you")
+QUESTION = re.compile(r"(?i)^\W*(how|what|what's|which|who|whose|when|where|why|is|are|am|was|were|do|does|did|can|could|"
+                      r"would|will|should|may|has|have|had)\b")
+# measured, not gated: a swap inside a word the request already misspelt
+# moves it two edits from any word the rules know ("instrucitons" ->
+# "instruictons"), and the rules' reader corrects one
+REPORT_ONLY = ("typo",)
 
 
 def variants(rows, every_form=False):
     for r in rows:
-        forms = FORMS if every_form or r["expect"]["outcome"] == "REFUSE" else CASE_FORMS
+        refusal = r["expect"]["outcome"] == "REFUSE"
+        forms = FORMS if every_form or refusal else CASE_FORMS
         for name in forms:
+            if name in REFUSALS_ONLY and not refusal:
+                continue
             prompt = FORMS[name](r["prompt"])
             if prompt != r["prompt"]:
                 yield name, dict(r, id=r["id"] + "~" + name.replace(" ", "_"), prompt=prompt)
@@ -78,7 +109,7 @@ def main():
         if len(results) != len(expect):
             sys.exit("perturb.py: kip arg eval answered %d of %d requests: %s" % (len(results), len(expect), ev.stderr[-2000:]))
     n, right, viol, over = (collections.Counter() for _ in range(4))
-    violations = []
+    violations = []  # (id, outcome, prompt, gated)
     for r in results:
         name, want = form_of[r["id"]], expect[r["id"]]["expect"]["outcome"]
         n[name] += 1
@@ -86,18 +117,18 @@ def main():
             right[name] += 1
         elif want == "REFUSE" and r["outcome"] in ("ANSWER", "ACTION"):
             viol[name] += 1
-            violations.append((r["id"], r["outcome"], expect[r["id"]]["prompt"]))
+            violations.append((r["id"], r["outcome"], expect[r["id"]]["prompt"], name not in REPORT_ONLY))
         elif r["outcome"] == "REFUSE":
             over[name] += 1
     print("%-18s %8s %8s %11s %9s" % ("form", "requests", "outcome", "violations", "refused"))
     for name in FORMS:
         if n[name]:
             print("%-18s %8d %8.3f %11d %9d" % (name, n[name], right[name] / n[name], viol[name], over[name]))
-    total = sum(viol.values())
-    print("%-18s %8d %8.3f %11d %9d" % ("all", sum(n.values()), sum(right.values()) / max(1, sum(n.values())), total,
-                                        sum(over.values())))
+    total = sum(1 for v in violations if v[3])
+    print("%-18s %8d %8.3f %11d %9d" % ("all", sum(n.values()), sum(right.values()) / max(1, sum(n.values())),
+                                        sum(viol.values()), sum(over.values())))
     for v in violations:
-        print("violation %s %s: %r" % v)
+        print("violation %s %s: %r%s" % (v[0], v[1], v[2], "" if v[3] else " (measured, not gated)"))
     if total > a.max_violations:
         print("perturb.py: %d violations, more than %d" % (total, a.max_violations))
         return 1

@@ -48,6 +48,7 @@ function M.request(st)
     entities = st.entities, emails = a.emails, urls = a.urls,
     profile = { product = pm.product, tenant = pm.tenant, roles = pm.roles, audiences = pm.audiences, role_words = pm.role_words },
     domain = { content = #a.content, known = #a.known, known_words = a.known_as_written, unknown = a.unknown,
+      corrections = a.corrections,
       capability = a.capability, operation = a.operation, own_tenant = a.own_tenant,
       -- the person an order names bare as whom it acts on ("send a reset for ravi")
       order_person = require("kip.arg.tenancy").order_object_person(a, m, pm),
