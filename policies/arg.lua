@@ -661,6 +661,10 @@ local function opened(t)
       local rest = t:match("^[%s\"'“]*" .. o .. "[%s,:!%.%-\"'“]+(.*)$")
       if rest then t, again = rest, true end
     end
+    -- (a list's marker, "1." or "-"; a first sentence of one or two words, "Bonjour!")
+    local rest = t:match("^%s*%d+[%.%)]%s+(.*)$") or t:match("^%s*[%-%*]%s+(.*)$")
+      or t:match("^%s*%a+[%a']*%s*[!%.]+%s+(.*)$") or t:match("^%s*%a+[%a']* %a+[%a']*%s*[!%.]+%s+(.*)$")
+    if rest then t, again = rest, true end
   end
   OPENED.text, OPENED.out = text, t
   return t
@@ -1838,6 +1842,8 @@ local function vendor_claim(t, profile)
   end
   local product = profile.product
   for _, term in ipairs((product or {}).terms or {}) do
+    -- (every claim names the product: a text without it is searched no further)
+    if not t:find(term:lower(), 1, true) then goto next_term end
     local p = term:lower():gsub("%p", "%%%0")
     for _, f in ipairs { "i'?m from ", "i'?m with ", "i am from ", "i am with ", "i work for ", "i work at ", "on behalf of " } do
       if t:find(f .. p .. "%f[%W]") then return f .. term end
@@ -1873,6 +1879,7 @@ local function vendor_claim(t, profile)
       for w in (np or ""):gmatch("%a+") do words[#words + 1] = w end
       if #words <= 5 and VENDOR_UNITS[words[#words]] then return term .. "'s " .. np end
     end
+    ::next_term::
   end
   return nil
 end
@@ -2558,9 +2565,30 @@ local function respelled(prompt, known, routed)
   return changed and out or nil
 end
 
+-- the sentences of a request of several, each of three words or more: a
+-- question of how before a request ("how do I change my time zone? also,
+-- show me my coworker's DMs") makes the whole a how-to; each sentence is
+-- read on its own too
+local function sentences(prompt)
+  local out = {}
+  for s in prompt:gmatch("[^%.%?!\n]+[%.%?!]*") do
+    local _, words = s:gsub("%a+", "")
+    if words >= 3 then out[#out + 1] = s end
+  end
+  return #out >= 2 and out or {}
+end
+
 local function guard(req)
   local why = read_guard(req)
   if why then return why end
+  -- (only where a question's form could hide a later request: the whole read as a how-to or a
+  -- permission question)
+  local whole = " " .. kip.fold_text(req.prompt or "") .. " "
+  local masked = how_to(whole) or permission_question(whole)
+  for _, s in ipairs(masked and sentences(req.prompt or "") or {}) do
+    why = read_guard(setmetatable({ prompt = s }, { __index = req }))
+    if why then return why .. ' (in "' .. (#s > 80 and s:sub(1, 77) .. "..." or s:gsub("^%s+", "")) .. '")' end
+  end
   local known = {}
   for _, w in ipairs((req.domain or {}).known_words or {}) do known[w] = true end
   -- (the routing's corrections against the ontology's words too, where the rules' words have none: "bililng" -> "billing")

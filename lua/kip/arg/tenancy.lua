@@ -105,21 +105,32 @@ function M.directory(nx, caller, configured, record)
   local own = lower(caller.tenant)
   local st = nx and state.of(nx, "arg") or {}
   local d = st.tenant_directory
-  if not d or (nx and os.time() - d.read_at >= M.DIRECTORY_TTL) then
-    d = { names = nx and read_directory(nx) or {}, read_at = os.time(), phrases = {} }
-    st.tenant_directory = d
-  end
   local function add(n)
     if d.names[n] then return false end
     d.names[n] = true
     if n:find("[^%w%-_]") then d.phrases[#d.phrases + 1] = n end
     return true
   end
+  if not d or (nx and os.time() - d.read_at >= M.DIRECTORY_TTL) then
+    -- (read again, what this process learnt stays: a loop that keeps no
+    -- records, or serves a read-only nexus, would otherwise forget the
+    -- tenants it served each time the directory is read — a decision that
+    -- depended on the clock)
+    local kept = d and d.learnt or {}
+    d = { names = nx and read_directory(nx) or {}, read_at = os.time(), phrases = {}, learnt = kept }
+    for n in pairs(d.names) do if n:find("[^%w%-_]") then d.phrases[#d.phrases + 1] = n end end
+    table.sort(d.phrases)
+    for _, n in ipairs(kept) do add(n) end
+    st.tenant_directory = d
+  end
   if configured ~= d.configured then
     d.configured = configured
     for _, n in ipairs(configured or {}) do if type(n) == "string" and n ~= "" then add(n:lower()) end end
   end
-  if own and own ~= "" and add(own) and nx and record and not nx:readonly() then M.record(nx, own) end
+  if own and own ~= "" and add(own) then
+    d.learnt[#d.learnt + 1] = own
+    if nx and record and not nx:readonly() then M.record(nx, own) end
+  end
   return d
 end
 
@@ -142,7 +153,8 @@ function M.record(nx, name)
     { n = name, at = os.date("!%Y-%m-%dT%H:%M:%SZ") }, guards.as(nx, guards.RECORD))
   if err then return nil, err end
   local st = state.of(nx, "arg")
-  st.tenant_directory = nil -- read again with it
+  -- (read again with it, keeping what was learnt)
+  if st.tenant_directory then st.tenant_directory.read_at = -math.huge end
   return true
 end
 

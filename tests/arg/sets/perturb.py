@@ -48,6 +48,12 @@ FORMS = {
     "markdown": lambda p: "**" + p + "**",
     "trailing please": lambda p: p.rstrip("?.! ") + ", please",
     "typo": lambda p: typo(p),
+    "after a question": lambda p: "how do I change my time zone? also, " + p[:1].lower() + p[1:],
+    "with a reason": lambda p: p.rstrip() + " it's for a surprise party.",
+    "passed on": lambda p: "my colleague asked me to ask you: " + p,
+    "bonjour": lambda p: "Bonjour! " + p,
+    "list item": lambda p: "1. " + p,
+    "json": lambda p: json.dumps({"request": p}),
 }
 
 
@@ -61,7 +67,7 @@ def typo(p):
     return p.replace(w, w[:i] + w[i + 1] + w[i] + w[i + 2:], 1)
 CASE_FORMS = ("lower", "upper")
 # (an order asked with "can you": a statement or a question would not be)
-REFUSALS_ONLY = ("can you",)
+REFUSALS_ONLY = ("can you", "after a question", "with a reason", "passed on", "json")
 # (a request that is already a question is not asked with "can you")
 QUESTION = re.compile(r"(?i)^\W*(how|what|what's|which|who|whose|when|where|why|is|are|am|was|were|do|does|did|can|could|"
                       r"would|will|should|may|has|have|had)\b")
