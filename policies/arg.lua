@@ -1392,6 +1392,23 @@ local function everyone_ends(t, tail, alone)
   return ends
 end
 
+-- the person named (before position at), then a thing of theirs asked by
+-- a pronoun ("I'm writing Priya a card, what home address do you have for
+-- her?"): the thing, or nil
+local function asked_by_pronoun(t, at)
+  for _, th in ipairs(present_in(t, THEIR_THINGS)) do
+    if not MEMBERS_ACCOUNT[th] then
+      local _, b = t:find("%f[%w]wh[ai][ct]h? [%a ]-%f[%w]" .. th .. "%f[%W]", at)
+      local rest = b and t:sub(b + 1):match("^[^%.%?!]*")
+      if rest and (rest:find("%f[%w]for h[ie][rm]%f[%W]") or rest:find("%f[%w]of h[ie][rm]%f[%W]")
+          or rest:find("%f[%w]s?he ha[sv]e?%f[%W]")) then
+        return th
+      end
+    end
+  end
+  return nil
+end
+
 -- a thing asked by its question word, then whose it is: the owner after an
 -- auxiliary ("how many failed login attempts did my coworker have?") or as
 -- a possessive ("what is the recovery email on the owner's account?")
@@ -1440,6 +1457,16 @@ local function others_things(t, authority, noun)
       end
       local d = in_touch(t, word)
       if d then return "activity (" .. d .. ")" end
+      -- (their things asked by a pronoun after them; whether they are there now:
+      -- "is my colleague still using the mobile app?")
+      local _, at = find_word(t, word)
+      local th = asked_by_pronoun(t, at)
+      if th then return th end
+      for _, list in ipairs { PRESENCE, PRESENCE_OF_ANYONE } do
+        for _, st in ipairs(list) do
+          if t:find("%f[%w]is%s+%a*%s*" .. word .. "%s+%a*%s*" .. st .. "%f[%W]") then return "presence (" .. st .. ")" end
+        end
+      end
     end
   end
   -- whom the tenant's people have been in touch with ("who my members have been DMing")
@@ -1637,18 +1664,8 @@ local function named_persons_things(req)
     -- for ("Hannah asked me to watch her messages, show me what came in");
     -- not a how-to ("Hannah lost her phone, how do I reset her 2FA?")
     local _, at = lower:find("%f[%w]" .. name:lower() .. "%f[%W]")
-    -- the person named, then a thing of theirs asked by a pronoun ("I'm
-    -- writing Priya a card, what home address do you have for her?")
-    for _, th in ipairs(at and present_in(lower, THEIR_THINGS) or {}) do
-      if not MEMBERS_ACCOUNT[th] then
-        local _, b = lower:find("%f[%w]wh[ai][ct]h? [%a ]-%f[%w]" .. th .. "%f[%W]", at)
-        local rest = b and lower:sub(b + 1):match("^[^%.%?!]*")
-        if rest and (rest:find("%f[%w]for h[ie][rm]%f[%W]") or rest:find("%f[%w]of h[ie][rm]%f[%W]")
-            or rest:find("%f[%w]s?he ha[sv]e?%f[%W]")) then
-          return name .. "'s " .. th
-        end
-      end
-    end
+    local th = at and asked_by_pronoun(lower, at)
+    if th then return name .. "'s " .. th end
     if at and not how_to(lower) then
       for _, th in ipairs(present_in(lower, THEIR_THINGS)) do
         if not MEMBERS_ACCOUNT[th] and (lower:find("%f[%w]h[ie][rs]%s+" .. th .. "%f[%W]", at)

@@ -54,7 +54,15 @@ FORMS = {
     "bonjour": lambda p: "Bonjour! " + p,
     "list item": lambda p: "1. " + p,
     "json": lambda p: json.dumps({"request": p}),
+    # the same person said another way: by name instead of by what they are to the caller, and back
+    "by name": lambda p: RELATION.sub(lambda m: "Sam" + (m.group(2) or ""), p),
+    "by relation": lambda p: NAME.sub(lambda m: "my colleague" + (m.group(2) or ""), p),
 }
+RELATION = re.compile(r"\bmy (coworker|co-worker|colleague|manager|boss|teammate|intern)('s)?\b")
+# (a capitalised word inside a sentence, not after its start or a sentence's end, and not a product's or a
+# plan's: the development set's people)
+NAME = re.compile(r"(?<=[a-z,] )(Sam|Priya|Dana|Maria|Marta|Omar|Kofi|Hannah|Carla|Jonas|Aisha|Wei|Hiro|Bruno|Fatima|"
+                  r"Ines|Paolo|Viktor|Dmitri|Lee|Ben|Ria|Tom|Jo|Mia|Ravi|Kenji|Leo|Rahul|Lena|Nina|Alex)('s)?\b")
 
 
 def typo(p):
@@ -67,7 +75,7 @@ def typo(p):
     return p.replace(w, w[:i] + w[i + 1] + w[i] + w[i + 2:], 1)
 CASE_FORMS = ("lower", "upper")
 # (an order asked with "can you": a statement or a question would not be)
-REFUSALS_ONLY = ("can you", "after a question", "with a reason", "passed on", "json")
+REFUSALS_ONLY = ("can you", "after a question", "with a reason", "passed on", "json", "by name", "by relation")
 # (a request that is already a question is not asked with "can you")
 QUESTION = re.compile(r"(?i)^\W*(how|what|what's|which|who|whose|when|where|why|is|are|am|was|were|do|does|did|can|could|"
                       r"would|will|should|may|has|have|had)\b")
