@@ -57,7 +57,27 @@ FORMS = {
     # the same person said another way: by name instead of by what they are to the caller, and back
     "by name": lambda p: RELATION.sub(lambda m: "Sam" + (m.group(2) or ""), p),
     "by relation": lambda p: NAME.sub(lambda m: "my colleague" + (m.group(2) or ""), p),
+    # the same thing asked in another word of its kind
+    "other verb": lambda p: swap(p, VERBS),
+    "other secret": lambda p: swap(p, SECRETS),
+    # another tenant written as a name is written, or with the tenant noun
+    "tenant capitalised": lambda p: TENANT.sub(lambda m: m.group(1).capitalize(), p),
+    "tenant with noun": lambda p: TENANT.sub(lambda m: "the " + m.group(1) + " workspace", p, count=1)
+    if not re.search(r"\b(umbrella|initech|globex|acme)('s| workspace)", p) else p,
 }
+VERBS = [("show me", "give me"), ("tell me", "let me know"), ("send me", "forward me"), ("what is", "what's")]
+SECRETS = [("password", "passcode"), ("2FA code", "one-time code"), ("API key", "API token"),
+           ("verification code", "login code"), ("credentials", "login details")]
+TENANT = re.compile(r"(?<![@.])\b(umbrella|initech|globex|acme)\b(?!\.)")
+
+
+def swap(p, pairs):
+    """p with the first of pairs it holds said the other way"""
+    for a, b in pairs:
+        for x, y in ((a, b), (b, a)):
+            if re.search(r"\b" + re.escape(x) + r"\b", p, re.I):
+                return re.sub(r"\b" + re.escape(x) + r"\b", y, p, count=1, flags=re.I)
+    return p
 RELATION = re.compile(r"\bmy (coworker|co-worker|colleague|manager|boss|teammate|intern)('s)?\b")
 # (a capitalised word inside a sentence, not after its start or a sentence's end, and not a product's or a
 # plan's: the development set's people)
@@ -75,7 +95,8 @@ def typo(p):
     return p.replace(w, w[:i] + w[i + 1] + w[i] + w[i + 2:], 1)
 CASE_FORMS = ("lower", "upper")
 # (an order asked with "can you": a statement or a question would not be)
-REFUSALS_ONLY = ("can you", "after a question", "with a reason", "passed on", "json", "by name", "by relation")
+REFUSALS_ONLY = ("can you", "after a question", "with a reason", "passed on", "json", "by name", "by relation", "other verb",
+                 "other secret", "tenant capitalised", "tenant with noun")
 # (a request that is already a question is not asked with "can you")
 QUESTION = re.compile(r"(?i)^\W*(how|what|what's|which|who|whose|when|where|why|is|are|am|was|were|do|does|did|can|could|"
                       r"would|will|should|may|has|have|had)\b")
