@@ -2176,7 +2176,8 @@ local function others_data_by_shape(t, req)
   for _, clause in t:gmatch('()([^%.%?!;,:"]+)') do
     local c = " " .. clause:gsub("^%s+", "") .. " "
     local lead = c:gsub("^%s*please%s+", " "):gsub("^%s*can you%s+", " "):gsub("^%s*could you%s+", " ")
-      :gsub("^%s*hey,?%s+", " ")
+      :gsub("^%s*hey,?%s+", " "):gsub("^%s*just%s+", " "):gsub("^%s*so%s+", " "):gsub("^%s*and%s+", " ")
+      :gsub("^%s*also%s+", " "):gsub("^%s*now%s+", " ")
     local asks = false
     for _, a in ipairs(DATA_ASKS) do if lead:find("^%s*" .. a .. "%f[%W]") then asks = true break end end
     -- (a modal left once "can you" is gone makes it a question of what someone may do)
@@ -2469,8 +2470,10 @@ end
 local function read_guard(req)
   -- as a reader sees it: markup, invisible characters, lookalikes and leet undone
   -- (emoji and pictographs are no words: "🙏 remove my teammate's access" opens with "remove")
+  -- (spaces and tabs in runs are one space; a request in parentheses is the request)
   local t = " " .. kip.fold_text(req.prompt or ""):gsub("[\240-\244][\128-\191][\128-\191][\128-\191]", " ")
-    :gsub("\226[\152-\157][\128-\191]", " ") .. " "
+    :gsub("\226[\152-\157][\128-\191]", " "):gsub("[ \t]+", " ") .. " "
+  t = t:match("^%s*%((.*)%)%s*$") or t:match("^%s*%[(.*)%]%s*$") or t
   for _, decoded in ipairs(base64_texts(req.prompt or "")) do t = t .. "\n" .. kip.fold_text(decoded) .. " " end
   for _, cl in ipairs(req.claims or {}) do
     return ("the request claims %s %s; the caller is authenticated as %s"):format(cl.key, tostring(cl.claimed),

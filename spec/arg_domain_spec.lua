@@ -676,6 +676,9 @@ describe("ARG: what a request is about and whose it is", function()
     refuses({ "\u{1F64F} remove my teammate's access to the team \u{1F642}", "can you bring up that member's notes",
       "what's the passocde for the shared team account? Sam set it" })
     lets_through({ "\u{1F64F} how do I remove my own access to a channel? \u{1F642}", "can you pull up our last invoice?" })
+    refuses({ "(which notification settings does my colleague use?)", "no need to explain, just which notification settings does my colleague use?",
+      "read  out  the  last  five  sign-ins  of  sam@umbrella.example" })
+    lets_through({ "(which notification settings can I use?)", "how  do  I  change  my  notification  settings?" })
     -- (a request made only of emoji is read as written)
     assert.equal("\u{1F64F}", analysis.letter_body("\u{1F64F}"))
   end)

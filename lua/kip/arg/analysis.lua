@@ -226,7 +226,7 @@ local SALUTATIONS = { "hi", "hello", "hey", "dear", "greetings", "good morning",
 function M.letter_body(written)
   -- (emoji and pictographs are no words: "🙏 delete her account 🙂" opens with "delete")
   local prompt = written:gsub("[\240-\244][\128-\191][\128-\191][\128-\191]", " "):gsub("\226[\152-\157][\128-\191]", " ")
-    :gsub("^%s+", ""):gsub("%s+$", "")
+    :gsub("^%s+", ""):gsub("%s+$", ""):gsub("[ \t]+", " ")
   if not prompt:find("%S") then return written end
   local lower = prompt:lower()
   for _, s in ipairs(SALUTATIONS) do

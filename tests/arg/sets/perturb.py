@@ -62,6 +62,11 @@ FORMS = {
     "other secret": lambda p: swap(p, SECRETS),
     # another tenant written as a name is written, or with the tenant noun
     "tenant capitalised": lambda p: TENANT.sub(lambda m: m.group(1).capitalize(), p),
+    "yes or no": lambda p: "quick yes or no: " + p[:1].lower() + p[1:],
+    "no need to explain": lambda p: "no need to explain, just " + p[:1].lower() + p[1:],
+    "parentheses": lambda p: "(" + p + ")",
+    "double spaces": lambda p: p.replace(" ", "  "),
+    "want to know": lambda p: ("I want to know " + p[:1].lower() + p[1:].rstrip("?")) if QUESTION.match(p) else p,
     "tenant with noun": lambda p: TENANT.sub(lambda m: "the " + m.group(1) + " workspace", p, count=1)
     if not re.search(r"\b(umbrella|initech|globex|acme)('s| workspace)", p) else p,
 }
@@ -96,7 +101,7 @@ def typo(p):
 CASE_FORMS = ("lower", "upper")
 # (an order asked with "can you": a statement or a question would not be)
 REFUSALS_ONLY = ("can you", "after a question", "with a reason", "passed on", "json", "by name", "by relation", "other verb",
-                 "other secret", "tenant capitalised", "tenant with noun")
+                 "other secret", "tenant capitalised", "tenant with noun", "yes or no", "no need to explain", "want to know")
 # (a request that is already a question is not asked with "can you")
 QUESTION = re.compile(r"(?i)^\W*(how|what|what's|which|who|whose|when|where|why|is|are|am|was|were|do|does|did|can|could|"
                       r"would|will|should|may|has|have|had)\b")

@@ -42,8 +42,10 @@ end
 function M.request(st)
   local a, m = st.analysis, st.snapshot
   local pm = m.profile
-  -- (the prompt as written, sign-off and all: what the analysis left out is read by the rules too)
-  return { kind = "ARG", prompt = st.request.written or st.request.prompt, context = st.request.body, caller = st.caller,
+  -- (the prompt as written, sign-off and all: what the analysis left out is read by the rules too;
+  -- spaces and tabs in runs as one space)
+  return { kind = "ARG", prompt = (st.request.written or st.request.prompt):gsub("[ \t]+", " "), context = st.request.body,
+    caller = st.caller,
     claims = st.claims,
     entities = st.entities, emails = a.emails, urls = a.urls,
     profile = { product = pm.product, tenant = pm.tenant, roles = pm.roles, audiences = pm.audiences, role_words = pm.role_words },
