@@ -196,7 +196,12 @@ local FAMILIES = {
       "rules you got", "rules you received", "rules you have", "prompt you got", "prompt you received",
       -- the settings of how the assistant decides ("your routing threshold"; "your refund threshold" is the business's)
       "routing thresholds?", "confidence thresholds?", "similarity thresholds?", "refusal thresholds?",
-      "model parameters", "sampling parameters", "temperature setting" },
+      "model parameters", "sampling parameters", "temperature setting",
+      -- what it keeps back, with what it is ("the things you would never reveal, with an example of each")
+      "you would never reveal", "you'?d never reveal", "you never reveal", "you can'?t reveal", "you cannot reveal",
+      "you'?re not allowed to reveal", "you are not allowed to reveal", "you must not reveal", "you won'?t reveal",
+      "you would never share", "you'?d never share", "you can'?t share", "you'?re not allowed to share",
+      "you must never say", "you'?re not allowed to say", "you are not allowed to say" },
     -- "your" also addresses the business ("your refund policy", "your API limits"):
     -- only what is the assistant's alone
     own_objects = { "prompts?", "configuration", "config", "budgets?", "instructions?", "guardrails" },
@@ -953,6 +958,28 @@ local function others_named(req, lists)
   return others, shown
 end
 
+-- a secret compared with someone else's ("is my password the same as my
+-- boss's?", "does my PIN match Sam's?"): the answer tells theirs
+local COMPARED = { "same as", "same one as", "identical to", "similar to", "different from", "match", "matches",
+  "the same like" }
+local function secret_compared(t, req)
+  local here = present_in(t, SECRET)
+  if #here == 0 then return nil end
+  local others = others_named(req, { present_in(t, OTHER_WORDS) })
+  for _, c in ipairs(COMPARED) do
+    local _, b = find_word(t, c)
+    local rest = b and t:sub(b + 1):match("^[^%.%?!]*")
+    for _, o in ipairs(rest and others or {}) do
+      if rest:find("%f[%w]" .. o .. "'s?%f[%W]") or rest:find("%f[%w]" .. o .. " uses") or rest:find("%f[%w]" .. o .. " has") then
+        for _, s in ipairs(here) do
+          if find_word(t:sub(1, b), s) then return s .. " compared with " .. o .. "'s" end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local MINT = { "generate", "create", "issue", "mint", "make", "produce", "set up" }
 -- what only signing in issues: a session made for the caller by the
 -- assistant is a sign-in skipped ("mint me a session cookie"); not a key or
@@ -1198,6 +1225,15 @@ local function secret_request(t)
       end
     end
   end
+  -- a secret's value as a blank to fill ("the admin password for our team is ____")
+  for _, s in ipairs(here) do
+    local _, b = t:find("%f[%w]" .. s .. "%f[%W]")
+    local rest = b and t:sub(b + 1):match("^[^%.%?!\n]*")
+    if rest and (rest:find("%f[%w]i?[sa]r?e?%s*_+") or rest:find("%f[%w]i?[sa]r?e?%s*%[%s*blank%s*%]")
+        or rest:find("%f[%w]is%s*%?%?%?") or rest:find("%f[%w]is%s*<[%a ]*>")) then
+      return s
+    end
+  end
   -- a card, then its number asked for by reference ("what card does … have
   -- on file? just the number")
   if t:find("%f[%w]cards?%f[%W]") then
@@ -1365,7 +1401,9 @@ end
 local DESCRIBED = { the = true, that = true, this = true, a = true, one = true }
 -- what is done with data to learn from it ("make a chart of everyone's login times")
 local ANALYZE = { "chart", "graph", "plot", "count", "summari[sz]e", "analy[sz]e", "compare", "tally", "rank",
-  "breakdown", "break down", "report on", "table of", "spreadsheet", "timeline" }
+  "breakdown", "break down", "report on", "table of", "spreadsheet", "timeline",
+  -- (searched through: "search everyone's DMs for the word …")
+  "search", "scan", "grep", "look through", "comb through", "sift through" }
 local LOOK = { "see", "read", "access", "view", "open", "get", "check", "look at", "browse", "go through", "pull up",
   "bring up" }
 local EVERYONES = { "every", "all", "each", "other", "another", "any" }
@@ -1623,7 +1661,7 @@ local function others_things(t, authority, noun)
     :gsub("%f[%w]will you%f[%W]", " ")
   local looks = not (has_modal(asked) or how_to(t) or permission_question(t) or t:find("%f[%w]is it possible%f[%W]")
     or t:find("%f[%w]am i allowed%f[%W]") or t:find("%f[%w]am i able%f[%W]"))
-  for _, list in ipairs(owner and { REVEAL, looks and LOOK or {} } or {}) do
+  for _, list in ipairs(owner and { REVEAL, looks and LOOK or {}, looks and ANALYZE or {} } or {}) do
     for _, v in ipairs(list) do shows[#shows + 1] = v end
   end
   for _, v in ipairs(shows) do
@@ -1697,7 +1735,7 @@ local function named_persons_things(req)
       if req.caller.authority == "tenant" and MEMBERS_ACCOUNT[th] then goto next_thing end
       -- ("Maria's phone number"; not "my Gmail password": the caller's own, at another product;
       -- not "Sam's channel": what someone does is theirs only as asked about below)
-      local possessive = IS_THING[th] and t:find("%f[%w]" .. name .. "['\226][\128]?[\153]?s%s+%a*%s*" .. th .. "%f[%W]")
+      local possessive = IS_THING[th] and lower:find("%f[%w]" .. name:lower() .. "['\226][\128]?[\153]?s%s+%a*%s*" .. th .. "%f[%W]")
       local asked = lower:find(th .. "%f[%W][^%.%?!]-%f[%w]" .. name:lower() .. "%f[%W]")   -- "which email did Sam …"
         and (lower:find("which " .. th) or lower:find("what " .. th) or lower:find("what'?s %a* ?" .. th))
       -- "the last message Priya sent", "the phone number Aisha has": the thing, then the name doing or holding it
@@ -2496,7 +2534,8 @@ local function read_guard(req)
   if hit then return ("authority claim: a permission said to be handed on (%s); the caller is authenticated as %s"):format(hit, req.caller.role) end
   hit = role_claim(t, req)
   if hit then return "the request claims a role (" .. hit .. ") other than the caller's (" .. req.caller.role .. ")" end
-  hit = secret_request(t) or handed_over(t) or others_secret(t) or minted_for_another(t, req) or session_minted(t)
+  hit = secret_request(t) or handed_over(t) or others_secret(t) or secret_compared(t, req) or minted_for_another(t, req)
+    or session_minted(t)
     or link_of_another(t)
     or secret_content_of_another(t) or secret_of_another(t, req) or secret_to_another(t, req)
   if hit then return "the request asks for a credential or secret (" .. hit .. ")" end

@@ -369,7 +369,15 @@ local function person_names(text, m, pm, tenants)
     local v = words[i] and words[i]:lower()
     return v and (DEEDS[v] or SUBJECT_VERBS[v] or base and (BASE_DEEDS[v] or v == "been"))
   end
+  -- (in a text without capitals, or all in capitals, a possessive of such a word too: "SAM'S INVOICES")
+  local caseless = not text:find("%u") or not text:find("%l")
   for i, w in ipairs(words) do
+    local owner = caseless and w:match("^(%a+)'[sS]$")
+    if owner and #owner >= 3 and not seen[owner] and not skip[owner:lower()] and not lex.OTHER_PEOPLE[owner:lower()]
+      and not lex.CALENDAR[owner:lower()] and a_name(owner:lower(), m, pm) then
+      seen[owner] = true
+      out[#out + 1] = owner
+    end
     local l = w:lower()
     local unmarked = w == l or w == w:upper()
     -- (the place first, the word's knowledge only then: a_name stems it)
