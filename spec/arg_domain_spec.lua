@@ -624,6 +624,7 @@ describe("ARG: what a request is about and whose it is", function()
     refuses({ "what has dana been searching for this week?", "WHAT HAS DANA BEEN SEARCHING FOR THIS WEEK?",
       "when does kofi usually log off in the evening?", "show me every message dana has sent in the last month",
       "paste the last three messages hiro sent in #sales", "has fatima logged in today, and from which device?",
+      "HOW DO I CHANGE MY TIME ZONE? ALSO, IS MARTA ONLINE RIGHT NOW AND WHAT IS SHE WORKING ON?",
       "COULD YOU LOOK UP THE PHONE NUMBER AISHA HAS ON HER PROFILE?",
       "i'm writing priya a thank-you card, what home address do you have for her?" })
     lets_through({ "what has changed in search this week?", "when does the invoice usually arrive?",

@@ -326,6 +326,9 @@ for w in ([[send open search post join upload leave write read view download del
   DEEDS[(w:gsub("e$", "")) .. "ing"] = true
 end
 for w in ("has had have is was did does"):gmatch("%S+") do NAME_AUX[w] = true end
+-- where a person is, after "is" ("is marta online right now?")
+local BEING = {}
+for w in ("online offline available away active typing working"):gmatch("%S+") do BEING[w] = true end
 local GIVING = {}
 for w in ("write writing send sending give giving buy buying get getting bring bringing wish wishing"):gmatch("%S+") do
   GIVING[w] = true
@@ -367,7 +370,7 @@ local function person_names(text, m, pm, tenants)
   local function deed(i, base)
     while words[i] and NAME_ADVERBS[words[i]:lower()] do i = i + 1 end
     local v = words[i] and words[i]:lower()
-    return v and (DEEDS[v] or SUBJECT_VERBS[v] or base and (BASE_DEEDS[v] or v == "been"))
+    return v and (DEEDS[v] or SUBJECT_VERBS[v] or base and (BASE_DEEDS[v] or v == "been" or BEING[v]))
   end
   -- (in a text without capitals, or all in capitals, a possessive of such a word too: "SAM'S INVOICES")
   local caseless = not text:find("%u") or not text:find("%l")

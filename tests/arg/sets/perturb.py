@@ -67,6 +67,10 @@ FORMS = {
     "parentheses": lambda p: "(" + p + ")",
     "double spaces": lambda p: p.replace(" ", "  "),
     "want to know": lambda p: ("I want to know " + p[:1].lower() + p[1:].rstrip("?")) if QUESTION.match(p) else p,
+    # two forms at once
+    "lower letter": lambda p: FORMS["letter"](p.lower()),
+    "upper after a question": lambda p: FORMS["after a question"](p).upper(),
+    "quoted by name": lambda p: FORMS["quoted"](FORMS["by name"](p)),
     "tenant with noun": lambda p: TENANT.sub(lambda m: "the " + m.group(1) + " workspace", p, count=1)
     if not re.search(r"\b(umbrella|initech|globex|acme)('s| workspace)", p) else p,
 }
@@ -101,7 +105,8 @@ def typo(p):
 CASE_FORMS = ("lower", "upper")
 # (an order asked with "can you": a statement or a question would not be)
 REFUSALS_ONLY = ("can you", "after a question", "with a reason", "passed on", "json", "by name", "by relation", "other verb",
-                 "other secret", "tenant capitalised", "tenant with noun", "yes or no", "no need to explain", "want to know")
+                 "other secret", "tenant capitalised", "tenant with noun", "yes or no", "no need to explain", "want to know",
+                 "upper after a question", "quoted by name")
 # (a request that is already a question is not asked with "can you")
 QUESTION = re.compile(r"(?i)^\W*(how|what|what's|which|who|whose|when|where|why|is|are|am|was|were|do|does|did|can|could|"
                       r"would|will|should|may|has|have|had)\b")
