@@ -842,10 +842,10 @@ local function made_anew(t, b, s)
     -- (a noun before the secret, not an order: "the reset token from the email")
     local named = head:find("%f[%w]the%s+" .. w .. "%s+$") or head:find("%f[%w]that%s+" .. w .. "%s+$")
       or head:find("%f[%w]this%s+" .. w .. "%s+$")
-    if not named and head:find("%f[%w]" .. w .. "%s+a%s+new%s+$") or head:find("%f[%w]" .. w .. "%s+a%s+$")
+    if not named and (head:find("%f[%w]" .. w .. "%s+a%s+new%s+$") or head:find("%f[%w]" .. w .. "%s+a%s+$")
       or head:find("%f[%w]" .. w .. "%s+new%s+$") or head:find("%f[%w]" .. w .. "%s+$")
       -- (the caller's own, made again: "email me a link to reset my password")
-      or head:find("%f[%w]" .. w .. "%s+my%s+$") or head:find("%f[%w]" .. w .. "%s+my%s+new%s+$") then
+      or head:find("%f[%w]" .. w .. "%s+my%s+$") or head:find("%f[%w]" .. w .. "%s+my%s+new%s+$")) then
       return true
     end
   end
@@ -2394,7 +2394,9 @@ local function access_of_another(t, req)
   local someone = false
   for _, o in ipairs(others) do if find_word(t, o) then someone = true break end end
   if not someone then return nil end
-  for _, o in ipairs { "she", "he", "they", table.unpack(others) } do
+  local whom = { "she", "he", "they" }
+  for _, o in ipairs(others) do whom[#whom + 1] = o end
+  for _, o in ipairs(whom) do
     if find_word(t, o) then
       for _, v in ipairs(LOOK_UP) do
         local _, b = find_word(t, v)

@@ -31,6 +31,9 @@ describe("ARG: what a request is about and whose it is", function()
     for _, prompt in ipairs(prompts) do
       local r = ask(prompt, caller)
       assert.equal("REFUSE", r.outcome, prompt .. ": " .. r.outcome)
+      -- (refused by a rule, not because a policy failed: a failure refuses too, fail closed)
+      local why = table.concat(r.policy and r.policy.reasons or {}, "; ")
+      assert.is_nil(why:find("failed", 1, true), prompt .. ": " .. why)
     end
   end
   local function lets_through(prompts, caller)

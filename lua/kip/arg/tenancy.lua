@@ -372,19 +372,22 @@ local function person_names(text, m, pm, tenants)
     local v = words[i] and words[i]:lower()
     return v and (DEEDS[v] or SUBJECT_VERBS[v] or base and (BASE_DEEDS[v] or v == "been" or BEING[v]))
   end
+  -- (a word of three letters or more not named yet that no list knows: a_name stems it, so it is asked last)
+  local function unknown(w)
+    local l = w:lower()
+    return #l >= 3 and not seen[w] and not skip[l] and not lex.OTHER_PEOPLE[l] and not lex.CALENDAR[l] and a_name(l, m, pm)
+  end
   -- (in a text without capitals, or all in capitals, a possessive of such a word too: "SAM'S INVOICES")
   local caseless = not text:find("%u") or not text:find("%l")
   for i, w in ipairs(words) do
     local owner = caseless and w:match("^(%a+)'[sS]$")
-    if owner and #owner >= 3 and not seen[owner] and not skip[owner:lower()] and not lex.OTHER_PEOPLE[owner:lower()]
-      and not lex.CALENDAR[owner:lower()] and a_name(owner:lower(), m, pm) then
+    if owner and unknown(owner) then
       seen[owner] = true
       out[#out + 1] = owner
     end
     local l = w:lower()
     local unmarked = w == l or w == w:upper()
-    -- (the place first, the word's knowledge only then: a_name stems it)
-    if unmarked and #l >= 3 and not l:find("'") and not seen[w] and not skip[l] then
+    if unmarked and not l:find("'") then
       local nxt, prev = words[i + 1] and words[i + 1]:lower(), words[i - 1] and words[i - 1]:lower()
       local after_aux = nxt and NAME_AUX[nxt] and words[i + 2]
         and (words[i + 2]:lower() == "been" or DEEDS[words[i + 2]:lower()])
@@ -394,8 +397,7 @@ local function person_names(text, m, pm, tenants)
       local holds = nxt and HOLD_VERBS[nxt] and (w2 == "on" or w2 == "in") and (THIRD_POSSESSIVE[w3] or THIRD_POSSESSIVE[w4])
       -- (given something: "writing priya a thank-you card", "send dana a note")
       local given = prev and GIVING[prev] and (nxt == "a" or nxt == "an")
-      if (deed(i + 1) or after_aux or between_aux or holds or given) and not lex.OTHER_PEOPLE[l]
-        and not lex.CALENDAR[l] and a_name(l, m, pm) then
+      if (deed(i + 1) or after_aux or between_aux or holds or given) and unknown(w) then
         seen[w] = true
         out[#out + 1] = w
       end
