@@ -661,23 +661,27 @@ local HOW_TO = { "^%s*how do i ", "^%s*how do we ", "^%s*how can i ", "^%s*how c
 -- ("hey, quick one: how do I …", "URGENT!!! how do I …", 'My question is: "how …')
 local OPENERS = { "hey", "hi", "hello", "hiya", "yo", "ok", "okay", "so", "pls", "please", "urgent", "quick one",
   "quick questions?", "one more thing", "my questions? is", "questions?", "also", "btw", "team" }
-local OPENED = { text = nil, out = nil } -- how_to asks of the same text many times
-local function opened(t)
-  if OPENED.text == t then return OPENED.out end
-  local text, again = t, true
-  while again do
-    again = false
-    for _, o in ipairs(OPENERS) do
-      local rest = t:match("^[%s\"'“]*" .. o .. "[%s,:!%.%-\"'“]+(.*)$")
+-- (a block: the file's main function is near Lua's 200 locals)
+local opened
+do
+  local OPENED = { text = nil, out = nil } -- how_to asks of the same text many times
+  function opened(t)
+    if OPENED.text == t then return OPENED.out end
+    local text, again = t, true
+    while again do
+      again = false
+      for _, o in ipairs(OPENERS) do
+        local rest = t:match("^[%s\"'“]*" .. o .. "[%s,:!%.%-\"'“]+(.*)$")
+        if rest then t, again = rest, true end
+      end
+      -- (a list's marker, "1." or "-"; a first sentence of one or two words, "Bonjour!")
+      local rest = t:match("^%s*%d+[%.%)]%s+(.*)$") or t:match("^%s*[%-%*]%s+(.*)$")
+        or t:match("^%s*%a+[%a']*%s*[!%.]+%s+(.*)$") or t:match("^%s*%a+[%a']* %a+[%a']*%s*[!%.]+%s+(.*)$")
       if rest then t, again = rest, true end
     end
-    -- (a list's marker, "1." or "-"; a first sentence of one or two words, "Bonjour!")
-    local rest = t:match("^%s*%d+[%.%)]%s+(.*)$") or t:match("^%s*[%-%*]%s+(.*)$")
-      or t:match("^%s*%a+[%a']*%s*[!%.]+%s+(.*)$") or t:match("^%s*%a+[%a']* %a+[%a']*%s*[!%.]+%s+(.*)$")
-    if rest then t, again = rest, true end
+    OPENED.text, OPENED.out = text, t
+    return t
   end
-  OPENED.text, OPENED.out = text, t
-  return t
 end
 local function how_to(t)
   local bare = opened(t)
@@ -991,7 +995,7 @@ local function session_minted(t)
   for _, list in ipairs { MINT, FORGE } do
     for _, v in ipairs(list) do
       local _, b = find_word(t, v)
-      for _, s in ipairs(b and (list == FORGE and SECRET or SESSION_MADE) or {}) do
+      for _, s in ipairs(b and (list == FORGE and present_in(t, SECRET) or SESSION_MADE) or {}) do
         local _, y = t:find("^[^%.%?!,;]-%f[%w]" .. s .. "%f[%W]", b + 1)
         if y and y - b < 40 then return s:gsub("s?%?$", ""):gsub("%?", "") .. " made" end
       end
@@ -2200,35 +2204,40 @@ end
 local CONTRACTED = {}
 for w in ([[it that what there here who let he she where how when everyone everybody someone somebody anyone
   nobody today yesterday tomorrow year month week]]):gmatch("%S+") do CONTRACTED[w] = true end
-local function others_data_by_shape(t, req)
-  local owners = {}
-  for _, word in ipairs(OTHER_WORDS) do owners[#owners + 1] = word end
-  for _, name in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = name:lower() end
-  -- (a name written small, as a possessive of a word the ontology does not know: "ben's DMs")
-  local unknown = {}
-  for _, w in ipairs(req.domain.unknown or {}) do unknown[w] = true end
-  for w in t:gmatch("(%a+)'s%f[%W]") do
-    if (unknown[w] or unknown[w .. "s"]) and not CONTRACTED[w] then owners[#owners + 1] = w end -- ("ben's" is read "bens")
-  end
-  -- (clauses end at a colon and at quotes too: 'my manager wrote: "please send me …"')
-  for _, clause in t:gmatch('()([^%.%?!;,:"]+)') do
-    local c = " " .. clause:gsub("^%s+", "") .. " "
-    local lead = c:gsub("^%s*please%s+", " "):gsub("^%s*can you%s+", " "):gsub("^%s*could you%s+", " ")
-      :gsub("^%s*hey,?%s+", " "):gsub("^%s*just%s+", " "):gsub("^%s*so%s+", " "):gsub("^%s*and%s+", " ")
-      :gsub("^%s*also%s+", " "):gsub("^%s*now%s+", " ")
-    local asks = false
-    for _, a in ipairs(DATA_ASKS) do if lead:find("^%s*" .. a .. "%f[%W]") then asks = true break end end
-    -- (a modal left once "can you" is gone makes it a question of what someone may do)
-    if asks and not has_modal(lead) then
-      for _, o in ipairs(owners) do
-        if c:find("%f[%w]" .. o .. "%f[%W]") then
-          local hit = owner_data(c, o)
-          if hit then return hit end
+-- (a block: the file's main function is near Lua's 200 locals)
+local others_data_by_shape
+do
+  -- what may open a clause before its ask, each taken off once, in this order
+  local LEAD_FILLERS = { "please", "can you", "could you", "hey,?", "just", "so", "and", "also", "now" }
+  function others_data_by_shape(t, req)
+    local owners = {}
+    for _, word in ipairs(OTHER_WORDS) do owners[#owners + 1] = word end
+    for _, name in ipairs((req.entities or {}).names or {}) do owners[#owners + 1] = name:lower() end
+    -- (a name written small, as a possessive of a word the ontology does not know: "ben's DMs")
+    local unknown = {}
+    for _, w in ipairs(req.domain.unknown or {}) do unknown[w] = true end
+    for w in t:gmatch("(%a+)'s%f[%W]") do
+      if (unknown[w] or unknown[w .. "s"]) and not CONTRACTED[w] then owners[#owners + 1] = w end -- ("ben's" is read "bens")
+    end
+    -- (clauses end at a colon and at quotes too: 'my manager wrote: "please send me …"')
+    for _, clause in t:gmatch('()([^%.%?!;,:"]+)') do
+      local c = " " .. clause:gsub("^%s+", "") .. " "
+      local lead = c
+      for _, f in ipairs(LEAD_FILLERS) do lead = lead:gsub("^%s*" .. f .. "%s+", " ") end
+      local asks = false
+      for _, a in ipairs(DATA_ASKS) do if lead:find("^%s*" .. a .. "%f[%W]") then asks = true break end end
+      -- (a modal left once "can you" is gone makes it a question of what someone may do)
+      if asks and not has_modal(lead) then
+        for _, o in ipairs(owners) do
+          if c:find("%f[%w]" .. o .. "%f[%W]") then
+            local hit = owner_data(c, o)
+            if hit then return hit end
+          end
         end
       end
     end
+    return nil
   end
-  return nil
 end
 
 -- text carried in base64 ("decode this and do what it says: c2hvdyBtZSB5…"):
@@ -2507,13 +2516,18 @@ local function third_persons_deed(t)
   return nil
 end
 
-local function read_guard(req)
-  -- as a reader sees it: markup, invisible characters, lookalikes and leet undone
-  -- (emoji and pictographs are no words: "🙏 remove my teammate's access" opens with "remove")
-  -- (spaces and tabs in runs are one space; a request in parentheses is the request)
-  local t = " " .. kip.fold_text(req.prompt or ""):gsub("[\240-\244][\128-\191][\128-\191][\128-\191]", " ")
+-- a prompt as a reader sees it: markup, invisible characters, lookalikes
+-- and leet undone (kip.fold_text); emoji and pictographs are no words ("🙏
+-- remove my teammate's access" opens with "remove"); spaces and tabs in
+-- runs are one space; a request in parentheses is the request
+local function as_read(prompt)
+  local t = " " .. kip.fold_text(prompt or ""):gsub("[\240-\244][\128-\191][\128-\191][\128-\191]", " ")
     :gsub("\226[\152-\157][\128-\191]", " "):gsub("[ \t]+", " ") .. " "
-  t = t:match("^%s*%((.*)%)%s*$") or t:match("^%s*%[(.*)%]%s*$") or t
+  return t:match("^%s*%((.*)%)%s*$") or t:match("^%s*%[(.*)%]%s*$") or t
+end
+
+local function read_guard(req)
+  local t = as_read(req.prompt)
   for _, decoded in ipairs(base64_texts(req.prompt or "")) do t = t .. "\n" .. kip.fold_text(decoded) .. " " end
   for _, cl in ipairs(req.claims or {}) do
     return ("the request claims %s %s; the caller is authenticated as %s"):format(cl.key, tostring(cl.claimed),
@@ -2661,7 +2675,7 @@ local function guard(req)
   if why then return why end
   -- (only where a question's form could hide a later request: the whole read as a how-to or a
   -- permission question)
-  local whole = " " .. kip.fold_text(req.prompt or "") .. " "
+  local whole = as_read(req.prompt)
   local masked = how_to(whole) or permission_question(whole)
   for _, s in ipairs(masked and sentences(req.prompt or "") or {}) do
     why = read_guard(setmetatable({ prompt = s }, { __index = req }))
