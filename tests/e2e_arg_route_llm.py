@@ -20,14 +20,13 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 BUILD = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIP = os.path.join(BUILD, "kip")
 DRIVER = os.path.join(HERE, "arg", "route_llm_driver.lua")
 ONTOLOGY = os.path.join(HERE, "arg", "clinic", "ontology.kip")
-from fixtures import ChatStub, Checks, quickest  # noqa: E402  (tests/fixtures.py)
+from fixtures import ChatStub, Checks  # noqa: E402  (tests/fixtures.py)
 
 checks = Checks(1500, 'e2e_arg_route_llm: ')
 check = checks.check
@@ -61,13 +60,11 @@ if r.returncode != 0:
 
 
 def run(*args, env=None):
-    t0 = time.time()
     p = subprocess.run([KIP, "--db", db, "run", DRIVER, *args], capture_output=True, text=True, env=env or ENV, timeout=60)
-    took = time.time() - t0
     try:
-        return json.loads(p.stdout.strip().splitlines()[-1]), took
+        return json.loads(p.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        return {"crashed": p.stdout + p.stderr}, took
+        return {"crashed": p.stdout + p.stderr}
 
 
 def codes(res):
@@ -79,7 +76,7 @@ PROMPT = "plan bill"
 # 1. the answer drives the route; the request is what the docs say
 for pick in (1, 2):
     Stub.mode, Stub.pick = "choose", pick
-    res, _ = run("ask", PROMPT)
+    res = run("ask", PROMPT)
     body = Stub.last or {}
     schema = body.get("response_format", {}).get("json_schema", {}).get("schema", {})
     ids = [x for x in schema.get("properties", {}).get("label", {}).get("enum", []) if x]
@@ -97,31 +94,34 @@ for pick in (1, 2):
 
 # 2. a service without structured output: its whole answer, when it is a candidate
 Stub.mode, Stub.pick = "plain", 1
-res, _ = run("ask", PROMPT)
+res = run("ask", PROMPT)
 check("plain label accepted", (res.get("hook") or {}).get("accepted") is True and "HOOK_ROUTED" in (res.get("flags") or []), res)
 
 # 3. declined: the lexical decision (CLARIFY), no error
 Stub.mode = "null"
-res, _ = run("ask", PROMPT)
+res = run("ask", PROMPT)
 check("declined: CLARIFY without an error", res.get("outcome") == "CLARIFY" and "ARG_HOOK_FAILED" not in codes(res)
       and (res.get("hook") or {}).get("accepted") is False, res)
 
 # 4. failures fall back to the lexical decision, logged
 for mode, needle in (("outside", "not one of the candidates"), ("http500", "HTTP 500"), ("garbage", "not a chat completion")):
     Stub.mode = mode
-    res, failed_at_once = run("ask", PROMPT)  # (the last, an answer at once: what the same call takes here)
+    res = run("ask", PROMPT)
     msgs = " ".join(e.get("message", "") for e in (res.get("errors") or []))
     check(f"{mode}: CLARIFY, ARG_HOOK_FAILED naming it", res.get("outcome") == "CLARIFY" and "ARG_HOOK_FAILED" in codes(res)
           and needle in msgs and "s3cret" not in json.dumps(res), res)
-# the stub answers after 2 s: waited for, the call would take that much longer than one answered at once
+# the stub answers after 2 s; the hook's call is timed by the loop itself (wall time,
+# timings.route_hook): bounded by the 300 ms timeout, far below the 2 s a wait would take
+# (the whole process's time is not a measure: on a loaded machine it varies by seconds)
 Stub.mode = "slow"
-res, took = quickest(lambda: run("ask", PROMPT, env=dict(ENV, KIP_ARG_ROUTE_TIMEOUT_MS="300")), failed_at_once + 1.5)
+res = run("ask", PROMPT, env=dict(ENV, KIP_ARG_ROUTE_TIMEOUT_MS="300"))
+waited = res.get("hook_ms")
 check("slow: the timeout bounds the wait, CLARIFY", res.get("outcome") == "CLARIFY" and "ARG_HOOK_FAILED" in codes(res)
-      and took < failed_at_once + 1.5, (took, failed_at_once, res))
+      and isinstance(waited, (int, float)) and 250 <= waited < 1500, (waited, res))
 with socket.socket() as s:
     s.bind(("127.0.0.1", 0))
     dead = s.getsockname()[1]
-res, _ = run("ask", PROMPT, env=dict(ENV, KIP_ARG_ROUTE_URL=f"http://127.0.0.1:{dead}/v1/chat/completions"))
+res = run("ask", PROMPT, env=dict(ENV, KIP_ARG_ROUTE_URL=f"http://127.0.0.1:{dead}/v1/chat/completions"))
 check("down: CLARIFY, ARG_HOOK_FAILED", res.get("outcome") == "CLARIFY" and "ARG_HOOK_FAILED" in codes(res), res)
 
 # 5. secrets never reach the service
@@ -133,7 +133,7 @@ check("secrets redacted before sending", Stub.last and "hunter2x" not in json.du
 # 6. a replay takes the recorded answer and never calls the service
 Stub.mode = "http500"
 before = Stub.calls
-res, _ = run("replay", first_episode or "")
+res = run("replay", first_episode or "")
 check("replay reproduces without calling the service", res.get("reproduced") is True and Stub.calls == before, res)
 
 # 7. bad settings fail closed, naming the setting
@@ -141,7 +141,7 @@ for env, needle in ((dict(ENV, KIP_ARG_ROUTE_URL="ftp://127.0.0.1/x"), "not an h
                     (dict(ENV, KIP_ARG_ROUTE_KEY_ENV="NO_SUCH_ROUTER_KEY"), "NO_SUCH_ROUTER_KEY is not set"),
                     (dict(ENV, KIP_ARG_ROUTE_TIMEOUT_MS="soon"), "timeout_ms"),
                     ({k: v for k, v in ENV.items() if k != "KIP_ARG_ROUTE_MODEL"}, "model")):
-    res, _ = run("ask", PROMPT, env=env)
+    res = run("ask", PROMPT, env=env)
     err = res.get("error") or {}
     check(f"bad settings ({needle}) refused at entry", err.get("code") == "ARG_HOOK_FAILED" and needle in err.get("message", "")
           and "KIP_ARG_ROUTE" in err.get("hint", ""), res)

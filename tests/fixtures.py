@@ -64,20 +64,6 @@ class Checks:
         sys.exit(1 if self.failures or (require_some and self.passes == 0) else 0)
 
 
-def quickest(call, under, tries=3):
-    """call() -> (result, seconds), tried until it takes less than `under`
-    seconds, at most `tries` times: the quickest (result, seconds). A timing
-    check on a loaded machine (the sanitizer tree beside valgrind) can lose
-    seconds on one try; what is slow every time (a hook waited for) is slow
-    in the quickest too."""
-    best = call()
-    for _ in range(tries - 1):
-        if best[1] < under:
-            break
-        best = min(best, call(), key=lambda r: r[1])
-    return best
-
-
 class ChatStub(http.server.BaseHTTPRequestHandler):
     """A /v1/chat/completions stub: a subclass says what a completion holds
     (content(body, mode): the message's content text) for its own modes;

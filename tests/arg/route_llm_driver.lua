@@ -16,4 +16,5 @@ if what == "replay" then r, err = arg.replay(nx, text, { ctx = ctx })
 else r, err = arg.run(nx, { prompt = text }, { ctx = ctx }) end
 local w = r and r.weaver or {}
 print(core.json_encode({ outcome = r and r.outcome, error = err, errors = r and r.errors, hook = w.hook, flags = w.flags,
-  primary = w.primary_label, episode = r and r.episode_id, reproduced = r and r.reproduced }))
+  primary = w.primary_label, episode = r and r.episode_id, reproduced = r and r.reproduced,
+  hook_ms = r and r.timings and r.timings.route_hook }))

@@ -32,6 +32,7 @@
 **   core.sandbox_begin / sandbox_end / pattern   sandbox limits (kip_sandbox.c)
 **   core.fold_key(text) -> duplicate key (NFKD, no marks, casefold, punctuation as spaces)
 **   core.http_post_json(url, body [, {bearer=, timeout_ms=}]) -> status, reply | nil, message
+**   core.monotonic_ms() -> milliseconds of a monotonic wall clock (for durations; os.clock is CPU time)
 **   core.default_embeddings   the build's word vectors file (the local embedder)
 **   nexus:set_embedder / embed_pending / reset_vectors / vector_status / embed   (kip_embedder.c)
 */
@@ -39,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kip_binding.h"
 
@@ -760,6 +762,15 @@ static int l_fold_key(lua_State *L) {
   return 1;
 }
 
+/* core.monotonic_ms() -> a monotonic wall clock in milliseconds (fractional):
+** what a wait took (a hook's call), which os.clock (CPU time) does not see */
+static int l_monotonic_ms(lua_State *L) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  lua_pushnumber(L, (lua_Number)ts.tv_sec * 1000.0 + (lua_Number)ts.tv_nsec / 1e6);
+  return 1;
+}
+
 /* core.http_post_json(url, body [, {bearer=, timeout_ms=}]) -> status, reply
 ** | nil, message (kip_http_post_json: any HTTP status is returned; nil only
 ** when no reply came) */
@@ -786,7 +797,7 @@ static int l_http_post_json(lua_State *L) {
   return 2;
 }
 
-static const luaL_Reg funcs[] = {{"open", l_open}, {"fold_key", l_fold_key}, {"http_post_json", l_http_post_json},           {"parse", l_parse}, {"describe", l_describe}, {"statements", l_statements},
+static const luaL_Reg funcs[] = {{"open", l_open}, {"fold_key", l_fold_key}, {"http_post_json", l_http_post_json}, {"monotonic_ms", l_monotonic_ms},           {"parse", l_parse}, {"describe", l_describe}, {"statements", l_statements},
                                  {"explain", l_explain},     {"json_decode", l_json_decode},
                                  {"json_encode", l_json_encode}, {"json_decode_request", l_json_decode_request},
                                  {NULL, NULL}};

@@ -10,6 +10,7 @@
 --- policies/arg.lua is always among them. The composed decision is the
 --- PolicyDecision; its constraints become the gates every later step applies
 --- (visible_label, visible_node, visible_source).
+local core = require "kip.core"
 local policy = require "kip.policy"
 local state = require "kip.state"
 
@@ -70,8 +71,10 @@ function M.ask_guard(st)
   if replayed ~= nil then answer = replayed
   else
     local c = st.caller or {}
+    local started = core.monotonic_ms()
     local ok, v = pcall(hook, { prompt = st.request.written or st.request.prompt, context = st.request.context,
       caller = { role = c.role, authority = c.authority } })
+    st.timings.guard_hook = core.monotonic_ms() - started -- wall time: the wait for the operator's service
     if ok then answer = v else err = tostring(v):match("^[^\n]*") end
   end
   local family = type(answer) == "string" and answer or nil

@@ -10,6 +10,7 @@
 --- A best match the caller may not see (policy) recommends ABSTAIN with
 --- POLICY_RESTRICTED: knowledge hidden from the caller, asked in good faith, is an
 --- abstention, not a refusal.
+local core = require "kip.core"
 local candidates = require "kip.arg.steps.candidates"
 local lex = require "kip.arg.lexicon"
 
@@ -197,7 +198,9 @@ function M.ask_hook(st, visible)
   local answer, err
   if replayed ~= nil then answer = replayed or nil
   else
+    local started = core.monotonic_ms()
     local ok, v = pcall(hook, { prompt = st.request.prompt, context = st.request.context, candidates = cands })
+    st.timings.route_hook = core.monotonic_ms() - started -- wall time: the wait for the operator's service
     if ok then answer = v else err = tostring(v):match("^[^\n]*") end
   end
   local accepted = type(answer) == "string" and by[answer] ~= nil
