@@ -503,6 +503,23 @@ describe("ARG online loop on " .. O.name, function()
     assert.equal("traverse", r.errors[1].step)
   end)
 
+  it("ends a request over its budget (limits.deadline_ms) in ABSTAIN before the next step, recorded", function()
+    local weaver = require "kip.arg.steps.weaver"
+    assert(arg.configure(nx, { limits = { deadline_ms = 300 }, steps = { weaver = { run = function(st)
+      local t = os.clock()
+      while os.clock() - t < 0.35 do end -- 350 ms of CPU: past the budget
+      return weaver.run(st)
+    end } } }))
+    local r = ask(O.answer.prompt)
+    assert(arg.configure(nx, { limits = { deadline_ms = 2000 }, steps = { weaver = weaver } }))
+    assert.equal("ABSTAIN", r.outcome)
+    assert.equal("ARG_BUDGET_EXHAUSTED", r.errors[1].code)
+    assert.equal("bind", r.errors[1].step) -- the step after the one that used the budget
+    assert.matches("300 ms budget", r.errors[1].message)
+    assert.truthy(registry.get(nx, r.episode_id))
+    assert.equal("ANSWER", ask(O.answer.prompt).outcome) -- within the budget again
+  end)
+
   it("rejects malformed requests with a code, the step and a hint", function()
     local r, err = nx:arg({ prompt = "" }, { ctx = O.self })
     assert.is_nil(r)

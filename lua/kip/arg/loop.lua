@@ -302,7 +302,7 @@ function M.run(nx, request, opts)
   -- what a version's first request builds once per process (the node
   -- vectors of the semantic approximator) is warm-up, not this request's work
   require("kip.arg.semantic").warm(nx, m)
-  local started = clock()
+  local budget_from = clock()
   -- the caller: the call's ctx merged over the Nexus's (as for KIP requests)
   local ctx = {}
   for k, v in pairs(nx.ctx or {}) do ctx[k] = v end
@@ -337,7 +337,7 @@ function M.run(nx, request, opts)
     local skip = (name ~= "policy" and name ~= "memory" and stop)
       or ((name == "action" or name == "info" or name == "traverse" or name == "bind" or name == "check")
         and not (st.weaver and st.weaver.primary))
-    if not skip and name ~= "memory" and clock() - started > deadline then
+    if not skip and name ~= "memory" and clock() - budget_from > deadline then
       st.errors[#st.errors + 1] = { code = "ARG_BUDGET_EXHAUSTED", step = name,
         message = ("the request used its %d ms budget before step %s"):format(math.floor(deadline * 1000), name),
         hint = "Nothing more was routed, retrieved or run; the request ends in ABSTAIN (limits.deadline_ms)." }
