@@ -172,8 +172,8 @@ static int kip_run(kip_nexus *nx, const char *command, double *ms) {
 ** counted both on their own and inside the statement that ran them */
 typedef struct statement_time {
   char *sql;
-  double ns;
-  long runs;
+  double ns, max_ms;
+  long runs, slow; /* slow: runs over 1 ms (a write's tail) */
 } statement_time;
 static statement_time traced[256];
 static int ntraced;
@@ -204,11 +204,14 @@ static int trace_statement(unsigned type, void *ctx, void *stmt, void *arg) {
   if (i == ntraced) {
     if (ntraced == 255) return 0;
     traced[ntraced].sql = strdup(sql);
-    traced[ntraced].ns = 0;
+    traced[ntraced].ns = traced[ntraced].max_ms = 0;
+    traced[ntraced].slow = 0;
     traced[ntraced++].runs = 0;
   }
   traced[i].ns += ms * 1e6;
   traced[i].runs++;
+  if (ms > traced[i].max_ms) traced[i].max_ms = ms;
+  if (ms > 1) traced[i].slow++;
   return 0;
 }
 
@@ -224,9 +227,10 @@ static int by_time(const void *a, const void *b) {
 
 static void print_traced(const char *what) {
   qsort(traced, (size_t)ntraced, sizeof *traced, by_time);
-  fprintf(stderr, "%s, SQL statements by total time:\n", what);
+  fprintf(stderr, "%s, SQL statements by total time (ms, runs, runs over 1 ms, the slowest run's ms):\n", what);
   for (int i = 0; i < ntraced && i < 20; i++)
-    fprintf(stderr, "%10.1f ms %8ld  %.120s\n", traced[i].ns / 1e6, traced[i].runs, traced[i].sql);
+    fprintf(stderr, "%10.1f ms %8ld %6ld %8.2f  %.110s\n", traced[i].ns / 1e6, traced[i].runs, traced[i].slow,
+            traced[i].max_ms, traced[i].sql);
   for (int i = 0; i < ntraced; i++) free(traced[i].sql);
   ntraced = 0;
 }

@@ -13,6 +13,7 @@
 --- Results are ephemeral: they go into the bundle and the episode, never
 --- into the graph. An unregistered connector gives status NOT_CONFIGURED
 --- (the source is still named in the bundle, as provenance).
+local core = require "kip.core"
 local sandbox = require "kip.sandbox"
 local extension = require "kip.extension"
 local state = require "kip.state"
@@ -40,11 +41,11 @@ function M.fetch(nx, src, request, timeout_ms)
   local c = cs and cs[src.connector]
   local at = request.context and request.context.timestamp or nil
   if not c then return { status = "NOT_CONFIGURED", at = at } end
-  local started = os.clock()
+  local started = core.monotonic_ms() -- wall time: a host's connector may wait on a service
   local ok, res = extension.call(c, "run", timeout_ms * extension.BUDGETS.connector_per_ms, sandbox.copy {
     source = src.name, connector = src.connector, prompt = request.prompt, context = request.context,
     timeout_ms = timeout_ms })
-  local took = (os.clock() - started) * 1000
+  local took = core.monotonic_ms() - started
   if not ok then
     local msg = tostring(res):match("^[^\n]*")
     local timeout = msg:find("instruction") or msg:find("budget") or took > timeout_ms

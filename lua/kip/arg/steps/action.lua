@@ -110,7 +110,7 @@ function M.run(st)
   end
   local call = { action = act.name, params = r.params, idempotency_key = key, caller = st.caller,
     context = st.request.body }
-  local t0 = os.clock()
+  local t0 = core.monotonic_ms() -- wall time: a handler may wait on a service
   if not h then
     r.status, r.executed, r.dry_run = "EXECUTED", true, true
     r.trace = "no handler registered; executed as a dry run (evaluation)"
@@ -124,7 +124,7 @@ function M.run(st)
         hint = "The action's handler failed; nothing was retried." }
     end
   end
-  r.timings.handler_ms = (os.clock() - t0) * 1000
+  r.timings.handler_ms = core.monotonic_ms() - t0
   -- the post-check sees what ran; a veto undoes it
   if r.executed then
     local v = require("kip.arg.steps.check").verdict(st, "executed")
