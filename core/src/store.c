@@ -81,8 +81,6 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_BEGIN_READ] = "BEGIN",
     [ST_END_READ] = "COMMIT",
     /* segment merging: at most ?1 pages (store_search_sync.c) */
-    [ST_SEARCH_MERGE_WORD] = "INSERT INTO search_word(search_word, rank) VALUES('merge', ?1)",
-    [ST_SEARCH_MERGE_TRIGRAM] = "INSERT INTO search_trigram(search_trigram, rank) VALUES('merge', ?1)",
     [ST_NEXT_REFERRER] = ("SELECT min(id) FROM (SELECT min(id) AS id FROM element WHERE subject=?1 "
                           "UNION ALL SELECT min(id) FROM element WHERE object=?1) AS r HAVING min(id) IS NOT NULL"),
 };

@@ -68,10 +68,6 @@ int64_t kip_store_changes(kip_nexus *nx);
 int64_t kip_store_total_changes(kip_nexus *nx);
 
 #define KIP_SCHEMA_VERSION 11
-/* search-index segment merging (store_search_sync.c): every 4th indexing write,
-** or one that indexed this many documents, merges at most 4 × this many
-** pages plus one per document indexed since */
-#define KIP_MERGE_PAGES 64
 /* a connection's page cache (kip_open_options.cache_mb), MiB */
 #define KIP_DEFAULT_CACHE_MB 32
 #define KIP_MAX_CACHE_MB 65536
@@ -81,7 +77,7 @@ enum {
   ST_DELETE, ST_IS_DEFINED, ST_REPOINT, ST_NEXT_REFERRER, ST_SEARCH_PENDING,
   ST_SEARCH_UNINDEX_TRIGRAM, ST_SEARCH_UNINDEX_WORD, ST_SEARCH_INDEX_WORD, ST_SEARCH_INDEX_TRIGRAM, ST_SEARCH_CLEAR,
   ST_NEXT_ID, ST_NEXT_EXTENT, ST_ID_RANGE_USED, ST_MARK_FRESH, ST_MARK_CHANGED, ST_CONCEPT_OF, ST_DATA_VERSION, ST_BEGIN_READ,
-  ST_END_READ, ST_SEARCH_MERGE_WORD, ST_SEARCH_MERGE_TRIGRAM, ST_COUNT
+  ST_END_READ, ST_COUNT
 };
 
 /* The governance scope of a request (policy RESTRICT constraints): every
@@ -138,8 +134,6 @@ struct kip_nexus {
   unsigned defined_version;
   int tx_removed;                /* the outer write transaction deleted or repointed an element */
   int64_t tx_changes0;           /* sqlite3_total_changes64 when the outer write transaction began */
-  unsigned search_writes;        /* writes that indexed something (store_search_sync.c: every 4th merges) */
-  int64_t merge_documents;       /* documents they indexed since the last merge */
   int tx_upkeep;                 /* the open transaction is storage upkeep (kip_tx_commit_upkeep) */
   int privileged;                /* bootstrap: protected-core writes allowed */
   int readonly_file;             /* opened read-only */

@@ -301,7 +301,7 @@ const char *kip_pg_stmt_sql(int which) {
     /* transactions are begun and ended by scripts (store_tx.c); the SEARCH
     ** index is kept by store_pg_search.c, not by SQLite's statements */
     case ST_BEGIN_READ: case ST_END_READ: case ST_SEARCH_UNINDEX_TRIGRAM: case ST_SEARCH_UNINDEX_WORD:
-    case ST_SEARCH_INDEX_WORD: case ST_SEARCH_INDEX_TRIGRAM: case ST_SEARCH_MERGE_WORD: case ST_SEARCH_MERGE_TRIGRAM:
+    case ST_SEARCH_INDEX_WORD: case ST_SEARCH_INDEX_TRIGRAM:
       return "SELECT 1";
     default: return NULL;
   }

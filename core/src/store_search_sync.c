@@ -87,34 +87,22 @@ int kip_search_sync(kip_nexus *nx, kip_error *err) {
   if (rc == SQLITE_DONE) return 0;
   if (rc != SQLITE_ROW) return kip_store_error(nx, rc, err, "updating the search index");
   kip_index_builder_invalidate(nx); /* this index changes: a build beside it would lose that */
-  int64_t documents = 0;
   for (int i = ST_SEARCH_UNINDEX_TRIGRAM; i <= ST_SEARCH_CLEAR; i++) {
     if (i == ST_SEARCH_CLEAR && kip_vector_sync(nx, "search_dirty", err)) return err->code;
     st = SQ(nx->stmts[i]);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) return kip_store_error(nx, rc, err, "updating the search index");
-    if (i == ST_SEARCH_INDEX_WORD) documents = sqlite3_changes64(nx->db);
   }
-  /* FTS5 merges no segments by itself in a nexus (automerge 0, schema v9):
-  ** left to it, the write that completes a level merges the whole level —
-  ** 20 ms in the middle of 0.2 ms writes. The writes merge a share
-  ** proportional to what they indexed instead, and only where a level
-  ** holds 4 segments or more, so a load by many commands leaves no backlog for
-  ** the small writes after it; a sleep cycle and `kip import` merge the
-  ** index whole (kip_merge_index). */
-  nx->merge_documents += documents;
-  /* asking FTS5 costs ~35 µs even when nothing is due: every 4th write
-  ** asks, or one that indexed many documents */
-  if (++nx->search_writes % 4 && nx->merge_documents < KIP_MERGE_PAGES) return 0;
-  for (int i = ST_SEARCH_MERGE_WORD; i <= ST_SEARCH_MERGE_TRIGRAM; i++) {
-    st = SQ(nx->stmts[i]);
-    sqlite3_bind_int64(st, 1, 4 * KIP_MERGE_PAGES + nx->merge_documents);
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) return kip_store_error(nx, rc, err, "merging the search index");
-  }
-  nx->merge_documents = 0;
+  /* No write asks for a merge of the index's segments (automerge 0, schema
+  ** v9). Each write leaves its documents in a new small segment, and FTS5's
+  ** crisis merge folds a level once it holds 16 segments (crisismerge): the
+  ** levels single writes fill hold small segments, so what a write merges
+  ** is small; a level holding a load's large segments fills only after
+  ** 16^k writes. The large segments are merged whole by a sleep cycle,
+  ** `kip import` and `kip restore` (kip_merge_index). Asking for a share on
+  ** every 4th write (schema v9-v11) put those merges in the writes right
+  ** after a load: docs/search.md "Index upkeep". */
   return 0;
 }
 

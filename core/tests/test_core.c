@@ -749,9 +749,10 @@ static void test_migration_v7(void) {
 ** (import) batch changed before its indexing pass, and a delete */
 static int64_t word_docs(kip_nexus *nx, const char *token);
 
-/* schema v9: the search indexes merge no segments by themselves; each
-** write merges a bounded share, and the index stays exact through many
-** small writes, updates and deletes */
+/* the search indexes merge no segments by themselves (automerge 0) and no
+** write asks for a merge: FTS5's crisis merge alone bounds the segments
+** (16 a level), and the index stays exact through many small writes,
+** updates and deletes */
 static void test_search_merging(void) {
   char path[] = "/tmp/kip_test_XXXXXX";
   kip_nexus *nx = open_temp(path);
@@ -775,6 +776,9 @@ static void test_search_merging(void) {
         "after 300 small writes: both indexes pass FTS5's integrity check: %s", e.message);
   CHECK(word_docs(nx, "word299") == 1 && word_docs(nx, "word7") == 0 && word_docs(nx, "word127") == 0,
         "the newest text of each element is what is indexed");
+  int64_t segments = kip_store_count(nx, "SELECT count(DISTINCT segid) FROM search_word_idx");
+  CHECK(segments > 0 && segments < 48, "300 writes' segments folded by the crisis merge: %lld segments",
+        (long long)segments);
   kip_close(nx);
   unlink(path);
 }

@@ -682,6 +682,18 @@ typedef struct link_targets {
   int64_t projects, first, stride;
 } link_targets;
 
+/* the keyword SEARCH's median over the 16 words (each run once untimed
+** first), as the index stands: segments as the writes left them, or merged */
+static double search_median(kip_nexus *nx) {
+  double t[16];
+  for (int w = 0; w < 16; w++) {
+    char req[160];
+    snprintf(req, sizeof req, "{\"command\": \"SEARCH CONCEPT :a LIMIT 10\", \"parameters\": {\"a\": \"%s\"}}", words[w]);
+    if (!kip_call_timed(nx, req, NULL) || !kip_call_timed(nx, req, &t[w])) return -1;
+  }
+  return median(t, 16);
+}
+
 /* the last round's KIP mean, median, p99 and SQL mean, median, p99 (ms) */
 static double last_single[6];
 
@@ -879,10 +891,13 @@ static int run_size(int64_t nconcepts, int64_t nlinks, int runs, const char *dir
   R->load_sql[3] = median(sr, 3);
   /* single writes again after what a sleep cycle does to the index (both
   ** files: the same FTS5 merge) */
+  double unmerged = search_median(nx);
   kip_error merr;
   if (kip_merge_index(nx, &merr)) fprintf(stderr, "merge_index: %s\n", merr.message);
   raw_exec(rdb, "INSERT INTO search_word(search_word) VALUES('optimize');"
                 "INSERT INTO search_trigram(search_trigram) VALUES('optimize')");
+  fprintf(stderr, "keyword SEARCH top 10 (KIP, median of 16 words): %.3f ms with the segments the writes left, %.3f ms merged\n",
+          unmerged, search_median(nx));
   single_upserts(nx, rdb, ONE_CONCEPT, 2, first, &R->load_kip[5], &R->load_sql[5]);
   memcpy(R->single[5], last_single, sizeof last_single);
 
