@@ -1100,7 +1100,9 @@ end
 -- is our API key?"): its value is what shows it; not "an API key" (what
 -- keys are) nor "our API key settings" (a thing about keys)
 local KEY_OF = { "our", "my", "the", "this", "that", "its", "their", "his", "her" }
-local ONE_KEY = { "api key", "api token", "access key", "secret key", "webhook secret", "signing secret" }
+local ONE_KEY = { "api key", "api token", "access key", "secret key", "webhook secret", "signing secret",
+  -- the keys infrastructure runs on ("what's the SSH key you deploy with?")
+  "ssh key", "deploy key", "signing key", "encryption key", "master key", "root key", "gpg key", "pgp key" }
 local KEY_ENDS = { ["for"] = true, of = true, from = true, that = true, which = true, we = true, i = true, so = true,
   again = true, please = true, here = true, now = true, ["in"] = true, to = true, you = true, it = true, our = true,
   my = true }
