@@ -98,6 +98,8 @@ if(PYTHON3_FOR_E2E)
            ${CMAKE_BINARY_DIR}/CMakeFiles/kipcore_obj.dir/core/src)
   # no require cycle among the Lua host's modules (a facade is required, never requires back)
   add_test(NAME lua_requires COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/check_lua_requires.py ${CMAKE_SOURCE_DIR}/lua)
+  # no shadowed local, unused variable or value never set in the shipped Lua (luacheck)
+  add_test(NAME lua_lint COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/lua_lint.py ${CMAKE_SOURCE_DIR})
   # an operator's extension folder (docs/extending.md): a command, an MCP tool, an ARG
   # step, a sleep phase and a policy added without editing kipnexus; sandboxed, hot-reloaded
   add_test(NAME e2e_extending COMMAND ${PYTHON3_FOR_E2E} ${CMAKE_SOURCE_DIR}/tests/e2e_extending.py ${CMAKE_BINARY_DIR})

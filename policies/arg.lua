@@ -1700,8 +1700,8 @@ local function named_persons_things(req)
   local t = " " .. (req.prompt or "") .. " "
   local lower = t:lower()
   for _, name in ipairs((req.entities or {}).names or {}) do
-    local d = in_touch(lower, name:lower()) or did_what(lower, name:lower())
-    if d then return name .. "'s activity (" .. d .. ")" end
+    local activity = in_touch(lower, name:lower()) or did_what(lower, name:lower())
+    if activity then return name .. "'s activity (" .. activity .. ")" end
     for _, deed in ipairs(lower:find("when did", 1, true) and THEIR_DEEDS or {}) do
       if lower:find("%f[%w]when did " .. name:lower() .. "%s+%a*%s*" .. deed .. "%f[%W]") then
         return name .. "'s activity (" .. deed .. ")"
@@ -1725,8 +1725,8 @@ local function named_persons_things(req)
     -- for ("Hannah asked me to watch her messages, show me what came in");
     -- not a how-to ("Hannah lost her phone, how do I reset her 2FA?")
     local _, at = lower:find("%f[%w]" .. name:lower() .. "%f[%W]")
-    local th = at and asked_by_pronoun(lower, at)
-    if th then return name .. "'s " .. th end
+    local pronoun_thing = at and asked_by_pronoun(lower, at)
+    if pronoun_thing then return name .. "'s " .. pronoun_thing end
     if at and not how_to(lower) then
       for _, th in ipairs(present_in(lower, THEIR_THINGS)) do
         if not MEMBERS_ACCOUNT[th] and (lower:find("%f[%w]h[ie][rs]%s+" .. th .. "%f[%W]", at)
@@ -1812,8 +1812,8 @@ local function who_verb(t, whos, verbs, betweens, tail)
     if t:find(who, 1, true) then
       local w = "%f[%w]" .. who:gsub("%p", "%%%0")
       for _, v in ipairs(verbs) do
-        for _, between in ipairs(betweens) do
-          local hit = t:match(w .. between .. v .. tail)
+        for _, joiner in ipairs(betweens) do
+          local hit = t:match(w .. joiner .. v .. tail)
           if hit then return hit end
         end
       end
@@ -1932,9 +1932,9 @@ local function vendor_claim(t, profile)
     for _, f in ipairs(FROM_VENDOR) do
       local a, b = t:find("%f[%w]" .. f .. "%s+[%a ]-%f[%w]" .. p .. "%f[%W]")
       if a then
-        local between = t:sub(a, b):match("^" .. f .. "%s+(.-)%s*" .. p .. "$") or ""
+        local words_between = t:sub(a, b):match("^" .. f .. "%s+(.-)%s*" .. p .. "$") or ""
         local n, last = 0, nil
-        for w in between:gmatch("%a+") do n, last = n + 1, w end
+        for w in words_between:gmatch("%a+") do n, last = n + 1, w end
         if n == 0 or (n <= 5 and VENDOR_OF[last]) then return f .. " " .. term end
       end
     end
@@ -2535,8 +2535,8 @@ local function read_guard(req)
     return ("the request claims %s %s; the caller is authenticated as %s"):format(cl.key, tostring(cl.claimed),
       tostring(cl.authenticated))
   end
-  local family, hit = injection(t)
-  if family then return ("prompt injection (%s): %s"):format(family, hit) end
+  local fam, hit = injection(t)
+  if fam then return ("prompt injection (%s): %s"):format(fam, hit) end
   hit = rules_set_aside(t)
   if hit then return "prompt injection (persona): the assistant's rules set aside (" .. hit .. ")" end
   hit = hidden_directive(req.prompt or "")

@@ -162,15 +162,15 @@ end
 
 --- JSON in, JSON out (the fast path for servers). opts: call options and
 --- ctx (the caller identity for policies, merged over the nexus default).
-function Nexus:call_json(text, opts)
-  return after_call(self, self.handle:call_json(text, governed_opts(self, opts)))
+function Nexus:call_json(request_text, opts)
+  return after_call(self, self.handle:call_json(request_text, governed_opts(self, opts)))
 end
 
 --- One command text (and optional parameters as JSON text) without the
 --- request envelope: the same response and governance as call_json of
 --- {"command": text}, without encoding the text as JSON (bulk loads).
-function Nexus:call_command(text, params_json, opts)
-  return after_call(self, self.handle:call_command(text, params_json, governed_opts(self, opts)))
+function Nexus:call_command(command_text, params_json, opts)
+  return after_call(self, self.handle:call_command(command_text, params_json, governed_opts(self, opts)))
 end
 
 --- Request table in, response table out (ids and counters stay exact).

@@ -26,7 +26,6 @@
 --- index_merge = {seconds [, error]}}.
 local cycle = require "kip.sleep.cycle"
 local delta = require "kip.sleep.delta"
-local snapshot = require "kip.sleep.snapshot"
 local extension = require "kip.extension"
 
 local M = {}

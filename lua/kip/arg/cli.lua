@@ -211,11 +211,11 @@ local function run(cli, args)
       cli:stderr("identity: each request's context.role, context.%s and context.%s are taken as its authenticated caller",
         tkey, ukey)
     end
-    local run = evaluate.run(nx, prompts, { record = o.record, feedback = o.feedback,
+    local evaluation = evaluate.run(nx, prompts, { record = o.record, feedback = o.feedback,
       on_error = function(e) report(cli, e) status = 1 end,
       on_result = function(line) if out then out:write(core.json_encode(line), "\n") end end,
       on_progress = function(i, n) if show and (i % 10 == 0 or i == n) then io.stderr:write(("\r%d/%d requests"):format(i, n)) end end })
-    local results, times, outcomes, feedback = run.results, run.times, run.outcomes, run.feedback
+    local results, times, outcomes, feedback = evaluation.results, evaluation.times, evaluation.outcomes, evaluation.feedback
     if show then io.stderr:write("\n") end
     if out then out:close() end
     local snap = require("kip.arg.snapshot").get(nx)

@@ -238,10 +238,10 @@ end
 local function distance(a, b, limit)
   local la, lb = #a, #b
   if math.abs(la - lb) > limit then return limit + 1 end
-  local prev2, prev, cur = {}, {}, {}
+  local prev2, prev = {}, {}
   for j = 0, lb do prev[j] = j end
   for i = 1, la do
-    cur = { [0] = i }
+    local cur = { [0] = i }
     local best = i
     local ai = a:byte(i)
     for j = 1, lb do

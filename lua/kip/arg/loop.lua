@@ -19,7 +19,6 @@
 --- left; the post-check sees the whole decision before the action runs and
 --- before anything is emitted or written; only the memory step writes, and
 --- only episodic records.
-local core = require "kip.core"
 local snapshot = require "kip.arg.snapshot"
 local analysis = require "kip.arg.analysis"
 local identity = require "kip.arg.identity"
@@ -106,7 +105,7 @@ function M.configure(nx, cfg)
   for i, s in ipairs(c.order) do order[i] = s end
   local pending = {}
   for _, name in ipairs(names) do
-    local mod, impl, lerr = cfg.steps[name], nil, nil
+    local mod, impl, lerr = cfg.steps[name]
     if type(mod) == "string" and not mod:match("%.lua$") then
       local ok, m = pcall(require, mod)
       if not ok then return nil, ("step %s: cannot load module %s: %s"):format(name, mod, tostring(m):match("^[^\n]*")) end

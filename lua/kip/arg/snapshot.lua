@@ -158,9 +158,9 @@ local function build_index(m)
     -- (not the words of example addresses: "shop" of shop.example.app is
     -- a name the text makes up, not a word of the domain)
     t = t:gsub("[%w%._%%+%-]+@[%w%.%-]+%.%a+", " "):gsub("%f[%w][%w%-]+%.[%w%-]+%.[%w%-%.]*%a", " ")
-    local list = lex.words(t)
-    for k = 2, #list do phrases[list[k - 1] .. " " .. list[k]] = true end -- the pairs names are made of
-    for _, w in ipairs(list) do
+    local text_words = lex.words(t)
+    for k = 2, #text_words do phrases[text_words[k - 1] .. " " .. text_words[k]] = true end -- the pairs names are made of
+    for _, w in ipairs(text_words) do
       if not lex.STOP[w] then
         if not vocab[w] then
           initial[w:sub(1, 1)] = initial[w:sub(1, 1)] or {}
@@ -187,8 +187,8 @@ local function build_index(m)
   -- operations: "issue_refund", "revoke_api_key"), for splitting "X and Y"
   m.action_verbs = {}
   for _, name in ipairs(m.action_names) do
-    local first = name:match("^(%a+)")
-    if first then m.action_verbs[first] = true end
+    local verb = name:match("^(%a+)")
+    if verb then m.action_verbs[verb] = true end
   end
   m.stem_known = {}
   for w in pairs(vocab) do m.stem_known[lex.stem(w)] = true end

@@ -297,10 +297,10 @@ end
 
 --- how a person named by address `email` (known: what the nexus knows of
 --- it) stands to the caller: {kind, value, self, same_tenant, how}
-function M.person(caller, email, known)
+function M.person(caller, email, record)
   email = lower(email)
   local self = caller.user ~= nil and email ~= nil and email == caller.user
-  local tenant = known and known.tenant
+  local tenant = record and record.tenant
   local same, how
   if self then same, how = true, "the caller"
   elseif tenant then same, how = caller.tenant ~= nil and lower(tenant) == lower(caller.tenant), "known to the nexus"
@@ -414,11 +414,11 @@ end
 function M.entities(nx, m, pm, caller, analysis, directory)
   local out = { persons = {}, tenants = tenant_mentions(analysis.prompt, m, pm, caller, directory) }
   out.names = person_names(analysis.text, m, pm, out.tenants)
-  local known = known_persons(nx, analysis.prompt, pm)
+  local persons_known = known_persons(nx, analysis.prompt, pm)
   local by_email = {}
-  for _, k in pairs(known) do if k.email then by_email[k.email] = k end end
+  for _, k in pairs(persons_known) do if k.email then by_email[k.email] = k end end
   for _, e in ipairs(analysis.emails) do out.persons[#out.persons + 1] = M.person(caller, e, by_email[e]) end
-  for name, k in pairs(known) do
+  for name, k in pairs(persons_known) do
     local p = M.person(caller, k.email, k)
     p.value, p.name = name, name
     if not k.email and not k.tenant then p.same_tenant = false end

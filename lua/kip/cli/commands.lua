@@ -160,7 +160,7 @@ test   run FILE's pre_check on every command of an execute_kip request and
 ]],
   run = function(cli, args)
     local policy = require "kip.policy"
-    local o, pos = cli:parse(args, {}, { governance = true })
+    local _, pos = cli:parse(args, {}, { governance = true })
     local sub = pos[1]
     if sub == "list" then
       if pos[2] then cli:die("policy list: unexpected argument %s", pos[2]) end

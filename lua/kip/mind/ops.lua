@@ -824,11 +824,11 @@ function M.reindex(nx, o)
     return cards[f]
   end
   for _, r in ipairs(knowledge) do
-    local state = { tier = r[2], status = r[3], anchor_id = r[4], field = r[5] }
-    if M.ACTIVE[state.status] then card(state.field).active_knowledge = card(state.field).active_knowledge + 1 end
-    if shelved[r[1]] ~= M.shelf_name(state.tier, state.status, state.anchor_id) then
+    local shelf_state = { tier = r[2], status = r[3], anchor_id = r[4], field = r[5] }
+    if M.ACTIVE[shelf_state.status] then card(shelf_state.field).active_knowledge = card(shelf_state.field).active_knowledge + 1 end
+    if shelved[r[1]] ~= M.shelf_name(shelf_state.tier, shelf_state.status, shelf_state.anchor_id) then
       moved = moved + 1
-      local cmds = index_commands(r[1], state, state) -- same activity: no count change
+      local cmds = index_commands(r[1], shelf_state, shelf_state) -- same activity: no count change
       if shelved[r[1]] == true then -- on two shelves: drop both first
         table.insert(cmds, 1, { command = 'DELETE PROPOSITIONS ?l WHERE { ?l ({type: "Knowledge", name: :kn}, "shelved_in", ?s) }',
           parameters = { kn = r[1] } })

@@ -150,7 +150,6 @@ function M.run(ds, m, hooks)
   -- edges: nodes used together in answered bundles without a link
   local linked = {}
   for _, ed in ipairs(m.edges) do linked[ed[2] .. "|" .. ed[3]], linked[ed[3] .. "|" .. ed[2]] = true, true end
-  local pairs_seen = {}
   for _, e in ipairs(ds.episodes) do
     if e.outcome == "ANSWER" and (not e.feedback or e.feedback.verified) then
       local nodes = {}
@@ -161,7 +160,6 @@ function M.run(ds, m, hooks)
           if a > b then a, b = b, a end
           if not linked[a .. "|" .. b] and m.nodes[a].labels[1] ~= m.nodes[b].labels[1] then
             local k = a .. "|" .. b
-            pairs_seen[k] = (pairs_seen[k] or 0) + 1
             add(bag, { type = "edge", key = k, target = a, reason = "used together in answered bundles",
               before = { from = a, to = b, edge = false }, after = { from = a, to = b, add_edge = "related_to" } }, e.id)
           end

@@ -270,7 +270,7 @@ function M.load_file(path)
   if not scratch then return nil, { code = "ARG_PUBLISH_FAILED", step = "load", message = tostring(oerr), hint = "" } end
   local transfer = require "kip.transfer"
   local failures = {}
-  local function apply(p, body)
+  local function apply_capsule(p, body)
     local stats = transfer.apply(scratch, body, { ctx = { operator = true }, max_command_bytes = 256 * 1024 * 1024,
       on_error = function(line, e)
         if #failures < 5 then failures[#failures + 1] = ("%s:%d: %s %s"):format(p, line, tostring(e.code), tostring(e.message)) end
@@ -278,7 +278,7 @@ function M.load_file(path)
     return stats.failed == 0
   end
   local schema = kip.home() .. "/capsules/arg/ArgSchema.kip"
-  local ok = apply(schema, assert(require("kip.sandbox").read_file(schema))) and apply(path, text)
+  local ok = apply_capsule(schema, assert(require("kip.sandbox").read_file(schema))) and apply_capsule(path, text)
   local content, err
   if ok then
     local results

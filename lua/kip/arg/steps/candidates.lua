@@ -81,7 +81,7 @@ function M.score(m, stems, semantic, act)
     end
   end
   local out = {}
-  for l, e in pairs(per) do
+  for _, e in pairs(per) do
     table.sort(e.nodes, function(a, b) return a[2] > b[2] or (a[2] == b[2] and a[1] < b[1]) end)
     local n1 = e.nodes[1] and e.nodes[1][2] or 0
     local n2 = e.nodes[2] and e.nodes[2][2] or 0

@@ -30,7 +30,8 @@ function M.policies(nx)
   if not have_arg then
     if not state.of(nx, "arg").policy then
       local path = require("kip.extension").find(require("kip.nexus").policy_dirs(), "arg")
-      local p, err = path and policy.load_file(path)
+      local p, err
+      if path then p, err = policy.load_file(path) end -- (an `and` would keep only its first value)
       if not p then error("the ARG policy cannot be loaded: " .. tostring(err or "policies/arg.lua not found")) end
       state.of(nx, "arg").policy = p
     end
