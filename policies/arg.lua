@@ -2528,8 +2528,9 @@ local function as_read(prompt)
   return t:match("^%s*%((.*)%)%s*$") or t:match("^%s*%[(.*)%]%s*$") or t
 end
 
-local function read_guard(req)
-  local t = as_read(req.prompt)
+-- (read: the prompt as_read, when the caller has it already)
+local function read_guard(req, read)
+  local t = read or as_read(req.prompt)
   for _, decoded in ipairs(base64_texts(req.prompt or "")) do t = t .. "\n" .. kip.fold_text(decoded) .. " " end
   for _, cl in ipairs(req.claims or {}) do
     return ("the request claims %s %s; the caller is authenticated as %s"):format(cl.key, tostring(cl.claimed),
@@ -2673,11 +2674,11 @@ local function sentences(prompt)
 end
 
 local function guard(req)
-  local why = read_guard(req)
+  local whole = as_read(req.prompt)
+  local why = read_guard(req, whole)
   if why then return why end
   -- (only where a question's form could hide a later request: the whole read as a how-to or a
   -- permission question)
-  local whole = as_read(req.prompt)
   local masked = how_to(whole) or permission_question(whole)
   for _, s in ipairs(masked and sentences(req.prompt or "") or {}) do
     why = read_guard(setmetatable({ prompt = s }, { __index = req }))
